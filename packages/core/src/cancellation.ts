@@ -1,0 +1,111 @@
+/**
+ * Cooperative cancellation: none -> graceful (finish running tools, stop at the
+ * next boundary) -> immediate (stop now). `signal` aborts on immediate, so
+ * everything that takes an AbortSignal (tools, HTTP, child processes) stops.
+ */
+import { CancelledError, isFatalError } from './errors.js';
+
+export type CancellationState = 'none' | 'graceful' | 'immediate';
+
+export type CancelCallback = () => void | Promise<void>;
+
+export class CancellationToken {
+  #state: CancellationState = 'none';
+  readonly #running = new Map<string, string>();
+  readonly #children = new Set<CancellationToken>();
+  readonly #callbacks: CancelCallback[] = [];
+  #controller = new AbortController();
+
+  get state(): CancellationState {
+    return this.#state;
+  }
+  get isCancelled(): boolean {
+    return this.#state !== 'none';
+  }
+  get isGraceful(): boolean {
+    return this.#state === 'graceful';
+  }
+  get isImmediate(): boolean {
+    return this.#state === 'immediate';
+  }
+
+  /** Aborts when the state becomes immediate. A new signal after `reset()`. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Ids of the tool calls running now (a copy). */
+  get runningTools(): Set<string> {
+    return new Set(this.#running.keys());
+  }
+  /** Names of the tool calls running now. */
+  get runningToolNames(): string[] {
+    return [...this.#running.values()];
+  }
+
+  /** none -> graceful. Returns whether the state changed. */
+  requestGraceful(): boolean {
+    if (this.#state !== 'none') return false;
+    this.#state = 'graceful';
+    for (const child of this.#children) child.requestGraceful();
+    return true;
+  }
+
+  /** none|graceful -> immediate, aborting `signal`. Returns whether the state changed. */
+  requestImmediate(): boolean {
+    if (this.#state === 'immediate') return false;
+    this.#state = 'immediate';
+    this.#controller.abort(new CancelledError('Cancelled immediately'));
+    for (const child of this.#children) child.requestImmediate();
+    return true;
+  }
+
+  /** Back to none for the next turn; running tools are forgotten, children and callbacks kept. */
+  reset(): void {
+    this.#state = 'none';
+    this.#running.clear();
+    if (this.#controller.signal.aborted) this.#controller = new AbortController();
+  }
+
+  registerToolStart(toolCallId: string, toolName: string): void {
+    this.#running.set(toolCallId, toolName);
+  }
+  registerToolComplete(toolCallId: string): void {
+    this.#running.delete(toolCallId);
+  }
+
+  /** Propagate this token's state (now and later) to `child`. */
+  registerChild(child: CancellationToken): void {
+    this.#children.add(child);
+    if (this.#state === 'graceful') child.requestGraceful();
+    else if (this.#state === 'immediate') child.requestImmediate();
+  }
+  unregisterChild(child: CancellationToken): void {
+    this.#children.delete(child);
+  }
+
+  /** Run `callback` when cancellation is triggered. Returns a function that removes it. */
+  onCancel(callback: CancelCallback): () => void {
+    this.#callbacks.push(callback);
+    return () => {
+      const i = this.#callbacks.indexOf(callback);
+      if (i >= 0) this.#callbacks.splice(i, 1);
+    };
+  }
+
+  /**
+   * Await every callback in order. Ordinary errors are swallowed; the first
+   * fatal one (CancelledError, AbortError) is re-thrown after all have run.
+   */
+  async triggerCallbacks(): Promise<void> {
+    let fatal: unknown;
+    for (const callback of [...this.#callbacks]) {
+      try {
+        await callback();
+      } catch (error) {
+        if (fatal === undefined && isFatalError(error)) fatal = error;
+      }
+    }
+    if (fatal !== undefined) throw fatal;
+  }
+}

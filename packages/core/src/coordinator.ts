@@ -1,0 +1,390 @@
+/**
+ * The Coordinator holds what a session has mounted (mount points), the hook
+ * registry, capabilities, contribution channels, cleanups and cancellation,
+ * and turns hook results into effects (injections, approvals, user messages).
+ */
+import { CancellationToken } from './cancellation.js';
+import type {
+  ApprovalProvider,
+  Cleanup,
+  ContextManager,
+  DisplaySystem,
+  Logger,
+  ModuleLoaderLike,
+  ModuleSourceResolver,
+  Orchestrator,
+  Provider,
+  Tool,
+} from './contracts.js';
+import { AmplifierError, ApprovalTimeoutError, errorMessage, isFatalError } from './errors.js';
+import { CANCEL_REQUESTED } from './events.js';
+import { HookRegistry, utcTimestamp } from './hooks.js';
+import { defaultLogger } from './logger.js';
+import { type HookResult, type MountPoint, sanitizeForLlm } from './models.js';
+import type { MountPlan } from './mount-plan.js';
+
+export interface CoordinatorOptions {
+  sessionId?: string;
+  parentId?: string | null;
+  /** The session's mount plan (read for injection limits; modules may read it too). */
+  config?: MountPlan;
+  loader?: ModuleLoaderLike;
+  approval?: ApprovalProvider;
+  display?: DisplaySystem;
+  logger?: Logger;
+}
+
+export interface Contributor {
+  name: string;
+  callback: () => unknown;
+}
+
+type SingleSlot = 'orchestrator' | 'context' | 'module-source-resolver';
+
+interface SlotTypes {
+  orchestrator: Orchestrator;
+  context: ContextManager;
+  'module-source-resolver': ModuleSourceResolver;
+}
+
+const MOUNT_POINTS: ReadonlySet<string> = new Set<MountPoint>([
+  'orchestrator',
+  'context',
+  'providers',
+  'tools',
+  'hooks',
+  'module-source-resolver',
+]);
+
+/** Decisions of an approval provider that allow (compared lower-cased and trimmed). */
+const ALLOW_DECISIONS: ReadonlySet<string> = new Set(['allow', 'allow once', 'allow always']);
+
+function unknownMountPoint(point: string): AmplifierError {
+  return new AmplifierError(
+    'UNKNOWN_MOUNT_POINT',
+    `Unknown mount point: ${point} (expected one of ${[...MOUNT_POINTS].join(', ')})`,
+  );
+}
+
+export class Coordinator {
+  readonly sessionId: string;
+  readonly parentId: string | null;
+  readonly config: MountPlan;
+  readonly hooks: HookRegistry;
+  readonly cancellation: CancellationToken = new CancellationToken();
+  readonly logger: Logger;
+  loader: ModuleLoaderLike | undefined;
+  approval: ApprovalProvider | undefined;
+  display: DisplaySystem | undefined;
+  /** Contribution channels: channel name -> contributors in registration order. */
+  readonly channels: Map<string, Contributor[]> = new Map();
+
+  readonly #providers = new Map<string, Provider>();
+  readonly #tools = new Map<string, Tool>();
+  readonly #slots: { [K in SingleSlot]?: SlotTypes[K] } = {};
+  readonly #capabilities = new Map<string, unknown>();
+  #cleanups: Cleanup[] = [];
+  #turnInjectionTokens = 0;
+
+  constructor(options: CoordinatorOptions = {}) {
+    this.sessionId = options.sessionId ?? 'session';
+    this.parentId = options.parentId ?? null;
+    this.config = options.config ?? ({ session: { orchestrator: '', context: '' } } as MountPlan);
+    this.loader = options.loader;
+    this.approval = options.approval;
+    this.display = options.display;
+    this.logger = options.logger ?? defaultLogger;
+    this.hooks = new HookRegistry({ logger: this.logger });
+  }
+
+  // ------------------------------------------------------------ mount points
+
+  /**
+   * Mount a module. Single slots (orchestrator, context, module-source-resolver)
+   * are replaced; providers and tools are keyed by `name` (default `module.name`).
+   * Hooks are registered on `coordinator.hooks`, not mounted.
+   */
+  mount(point: MountPoint, module: unknown, options: { name?: string } = {}): void {
+    switch (point) {
+      case 'providers':
+      case 'tools': {
+        const name = options.name ?? (module as { name?: unknown } | null)?.name;
+        if (typeof name !== 'string' || name === '') {
+          throw new AmplifierError(
+            'MOUNT_FAILED',
+            `Name required for ${point}: pass { name } or give the module a name`,
+          );
+        }
+        (point === 'tools' ? this.#tools : this.#providers).set(name, module as Tool & Provider);
+        return;
+      }
+      case 'hooks':
+        throw new AmplifierError(
+          'MOUNT_FAILED',
+          'Hooks should be registered directly with the HookRegistry: coordinator.hooks.register(event, handler)',
+        );
+      case 'orchestrator':
+      case 'context':
+      case 'module-source-resolver':
+        if (this.#slots[point] !== undefined) this.logger.debug(`Replacing existing ${point}`);
+        (this.#slots as Record<string, unknown>)[point] = module;
+        return;
+      default:
+        throw unknownMountPoint(point);
+    }
+  }
+
+  /** Remove a module. Providers and tools need a name (an unknown name is a no-op); hooks: no-op. */
+  unmount(point: MountPoint, options: { name?: string } = {}): void {
+    switch (point) {
+      case 'providers':
+      case 'tools':
+        if (options.name === undefined)
+          throw new AmplifierError('MOUNT_FAILED', `Name required to unmount from ${point}`);
+        (point === 'tools' ? this.#tools : this.#providers).delete(options.name);
+        return;
+      case 'hooks':
+        return;
+      case 'orchestrator':
+      case 'context':
+      case 'module-source-resolver':
+        delete this.#slots[point];
+        return;
+      default:
+        throw unknownMountPoint(point);
+    }
+  }
+
+  get(point: 'tools'): Map<string, Tool>;
+  get(point: 'providers'): Map<string, Provider>;
+  get(point: 'tools', name: string): Tool | undefined;
+  get(point: 'providers', name: string): Provider | undefined;
+  get(point: 'hooks'): HookRegistry;
+  get<K extends SingleSlot>(point: K): SlotTypes[K] | undefined;
+  get(point: MountPoint, name?: string): unknown;
+  /** The live Map for providers/tools (or one entry by name), the object in a single slot. */
+  get(point: MountPoint, name?: string): unknown {
+    switch (point) {
+      case 'providers':
+      case 'tools': {
+        const map = point === 'tools' ? this.#tools : this.#providers;
+        return name === undefined ? map : map.get(name);
+      }
+      case 'hooks':
+        return this.hooks;
+      case 'orchestrator':
+      case 'context':
+      case 'module-source-resolver':
+        return this.#slots[point];
+      default:
+        throw unknownMountPoint(point);
+    }
+  }
+
+  // ------------------------------------------------ capabilities, channels
+
+  /** Register a named value for other modules or the app (a second registration replaces it). */
+  registerCapability(name: string, value: unknown): void {
+    this.#capabilities.set(name, value);
+  }
+
+  getCapability<T = unknown>(name: string): T | undefined {
+    return this.#capabilities.get(name) as T | undefined;
+  }
+
+  /** Add a contributor to a channel; `callback` is called (sync or async) on every collection. */
+  registerContributor(channel: string, name: string, callback: () => unknown): void {
+    const list = this.channels.get(channel);
+    if (list === undefined) this.channels.set(channel, [{ name, callback }]);
+    else list.push({ name, callback });
+  }
+
+  /**
+   * Call every contributor of `channel` in order and return their non-null
+   * results unchanged. A failing contributor is skipped; a cancellation stops
+   * the collection and returns what was gathered.
+   */
+  async collectContributions(channel: string): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (const { name, callback } of [...(this.channels.get(channel) ?? [])]) {
+      try {
+        const value = await callback();
+        if (value !== undefined && value !== null) out.push(value);
+      } catch (error) {
+        if (isFatalError(error)) break;
+        this.logger.warn(`contributor '${name}' on channel '${channel}' failed: ${errorMessage(error)}`);
+      }
+    }
+    return out;
+  }
+
+  // --------------------------------------------------------------- cleanup
+
+  /** Register a cleanup; they run last-registered first. Non-functions are ignored. */
+  registerCleanup(cleanup: unknown): void {
+    if (typeof cleanup === 'function') this.#cleanups.push(cleanup as Cleanup);
+  }
+
+  /**
+   * Run every cleanup once (LIFO), awaiting each. Errors are logged and the
+   * rest still run; the first fatal error (cancellation) is re-thrown at the end.
+   */
+  async cleanup(): Promise<void> {
+    const cleanups = this.#cleanups;
+    this.#cleanups = [];
+    let fatal: unknown;
+    for (let i = cleanups.length - 1; i >= 0; i--) {
+      try {
+        await cleanups[i]!();
+      } catch (error) {
+        if (isFatalError(error)) fatal ??= error;
+        this.logger.warn(`cleanup failed: ${errorMessage(error)}`);
+      }
+    }
+    if (fatal !== undefined) throw fatal;
+  }
+
+  // ---------------------------------------------------- turns, cancellation
+
+  get injectionBudgetPerTurn(): number | null {
+    return this.config.session?.injection_budget_per_turn ?? null;
+  }
+  get injectionSizeLimit(): number | null {
+    return this.config.session?.injection_size_limit ?? null;
+  }
+  /** Estimated tokens injected by hooks this turn (chars / 4). */
+  get turnInjectionTokens(): number {
+    return this.#turnInjectionTokens;
+  }
+
+  /** Start a new turn: zero the injection counter (cancellation is not reset). */
+  resetTurn(): void {
+    this.#turnInjectionTokens = 0;
+  }
+
+  /**
+   * Ask running work to stop. Emits `cancel:requested` and runs the
+   * cancellation callbacks, only when the state actually changed.
+   */
+  async requestCancel(options: { immediate?: boolean } = {}): Promise<boolean> {
+    const immediate = options.immediate === true;
+    const token = this.cancellation;
+    const changed = immediate ? token.requestImmediate() : token.requestGraceful();
+    if (!changed) return false;
+    await this.hooks.emit(CANCEL_REQUESTED, {
+      level: immediate ? 'immediate' : 'graceful',
+      running_tools: [...token.runningTools],
+      running_tool_names: token.runningToolNames,
+    });
+    await token.triggerCallbacks();
+    return true;
+  }
+
+  // ------------------------------------------------------ hook results
+
+  /**
+   * Apply a hook result: store durable injections in the context (sanitized,
+   * size-limited, counted against the turn budget), run the approval flow for
+   * `ask_user` (fail-closed), and show `user_message` on the display system.
+   * Returns the original result, or a new continue/deny after approval.
+   */
+  async processHookResult(result: HookResult, event: string, hookName = 'unknown'): Promise<HookResult> {
+    if (result.action === 'inject_context' && result.context_injection) {
+      await this.#inject(result, event, hookName);
+    }
+    if (result.action === 'ask_user') return this.#askUser(result, event, hookName);
+    if (result.user_message) {
+      const source = `hook:${result.user_message_source || hookName}`;
+      const level = result.user_message_level ?? 'info';
+      if (this.display) {
+        try {
+          this.display.showMessage(result.user_message, level, source);
+        } catch (error) {
+          this.logger.warn(`display failed to show a hook message: ${errorMessage(error)}`);
+        }
+      } else {
+        this.logger.info(`${source} (${level}): ${result.user_message}`);
+      }
+    }
+    return result;
+  }
+
+  async #inject(result: HookResult, event: string, hookName: string): Promise<void> {
+    const content = sanitizeForLlm(result.context_injection ?? '');
+    const limit = this.injectionSizeLimit;
+    if (limit !== null && content.length > limit) {
+      throw new AmplifierError(
+        'INJECTION_TOO_LARGE',
+        `Context injection exceeds ${limit} characters (hook '${hookName}' on ${event} injected ${content.length}); raise session.injection_size_limit or inject less`,
+      );
+    }
+    const tokens = Math.floor(content.length / 4);
+    const budget = this.injectionBudgetPerTurn;
+    if (budget !== null && this.#turnInjectionTokens + tokens > budget) {
+      this.logger.warn(
+        `hook '${hookName}' on ${event} goes over the injection budget (${this.#turnInjectionTokens + tokens} > ${budget} tokens this turn)`,
+      );
+    }
+    this.#turnInjectionTokens += tokens;
+    if (result.ephemeral) return;
+    const context = this.#slots.context;
+    if (context === undefined) return;
+    await context.addMessage({
+      role: result.context_injection_role ?? 'system',
+      content,
+      metadata: { source: 'hook', hook_name: hookName, event, timestamp: utcTimestamp() },
+    });
+  }
+
+  async #askUser(result: HookResult, event: string, hookName: string): Promise<HookResult> {
+    const prompt = result.approval_prompt || 'Allow this operation?';
+    if (!this.approval) return { action: 'deny', reason: 'No approval system available' };
+    const timeout = result.approval_timeout ?? 300;
+    const fallback = result.approval_default ?? 'deny';
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const cancelled = this.cancellation.signal;
+    const onCancel = (): void => controller.abort(cancelled.reason);
+    cancelled.addEventListener('abort', onCancel, { once: true });
+    try {
+      const decision = await Promise.race([
+        this.approval.requestApproval(
+          {
+            prompt,
+            options: result.approval_options ?? ['Allow', 'Deny'],
+            timeout,
+            default: fallback,
+            event,
+            hook_name: hookName,
+          },
+          { signal: controller.signal },
+        ),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new ApprovalTimeoutError()), timeout * 1000);
+          controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+        }),
+      ]);
+      if (ALLOW_DECISIONS.has(String(decision).trim().toLowerCase())) return { action: 'continue' };
+      if (String(decision).trim().toLowerCase() !== 'deny') {
+        this.logger.warn(`approval answer '${String(decision)}' is not an allow option; treated as deny`);
+      }
+      return { action: 'deny', reason: `User denied: ${prompt.slice(0, 200)}` };
+    } catch (error) {
+      if (
+        error instanceof ApprovalTimeoutError ||
+        (AmplifierError.is(error) && error.code === 'APPROVAL_TIMEOUT')
+      ) {
+        if (fallback === 'allow') return { action: 'continue' };
+        return { action: 'deny', reason: `Approval timeout - denied by default: ${prompt}` };
+      }
+      if (controller.signal.aborted && cancelled.aborted) {
+        return { action: 'deny', reason: `Cancelled while waiting for approval: ${prompt}` };
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      cancelled.removeEventListener('abort', onCancel);
+      controller.abort();
+    }
+  }
+}

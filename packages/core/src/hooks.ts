@@ -1,0 +1,226 @@
+/**
+ * HookRegistry: ordered, sequential event dispatch with Amplifier's result
+ * semantics (deny short-circuits, modify chains, first ask_user wins,
+ * inject_context merges). Handler lists are copy-on-write, so every emit sees
+ * a snapshot for free and emitting with no handlers costs one lookup.
+ */
+import type { Logger } from './contracts.js';
+import { errorMessage } from './errors.js';
+import { defaultLogger } from './logger.js';
+import { HOOK_ACTIONS, type HookResult } from './models.js';
+
+/** Event payload: plain JSON-able data with snake_case keys. */
+export type EventData = Record<string, unknown>;
+
+/** Returning nothing means continue. Sync and async handlers are both fine. */
+export type HookHandler = (
+  event: string,
+  data: EventData,
+) => HookResult | undefined | void | Promise<HookResult | undefined | void>;
+
+export interface RegisterOptions {
+  /** Lower runs first; equal priorities run in registration order. Default 0. */
+  priority?: number;
+  /** Shown by `listHandlers` and in logs. Default: the function's name, else `_auto_<event>_<n>`. */
+  name?: string;
+}
+
+interface Entry {
+  readonly handler: HookHandler;
+  readonly priority: number;
+  readonly name: string;
+  readonly seq: number;
+}
+
+/** What `emit` returns: always an `action`; `data` is the final event data on continue. */
+export type EmitResult = HookResult & { action: NonNullable<HookResult['action']> };
+
+const EMPTY: readonly Entry[] = Object.freeze([]);
+
+let lastMs = 0;
+let lastStamp = '';
+
+/** Current UTC time, ISO-8601 with `+00:00`, never earlier than the previous stamp. */
+export function utcTimestamp(): string {
+  const now = Date.now();
+  if (now <= lastMs) return lastStamp;
+  lastMs = now;
+  lastStamp = `${new Date(now).toISOString().slice(0, -1)}+00:00`;
+  return lastStamp;
+}
+
+export class HookRegistry {
+  readonly #handlers = new Map<string, readonly Entry[]>();
+  #defaults: EventData = {};
+  #seq = 0;
+  readonly #logger: Logger;
+
+  constructor(options: { logger?: Logger } = {}) {
+    this.#logger = options.logger ?? defaultLogger;
+  }
+
+  /** Register `handler` for `event`; returns a function that removes exactly this registration. */
+  register(event: string, handler: HookHandler, options: RegisterOptions = {}): () => void {
+    const seq = ++this.#seq;
+    const entry: Entry = {
+      handler,
+      priority: options.priority ?? 0,
+      name: options.name ?? (handler.name || `_auto_${event}_${seq}`),
+      seq,
+    };
+    const next = [...(this.#handlers.get(event) ?? EMPTY), entry];
+    next.sort((a, b) => a.priority - b.priority || a.seq - b.seq);
+    this.#handlers.set(event, next);
+    return () => {
+      const list = this.#handlers.get(event);
+      if (list?.includes(entry)) {
+        this.#handlers.set(
+          event,
+          list.filter((e) => e !== entry),
+        );
+      }
+    };
+  }
+
+  /** Alias of `register`. */
+  on(event: string, handler: HookHandler, options?: RegisterOptions): () => void {
+    return this.register(event, handler, options);
+  }
+
+  /** True when at least one handler is registered for `event`. */
+  has(event: string): boolean {
+    return (this.#handlers.get(event)?.length ?? 0) > 0;
+  }
+
+  /** Replace (not merge) the fields merged into every `emit` payload (`session_id`, `parent_id`). */
+  setDefaultFields(defaults: EventData): void {
+    this.#defaults = { ...defaults };
+  }
+
+  /** The current default fields (a copy). */
+  getDefaultFields(): EventData {
+    return { ...this.#defaults };
+  }
+
+  /**
+   * Run the handlers of `event` one at a time in priority order. Handlers see
+   * `{...defaults, ...data, timestamp}` (one object per emit, shared by the
+   * handlers of that emit: change data with `modify`, never in place).
+   * Precedence of the outcome: deny > ask_user > inject_context > continue.
+   */
+  async emit(event: string, data?: EventData): Promise<EmitResult> {
+    const list = this.#handlers.get(event);
+    if (list === undefined || list.length === 0) return { action: 'continue', data };
+
+    let current: EventData = { ...this.#defaults, ...data, timestamp: utcTimestamp() };
+    let askUser: EmitResult | undefined;
+    let injections: EmitResult[] | undefined;
+
+    for (const entry of list) {
+      let result: HookResult | undefined | void;
+      try {
+        result = await entry.handler(event, current);
+      } catch (error) {
+        this.#logger.warn(`hook '${entry.name}' failed on ${event}: ${errorMessage(error)}`);
+        continue;
+      }
+      if (result === undefined || result === null) continue;
+      if (typeof result !== 'object' || (result.action !== undefined && !HOOK_ACTIONS.has(result.action))) {
+        this.#logger.warn(`hook '${entry.name}' returned an invalid HookResult on ${event}; ignored`);
+        continue;
+      }
+      switch (result.action) {
+        case 'deny':
+          return result as EmitResult;
+        case 'modify':
+          if (result.data !== undefined && result.data !== null) current = result.data;
+          break;
+        case 'inject_context':
+          if (result.context_injection) {
+            injections ??= [];
+            injections.push(result as EmitResult);
+          }
+          break;
+        case 'ask_user':
+          askUser ??= result as EmitResult;
+          break;
+        default:
+          break;
+      }
+    }
+    if (askUser) return askUser;
+    if (injections) return injections.length === 1 ? injections[0]! : mergeInjections(injections);
+    return { action: 'continue', data: current };
+  }
+
+  /**
+   * Call every handler with the raw `data` (no defaults, no timestamp), each
+   * bounded by `timeoutMs`, and collect the non-null `result.data` in priority
+   * order. Actions are ignored; failures and timeouts are logged and skipped.
+   */
+  async emitAndCollect(
+    event: string,
+    data?: EventData,
+    options: { timeoutMs?: number } = {},
+  ): Promise<Record<string, unknown>[]> {
+    const list = this.#handlers.get(event);
+    if (list === undefined || list.length === 0) return [];
+    const timeoutMs = options.timeoutMs ?? 1000;
+    const collected: Record<string, unknown>[] = [];
+    for (const entry of list) {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const result = await Promise.race([
+          Promise.resolve(entry.handler(event, data ?? {})),
+          new Promise<'timeout'>((resolve) => {
+            timer = setTimeout(() => resolve('timeout'), timeoutMs);
+          }),
+        ]);
+        if (result === 'timeout') {
+          this.#logger.warn(`hook '${entry.name}' timed out after ${timeoutMs} ms on ${event}`);
+        } else if (
+          result &&
+          typeof result === 'object' &&
+          result.data !== undefined &&
+          result.data !== null
+        ) {
+          collected.push(result.data);
+        }
+      } catch (error) {
+        this.#logger.warn(`hook '${entry.name}' failed on ${event}: ${errorMessage(error)}`);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return collected;
+  }
+
+  /** `{event: [names in execution order]}` for one event (key always present) or for all. */
+  listHandlers(event?: string): Record<string, string[]> {
+    if (event !== undefined) {
+      return { [event]: (this.#handlers.get(event) ?? EMPTY).map((e) => e.name) };
+    }
+    const out: Record<string, string[]> = {};
+    for (const [name, list] of this.#handlers) out[name] = list.map((e) => e.name);
+    return out;
+  }
+}
+
+/**
+ * Merge several inject_context results: texts joined with a blank line in
+ * order, role from the first, `ephemeral` and `append_to_last_tool_result` if
+ * any asked for it, `suppress_output` from the first; other fields dropped.
+ */
+function mergeInjections(results: readonly EmitResult[]): EmitResult {
+  const first = results[0]!;
+  const merged: EmitResult = {
+    action: 'inject_context',
+    context_injection: results.map((r) => r.context_injection).join('\n\n'),
+    ephemeral: results.some((r) => r.ephemeral === true),
+    append_to_last_tool_result: results.some((r) => r.append_to_last_tool_result === true),
+  };
+  if (first.context_injection_role !== undefined)
+    merged.context_injection_role = first.context_injection_role;
+  if (first.suppress_output !== undefined) merged.suppress_output = first.suppress_output;
+  return merged;
+}

@@ -1,0 +1,161 @@
+/**
+ * @amplifier/core: the kernel's public API. Contracts and data types, events,
+ * hooks, coordinator, cancellation, loader, session, mount plan, schemas and
+ * errors. Validation and test helpers live in `./validation` and `./testing`.
+ */
+
+export type { CancelCallback, CancellationState } from './cancellation.js';
+export { CancellationToken } from './cancellation.js';
+// Contracts (modules implement these)
+export type {
+  ApprovalProvider,
+  ApprovalRequest,
+  Cleanup,
+  CompleteOptions,
+  ContextManager,
+  DisplaySystem,
+  ExecutionProfile,
+  GetMessagesOptions,
+  LoadedModule,
+  LoadOptions,
+  Logger,
+  ModuleExports,
+  ModuleLoaderLike,
+  ModuleSource,
+  ModuleSourceResolver,
+  MountFunction,
+  Orchestrator,
+  OrchestratorRun,
+  Provider,
+  ResourceKey,
+  Tool,
+  ToolCallOptions,
+} from './contracts.js';
+export type { Contributor, CoordinatorOptions } from './coordinator.js';
+export { Coordinator } from './coordinator.js';
+// Errors
+export type { AmplifierErrorOptions, DataError, ErrorCode } from './errors.js';
+export {
+  AmplifierError,
+  ApprovalTimeoutError,
+  CancelledError,
+  DataValidationError,
+  errorMessage,
+  errorType,
+  isFatalError,
+  ModuleLoadError,
+  ModuleNotFoundError,
+  ModuleValidationError,
+  MountPlanError,
+} from './errors.js';
+// Events
+export * as events from './events.js';
+export { ALL_EVENTS, OBSERVABILITY_EVENTS_CHANNEL } from './events.js';
+// Hooks, coordinator, cancellation
+export type { EmitResult, EventData, HookHandler, RegisterOptions } from './hooks.js';
+export { HookRegistry, utcTimestamp } from './hooks.js';
+export type { LLMErrorKind, LLMErrorOptions } from './llm-errors.js';
+export {
+  AbortError,
+  AccessDeniedError,
+  AuthenticationError,
+  ConfigurationError,
+  ContentFilterError,
+  ContextLengthError,
+  classifyErrorMessage,
+  createLLMError,
+  InvalidRequestError,
+  InvalidToolCallError,
+  LLM_ERROR_KINDS,
+  LLM_ERROR_RETRYABLE,
+  LLMError,
+  LLMTimeoutError,
+  NetworkError,
+  NotFoundError,
+  ProviderUnavailableError,
+  QuotaExceededError,
+  RateLimitError,
+  StreamError,
+} from './llm-errors.js';
+export type { DiscoveryIndex, DiscoveryProblem } from './loader/discovery.js';
+export { clearDiscoveryCache, findPackageDir } from './loader/discovery.js';
+// Loader
+export type { ModuleLoaderOptions, ResolvedModule } from './loader/loader.js';
+export { ModuleLoader } from './loader/loader.js';
+export type { ModuleManifest } from './loader/manifest.js';
+export { defaultLogger, silentLogger } from './logger.js';
+// Data: messages and envelope
+export type {
+  ChatRequest,
+  ChatResponse,
+  ContentBlock,
+  ContentBlockType,
+  Degradation,
+  ImageBlock,
+  ImageSource,
+  JSONSchema,
+  Message,
+  MessageToolCall,
+  ReasoningBlock,
+  RedactedThinkingBlock,
+  ResponseFormat,
+  Role,
+  StreamEvent,
+  TextBlock,
+  ThinkingBlock,
+  ToolCall,
+  ToolCallBlock,
+  ToolChoice,
+  ToolResultBlock,
+  ToolSpec,
+  Usage,
+  Visibility,
+} from './messages.js';
+export { responseText } from './messages.js';
+// Data: kernel models
+export type {
+  ConfigField,
+  FullHookResult,
+  HookAction,
+  HookResult,
+  InjectionRole,
+  MessageLevel,
+  ModelInfo,
+  ModuleInfo,
+  ModuleType,
+  MountPoint,
+  ProviderInfo,
+  SessionStatus,
+  ToolResult,
+} from './models.js';
+export {
+  CAPABILITIES,
+  HOOK_ACTIONS,
+  HOOK_RESULT_DEFAULTS,
+  hookResult,
+  MODULE_TYPES,
+  sanitizeForLlm,
+  serializeToolOutput,
+  stringifyJson,
+  TYPE_TO_MOUNT_POINT,
+} from './models.js';
+export type { ModuleSpec, MountPlan, MountPlanValidation, SessionSection } from './mount-plan.js';
+export { assertMountPlan, resolveSessionModule, validateMountPlan } from './mount-plan.js';
+export { redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
+// Helpers
+export type { RetryOptions } from './retry.js';
+export { computeRetryDelay, retryWithBackoff, sleep } from './retry.js';
+// Schemas and validation of data
+export type { DataSchemaName, DataValidator } from './schemas.js';
+export {
+  assertData,
+  checkData,
+  compileSchema,
+  DATA_SCHEMA_NAMES,
+  formatDataErrors,
+  loadSchema,
+} from './schemas.js';
+// Session and mount plan
+export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
+export { AmplifierSession } from './session.js';
+export { VERSION } from './version.js';

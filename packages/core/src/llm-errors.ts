@@ -1,0 +1,239 @@
+/**
+ * The LLM error taxonomy shared by every provider and orchestrator. Field names
+ * of the error data are Amplifier's (`status_code`, `retry_after`, ...), so they
+ * can be copied into `provider:error` event payloads as they are.
+ */
+import { AmplifierError, type AmplifierErrorOptions } from './errors.js';
+
+/** Every kind of LLM failure. `kind` is the stable discriminator across copies of core. */
+export type LLMErrorKind =
+  | 'unknown'
+  | 'rate_limit'
+  | 'quota_exceeded'
+  | 'authentication'
+  | 'access_denied'
+  | 'context_length'
+  | 'content_filter'
+  | 'invalid_request'
+  | 'unavailable'
+  | 'network'
+  | 'timeout'
+  | 'not_found'
+  | 'stream'
+  | 'abort'
+  | 'invalid_tool_call'
+  | 'configuration';
+
+export interface LLMErrorOptions extends AmplifierErrorOptions {
+  provider?: string;
+  model?: string;
+  status_code?: number;
+  /** Overrides the kind's default. */
+  retryable?: boolean;
+  /** Seconds the server asked to wait (HTTP `Retry-After`). */
+  retry_after?: number;
+  /** Multiplies the computed backoff delay (after the cap). */
+  delay_multiplier?: number;
+}
+
+/** Base of the taxonomy. `retryable` defaults per kind (see `LLM_ERROR_RETRYABLE`). */
+export class LLMError extends AmplifierError {
+  readonly kind: LLMErrorKind;
+  readonly provider: string | undefined;
+  readonly model: string | undefined;
+  readonly status_code: number | undefined;
+  readonly retryable: boolean;
+  readonly retry_after: number | undefined;
+  readonly delay_multiplier: number;
+
+  constructor(message: string, options: LLMErrorOptions = {}, kind: LLMErrorKind = 'unknown') {
+    super('LLM_ERROR', message, options);
+    this.kind = kind;
+    this.provider = options.provider;
+    this.model = options.model;
+    this.status_code = options.status_code;
+    this.retryable = options.retryable ?? LLM_ERROR_RETRYABLE[kind];
+    this.retry_after = options.retry_after;
+    this.delay_multiplier = options.delay_multiplier ?? 1;
+  }
+
+  /** True for an LLMError from any copy of core. */
+  static isLLMError(value: unknown): value is LLMError {
+    return AmplifierError.is(value) && value.code === 'LLM_ERROR';
+  }
+}
+
+/** Default `retryable` per kind (the reference's table). */
+export const LLM_ERROR_RETRYABLE: Readonly<Record<LLMErrorKind, boolean>> = {
+  unknown: false,
+  rate_limit: true,
+  quota_exceeded: false,
+  authentication: false,
+  access_denied: false,
+  context_length: false,
+  content_filter: false,
+  invalid_request: false,
+  unavailable: true,
+  network: true,
+  timeout: true,
+  not_found: false,
+  stream: true,
+  abort: false,
+  invalid_tool_call: false,
+  configuration: false,
+};
+
+/** HTTP 429. Retryable. */
+export class RateLimitError extends LLMError {
+  constructor(message: string, options: LLMErrorOptions = {}, kind: LLMErrorKind = 'rate_limit') {
+    super(message, options, kind);
+  }
+}
+/** The account is out of quota: not retryable, although it is a rate limit. */
+export class QuotaExceededError extends RateLimitError {
+  constructor(message: string, options: LLMErrorOptions = {}) {
+    super(message, options, 'quota_exceeded');
+  }
+}
+/** HTTP 401. */
+export class AuthenticationError extends LLMError {
+  constructor(message: string, options: LLMErrorOptions = {}, kind: LLMErrorKind = 'authentication') {
+    super(message, options, kind);
+  }
+}
+/** HTTP 403. */
+export class AccessDeniedError extends AuthenticationError {
+  constructor(message: string, options: LLMErrorOptions = {}) {
+    super(message, options, 'access_denied');
+  }
+}
+/** The request does not fit the model's context window (HTTP 413 or provider-specific). */
+export class ContextLengthError extends LLMError {
+  constructor(message: string, options: LLMErrorOptions = {}) {
+    super(message, options, 'context_length');
+  }
+}
+/** The provider's safety filter refused the content. */
+export class ContentFilterError extends LLMError {
+  constructor(message: string, options: LLMErrorOptions = {}) {
+    super(message, options, 'content_filter');
+  }
+}
+/** HTTP 400/422. */
+export class InvalidRequestError extends LLMError {
+  constructor(message: string, options: LLMErrorOptions = {}) {
+    super(message, options, 'invalid_request');
+  }
+}
+/** HTTP 5xx, overloaded (529). Retryable. */
+export class ProviderUnavailableError extends LLMError {
+  constructor(message: string, options: LLMErrorOptions = {}, kind: LLMErrorKind = 'unavailable') {
+    super(message, options, kind);
+  }
+}
+/** No HTTP response at all (connection refused, reset, DNS). Retryable. */
+export class NetworkError extends ProviderUnavailableError {
+  constructor(message: string, options: LLMErrorOptions = {}) {
+    super(message, options, 'network');
+  }
+}
+/** The request took longer than its timeout. Retryable. */
+export class LLMTimeoutError extends LLMError {
+  constructor(message: string, options: LLMErrorOptions = {}) {
+    super(message, options, 'timeout');
+  }
+}
+/** HTTP 404 (unknown model or endpoint). */
+export class NotFoundError extends LLMError {
+  constructor(message: string, options: LLMErrorOptions = {}) {
+    super(message, options, 'not_found');
+  }
+}
+/** The stream failed midway. Retryable. */
+export class StreamError extends LLMError {
+  constructor(message: string, options: LLMErrorOptions = {}) {
+    super(message, options, 'stream');
+  }
+}
+/** The caller aborted the request. */
+export class AbortError extends LLMError {
+  constructor(message = 'Request aborted', options: LLMErrorOptions = {}) {
+    super(message, options, 'abort');
+  }
+}
+/** The model produced a tool call that cannot be parsed. */
+export class InvalidToolCallError extends LLMError {
+  readonly tool_name: string | undefined;
+  readonly raw_arguments: string | undefined;
+  constructor(
+    message: string,
+    options: LLMErrorOptions & { tool_name?: string; raw_arguments?: string } = {},
+  ) {
+    super(message, options, 'invalid_tool_call');
+    this.tool_name = options.tool_name;
+    this.raw_arguments = options.raw_arguments;
+  }
+}
+/** The provider is configured wrongly (missing model, bad base URL, ...). */
+export class ConfigurationError extends LLMError {
+  constructor(message: string, options: LLMErrorOptions = {}) {
+    super(message, options, 'configuration');
+  }
+}
+
+const CLASS_BY_KIND: Record<LLMErrorKind, new (message: string, options?: LLMErrorOptions) => LLMError> = {
+  unknown: LLMError,
+  rate_limit: RateLimitError,
+  quota_exceeded: QuotaExceededError,
+  authentication: AuthenticationError,
+  access_denied: AccessDeniedError,
+  context_length: ContextLengthError,
+  content_filter: ContentFilterError,
+  invalid_request: InvalidRequestError,
+  unavailable: ProviderUnavailableError,
+  network: NetworkError,
+  timeout: LLMTimeoutError,
+  not_found: NotFoundError,
+  stream: StreamError,
+  abort: AbortError,
+  invalid_tool_call: InvalidToolCallError,
+  configuration: ConfigurationError,
+};
+
+/** Every kind, for validation of configuration (provider-mock scripts, ...). */
+export const LLM_ERROR_KINDS: readonly LLMErrorKind[] = Object.keys(CLASS_BY_KIND) as LLMErrorKind[];
+
+/** Build the right subclass for a kind. */
+export function createLLMError(kind: LLMErrorKind, message: string, options: LLMErrorOptions = {}): LLMError {
+  const Class = CLASS_BY_KIND[kind] ?? LLMError;
+  return new Class(message, options);
+}
+
+const MESSAGE_RULES: ReadonlyArray<readonly [LLMErrorKind, readonly string[]]> = [
+  ['context_length', ['context length', 'too many tokens', 'maximum context']],
+  ['rate_limit', ['rate limit', 'too many requests']],
+  ['authentication', ['authentication', 'api key', 'unauthorized']],
+  ['not_found', ['not found']],
+  ['content_filter', ['content filter', 'safety', 'blocked']],
+];
+
+/**
+ * Classify a provider failure: the status code wins (401, 403, 404, 413, 429, >= 500),
+ * otherwise keywords in the message; unmatched 400/422 is `invalid_request`, anything
+ * else `unknown`. Overloaded (529) maps to `unavailable` like every 5xx.
+ */
+export function classifyErrorMessage(message: string, options: { status_code?: number } = {}): LLMErrorKind {
+  const status = options.status_code;
+  if (status === 401) return 'authentication';
+  if (status === 403) return 'access_denied';
+  if (status === 404) return 'not_found';
+  if (status === 413) return 'context_length';
+  if (status === 429) return 'rate_limit';
+  if (status !== undefined && status >= 500) return 'unavailable';
+  const lower = message.toLowerCase();
+  for (const [kind, needles] of MESSAGE_RULES) {
+    if (needles.some((needle) => lower.includes(needle))) return kind;
+  }
+  if (status === 400 || status === 422) return 'invalid_request';
+  return 'unknown';
+}

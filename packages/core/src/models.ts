@@ -1,0 +1,253 @@
+/**
+ * Kernel data models: tool results, hook results, provider and model info,
+ * session status. Plain JSON-able objects with Amplifier's snake_case names.
+ */
+
+// ---------------------------------------------------------------- ToolResult
+
+/** What a tool returns. A tool never throws for a bad call: it returns `success: false`. */
+export interface ToolResult {
+  success: boolean;
+  output?: unknown;
+  error?: { message: string; type?: string; [key: string]: unknown };
+}
+
+/**
+ * Remove what must never reach a model: C0/C1 control characters except tab, LF
+ * and CR, and lone UTF-16 surrogates.
+ */
+export function sanitizeForLlm(text: string): string {
+  // Fast path: most text has nothing to strip.
+  if (!UNSAFE.test(text)) return text;
+  return text.replace(UNSAFE_G, '');
+}
+// C0/C1 controls except \t \n \r, a high surrogate not followed by a low one, a low one not preceded by a high one.
+const UNSAFE_SOURCE =
+  '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
+const UNSAFE = new RegExp(UNSAFE_SOURCE);
+const UNSAFE_G = new RegExp(UNSAFE_SOURCE, 'g');
+
+/**
+ * The text that goes back to the model for a tool result: objects and arrays as
+ * JSON (even on failure: bash puts stderr and the exit code there), other
+ * output as a string; no output gives the error message, `"Error: ..."`, or
+ * `"Success"`. Always sanitized.
+ */
+export function serializeToolOutput(result: ToolResult): string {
+  let text: string;
+  const { output } = result;
+  if (output !== undefined && output !== null) {
+    text = typeof output === 'object' ? stringifyJson(output) : String(output);
+  } else if (!result.success) {
+    const message = result.error?.message;
+    if (result.error && message)
+      text = message; // the reference's auto-populated output
+    else text = result.error ? 'Error: Unknown error' : 'Error: Failed';
+  } else {
+    text = 'Success';
+  }
+  return sanitizeForLlm(text);
+}
+
+/**
+ * JSON.stringify that never throws: bigints and other non-JSON values become
+ * strings, cycles become "[Circular]".
+ */
+export function stringifyJson(value: unknown, space?: number): string {
+  const seen = new WeakSet<object>();
+  return (
+    JSON.stringify(
+      value,
+      (_key, v: unknown) => {
+        if (typeof v === 'bigint') return v.toString();
+        if (typeof v === 'function' || typeof v === 'symbol') return String(v);
+        if (typeof v === 'object' && v !== null) {
+          if (seen.has(v)) return '[Circular]';
+          seen.add(v);
+          if (v instanceof Map) return Object.fromEntries(v);
+          if (v instanceof Set) return [...v];
+          if (v instanceof Error) return { name: v.name, message: v.message };
+        }
+        return v;
+      },
+      space,
+    ) ?? 'null'
+  );
+}
+
+// ---------------------------------------------------------------- HookResult
+
+export type HookAction = 'continue' | 'deny' | 'modify' | 'inject_context' | 'ask_user';
+export type InjectionRole = 'system' | 'user' | 'assistant';
+export type MessageLevel = 'info' | 'warning' | 'error';
+
+/**
+ * What a hook handler tells the kernel. Every field is optional; absent fields
+ * take the defaults in `HOOK_RESULT_DEFAULTS`.
+ */
+export interface HookResult {
+  action?: HookAction;
+  /** With `modify`: the new event data. Also the payload collected by `emitAndCollect`. */
+  data?: Record<string, unknown> | null;
+  reason?: string | null;
+  context_injection?: string | null;
+  context_injection_role?: InjectionRole;
+  /** Only for the current LLM call; never stored in history. */
+  ephemeral?: boolean;
+  approval_prompt?: string | null;
+  approval_options?: string[] | null;
+  /** Seconds. */
+  approval_timeout?: number;
+  approval_default?: 'allow' | 'deny';
+  suppress_output?: boolean;
+  user_message?: string | null;
+  user_message_level?: MessageLevel;
+  user_message_source?: string | null;
+  append_to_last_tool_result?: boolean;
+}
+
+/** A HookResult with every field present. */
+export type FullHookResult = Required<HookResult>;
+
+/** The reference defaults of every HookResult field. */
+export const HOOK_RESULT_DEFAULTS: Readonly<FullHookResult> = Object.freeze({
+  action: 'continue',
+  data: null,
+  reason: null,
+  context_injection: null,
+  context_injection_role: 'system',
+  ephemeral: false,
+  approval_prompt: null,
+  approval_options: null,
+  approval_timeout: 300,
+  approval_default: 'deny',
+  suppress_output: false,
+  user_message: null,
+  user_message_level: 'info',
+  user_message_source: null,
+  append_to_last_tool_result: false,
+});
+
+/** Fill in every default of a HookResult (a new object). */
+export function hookResult(partial: HookResult = {}): FullHookResult {
+  const result: FullHookResult = { ...HOOK_RESULT_DEFAULTS };
+  for (const key of Object.keys(partial) as (keyof HookResult)[]) {
+    const value = partial[key];
+    if (value !== undefined) (result as Record<string, unknown>)[key] = value;
+  }
+  return result;
+}
+
+export const HOOK_ACTIONS: ReadonlySet<string> = new Set<HookAction>([
+  'continue',
+  'deny',
+  'modify',
+  'inject_context',
+  'ask_user',
+]);
+
+// ------------------------------------------------------- provider and models
+
+export interface ModelInfo {
+  id: string;
+  display_name: string;
+  context_window: number;
+  max_output_tokens: number;
+  capabilities?: string[];
+  defaults?: Record<string, unknown>;
+}
+
+/** A field an app asks for when a user sets a provider up interactively. */
+export interface ConfigField {
+  id: string;
+  display_name: string;
+  field_type?: 'text' | 'secret' | 'choice' | 'boolean';
+  prompt: string;
+  env_var?: string;
+  choices?: string[];
+  required?: boolean;
+  default?: string;
+  show_when?: Record<string, string>;
+  requires_model?: boolean;
+}
+
+export interface ProviderInfo {
+  id: string;
+  display_name: string;
+  credential_env_vars?: string[];
+  capabilities?: string[];
+  /** Conventional keys: model, max_tokens, temperature, timeout, context_window, max_output_tokens. */
+  defaults?: Record<string, unknown>;
+  config_fields?: ConfigField[];
+}
+
+export type ModuleType = 'orchestrator' | 'context' | 'provider' | 'tool' | 'hook' | 'resolver';
+
+export const MODULE_TYPES: readonly ModuleType[] = [
+  'orchestrator',
+  'context',
+  'provider',
+  'tool',
+  'hook',
+  'resolver',
+];
+
+/** What the loader knows about a module package. */
+export interface ModuleInfo {
+  id: string;
+  type: ModuleType;
+  /** The npm package name. */
+  name: string;
+  version: string;
+  /** Real path of the package directory. */
+  path: string;
+  description?: string;
+  mount_point: MountPoint;
+}
+
+export type MountPoint =
+  | 'orchestrator'
+  | 'context'
+  | 'providers'
+  | 'tools'
+  | 'hooks'
+  | 'module-source-resolver';
+
+export const TYPE_TO_MOUNT_POINT: Readonly<Record<ModuleType, MountPoint>> = {
+  orchestrator: 'orchestrator',
+  context: 'context',
+  provider: 'providers',
+  tool: 'tools',
+  hook: 'hooks',
+  resolver: 'module-source-resolver',
+};
+
+export interface SessionStatus {
+  session_id: string;
+  started_at: string;
+  ended_at?: string;
+  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  last_error?: { message: string };
+}
+
+// ------------------------------------------------------------ capabilities
+
+/** Well-known model capability names (open taxonomy: custom snake_case names are fine). */
+export const CAPABILITIES = {
+  TOOLS: 'tools',
+  STREAMING: 'streaming',
+  THINKING: 'thinking',
+  VISION: 'vision',
+  JSON_MODE: 'json_mode',
+  FAST: 'fast',
+  CODE_EXECUTION: 'code_execution',
+  WEB_SEARCH: 'web_search',
+  DEEP_RESEARCH: 'deep_research',
+  LOCAL: 'local',
+  AUDIO: 'audio',
+  IMAGE_GENERATION: 'image_generation',
+  COMPUTER_USE: 'computer_use',
+  EMBEDDINGS: 'embeddings',
+  LONG_CONTEXT: 'long_context',
+  BATCH: 'batch',
+} as const;

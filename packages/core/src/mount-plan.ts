@@ -1,0 +1,153 @@
+/**
+ * The mount plan: which modules a session loads, from where, with what config.
+ * Validated with ajv against `schemas/mount-plan.json` plus the checks a schema
+ * cannot express (multi-instance providers). Every problem comes back with a
+ * JSON path: `tools[1].config must be object`.
+ */
+import { type DataError, MountPlanError } from './errors.js';
+import { checkData, formatDataErrors } from './schemas.js';
+
+/** A module entry: `{module, source?, config?}` (`instance_id` for providers). */
+export interface ModuleSpec {
+  module: string;
+  source?: string;
+  config?: Record<string, unknown>;
+  instance_id?: string;
+}
+
+export interface SessionSection {
+  /** An id, or `{module, source?, config?}`. */
+  orchestrator: string | ModuleSpec;
+  context: string | ModuleSpec;
+  orchestrator_source?: string;
+  context_source?: string;
+  /** Soft budget of hook-injected tokens per turn (chars/4); null = unlimited. */
+  injection_budget_per_turn?: number | null;
+  /** Hard limit of one hook injection, in characters; null = unlimited. */
+  injection_size_limit?: number | null;
+  /** Add a redacted copy of the plan as `raw` to session:start/resume/fork. */
+  raw?: boolean;
+  metadata?: Record<string, unknown>;
+  debug?: boolean;
+  raw_debug?: boolean;
+}
+
+export interface MountPlan {
+  session: SessionSection;
+  /** Config for the string form of `session.orchestrator`. */
+  orchestrator?: { config?: Record<string, unknown> };
+  /** Config for the string form of `session.context`. */
+  context?: { config?: Record<string, unknown> };
+  providers?: ModuleSpec[];
+  tools?: ModuleSpec[];
+  hooks?: ModuleSpec[];
+  /** App data: agent name -> partial plan. The kernel never loads it. */
+  agents?: Record<string, unknown>;
+}
+
+export interface MountPlanValidation {
+  valid: boolean;
+  errors: DataError[];
+  /** Unknown sections and keys: reported, not fatal (plans must stay interchangeable). */
+  warnings: DataError[];
+}
+
+const KNOWN_SECTIONS = new Set([
+  'session',
+  'orchestrator',
+  'context',
+  'providers',
+  'tools',
+  'hooks',
+  'agents',
+]);
+const KNOWN_SPEC_KEYS = new Set(['module', 'source', 'config', 'instance_id']);
+const LIST_SECTIONS = ['providers', 'tools', 'hooks'] as const;
+
+/** Validate a mount plan without loading anything. */
+export function validateMountPlan(plan: unknown): MountPlanValidation {
+  if (typeof plan !== 'object' || plan === null || Array.isArray(plan)) {
+    return {
+      valid: false,
+      errors: [{ path: '', message: 'mount plan must be an object (a dict) with a session section' }],
+      warnings: [],
+    };
+  }
+  const errors = checkData('mount-plan', plan);
+  const warnings: DataError[] = [];
+  const record = plan as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!KNOWN_SECTIONS.has(key)) warnings.push({ path: key, message: 'is not a known section (ignored)' });
+  }
+  for (const section of LIST_SECTIONS) {
+    const list = record[section];
+    if (!Array.isArray(list)) continue;
+    list.forEach((spec, i) => {
+      if (typeof spec !== 'object' || spec === null) return;
+      for (const key of Object.keys(spec)) {
+        if (!KNOWN_SPEC_KEYS.has(key))
+          warnings.push({ path: `${section}[${i}].${key}`, message: 'is not a known key (ignored)' });
+      }
+    });
+  }
+  if (errors.length === 0) errors.push(...checkProviderInstances(record.providers));
+  return { valid: errors.length === 0, errors, warnings };
+}
+
+/** Throw a `MountPlanError` that lists every problem when the plan is invalid. */
+export function assertMountPlan(plan: unknown): asserts plan is MountPlan {
+  const { valid, errors } = validateMountPlan(plan);
+  if (!valid) {
+    throw new MountPlanError(
+      `Invalid mount plan (${errors.length} error${errors.length === 1 ? '' : 's'}):\n${formatDataErrors(errors)}`,
+      errors,
+    );
+  }
+}
+
+/** A module appearing more than once in providers needs `instance_id` on all but one entry. */
+function checkProviderInstances(providers: unknown): DataError[] {
+  if (!Array.isArray(providers)) return [];
+  const errors: DataError[] = [];
+  const withoutInstance = new Map<string, number[]>();
+  const instanceIds = new Map<string, number>();
+  providers.forEach((spec: ModuleSpec, i) => {
+    if (spec.instance_id === undefined) {
+      const list = withoutInstance.get(spec.module) ?? [];
+      list.push(i);
+      withoutInstance.set(spec.module, list);
+    } else if (instanceIds.has(spec.instance_id)) {
+      errors.push({
+        path: `providers[${i}].instance_id`,
+        message: `duplicates providers[${instanceIds.get(spec.instance_id)}].instance_id '${spec.instance_id}'`,
+      });
+    } else {
+      instanceIds.set(spec.instance_id, i);
+    }
+  });
+  for (const [module, indexes] of withoutInstance) {
+    if (indexes.length > 1) {
+      errors.push({
+        path: `providers[${indexes[1]}]`,
+        message: `repeats module '${module}': multi-instance providers require an explicit 'instance_id' on every entry but one`,
+      });
+    }
+  }
+  return errors;
+}
+
+/** The orchestrator or context entry in its dict form, whichever form the plan used. */
+export function resolveSessionModule(
+  plan: MountPlan,
+  slot: 'orchestrator' | 'context',
+): { module: string; source: string | undefined; config: Record<string, unknown> } {
+  const ref = plan.session[slot];
+  if (typeof ref === 'string') {
+    return {
+      module: ref,
+      source: slot === 'orchestrator' ? plan.session.orchestrator_source : plan.session.context_source,
+      config: plan[slot]?.config ?? {},
+    };
+  }
+  return { module: ref.module, source: ref.source, config: ref.config ?? {} };
+}

@@ -1,0 +1,339 @@
+/**
+ * AmplifierSession: validates a mount plan, loads and mounts its modules in the
+ * kernel's order, runs turns through the mounted orchestrator and tears
+ * everything down (LIFO cleanups) at the end.
+ */
+import { randomUUID } from 'node:crypto';
+import type {
+  ApprovalProvider,
+  DisplaySystem,
+  LoadedModule,
+  Logger,
+  ModuleLoaderLike,
+  OrchestratorRun,
+} from './contracts.js';
+import { Coordinator } from './coordinator.js';
+import { AmplifierError, errorMessage } from './errors.js';
+import {
+  CANCEL_COMPLETED,
+  MODULE_ON_SESSION_READY_FAILED,
+  SESSION_END,
+  SESSION_FORK,
+  SESSION_RESUME,
+  SESSION_START,
+} from './events.js';
+import { ModuleLoader } from './loader/loader.js';
+import { defaultLogger } from './logger.js';
+import type { ModuleType, SessionStatus } from './models.js';
+import { assertMountPlan, type ModuleSpec, type MountPlan, resolveSessionModule } from './mount-plan.js';
+import { redactSecrets } from './redact.js';
+
+export interface SessionOptions {
+  /** Default: a `ModuleLoader` resolving from `baseDir`. */
+  loader?: ModuleLoaderLike;
+  approval?: ApprovalProvider;
+  display?: DisplaySystem;
+  logger?: Logger;
+  /** Default: a new UUID v4. */
+  sessionId?: string;
+  /** Set for a child (forked) session. */
+  parentId?: string | null;
+  /** Emit `session:resume` instead of `session:start`. */
+  isResumed?: boolean;
+  /** Directory modules are resolved from (its package.json and node_modules). Default: cwd. */
+  baseDir?: string;
+  /** Registered as the `session.working_dir` capability. Default: cwd. */
+  workingDir?: string;
+}
+
+export interface ExecuteOptions {
+  /** Aborting it cancels the turn immediately. */
+  signal?: AbortSignal;
+}
+
+/** A module that failed to load or mount during `initialize()` (non-fatal sections only). */
+export interface ModuleFailure {
+  section: 'providers' | 'tools' | 'hooks';
+  module: string;
+  error: unknown;
+}
+
+export class AmplifierSession {
+  readonly sessionId: string;
+  readonly parentId: string | null;
+  readonly config: MountPlan;
+  readonly coordinator: Coordinator;
+  readonly loader: ModuleLoaderLike;
+  readonly status: SessionStatus;
+  /** Providers, tools and hooks that could not be loaded (they were skipped). */
+  readonly failures: ModuleFailure[] = [];
+
+  readonly #isResumed: boolean;
+  readonly #logger: Logger;
+  readonly #workingDir: string;
+  #initialized = false;
+  #initializing: Promise<void> | undefined;
+  #started = false;
+
+  /** Validates the plan (throws `MountPlanError` listing every problem); loads nothing yet. */
+  constructor(plan: MountPlan, options: SessionOptions = {}) {
+    assertMountPlan(plan);
+    this.config = plan;
+    this.sessionId = options.sessionId || randomUUID();
+    this.parentId = options.parentId ?? null;
+    this.#isResumed = options.isResumed ?? false;
+    this.#logger = options.logger ?? defaultLogger;
+    this.#workingDir = options.workingDir ?? process.cwd();
+    this.status = { session_id: this.sessionId, started_at: new Date().toISOString(), status: 'running' };
+    this.coordinator = new Coordinator({
+      sessionId: this.sessionId,
+      parentId: this.parentId,
+      config: plan,
+      ...(options.approval && { approval: options.approval }),
+      ...(options.display && { display: options.display }),
+      logger: this.#logger,
+    });
+    this.coordinator.hooks.setDefaultFields({ session_id: this.sessionId, parent_id: this.parentId });
+    this.loader =
+      options.loader ??
+      new ModuleLoader({
+        baseDir: options.baseDir ?? process.cwd(),
+        coordinator: this.coordinator,
+        logger: this.#logger,
+      });
+    this.coordinator.loader = this.loader;
+  }
+
+  /** Construct and initialize; if initialization fails, what was mounted is cleaned up. */
+  static async create(plan: MountPlan, options: SessionOptions = {}): Promise<AmplifierSession> {
+    const session = new AmplifierSession(plan, options);
+    try {
+      await session.initialize();
+    } catch (error) {
+      await session.cleanup().catch(() => {});
+      throw error;
+    }
+    return session;
+  }
+
+  get isInitialized(): boolean {
+    return this.#initialized;
+  }
+
+  /**
+   * Load and mount: orchestrator, context (both required), then providers,
+   * tools and hooks (failures reported and skipped); then `onSessionReady`
+   * callbacks in mount order; then `session:fork` for child sessions. Idempotent.
+   */
+  initialize(): Promise<void> {
+    if (this.#initialized) return Promise.resolve();
+    this.#initializing ??= this.#initialize().finally(() => {
+      this.#initializing = undefined;
+    });
+    return this.#initializing;
+  }
+
+  async #initialize(): Promise<void> {
+    const coordinator = this.coordinator;
+    coordinator.registerCapability('session.working_dir', this.#workingDir);
+    const ready: LoadedModule[] = [];
+
+    for (const slot of ['orchestrator', 'context'] as const) {
+      const { module, source, config } = resolveSessionModule(this.config, slot);
+      try {
+        ready.push(await this.#mount(module, config, source, slot));
+      } catch (error) {
+        const what = slot === 'orchestrator' ? 'orchestrator' : 'context manager';
+        throw new AmplifierError(
+          'MOUNT_FAILED',
+          `Cannot initialize without ${what}: ${errorMessage(error)}`,
+          {
+            cause: error,
+          },
+        );
+      }
+    }
+    for (const [section, type] of [
+      ['providers', 'provider'],
+      ['tools', 'tool'],
+      ['hooks', 'hook'],
+    ] as const) {
+      for (const spec of this.config[section] ?? []) {
+        try {
+          const loaded =
+            section === 'providers' && spec.instance_id !== undefined
+              ? await this.#mountProviderInstance(spec)
+              : await this.#mount(spec.module, spec.config ?? {}, spec.source, type);
+          ready.push(loaded);
+        } catch (error) {
+          this.failures.push({ section, module: spec.module, error });
+          this.#logger.warn(`${type} '${spec.module}' was not loaded: ${errorMessage(error)}`);
+        }
+      }
+    }
+    for (const loaded of ready) {
+      if (loaded.onSessionReady === undefined) continue;
+      try {
+        await loaded.onSessionReady(coordinator);
+      } catch (error) {
+        this.#logger.warn(`onSessionReady of '${loaded.id}' failed: ${errorMessage(error)}`);
+        await coordinator.hooks
+          .emit(MODULE_ON_SESSION_READY_FAILED, { module_id: loaded.id, error: errorMessage(error) })
+          .catch(() => {});
+      }
+    }
+    this.#initialized = true;
+    if (this.parentId !== null) {
+      await coordinator.hooks.emit(SESSION_FORK, {
+        parent: this.parentId,
+        session_id: this.sessionId,
+        ...this.#extras(),
+      });
+    }
+  }
+
+  async #mount(
+    id: string,
+    config: Record<string, unknown>,
+    source: string | undefined,
+    type: ModuleType,
+  ): Promise<LoadedModule> {
+    const loaded = await this.loader.load(id, config, { ...(source !== undefined && { source }), type });
+    const cleanup = await loaded.mount(this.coordinator);
+    this.coordinator.registerCleanup(cleanup);
+    return loaded;
+  }
+
+  /** Mount a provider, then move it from its default name to `instance_id`. */
+  async #mountProviderInstance(spec: ModuleSpec): Promise<LoadedModule> {
+    const providers = this.coordinator.get('providers');
+    const defaultName = spec.module.replace(/^provider-/, '');
+    const instanceId = spec.instance_id as string;
+    const previous = providers.get(defaultName);
+    const loaded = await this.#mount(spec.module, spec.config ?? {}, spec.source, 'provider');
+    if (defaultName === instanceId) return loaded;
+    const mounted = providers.get(defaultName);
+    if (mounted === undefined || mounted === previous) {
+      throw new AmplifierError(
+        'MOUNT_FAILED',
+        `provider '${spec.module}' did not mount under its default name '${defaultName}', so it cannot be renamed to instance_id '${instanceId}'`,
+      );
+    }
+    providers.set(instanceId, mounted);
+    if (previous !== undefined) providers.set(defaultName, previous);
+    else providers.delete(defaultName);
+    return loaded;
+  }
+
+  #extras(): Record<string, unknown> {
+    const extras: Record<string, unknown> = {};
+    if (this.config.session.metadata) extras.metadata = this.config.session.metadata;
+    if (this.config.session.raw) extras.raw = redactSecrets(this.config);
+    return extras;
+  }
+
+  /**
+   * Run one turn. Initializes first if needed; emits `session:start` (or
+   * `session:resume`) on the first call only. Aborting `signal` cancels
+   * immediately. Never swallows the orchestrator's errors.
+   */
+  async execute(prompt: string, options: ExecuteOptions = {}): Promise<string> {
+    await this.initialize();
+    const coordinator = this.coordinator;
+    if (!this.#started) {
+      this.#started = true;
+      await coordinator.hooks.emit(this.#isResumed ? SESSION_RESUME : SESSION_START, {
+        session_id: this.sessionId,
+        parent_id: this.parentId,
+        ...this.#extras(),
+      });
+    }
+    const orchestrator = coordinator.get('orchestrator');
+    const context = coordinator.get('context');
+    const providers = coordinator.get('providers');
+    if (orchestrator === undefined)
+      throw new AmplifierError('SESSION_INVALID', 'No orchestrator module mounted');
+    if (context === undefined) throw new AmplifierError('SESSION_INVALID', 'No context manager mounted');
+    if (providers.size === 0) {
+      throw new AmplifierError(
+        'SESSION_INVALID',
+        'No providers mounted: add one to the mount plan (providers: [{ module: provider-mock }] works offline) and check the warnings above for why a configured one did not load',
+      );
+    }
+
+    coordinator.resetTurn();
+    coordinator.cancellation.reset();
+    const { signal } = options;
+    const onAbort = (): void => {
+      coordinator.requestCancel({ immediate: true }).catch((error: unknown) => {
+        this.#logger.warn(`cancellation failed: ${errorMessage(error)}`);
+      });
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+
+    this.status.status = 'running';
+    const run: OrchestratorRun = {
+      context,
+      providers,
+      tools: coordinator.get('tools'),
+      hooks: coordinator.hooks,
+      coordinator,
+      signal: coordinator.cancellation.signal,
+    };
+    try {
+      const result = await orchestrator.execute(prompt, run);
+      if (coordinator.cancellation.isCancelled) {
+        this.status.status = 'cancelled';
+        await coordinator.hooks.emit(CANCEL_COMPLETED, {
+          was_immediate: coordinator.cancellation.isImmediate,
+        });
+      } else {
+        this.status.status = 'completed';
+      }
+      return result;
+    } catch (error) {
+      if (coordinator.cancellation.isCancelled) {
+        this.status.status = 'cancelled';
+        await coordinator.hooks.emit(CANCEL_COMPLETED, {
+          was_immediate: coordinator.cancellation.isImmediate,
+          error: errorMessage(error),
+        });
+      } else {
+        this.status.status = 'failed';
+        this.status.last_error = { message: errorMessage(error) };
+      }
+      throw error;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Emit `session:end` (once, only if initialized), run every cleanup (LIFO),
+   * then the loader's cleanup, even if a cleanup failed.
+   */
+  async cleanup(): Promise<void> {
+    if (this.#initialized) {
+      this.#initialized = false;
+      this.status.ended_at = new Date().toISOString();
+      try {
+        await this.coordinator.hooks.emit(SESSION_END, {
+          session_id: this.sessionId,
+          status: this.status.status,
+        });
+      } catch (error) {
+        this.#logger.warn(`session:end handlers failed: ${errorMessage(error)}`);
+      }
+    }
+    try {
+      await this.coordinator.cleanup();
+    } finally {
+      this.loader.cleanup?.();
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.cleanup();
+  }
+}
