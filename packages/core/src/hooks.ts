@@ -62,9 +62,10 @@ export class HookRegistry {
   /** Register `handler` for `event`; returns a function that removes exactly this registration. */
   register(event: string, handler: HookHandler, options: RegisterOptions = {}): () => void {
     const seq = ++this.#seq;
+    const priority = options.priority ?? 0;
     const entry: Entry = {
       handler,
-      priority: options.priority ?? 0,
+      priority: Number.isNaN(priority) ? 0 : priority,
       name: options.name ?? (handler.name || `_auto_${event}_${seq}`),
       seq,
     };
