@@ -54,21 +54,31 @@ export function serializeToolOutput(result: ToolResult): string {
  * strings, cycles become "[Circular]".
  */
 export function stringifyJson(value: unknown, space?: number): string {
-  const seen = new WeakSet<object>();
+  // The chain from the root to the value being written: `holders` are the
+  // objects JSON.stringify walks (a Map's converted object), `originals` what
+  // they came from. Only a value that is its own ancestor is a cycle; the same
+  // object referenced twice side by side is written twice.
+  const holders: unknown[] = [];
+  const originals: unknown[] = [];
   return (
     JSON.stringify(
       value,
-      (_key, v: unknown) => {
+      function (this: unknown, _key, v: unknown) {
         if (typeof v === 'bigint') return v.toString();
         if (typeof v === 'function' || typeof v === 'symbol') return String(v);
-        if (typeof v === 'object' && v !== null) {
-          if (seen.has(v)) return '[Circular]';
-          seen.add(v);
-          if (v instanceof Map) return Object.fromEntries(v);
-          if (v instanceof Set) return [...v];
-          if (v instanceof Error) return { name: v.name, message: v.message };
+        if (typeof v !== 'object' || v === null) return v;
+        while (holders.length > 0 && holders[holders.length - 1] !== this) {
+          holders.pop();
+          originals.pop();
         }
-        return v;
+        if (originals.includes(v)) return '[Circular]';
+        let out: unknown = v;
+        if (v instanceof Map) out = Object.fromEntries(v);
+        else if (v instanceof Set) out = [...v];
+        else if (v instanceof Error) out = { name: v.name, message: v.message };
+        holders.push(out);
+        originals.push(v);
+        return out;
       },
       space,
     ) ?? 'null'
