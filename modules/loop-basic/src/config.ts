@@ -1,0 +1,115 @@
+/**
+ * The orchestrator's config: the reference keys (snake_case, as in a mount
+ * plan) plus the scheduling, timeout, truncation and alias settings. Checked
+ * with core's ajv at mount time; a bad value fails `mount` with every problem.
+ */
+import { AmplifierError, compileSchema, type DataValidator, type JSONSchema } from '@amplifier/core';
+
+/** The config as given in a mount plan. Every key is optional. */
+export interface LoopBasicConfig {
+  /** Provider calls per turn before the wrap-up call; -1 means unlimited. Default -1. */
+  max_iterations?: number;
+  /** Tool calls of one response that may run at the same time. Default 10. */
+  max_concurrent_tools?: number;
+  /** Seconds before a tool call is aborted (0 or null: no default timeout). Default 120. */
+  tool_timeout?: number | null;
+  /** Tool output above this many UTF-8 bytes is cut to its head and tail. Default 102400. */
+  max_tool_output_bytes?: number;
+  /** Extra names the model may use: `{ Read: 'read_file' }`. */
+  tool_aliases?: Record<string, string>;
+  /** Passed to `provider.complete` as `extended_thinking: true`. Default false. */
+  extended_thinking?: boolean;
+  /** Copied into `ChatRequest.reasoning_effort`. Default: not set. */
+  reasoning_effort?: string | null;
+  /** Empty responses in a row after which the turn ends. Default 3. */
+  max_empty_responses?: number;
+  /** Name of the provider to use when it is mounted (otherwise: lowest priority). */
+  default_provider?: string | null;
+}
+
+/** The config with every default filled in (tool_timeout in ms, null: none). */
+export interface ResolvedConfig {
+  maxIterations: number;
+  maxConcurrentTools: number;
+  toolTimeoutMs: number | null;
+  maxToolOutputBytes: number;
+  toolAliases: ReadonlyMap<string, string>;
+  extendedThinking: boolean;
+  reasoningEffort: string | undefined;
+  maxEmptyResponses: number;
+  defaultProvider: string | undefined;
+}
+
+const CONFIG_SCHEMA: JSONSchema = {
+  type: 'object',
+  properties: {
+    max_iterations: { type: 'integer', minimum: -1 },
+    max_concurrent_tools: { type: 'integer', minimum: 1 },
+    tool_timeout: { type: ['number', 'null'], minimum: 0 },
+    max_tool_output_bytes: { type: 'integer', minimum: 256 },
+    tool_aliases: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
+    extended_thinking: { type: 'boolean' },
+    reasoning_effort: { type: ['string', 'null'] },
+    max_empty_responses: { type: 'integer', minimum: 1 },
+    default_provider: { type: ['string', 'null'] },
+    // Read by the reference's README, unused by the loop; accepted for plan compatibility.
+    timeout: {},
+  },
+};
+
+/** Keys the loop knows; others are reported (a typo should not pass silently). */
+export const CONFIG_KEYS: readonly string[] = Object.keys(CONFIG_SCHEMA.properties as object);
+
+let validator: DataValidator | undefined;
+
+/** Defaults of the optional settings, in their config units. */
+export const DEFAULTS: Readonly<{
+  max_iterations: number;
+  max_concurrent_tools: number;
+  tool_timeout: number;
+  max_tool_output_bytes: number;
+  max_empty_responses: number;
+}> = Object.freeze({
+  max_iterations: -1,
+  max_concurrent_tools: 10,
+  tool_timeout: 120,
+  max_tool_output_bytes: 100 * 1024,
+  max_empty_responses: 3,
+});
+
+/**
+ * Check `config` and fill in the defaults. Throws an `AmplifierError`
+ * (`MOUNT_FAILED`) listing every bad key and what it must be.
+ */
+export function resolveConfig(config: Record<string, unknown>): ResolvedConfig {
+  validator ??= compileSchema(CONFIG_SCHEMA);
+  const errors = validator(config ?? {});
+  if (config?.max_iterations === 0) {
+    errors.push({ path: 'max_iterations', message: 'must be -1 (unlimited) or at least 1' });
+  }
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `  - ${e.path || '(root)'} ${e.message}`).join('\n');
+    throw new AmplifierError(
+      'MOUNT_FAILED',
+      `Invalid loop-basic config:\n${lines}\nFix the orchestrator's config in the mount plan (max_iterations: -1 or >= 1; tool_timeout in seconds).`,
+    );
+  }
+  const c = (config ?? {}) as LoopBasicConfig;
+  const timeout = c.tool_timeout === undefined ? DEFAULTS.tool_timeout : c.tool_timeout;
+  return {
+    maxIterations: c.max_iterations ?? DEFAULTS.max_iterations,
+    maxConcurrentTools: c.max_concurrent_tools ?? DEFAULTS.max_concurrent_tools,
+    toolTimeoutMs: timeout === null || timeout === 0 ? null : timeout * 1000,
+    maxToolOutputBytes: c.max_tool_output_bytes ?? DEFAULTS.max_tool_output_bytes,
+    toolAliases: new Map(Object.entries(c.tool_aliases ?? {})),
+    extendedThinking: c.extended_thinking ?? false,
+    reasoningEffort: c.reasoning_effort ?? undefined,
+    maxEmptyResponses: c.max_empty_responses ?? DEFAULTS.max_empty_responses,
+    defaultProvider: c.default_provider ?? undefined,
+  };
+}
+
+/** Keys of `config` the loop does not know (for a warning). */
+export function unknownKeys(config: Record<string, unknown>): string[] {
+  return Object.keys(config ?? {}).filter((key) => !CONFIG_KEYS.includes(key));
+}

@@ -1,0 +1,39 @@
+/**
+ * @amplifier/loop-basic: Amplifier's reference agent loop (module id
+ * `loop-basic`, type orchestrator) with validated, resource-scheduled,
+ * time-limited tool calls.
+ *
+ * ```ts
+ * import { mount } from '@amplifier/loop-basic';
+ * await mount(coordinator, { max_iterations: 50, tool_aliases: { Read: 'read_file' } });
+ * ```
+ */
+import type { Cleanup, Coordinator } from '@amplifier/core';
+import { resolveConfig, unknownKeys } from './config.js';
+import { BasicOrchestrator } from './orchestrator.js';
+
+export type { LoopBasicConfig, ResolvedConfig } from './config.js';
+export { DEFAULTS, resolveConfig } from './config.js';
+export { BasicOrchestrator, CANCELLED_MESSAGE, LOOP_LIMIT_REMINDER, textOf } from './orchestrator.js';
+export type { ScheduleEntry } from './scheduler.js';
+export { conflicts, runScheduled } from './scheduler.js';
+export { cancelledContent } from './tool-runner.js';
+export { truncateOutput } from './truncate.js';
+
+/**
+ * Mount a `BasicOrchestrator` at `orchestrator`. Throws a clear error for bad
+ * config; warns about keys it does not know. The returned cleanup unmounts it
+ * (if it is still the mounted orchestrator).
+ */
+export function mount(coordinator: Coordinator, config: Record<string, unknown> = {}): Cleanup {
+  const resolved = resolveConfig(config);
+  const unknown = unknownKeys(config);
+  if (unknown.length > 0) {
+    coordinator.logger.warn(`loop-basic: ignoring unknown config key(s): ${unknown.join(', ')}`);
+  }
+  const orchestrator = new BasicOrchestrator(resolved);
+  coordinator.mount('orchestrator', orchestrator);
+  return () => {
+    if (coordinator.get('orchestrator') === orchestrator) coordinator.unmount('orchestrator');
+  };
+}

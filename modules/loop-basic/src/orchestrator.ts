@@ -1,0 +1,487 @@
+/**
+ * BasicOrchestrator: Amplifier's reference agent loop. Ask the provider, run
+ * the tool calls it asks for, repeat until it answers with content; hooks see
+ * every step and may deny, modify, inject context or ask the user.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  AmplifierError,
+  type ChatRequest,
+  type ChatResponse,
+  type ContentBlock,
+  type ContextManager,
+  type Coordinator,
+  type EmitResult,
+  errorMessage,
+  errorType,
+  events,
+  type HookRegistry,
+  type HookResult,
+  LLMError,
+  type Message,
+  type Orchestrator,
+  type OrchestratorRun,
+  type Provider,
+  sanitizeForLlm,
+  type Tool,
+  type ToolCall,
+} from '@amplifier/core';
+import type { ResolvedConfig } from './config.js';
+import { runToolRound } from './tool-runner.js';
+import { ToolTable } from './tool-table.js';
+
+const E = events;
+const NAME = 'loop-basic';
+const CONTINUE: EmitResult = Object.freeze({ action: 'continue' }) as EmitResult;
+
+/** The assistant message stored after an immediate cancellation during tool execution. */
+export const CANCELLED_MESSAGE =
+  'The previous operation was cancelled. Results from completed tools have been preserved.';
+
+/** The user message of the wrap-up call when `max_iterations` is reached. */
+export const LOOP_LIMIT_REMINDER =
+  '<system-reminder source="orchestrator-loop-limit">\n' +
+  'You have reached the maximum number of iterations for this turn. Please provide a response to the user now, summarizing your progress and noting what remains to be done. You can continue in the next turn if needed.\n\n' +
+  'DO NOT mention this iteration limit or reminder to the user explicitly. Simply wrap up naturally.\n' +
+  '</system-reminder>';
+
+/** An injection for the next request only (never stored). */
+interface Ephemeral {
+  role: Message['role'];
+  content: string;
+  append: boolean;
+}
+
+/** State of one `execute` call. */
+interface Turn {
+  readonly context: ContextManager;
+  readonly hooks: HookRegistry;
+  readonly coordinator: Coordinator;
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly signal: AbortSignal;
+  readonly provider: Provider;
+  readonly providerName: string;
+  iteration: number;
+  cancelRequestedEmitted: boolean;
+  pending: Ephemeral[];
+}
+
+export class BasicOrchestrator implements Orchestrator {
+  readonly config: ResolvedConfig;
+  readonly #table: ToolTable;
+
+  constructor(config: ResolvedConfig) {
+    this.config = config;
+    this.#table = new ToolTable(config.toolAliases);
+  }
+
+  async execute(prompt: string, run: OrchestratorRun): Promise<string> {
+    const { context, hooks, coordinator, providers, tools } = run;
+    const signal = run.signal ?? coordinator.cancellation.signal;
+
+    const submitted = await process(
+      coordinator,
+      await hooks.emit(E.PROMPT_SUBMIT, { prompt }),
+      E.PROMPT_SUBMIT,
+    );
+    if (submitted.action === 'deny') return `Operation denied: ${submitted.reason ?? ''}`;
+    await context.addMessage({ role: 'user', content: prompt });
+
+    const [providerName, provider] = this.#selectProvider(providers);
+    const turn: Turn = {
+      context,
+      hooks,
+      coordinator,
+      tools,
+      signal,
+      provider,
+      providerName,
+      iteration: 0,
+      cancelRequestedEmitted: false,
+      pending: [],
+    };
+    // An ephemeral injection on prompt:submit goes with the first request.
+    pushEphemeral(turn, submitted);
+
+    const { maxIterations, maxEmptyResponses } = this.config;
+    let finalContent = '';
+    let empties = 0;
+    while (maxIterations === -1 || turn.iteration < maxIterations) {
+      if (coordinator.cancellation.isCancelled || signal.aborted) return this.#cancel(turn, finalContent);
+
+      const requested = await process(
+        coordinator,
+        await emitIf(hooks, E.PROVIDER_REQUEST, () => ({
+          provider: providerName,
+          iteration: turn.iteration,
+        })),
+        E.PROVIDER_REQUEST,
+      );
+      if (requested.action === 'deny') return `Operation denied: ${requested.reason ?? ''}`;
+
+      const messages = await this.#messagesFor(turn, requested);
+      let response: ChatResponse;
+      let toolCalls: ToolCall[];
+      try {
+        response = await this.#complete(turn, messages);
+        if (coordinator.cancellation.isImmediate || signal.aborted) return this.#cancel(turn, finalContent);
+        toolCalls = parseToolCalls(provider, response);
+        await emitIf(hooks, E.PROVIDER_RESPONSE, () => ({
+          provider: providerName,
+          usage: response.usage ?? null,
+          tool_calls: toolCalls.length > 0,
+        }));
+        await emitBlocks(hooks, response);
+      } catch (error) {
+        if (coordinator.cancellation.isImmediate || signal.aborted) return this.#cancel(turn, finalContent);
+        await emitProviderError(hooks, providerName, error);
+        throw error;
+      }
+
+      if (toolCalls.length > 0) {
+        empties = 0;
+        await context.addMessage(assistantMessage(response, toolCalls));
+        const round = await runToolRound(toolCalls, this.#table, this.config, hooks, coordinator, signal);
+        for (let i = 0; i < toolCalls.length; i++) {
+          await context.addMessage({
+            role: 'tool',
+            tool_call_id: toolCalls[i]!.id,
+            content: round.contents[i]!,
+          });
+        }
+        // Injections from tool:pre and tool:post land after every result of the round.
+        for (const { result, event, hookName } of round.injections) {
+          try {
+            const processed = await coordinator.processHookResult(result, event, hookName);
+            pushEphemeral(turn, processed);
+          } catch (error) {
+            coordinator.logger.warn(
+              `${NAME}: injection from '${hookName}' on ${event} dropped: ${errorMessage(error)}`,
+            );
+          }
+        }
+        if (coordinator.cancellation.isImmediate || signal.aborted) {
+          await context.addMessage({ role: 'assistant', content: CANCELLED_MESSAGE });
+          return this.#cancel(turn, finalContent);
+        }
+        turn.iteration++;
+        continue;
+      }
+
+      if (hasContent(response.content)) {
+        finalContent = textOf(response.content);
+        await context.addMessage(assistantMessage(response));
+        break;
+      }
+
+      turn.iteration++;
+      empties++;
+      coordinator.logger.warn(`${NAME}: the provider returned an empty response (${empties} in a row)`);
+      if (empties >= maxEmptyResponses) {
+        const message = `The model returned an empty response ${empties} times in a row, so this turn was ended without an answer. Try again or rephrase the request.`;
+        return this.#finish(turn, message, 'incomplete');
+      }
+    }
+
+    if (maxIterations !== -1 && turn.iteration >= maxIterations && !finalContent) {
+      finalContent = await this.#wrapUp(turn);
+    }
+    return this.#finish(turn, finalContent, finalContent ? 'success' : 'incomplete');
+  }
+
+  /** `default_provider` when mounted, else the lowest `priority` (default 100; ties keep Map order). */
+  #selectProvider(providers: ReadonlyMap<string, Provider>): [string, Provider] {
+    const preferred = this.config.defaultProvider;
+    if (preferred !== undefined) {
+      const provider = providers.get(preferred);
+      if (provider !== undefined) return [preferred, provider];
+    }
+    let best: [string, Provider] | undefined;
+    let bestPriority = Number.POSITIVE_INFINITY;
+    for (const [name, provider] of providers) {
+      const priority = providerPriority(provider);
+      if (priority < bestPriority) {
+        best = [name, provider];
+        bestPriority = priority;
+      }
+    }
+    if (best === undefined) {
+      throw new AmplifierError('SESSION_INVALID', 'No provider available: mount at least one provider');
+    }
+    return best;
+  }
+
+  /** The request view plus this request's ephemeral injections (copied only when there are some). */
+  async #messagesFor(turn: Turn, requested: HookResult): Promise<Message[]> {
+    let messages = await turn.context.getMessagesForRequest({ provider: turn.provider });
+    if (requested.action === 'inject_context' && requested.ephemeral && requested.context_injection) {
+      pushEphemeral(turn, requested);
+    }
+    if (turn.pending.length > 0) {
+      messages = applyEphemeral(messages, turn.pending);
+      turn.pending = [];
+    }
+    return messages;
+  }
+
+  async #complete(turn: Turn, messages: Message[]): Promise<ChatResponse> {
+    this.#table.sync(turn.tools);
+    const request: ChatRequest = { messages, tools: this.#table.specs };
+    if (this.config.reasoningEffort !== undefined) request.reasoning_effort = this.config.reasoningEffort;
+    const options = this.config.extendedThinking
+      ? { signal: turn.signal, extended_thinking: true }
+      : { signal: turn.signal };
+    return raceSignal(turn.provider.complete(request, options), turn.signal);
+  }
+
+  /** The reference's wrap-up call after max_iterations: one more answer, tools ignored, errors swallowed. */
+  async #wrapUp(turn: Turn): Promise<string> {
+    const { hooks, coordinator } = turn;
+    try {
+      const requested = await process(
+        coordinator,
+        await emitIf(hooks, E.PROVIDER_REQUEST, () => ({
+          provider: turn.providerName,
+          iteration: turn.iteration,
+          max_reached: true,
+        })),
+        E.PROVIDER_REQUEST,
+      );
+      if (requested.action === 'deny') return '';
+      // As the reference: an ephemeral injection (counted against the turn's budget, never stored).
+      await coordinator.processHookResult(
+        {
+          action: 'inject_context',
+          context_injection: LOOP_LIMIT_REMINDER,
+          context_injection_role: 'system',
+          ephemeral: true,
+          suppress_output: true,
+        },
+        E.PROVIDER_REQUEST,
+        'orchestrator',
+      );
+      const messages = [...(await this.#messagesFor(turn, requested))];
+      messages.push({ role: 'user', content: LOOP_LIMIT_REMINDER });
+      const response = await this.#complete(turn, messages);
+      if (coordinator.cancellation.isImmediate || turn.signal.aborted) return '';
+      // Tool calls are ignored here; tool_call blocks are not stored, so no call is left unanswered.
+      const content = Array.isArray(response.content)
+        ? response.content.filter((block) => block.type !== 'tool_call')
+        : response.content;
+      if (!hasContent(content)) return '';
+      await turn.context.addMessage(assistantMessage({ ...response, content }));
+      return textOf(content);
+    } catch (error) {
+      await emitProviderError(hooks, turn.providerName, error);
+      return '';
+    }
+  }
+
+  /** The cancel sequence (§6.4): cancel:requested once, callbacks, cancel:completed, orchestrator:complete. */
+  async #cancel(turn: Turn, finalContent: string): Promise<string> {
+    const { hooks, coordinator } = turn;
+    const token = coordinator.cancellation;
+    if (!turn.cancelRequestedEmitted) {
+      turn.cancelRequestedEmitted = true;
+      await hooks.emit(E.CANCEL_REQUESTED, {
+        orchestrator: NAME,
+        state: token.state,
+        turn_count: turn.iteration,
+      });
+      try {
+        await token.triggerCallbacks();
+      } catch (error) {
+        coordinator.logger.warn(`${NAME}: a cancellation callback failed: ${errorMessage(error)}`);
+      }
+    }
+    await hooks.emit(E.CANCEL_COMPLETED, {
+      orchestrator: NAME,
+      was_immediate: token.isImmediate || turn.signal.aborted,
+      turn_count: turn.iteration,
+    });
+    await hooks.emit(E.ORCHESTRATOR_COMPLETE, {
+      orchestrator: NAME,
+      turn_count: turn.iteration,
+      status: 'cancelled',
+    });
+    return finalContent;
+  }
+
+  async #finish(turn: Turn, finalContent: string, status: 'success' | 'incomplete'): Promise<string> {
+    const { hooks } = turn;
+    await emitIf(hooks, E.PROMPT_COMPLETE, () => ({
+      response_preview: finalContent.slice(0, 200),
+      length: finalContent.length,
+    }));
+    await emitIf(hooks, E.ORCHESTRATOR_COMPLETE, () => ({
+      orchestrator: NAME,
+      turn_count: turn.iteration,
+      status,
+    }));
+    return finalContent;
+  }
+}
+
+function providerPriority(provider: Provider): number {
+  if (typeof provider.priority === 'number') return provider.priority;
+  const config = (provider as { config?: { priority?: unknown } }).config;
+  return typeof config?.priority === 'number' ? config.priority : 100;
+}
+
+/** Emit only when someone listens, building the payload only then. */
+function emitIf(
+  hooks: HookRegistry,
+  event: string,
+  payload: () => Record<string, unknown>,
+): Promise<EmitResult> | EmitResult {
+  return hooks.has(event) ? hooks.emit(event, payload()) : CONTINUE;
+}
+
+/** Apply a hook result through the coordinator when it asks for anything. */
+async function process(coordinator: Coordinator, result: EmitResult, event: string): Promise<HookResult> {
+  if (result.action === 'continue' && !result.user_message) return result;
+  return coordinator.processHookResult(result, event, 'orchestrator');
+}
+
+function pushEphemeral(turn: Turn, result: HookResult): void {
+  if (result.action !== 'inject_context' || !result.ephemeral || !result.context_injection) return;
+  turn.pending.push({
+    role: result.context_injection_role ?? 'system',
+    content: sanitizeForLlm(result.context_injection),
+    append: result.append_to_last_tool_result === true,
+  });
+}
+
+/**
+ * A copy of `messages` with the injections added (the stored messages are
+ * never changed). Appends go to the last message of the view when it is a
+ * tool result (whatever order the injections came in); the rest become new
+ * messages at the end, in order.
+ */
+function applyEphemeral(messages: readonly Message[], injections: readonly Ephemeral[]): Message[] {
+  const out = messages.slice();
+  const lastIndex = out.length - 1;
+  const last = out[lastIndex];
+  const extra: Message[] = [];
+  for (const injection of injections) {
+    if (injection.append && last?.role === 'tool') {
+      const target = out[lastIndex]!;
+      const content =
+        typeof target.content === 'string'
+          ? `${target.content}\n\n${injection.content}`
+          : [...target.content, { type: 'text' as const, text: injection.content }];
+      out[lastIndex] = { ...target, content };
+    } else {
+      extra.push({ role: injection.role, content: injection.content });
+    }
+  }
+  for (const message of extra) out.push(message);
+  return out;
+}
+
+/** The response's tool calls, each with an id and object arguments (`{}` for a zero-argument call). */
+function parseToolCalls(provider: Provider, response: ChatResponse): ToolCall[] {
+  const calls =
+    (typeof provider.parseToolCalls === 'function'
+      ? provider.parseToolCalls(response)
+      : response.tool_calls) ?? [];
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!;
+    if (
+      typeof call.id !== 'string' ||
+      call.id === '' ||
+      call.arguments === undefined ||
+      call.arguments === null
+    ) {
+      calls[i] = {
+        ...call,
+        id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${randomUUID()}`,
+        arguments: call.arguments ?? {},
+      };
+    }
+  }
+  return calls;
+}
+
+async function emitBlocks(hooks: HookRegistry, response: ChatResponse): Promise<void> {
+  const blocks = response.content;
+  if (!Array.isArray(blocks) || blocks.length === 0) return;
+  const start = hooks.has(E.CONTENT_BLOCK_START);
+  const end = hooks.has(E.CONTENT_BLOCK_END);
+  if (!start && !end) return;
+  const total = blocks.length;
+  for (let i = 0; i < total; i++) {
+    const block = blocks[i]!;
+    if (start) {
+      await hooks.emit(E.CONTENT_BLOCK_START, {
+        block_type: block.type,
+        block_index: i,
+        total_blocks: total,
+      });
+    }
+    if (end) {
+      const data: Record<string, unknown> = { block_index: i, total_blocks: total, block };
+      if (response.usage) data.usage = response.usage;
+      await hooks.emit(E.CONTENT_BLOCK_END, data);
+    }
+  }
+}
+
+async function emitProviderError(hooks: HookRegistry, provider: string, error: unknown): Promise<void> {
+  const data: Record<string, unknown> = {
+    provider,
+    error: { type: errorType(error), msg: errorMessage(error) },
+  };
+  if (LLMError.isLLMError(error)) {
+    data.retryable = error.retryable;
+    data.status_code = error.status_code ?? null;
+  }
+  try {
+    await hooks.emit(E.PROVIDER_ERROR, data);
+  } catch {
+    // emit never throws; a broken registry must not hide the provider's error
+  }
+}
+
+function assistantMessage(response: ChatResponse, toolCalls?: readonly ToolCall[]): Message {
+  const message: Message = { role: 'assistant', content: response.content ?? '' };
+  if (toolCalls !== undefined) {
+    message.tool_calls = toolCalls.map((tc) => ({ id: tc.id, tool: tc.name, arguments: tc.arguments ?? {} }));
+  }
+  if (response.metadata !== undefined) message.metadata = response.metadata;
+  return message;
+}
+
+function hasContent(content: string | readonly ContentBlock[] | undefined): boolean {
+  return typeof content === 'string' ? content.length > 0 : Array.isArray(content) && content.length > 0;
+}
+
+/** The answer text: `text` blocks (and typeless blocks with text) joined by a blank line; never thinking. */
+export function textOf(content: string | readonly ContentBlock[] | undefined): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const block of content as readonly { type?: string; text?: unknown }[]) {
+    if ((block.type ?? 'text') === 'text' && typeof block.text === 'string') parts.push(block.text);
+  }
+  return parts.join('\n\n');
+}
+
+/** Settle with `promise`, or reject as soon as `signal` aborts (a provider that ignores it cannot hang a cancel). */
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
