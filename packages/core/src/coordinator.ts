@@ -59,6 +59,19 @@ const MOUNT_POINTS: ReadonlySet<string> = new Set<MountPoint>([
 /** Decisions of an approval provider that allow (compared lower-cased and trimmed). */
 const ALLOW_DECISIONS: ReadonlySet<string> = new Set(['allow', 'allow once', 'allow always']);
 
+/** Fail closed: only a string from the allow family allows (an answer, or the timeout default). */
+function isAllowDecision(decision: unknown): boolean {
+  return typeof decision === 'string' && ALLOW_DECISIONS.has(decision.trim().toLowerCase());
+}
+
+/** setTimeout turns longer delays into 1 ms: the longest wait the kernel can time. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The reference default (300 s) unless the hook gave a positive number of seconds. */
+function approvalTimeoutSeconds(value: unknown): number {
+  return typeof value === 'number' && value > 0 ? value : 300;
+}
+
 function unknownMountPoint(point: string): AmplifierError {
   return new AmplifierError(
     'UNKNOWN_MOUNT_POINT',
@@ -328,7 +341,7 @@ export class Coordinator {
     this.#turnInjectionTokens += tokens;
     if (result.ephemeral) return;
     const context = this.#slots.context;
-    if (context === undefined) return;
+    if (typeof context?.addMessage !== 'function') return;
     await context.addMessage({
       role: result.context_injection_role ?? 'system',
       content,
@@ -339,11 +352,13 @@ export class Coordinator {
   async #askUser(result: HookResult, event: string, hookName: string): Promise<HookResult> {
     const prompt = result.approval_prompt || 'Allow this operation?';
     if (!this.approval) return { action: 'deny', reason: 'No approval system available' };
-    const timeout = result.approval_timeout ?? 300;
+    const timeout = approvalTimeoutSeconds(result.approval_timeout);
     const fallback = result.approval_default ?? 'deny';
+    const cancelled = this.cancellation.signal;
+    if (cancelled.aborted)
+      return { action: 'deny', reason: `Cancelled while waiting for approval: ${prompt}` };
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
-    const cancelled = this.cancellation.signal;
     const onCancel = (): void => controller.abort(cancelled.reason);
     cancelled.addEventListener('abort', onCancel, { once: true });
     try {
@@ -360,13 +375,17 @@ export class Coordinator {
           { signal: controller.signal },
         ),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ApprovalTimeoutError()), timeout * 1000);
+          timer = setTimeout(
+            () => reject(new ApprovalTimeoutError()),
+            Math.min(timeout * 1000, MAX_TIMER_MS),
+          );
           controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
         }),
       ]);
-      if (ALLOW_DECISIONS.has(String(decision).trim().toLowerCase())) return { action: 'continue' };
-      if (String(decision).trim().toLowerCase() !== 'deny') {
-        this.logger.warn(`approval answer '${String(decision)}' is not an allow option; treated as deny`);
+      if (isAllowDecision(decision)) return { action: 'continue' };
+      if (typeof decision !== 'string' || decision.trim().toLowerCase() !== 'deny') {
+        const shown = typeof decision === 'string' ? decision : `<${typeof decision}>`;
+        this.logger.warn(`approval answer '${shown}' is not an allow option; treated as deny`);
       }
       return { action: 'deny', reason: `User denied: ${prompt.slice(0, 200)}` };
     } catch (error) {
@@ -374,7 +393,7 @@ export class Coordinator {
         error instanceof ApprovalTimeoutError ||
         (AmplifierError.is(error) && error.code === 'APPROVAL_TIMEOUT')
       ) {
-        if (fallback === 'allow') return { action: 'continue' };
+        if (isAllowDecision(fallback)) return { action: 'continue' };
         return { action: 'deny', reason: `Approval timeout - denied by default: ${prompt}` };
       }
       if (controller.signal.aborted && cancelled.aborted) {
