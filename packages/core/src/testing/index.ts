@@ -1,7 +1,28 @@
 /**
  * @amplifier/core/testing: test doubles and conformance suites for module
- * authors. Suites use vitest (an optional peer dependency of core).
+ * authors. The suites use vitest (an optional peer dependency of core): a
+ * module's test file calls `toolConformance({ mount, config })` (or the
+ * context, hook, orchestrator, provider variant) in one line.
  */
+export {
+  contextConformance,
+  hookConformance,
+  orchestratorConformance,
+  providerConformance,
+  toolConformance,
+} from './conformance.js';
+export { contextChecks, oddMessages } from './context-checks.js';
+export type { CheckOutcome, ConformanceCheck, LogRecord, ModuleUnderTest, MountedModule } from './harness.js';
+export {
+  ConformanceError,
+  cleanupForTest,
+  mountForTest,
+  RecordingLogger,
+  runConformanceChecks,
+  withMounted,
+} from './harness.js';
+export type { HookModuleUnderTest } from './hook-checks.js';
+export { hookChecks, oddEventData } from './hook-checks.js';
 export {
   createTestCoordinator,
   EventRecorder,
@@ -10,3 +31,11 @@ export {
   MockTool,
   TestCoordinator,
 } from './mocks.js';
+export { orchestratorChecks } from './orchestrator-checks.js';
+export { MINIMAL_REQUEST, providerChecks } from './provider-checks.js';
+export type { ScriptedRun } from './scripted-orchestrator.js';
+export { ScriptedOrchestrator } from './scripted-orchestrator.js';
+export type { ToolModuleUnderTest } from './tool-checks.js';
+export { assertToolResult, badInputs, toolChecks } from './tool-checks.js';
+export type { WaitForOptions } from './wait-for.js';
+export { waitFor } from './wait-for.js';
