@@ -5,7 +5,9 @@
  * schemas are compiled once per schema object.
  */
 import { createRequire } from 'node:module';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { type DataError, DataValidationError } from './errors.js';
 import type { JSONSchema } from './messages.js';
@@ -33,22 +35,44 @@ export const DATA_SCHEMA_NAMES: readonly DataSchemaName[] = [
 const SCHEMA_BASE = 'https://amplifier-ts.dev/schemas/v1/';
 const requireJson = createRequire(import.meta.url);
 
+const AJV_OPTIONS: Options = {
+  allErrors: true,
+  strict: false,
+  allowUnionTypes: true,
+  validateFormats: false,
+};
+
 let ajvInstance: Ajv2020 | undefined;
+let ajv2019Instance: Ajv2019 | undefined;
+let ajv07Instance: Ajv | undefined;
 
 /** The shared ajv (draft 2020-12, all errors, lenient about unknown keywords). */
 export function sharedAjv(): Ajv2020 {
   if (ajvInstance === undefined) {
-    ajvInstance = new Ajv2020({
-      allErrors: true,
-      strict: false,
-      allowUnionTypes: true,
-      validateFormats: false,
-    });
+    ajvInstance = new Ajv2020(AJV_OPTIONS);
     for (const name of DATA_SCHEMA_NAMES) {
       ajvInstance.addSchema(loadSchema(name));
     }
   }
   return ajvInstance;
+}
+
+type SchemaCompiler = { compile(schema: object): ValidateFunction };
+
+/** The ajv for a schema's declared `$schema` (older drafts differ, e.g. tuple `items`). */
+function ajvFor(declared: unknown): SchemaCompiler | undefined {
+  if (typeof declared !== 'string' || /draft\/2020-12/.test(declared)) return undefined;
+  if (/draft\/2019-09/.test(declared)) {
+    ajv2019Instance ??= new Ajv2019(AJV_OPTIONS);
+    return ajv2019Instance;
+  }
+  if (/draft-0[4-7]/.test(declared)) return draft07Ajv();
+  return undefined;
+}
+
+function draft07Ajv(): Ajv {
+  ajv07Instance ??= new Ajv(AJV_OPTIONS);
+  return ajv07Instance;
 }
 
 /** The parsed JSON Schema of a data type (the file shipped in the package). */
@@ -78,16 +102,33 @@ const compiled = new WeakMap<object, DataValidator>();
 
 /**
  * Compile (once per schema object) a validator for a tool's input schema or
- * any other JSON Schema. A `$schema` of another draft is ignored (validated as
- * 2020-12). Throws a clear error when the schema itself is invalid.
+ * any other JSON Schema. Draft 2020-12 by default; a `$schema` naming draft-04
+ * to draft-07 or 2019-09 is compiled with that draft's rules (tuple `items`,
+ * `additionalItems`, `definitions`), and a schema without `$schema` that only
+ * compiles as draft-07 is accepted as such. Throws a clear error when the
+ * schema itself is invalid.
  */
 export function compileSchema(schema: JSONSchema): DataValidator {
   let validator = compiled.get(schema);
   if (validator !== undefined) return validator;
-  const { $schema: _ignored, $id: _id, ...rest } = schema;
+  const { $schema: declared, $id: _id, ...rest } = schema;
   let validate: ValidateFunction;
   try {
-    validate = sharedAjv().compile(rest);
+    const ajv = ajvFor(declared);
+    if (ajv !== undefined) {
+      validate = ajv.compile(rest);
+    } else {
+      try {
+        validate = sharedAjv().compile(rest);
+      } catch (error) {
+        if (declared !== undefined) throw error;
+        try {
+          validate = draft07Ajv().compile(rest);
+        } catch {
+          throw error;
+        }
+      }
+    }
   } catch (error) {
     throw new DataValidationError(`Invalid JSON Schema: ${(error as Error).message}`, [
       { path: '', message: (error as Error).message },
@@ -136,6 +177,8 @@ export function formatAjvErrors(errors: readonly ErrorObject[] | null | undefine
       message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     } else if (error.keyword === 'type') {
       message = `must be ${String(params.type).replace(/,/g, ' or ')}`;
+    } else if (error.keyword === 'minLength' && params.limit === 1) {
+      message = 'must not be empty';
     }
     const key = `${path}\u0000${message}`;
     if (seen.has(key)) continue;
