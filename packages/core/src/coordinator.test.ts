@@ -50,7 +50,10 @@ class RecordingContext implements ContextManager {
 class FakeApproval implements ApprovalProvider {
   readonly requests: ApprovalRequest[] = [];
   readonly signals: (AbortSignal | undefined)[] = [];
-  constructor(private readonly answer: string | Error | ((r: ApprovalRequest) => Promise<string>)) {}
+  readonly answer: string | Error | ((r: ApprovalRequest) => Promise<string>);
+  constructor(answer: string | Error | ((r: ApprovalRequest) => Promise<string>)) {
+    this.answer = answer;
+  }
   async requestApproval(request: ApprovalRequest, options?: { signal?: AbortSignal }): Promise<string> {
     this.requests.push(request);
     this.signals.push(options?.signal);

@@ -5,12 +5,17 @@ import * as publicApi from './index.js';
 
 /** Every exported UPPER_CASE string constant that names an event (the channel name is not one). */
 function eventConstants(): [string, string][] {
-  return Object.entries(events).filter(
-    (entry): entry is [string, string] =>
-      /^[A-Z][A-Z0-9_]*$/.test(entry[0]) &&
-      typeof entry[1] === 'string' &&
-      entry[0] !== 'OBSERVABILITY_EVENTS_CHANNEL',
-  );
+  const out: [string, string][] = [];
+  for (const [name, value] of Object.entries(events)) {
+    if (
+      /^[A-Z][A-Z0-9_]*$/.test(name) &&
+      typeof value === 'string' &&
+      name !== 'OBSERVABILITY_EVENTS_CHANNEL'
+    ) {
+      out.push([name, value]);
+    }
+  }
+  return out;
 }
 
 describe('events (Q)', () => {
