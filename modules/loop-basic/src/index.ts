@@ -8,7 +8,7 @@
  * await mount(coordinator, { max_iterations: 50, tool_aliases: { Read: 'read_file' } });
  * ```
  */
-import type { Cleanup, Coordinator } from '@amplifier/core';
+import type { Coordinator } from '@amplifier/core';
 import { resolveConfig, unknownKeys } from './config.js';
 import { BasicOrchestrator } from './orchestrator.js';
 
@@ -25,7 +25,7 @@ export { truncateOutput } from './truncate.js';
  * config; warns about keys it does not know. The returned cleanup unmounts it
  * (if it is still the mounted orchestrator).
  */
-export function mount(coordinator: Coordinator, config: Record<string, unknown> = {}): Cleanup {
+export function mount(coordinator: Coordinator, config: Record<string, unknown> = {}): () => void {
   const resolved = resolveConfig(config);
   const unknown = unknownKeys(config);
   if (unknown.length > 0) {

@@ -39,7 +39,7 @@ export interface DeferredInjection {
   hookName: string;
 }
 
-/** What a round produced: one content per call (model order) and the buffered injections. */
+/** What a round produced: one content per call and the buffered injections, both in the model's order. */
 export interface RoundOutcome {
   groupId: string;
   contents: string[];
@@ -53,6 +53,8 @@ interface Call {
   entry: ToolEntry | undefined;
   input: Record<string, unknown>;
   content: string | undefined;
+  /** Injections of this call's tool:pre and tool:post, applied after the round. */
+  injections: DeferredInjection[] | undefined;
 }
 
 /** The reference's text for a call that cancellation cut off (Python's json.dumps spacing). */
@@ -74,7 +76,6 @@ export async function runToolRound(
 ): Promise<RoundOutcome> {
   const groupId = randomUUID();
   const cancellation = coordinator.cancellation;
-  const injections: DeferredInjection[] = [];
   const states: Call[] = [];
   const pending: number[] = [];
   const schedule: ScheduleEntry[] = [];
@@ -99,6 +100,7 @@ export async function runToolRound(
       entry: table.lookup(tc.name),
       input: {},
       content: undefined,
+      injections: undefined,
     };
     states.push(call);
     cancellation.registerToolStart(call.id, call.called);
@@ -125,7 +127,7 @@ export async function runToolRound(
         parallel_group_id: groupId,
       });
       if (pre.action === 'inject_context') {
-        injections.push({ result: pre, event: TOOL_PRE, hookName: name });
+        defer(call, { result: pre, event: TOOL_PRE, hookName: name });
       } else if (pre.action !== 'continue' || pre.user_message) {
         pre = (await coordinator.processHookResult(pre, TOOL_PRE, name)) as EmitResult;
       }
@@ -200,7 +202,7 @@ export async function runToolRound(
         content = serializeToolOutput(result);
       }
       if (post.action === 'inject_context') {
-        injections.push({ result: post, event: TOOL_POST, hookName: entry.name });
+        defer(call, { result: post, event: TOOL_POST, hookName: entry.name });
       } else if (post.action !== 'continue' || post.user_message) {
         await coordinator.processHookResult(post, TOOL_POST, entry.name);
       }
@@ -216,7 +218,12 @@ export async function runToolRound(
   } finally {
     for (const call of states) cancellation.registerToolComplete(call.id);
   }
-  const contents = states.map((call) => call.content ?? cancelledContent(call.entry?.name ?? call.called));
+  const contents: string[] = [];
+  const injections: DeferredInjection[] = [];
+  for (const call of states) {
+    contents.push(call.content ?? cancelledContent(call.entry?.name ?? call.called));
+    if (call.injections !== undefined) injections.push(...call.injections);
+  }
   return { groupId, contents, injections };
 }
 
@@ -266,6 +273,11 @@ async function invoke(
     clearTimeout(timer);
     runSignal.removeEventListener('abort', onRunAbort);
   }
+}
+
+function defer(call: Call, injection: DeferredInjection): void {
+  if (call.injections === undefined) call.injections = [injection];
+  else call.injections.push(injection);
 }
 
 function parseArguments(raw: unknown): Record<string, unknown> | string {

@@ -44,6 +44,16 @@ export function deferred<T = void>(): Deferred<T> {
   return { promise, resolve, reject };
 }
 
+/** The deferred stored under `key`, created on first use. */
+export function gateOf(gates: Map<string, Deferred>, key: string): Deferred {
+  let gate = gates.get(key);
+  if (gate === undefined) {
+    gate = deferred();
+    gates.set(key, gate);
+  }
+  return gate;
+}
+
 /** Let every pending microtask and I/O callback run (not a timing assumption: no timers involved). */
 export async function flush(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
