@@ -41,28 +41,53 @@ export interface ModulePackage {
   pkg: PackageJson;
 }
 
-/** Read and parse `<dir>/package.json`; undefined when there is none. Throws on invalid JSON. */
-export function readPackageJson(dir: string): PackageJson | undefined {
-  let text: string;
+/** The text of `<dir>/package.json`, or undefined when there is none. */
+export function readPackageJsonText(dir: string): string | undefined {
   try {
-    text = readFileSync(path.join(dir, 'package.json'), 'utf8');
+    return readFileSync(path.join(dir, 'package.json'), 'utf8');
   } catch {
     return undefined;
   }
+}
+
+/** Parse package.json text; invalid JSON throws a MODULE_INVALID_MANIFEST error naming the file. */
+export function parsePackageJson(dir: string, text: string): PackageJson {
+  let value: unknown;
   try {
-    return JSON.parse(text) as PackageJson;
+    value = JSON.parse(text);
   } catch (error) {
-    throw new ModuleLoadError(
+    throw invalidManifest(
       path.basename(dir),
       `${path.join(dir, 'package.json')} is not valid JSON: ${(error as Error).message}`,
-      { code: 'MODULE_INVALID_MANIFEST', cause: error },
+      error,
     );
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidManifest(
+      path.basename(dir),
+      `${path.join(dir, 'package.json')} does not hold a JSON object`,
+    );
+  }
+  return value as PackageJson;
+}
+
+/** Read and parse `<dir>/package.json`; undefined when there is none. Throws on invalid JSON. */
+export function readPackageJson(dir: string): PackageJson | undefined {
+  const text = readPackageJsonText(dir);
+  return text === undefined ? undefined : parsePackageJson(dir, text);
+}
+
+function invalidManifest(moduleId: string, message: string, cause?: unknown): ModuleLoadError {
+  return new ModuleLoadError(moduleId, message, {
+    code: 'MODULE_INVALID_MANIFEST',
+    ...(cause !== undefined && { cause }),
+  });
 }
 
 /**
  * The package's module declaration, or undefined when it has no `"amplifier"`
- * field. An invalid field throws a MODULE_INVALID_MANIFEST error naming the file.
+ * field. An invalid field throws a MODULE_INVALID_MANIFEST error naming the
+ * file and the JSON path of every problem (`amplifier.typo is not allowed`).
  */
 export function readModulePackage(
   dir: string,
@@ -71,13 +96,15 @@ export function readModulePackage(
   if (pkg === undefined || pkg.amplifier === undefined) return undefined;
   const errors = checkData('module-manifest', pkg.amplifier);
   if (errors.length > 0) {
-    const file = path.join(dir, 'package.json');
-    throw new ModuleLoadError(
-      typeof (pkg.amplifier as { module?: unknown })?.module === 'string'
-        ? (pkg.amplifier as { module: string }).module
-        : (pkg.name ?? path.basename(dir)),
-      `Invalid "amplifier" field in ${file}:\n${formatDataErrors(errors.map((e) => ({ ...e, path: e.path ? `amplifier.${e.path}` : 'amplifier' })))}\nExpected: "amplifier": { "module": "<id>", "type": "tool" | "provider" | "orchestrator" | "context" | "hook" | "resolver", "entry"?: "./dist/index.js" }`,
-      { code: 'MODULE_INVALID_MANIFEST' },
+    const declared = (pkg.amplifier as { module?: unknown } | null)?.module;
+    const located = errors.map((e) => ({
+      ...e,
+      path:
+        e.path === '' ? 'amplifier' : e.path.startsWith('[') ? `amplifier${e.path}` : `amplifier.${e.path}`,
+    }));
+    throw invalidManifest(
+      typeof declared === 'string' ? declared : (pkg.name ?? path.basename(dir)),
+      `Invalid "amplifier" field in ${path.join(dir, 'package.json')}${pkg.name ? ` (${pkg.name})` : ''}:\n${formatDataErrors(located)}\nExpected: "amplifier": { "module": "<id>", "type": "orchestrator" | "context" | "provider" | "tool" | "hook" | "resolver", "entry"?: "./dist/index.js" }`,
     );
   }
   return {
@@ -129,18 +156,14 @@ function resolveExport(
 }
 
 function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
+  return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 }
 
 /**
- * The absolute path of the file that exports `mount`: `amplifier.entry` (a
- * file, or an export subpath), else `exports["."]`, else `main`, else
- * `index.js`. Throws a clear error when it does not exist (for example when
- * the package was not built).
+ * The absolute path of the file that exports `mount`: `amplifier.entry` (an
+ * export subpath, else a file), else `exports["."]`, else `main` (with Node's
+ * legacy `.js` / `/index.js` fallbacks), else `index.js`. Throws a clear error
+ * when it does not exist (for example when the package was not built).
  */
 export function resolveEntry(
   found: ModulePackage,
@@ -149,24 +172,27 @@ export function resolveEntry(
   const { dir, pkg, manifest } = found;
   const candidates: string[] = [];
   if (manifest.entry !== undefined) {
-    const viaExports = resolveExport(pkg.exports, manifest.entry, conditions);
-    candidates.push(viaExports ?? manifest.entry);
+    candidates.push(resolveExport(pkg.exports, manifest.entry, conditions) ?? manifest.entry);
   } else {
-    const main = resolveExport(pkg.exports, '.', conditions) ?? pkg.main ?? 'index.js';
-    candidates.push(main);
+    const viaExports = resolveExport(pkg.exports, '.', conditions);
+    if (viaExports !== undefined) candidates.push(viaExports);
+    else if (typeof pkg.main === 'string' && pkg.main !== '') {
+      candidates.push(pkg.main, `${pkg.main}.js`, path.join(pkg.main, 'index.js'));
+    } else candidates.push('index.js');
   }
   for (const candidate of candidates) {
     const file = path.resolve(dir, candidate);
-    if (!file.startsWith(dir + path.sep)) {
+    if (file !== dir && !file.startsWith(dir + path.sep)) {
       throw new ModuleLoadError(
         manifest.module,
         `Entry '${candidate}' of ${found.packageName} points outside its package (${dir})`,
+        { code: 'MODULE_INVALID_MANIFEST' },
       );
     }
     if (isFile(file)) return file;
   }
   throw new ModuleLoadError(
     manifest.module,
-    `Entry file of ${found.packageName} not found: ${candidates.map((c) => path.resolve(dir, c)).join(', ')} (package at ${dir}). If it is a workspace package, build it first (pnpm build); otherwise reinstall it.`,
+    `Module '${manifest.module}': the entry file of ${found.packageName} does not exist: ${path.resolve(dir, candidates[0] ?? 'index.js')} (package at ${dir}). The package is probably not built: run its build (for a workspace package: pnpm --filter ${found.packageName} build), or reinstall it.`,
   );
 }
