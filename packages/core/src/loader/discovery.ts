@@ -4,22 +4,39 @@
  * a directory, as Node does, and taking the real path, which works with pnpm's
  * strict layout, npm's hoisting and plain folders. Discovery reads the declared
  * dependencies of each root plus `AMPLIFIER_MODULES` folders, and is cached
- * per process (checked against the root package.json's mtime and size).
+ * per process (checked against the roots' package.json and node_modules).
+ *
+ * Cost per declared dependency: one read of its package.json; only packages
+ * whose text mentions `"amplifier"` are parsed and have their real path taken.
  */
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
-import { type ModulePackage, type PackageJson, readModulePackage, readPackageJson } from './manifest.js';
+import { type ModulePackage, type PackageJson, parsePackageJson, readModulePackage } from './manifest.js';
 
-/** Real path of the package directory of `name` as seen from `fromDir`, or undefined. */
-export function findPackageDir(name: string, fromDir: string): string | undefined {
+const realpath = realpathSync.native;
+
+/** A package located on disk: its real directory and the text of its package.json. */
+export interface LocatedPackage {
+  /** Real path of the package directory. */
+  dir: string;
+  /** The directory as found (`.../node_modules/<name>`, possibly a symlink). */
+  linkDir: string;
+  text: string;
+}
+
+/** `<dir>/node_modules/<name>/package.json` for `dir` and each parent, like Node's resolver. */
+export function findPackage(name: string, fromDir: string): LocatedPackage | undefined {
   let dir = path.resolve(fromDir);
   for (;;) {
     const candidate = path.join(dir, 'node_modules', name);
-    try {
-      if (statSync(path.join(candidate, 'package.json')).isFile()) return realpathSync(candidate);
-    } catch {
-      // not here; keep walking up
+    const text = readText(path.join(candidate, 'package.json'));
+    if (text !== undefined) {
+      try {
+        return { dir: realpath(candidate), linkDir: candidate, text };
+      } catch {
+        // vanished between the read and the realpath; keep walking
+      }
     }
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
@@ -27,7 +44,31 @@ export function findPackageDir(name: string, fromDir: string): string | undefine
   }
 }
 
-/** A problem met while scanning (an invalid manifest, a duplicate id). */
+/** Real path of the package directory of `name` as seen from `fromDir`, or undefined. */
+export function findPackageDir(name: string, fromDir: string): string | undefined {
+  return findPackage(name, fromDir)?.dir;
+}
+
+/** The nearest directory at or above `dir` holding a package.json (the project root), or undefined. */
+export function findProjectRoot(dir: string): string | undefined {
+  let current = path.resolve(dir);
+  for (;;) {
+    if (statSync(path.join(current, 'package.json'), { throwIfNoEntry: false })?.isFile()) return current;
+    const parent = path.dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A problem met while scanning (an invalid manifest, a duplicate id, a missing folder). */
 export interface DiscoveryProblem {
   path: string;
   message: string;
@@ -39,115 +80,121 @@ export interface DiscoveryIndex {
   problems: DiscoveryProblem[];
   /** How many packages were examined. */
   scanned: number;
+  /** The package roots whose declared dependencies were read (real paths). */
+  roots: string[];
 }
 
-/** Names a root package declares (dependencies, optionalDependencies, and devDependencies if asked). */
-function declaredDependencies(pkg: PackageJson, includeDev: boolean): string[] {
-  const names = new Set<string>([
-    ...Object.keys(pkg.dependencies ?? {}),
-    ...Object.keys(pkg.optionalDependencies ?? {}),
-    ...(includeDev ? Object.keys(pkg.devDependencies ?? {}) : []),
-  ]);
-  return [...names];
-}
-
-function addModule(index: DiscoveryIndex, dir: string): void {
+/** Add the package at `dir` (package.json `text`) to the index if it declares a module. */
+function addPackage(index: DiscoveryIndex, dir: string, text: string): void {
   index.scanned++;
+  // Cheap filter: most dependencies are not modules and never get parsed.
+  if (!text.includes('"amplifier"')) return;
   let found: ModulePackage | undefined;
+  let realDir = dir;
   try {
-    found = readModulePackage(dir);
+    realDir = realpath(dir);
+    const pkg: PackageJson = parsePackageJson(realDir, text);
+    found = readModulePackage(realDir, pkg);
   } catch (error) {
-    index.problems.push({ path: dir, message: errorMessage(error) });
+    index.problems.push({ path: path.join(realDir, 'package.json'), message: errorMessage(error) });
     return;
   }
   if (found === undefined) return;
-  const existing = index.modules.get(found.manifest.module);
+  const id = found.manifest.module;
+  const existing = index.modules.get(id);
   if (existing === undefined) {
-    index.modules.set(found.manifest.module, found);
+    index.modules.set(id, found);
   } else if (existing.dir !== found.dir) {
     index.problems.push({
-      path: dir,
-      message: `duplicate module id '${found.manifest.module}': ${found.packageName} (${dir}) is ignored, ${existing.packageName} (${existing.dir}) was found first`,
+      path: found.dir,
+      message: `duplicate module id '${id}': ${found.packageName} (${found.dir}) is ignored; ${existing.packageName} (${existing.dir}) was found first`,
     });
   }
 }
 
+/** Names a root package declares (dependencies, optionalDependencies, and devDependencies if asked). */
+function declaredDependencies(pkg: PackageJson, includeDev: boolean): Set<string> {
+  const names = new Set<string>();
+  for (const deps of [
+    pkg.dependencies,
+    pkg.optionalDependencies,
+    includeDev ? pkg.devDependencies : undefined,
+  ]) {
+    if (typeof deps === 'object' && deps !== null) for (const name of Object.keys(deps)) names.add(name);
+  }
+  return names;
+}
+
 /** Scan the declared dependencies of the package at `root` into `index`. */
 function scanRoot(index: DiscoveryIndex, root: string, includeDev: boolean): void {
-  let pkg: PackageJson | undefined;
+  const text = readText(path.join(root, 'package.json'));
+  if (text === undefined) return;
+  let pkg: PackageJson;
   try {
-    pkg = readPackageJson(root);
+    pkg = parsePackageJson(root, text);
   } catch (error) {
-    index.problems.push({ path: root, message: errorMessage(error) });
+    index.problems.push({ path: path.join(root, 'package.json'), message: errorMessage(error) });
     return;
   }
-  if (pkg === undefined) return;
+  index.roots.push(root);
   for (const name of declaredDependencies(pkg, includeDev)) {
-    const dir = findPackageDir(name, root);
-    if (dir !== undefined) addModule(index, dir);
+    const found = findPackage(name, root);
+    if (found !== undefined) addPackage(index, found.linkDir, found.text);
   }
 }
 
 /**
- * Scan an `AMPLIFIER_MODULES` entry: a module package itself, or a folder of
- * packages (including `@scope/` folders), like a node_modules directory.
+ * Scan an `AMPLIFIER_MODULES` entry: a module package itself (a folder with a
+ * package.json), or a folder of packages (including `@scope/` folders), like
+ * a node_modules directory.
  */
 function scanSearchPath(index: DiscoveryIndex, searchPath: string): void {
-  let dir: string;
+  const dir = path.resolve(searchPath);
+  const own = readText(path.join(dir, 'package.json'));
+  if (own !== undefined) {
+    addPackage(index, dir, own);
+    return;
+  }
+  let entries: string[];
   try {
-    dir = realpathSync(searchPath);
-  } catch {
-    index.problems.push({ path: searchPath, message: 'AMPLIFIER_MODULES entry does not exist' });
+    entries = readdirSync(dir).sort();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    index.problems.push({
+      path: searchPath,
+      message: code === 'ENOENT' ? 'AMPLIFIER_MODULES entry does not exist' : errorMessage(error),
+    });
     return;
   }
-  if (readPackageJsonSafe(dir) !== undefined) {
-    addModule(index, dir);
-    return;
-  }
-  for (const entry of listDirs(dir)) {
+  for (const entry of entries) {
+    if (entry.startsWith('.')) continue;
     const child = path.join(dir, entry);
     if (entry.startsWith('@')) {
-      for (const scoped of listDirs(child)) addModule(index, realpathOr(path.join(child, scoped)));
-    } else if (!entry.startsWith('.')) {
-      addModule(index, realpathOr(child));
+      let scoped: string[] = [];
+      try {
+        scoped = readdirSync(child).sort();
+      } catch {
+        // not a folder
+      }
+      for (const name of scoped) scanChild(index, path.join(child, name));
+    } else {
+      scanChild(index, child);
     }
   }
 }
 
-function readPackageJsonSafe(dir: string): PackageJson | undefined {
-  try {
-    return readPackageJson(dir);
-  } catch {
-    return undefined;
-  }
-}
-
-function listDirs(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory() || d.isSymbolicLink())
-      .map((d) => d.name)
-      .sort();
-  } catch {
-    return [];
-  }
-}
-
-function realpathOr(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
+function scanChild(index: DiscoveryIndex, dir: string): void {
+  const text = readText(path.join(dir, 'package.json'));
+  if (text !== undefined) addPackage(index, dir, text);
 }
 
 /** Where discovery looks. */
 export interface DiscoveryRoots {
-  /** The user's project: its dependencies and devDependencies. */
+  /** The user's project (the nearest package.json at or above it): dependencies and devDependencies. */
   baseDir: string;
   /** Other package roots (the CLI's own directory): their dependencies. */
   extraRoots: readonly string[];
-  /** `AMPLIFIER_MODULES` folders. */
+  /** `AMPLIFIER_MODULES` entries. */
   searchPaths: readonly string[];
 }
 
@@ -158,38 +205,63 @@ interface CacheEntry {
 
 const processCache = new Map<string, CacheEntry>();
 
-function stampOf(dirs: readonly string[]): string {
-  return dirs
-    .map((dir) => {
-      try {
-        const s = statSync(path.join(dir, 'package.json'));
-        return `${s.mtimeMs}:${s.size}`;
-      } catch {
-        try {
-          return `d${statSync(dir).mtimeMs}`;
-        } catch {
-          return '-';
-        }
-      }
-    })
-    .join('|');
+function statStamp(file: string): string {
+  const s = statSync(file, { throwIfNoEntry: false });
+  return s === undefined ? '-' : `${s.mtimeMs}:${s.size}:${s.ino}`;
+}
+
+/**
+ * What must change for an index to be stale: each root's package.json and
+ * node_modules folder (size, mtime, inode), each search path's package.json or,
+ * for a folder of packages, its entries (directory mtimes are too coarse to
+ * see a package added in the same clock tick).
+ */
+function stampOf(roots: readonly string[], searchPaths: readonly string[]): string {
+  let stamp = '';
+  for (const root of roots) {
+    stamp += `${statStamp(path.join(root, 'package.json'))}|${statStamp(path.join(root, 'node_modules'))}|`;
+  }
+  for (const searchPath of searchPaths) {
+    const own = statStamp(path.join(searchPath, 'package.json'));
+    stamp += own !== '-' ? `${own}|` : `${listNames(searchPath)?.join('/') ?? '-'}|`;
+  }
+  return stamp;
+}
+
+function listNames(dir: string): string[] | undefined {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+}
+
+function realpathOr(p: string): string {
+  try {
+    return realpath(p);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 /**
  * The discovery index for these roots, from the process cache when no root
- * package.json (or search folder) changed since the last scan.
+ * package.json, root node_modules folder or search path changed since the last
+ * scan (`fresh` forces a new scan). The base directory stands for its project:
+ * the nearest folder at or above it with a package.json.
  */
 export function discoverModules(roots: DiscoveryRoots, options: { fresh?: boolean } = {}): DiscoveryIndex {
-  const base = realpathOr(roots.baseDir);
-  const extra = roots.extraRoots.map(realpathOr);
-  const key = JSON.stringify([base, extra, roots.searchPaths]);
-  const stamp = stampOf([base, ...extra, ...roots.searchPaths]);
+  const base = findProjectRoot(realpathOr(roots.baseDir));
+  const extra = roots.extraRoots.map(realpathOr).filter((root) => root !== base);
+  const all = base === undefined ? extra : [base, ...extra];
+  const key = `${all.join('\0')}\0\0${roots.searchPaths.join('\0')}`;
+  const stamp = stampOf(all, roots.searchPaths);
   const cached = processCache.get(key);
   if (!options.fresh && cached !== undefined && cached.stamp === stamp) return cached.index;
 
-  const index: DiscoveryIndex = { modules: new Map(), problems: [], scanned: 0 };
-  scanRoot(index, base, true);
-  for (const root of extra) if (root !== base) scanRoot(index, root, false);
+  const index: DiscoveryIndex = { modules: new Map(), problems: [], scanned: 0, roots: [] };
+  if (base !== undefined) scanRoot(index, base, true);
+  for (const root of extra) scanRoot(index, root, false);
   for (const searchPath of roots.searchPaths) scanSearchPath(index, searchPath);
   processCache.set(key, { stamp, index });
   return index;
@@ -202,5 +274,8 @@ export function clearDiscoveryCache(): void {
 
 /** `AMPLIFIER_MODULES` split on the platform's path delimiter (empty entries dropped). */
 export function searchPathsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.AMPLIFIER_MODULES ?? '').split(path.delimiter).filter((p) => p.trim() !== '');
+  return (env.AMPLIFIER_MODULES ?? '')
+    .split(path.delimiter)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
 }
