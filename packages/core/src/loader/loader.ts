@@ -7,7 +7,8 @@
  * mount point and the module's `@amplifier/core` peer range against the
  * running core; imports by file URL and checks the exports by shape.
  */
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
@@ -24,15 +25,21 @@ import { AmplifierError, errorMessage, ModuleLoadError, ModuleNotFoundError } fr
 import { defaultLogger } from '../logger.js';
 import { type ModuleInfo, type ModuleType, TYPE_TO_MOUNT_POINT } from '../models.js';
 import { VERSION } from '../version.js';
-import { type DiscoveryIndex, discoverModules, findPackageDir, searchPathsFromEnv } from './discovery.js';
-import { type ModulePackage, readModulePackage, readPackageJson, resolveEntry } from './manifest.js';
+import { type DiscoveryIndex, discoverModules, findPackage, searchPathsFromEnv } from './discovery.js';
+import {
+  type ModulePackage,
+  parsePackageJson,
+  readModulePackage,
+  readPackageJsonText,
+  resolveEntry,
+} from './manifest.js';
 
 export interface ModuleLoaderOptions {
   /** The project modules are resolved from. Default: `process.cwd()`. */
   baseDir?: string;
   /** Other package roots whose dependencies are discovered too (an app's own directory). */
   extraRoots?: readonly string[];
-  /** Folders of module packages. Default: `AMPLIFIER_MODULES` (path-delimiter separated). */
+  /** Folders of module packages, or module package folders. Default: `AMPLIFIER_MODULES` (path-delimiter separated). */
   searchPaths?: readonly string[];
   /** For the mounted `module-source-resolver`. */
   coordinator?: Coordinator;
@@ -44,7 +51,7 @@ export interface ModuleLoaderOptions {
 /** Where a module was found, before it is imported. */
 export interface ResolvedModule {
   id: string;
-  /** Absolute path of the entry file. */
+  /** Absolute real path of the entry file. */
   entry: string;
   /** The package, when the module came from one (plain folders and files have none). */
   package?: ModulePackage;
@@ -53,25 +60,21 @@ export interface ResolvedModule {
 }
 
 const CORE_PACKAGE = '@amplifier/core';
+const PACKAGE_NAME = /^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i;
+const MAX_PROBLEMS_SHOWN = 10;
 
 function isPathLike(hint: string): boolean {
-  return hint.startsWith('file:') || hint.startsWith('.') || path.isAbsolute(hint) || hint.startsWith('~');
+  return (
+    hint.startsWith('file:') ||
+    hint.startsWith('.') ||
+    hint.startsWith('~') ||
+    path.isAbsolute(hint) ||
+    path.win32.isAbsolute(hint)
+  );
 }
 
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
+function isNotFound(error: unknown): boolean {
+  return AmplifierError.is(error) && error.code === 'MODULE_NOT_FOUND';
 }
 
 export class ModuleLoader implements ModuleLoaderLike {
@@ -86,8 +89,10 @@ export class ModuleLoader implements ModuleLoaderLike {
 
   constructor(options: ModuleLoaderOptions = {}) {
     this.baseDir = path.resolve(options.baseDir ?? process.cwd());
-    this.extraRoots = options.extraRoots ?? [];
-    this.searchPaths = options.searchPaths ?? searchPathsFromEnv();
+    this.extraRoots = (options.extraRoots ?? []).map((root) => path.resolve(root));
+    this.searchPaths = (options.searchPaths ?? searchPathsFromEnv()).map((p) =>
+      path.resolve(this.baseDir, p),
+    );
     this.#coordinator = options.coordinator;
     this.#logger = options.logger ?? defaultLogger;
     this.#coreVersion = options.coreVersion ?? VERSION;
@@ -110,83 +115,116 @@ export class ModuleLoader implements ModuleLoaderLike {
       this.#checkPeerRange(id, found);
     }
     const exports = await this.#import(id, resolved.entry);
-    const type = found?.manifest.type ?? options.type;
     const loaded: LoadedModule = {
       id,
-      type,
+      type: found?.manifest.type ?? options.type,
       mount: async (coordinator) => (await exports.mount(coordinator, config)) ?? undefined,
       ...(found && { packageName: found.packageName, version: found.version, path: found.dir }),
     };
-    if (typeof exports.onSessionReady === 'function') {
-      const ready = exports.onSessionReady;
+    const ready = exports.onSessionReady;
+    if (typeof ready === 'function') {
       loaded.onSessionReady = async (coordinator) => {
-        await ready(coordinator);
+        await ready.call(exports, coordinator);
       };
     }
     return loaded;
   }
 
-  /** Find module `id` without importing it. Throws ModuleNotFoundError naming every place looked. */
+  /**
+   * Find module `id` without importing it. Throws ModuleNotFoundError naming
+   * every place looked (or, when a mounted resolver said "not found" and
+   * direct resolution failed too, the resolver's error).
+   */
   async resolve(id: string, options: { source?: string } = {}): Promise<ResolvedModule> {
     const searched: string[] = [];
-    let resolverError: unknown;
     const resolver = this.#coordinator?.get('module-source-resolver') as ModuleSourceResolver | undefined;
-    if (resolver !== undefined) {
-      try {
-        const source = await resolver.resolve(
-          id,
-          options.source === undefined ? {} : { sourceHint: options.source },
-        );
-        const location = await source.resolve();
-        return this.#fromPath(id, location, 'module-source-resolver');
-      } catch (error) {
-        if (!(AmplifierError.is(error) && error.code === 'MODULE_NOT_FOUND')) throw error;
-        resolverError = error;
-        searched.push(`module-source-resolver: ${errorMessage(error)}`);
-      }
-    } else {
+    if (resolver === undefined) {
       searched.push('module-source-resolver: none mounted');
+      return this.#resolveDirect(id, options.source, searched);
     }
+    let location: string;
+    try {
+      const source = await resolver.resolve(
+        id,
+        options.source === undefined ? {} : { sourceHint: options.source },
+      );
+      location = await source.resolve();
+    } catch (resolverError) {
+      if (!isNotFound(resolverError)) throw resolverError;
+      searched.push(`module-source-resolver: ${errorMessage(resolverError)}`);
+      try {
+        return this.#resolveDirect(id, options.source, searched);
+      } catch (directError) {
+        if (isNotFound(directError)) throw resolverError;
+        throw directError;
+      }
+    }
+    return this.#fromPath(id, location, 'module-source-resolver');
+  }
 
-    if (options.source !== undefined) {
-      const hint = options.source;
+  /** The source hint, the conventional names, then discovery. */
+  #resolveDirect(id: string, hint: string | undefined, searched: string[]): ResolvedModule {
+    if (hint !== undefined) {
       if (isPathLike(hint)) return this.#fromPath(id, hint, `source '${hint}'`);
-      const dir = findPackageDir(hint, this.baseDir);
-      if (dir !== undefined) return this.#fromPackageDir(id, dir, `source '${hint}'`);
-      searched.push(`source '${hint}': package not installed under ${this.baseDir}`);
+      if (PACKAGE_NAME.test(hint)) {
+        const located = findPackage(hint, this.baseDir);
+        if (located !== undefined)
+          return this.#fromPackageDir(id, located.dir, located.text, `source '${hint}'`);
+        searched.push(`source '${hint}': no node_modules/${hint} in ${this.baseDir} or its parents`);
+      } else {
+        searched.push(
+          `source '${hint}': not a path or an installed package name (needs a module-source-resolver)`,
+        );
+      }
     }
 
     for (const name of [`@amplifier/${id}`, `amplifier-module-${id}`]) {
-      const dir = findPackageDir(name, this.baseDir);
-      if (dir !== undefined) {
-        const found = readModulePackage(dir);
-        if (found !== undefined && found.manifest.module === id) return this.#fromPackage(found, name);
+      const located = findPackage(name, this.baseDir);
+      if (located === undefined) {
+        searched.push(`${name}: no node_modules/${name} in ${this.baseDir} or its parents`);
+        continue;
       }
-      searched.push(`${name}: not in node_modules of ${this.baseDir} or its parents`);
+      const found = readModulePackage(located.dir, parsePackageJson(located.dir, located.text));
+      if (found === undefined) {
+        searched.push(`${name}: installed at ${located.dir} but its package.json has no "amplifier" field`);
+      } else if (found.manifest.module !== id) {
+        searched.push(`${name}: installed at ${located.dir} but declares module '${found.manifest.module}'`);
+      } else {
+        return this.#fromPackage(found, name);
+      }
     }
 
-    const index = this.#index();
+    const index = this.scan();
     const found = index.modules.get(id);
     if (found !== undefined) return this.#fromPackage(found, 'discovery');
     searched.push(
-      `declared dependencies of ${[this.baseDir, ...this.extraRoots].map((d) => path.join(d, 'package.json')).join(', ')} (${index.scanned} packages, none declares "amplifier": { "module": "${id}" })`,
+      index.roots.length > 0
+        ? `declared dependencies of ${index.roots.map((d) => path.join(d, 'package.json')).join(', ')} (${index.scanned} packages examined, none declares "amplifier": { "module": "${id}" })`
+        : `declared dependencies: no package.json at or above ${this.baseDir}`,
     );
     searched.push(
       this.searchPaths.length > 0
-        ? `AMPLIFIER_MODULES: ${this.searchPaths.join(path.delimiter)}`
+        ? `AMPLIFIER_MODULES / search paths: ${this.searchPaths.join(path.delimiter)}`
         : 'AMPLIFIER_MODULES: not set',
     );
-    if (resolverError !== undefined) throw resolverError;
+    const problems = index.problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => `${p.path}: ${p.message}`);
+    if (index.problems.length > MAX_PROBLEMS_SHOWN) {
+      problems.push(`... and ${index.problems.length - MAX_PROBLEMS_SHOWN} more`);
+    }
     throw new ModuleNotFoundError(
       id,
-      `Module '${id}' not found.\nLooked in:\n${searched.map((s) => `  - ${s}`).join('\n')}\nFix: npm install @amplifier/${id}   (or add { source: "<path or package>" } to its mount plan entry)`,
+      `Module '${id}' not found.\nLooked in:\n${searched.map((s) => `  - ${s}`).join('\n')}\n${
+        problems.length > 0
+          ? `Problems met while looking:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`
+          : ''
+      }Fix: npm install @amplifier/${id}   (or give its mount plan entry a source: "<path or package name>")`,
       searched,
     );
   }
 
-  /** Every module the loader can find (id, type, package, version, path), sorted by id. */
+  /** Every module the loader can find (id, type, package, version, real path, mount point), sorted by id. */
   async discover(): Promise<ModuleInfo[]> {
-    const index = this.#index();
+    const index = this.scan();
     for (const problem of index.problems) this.#logger.warn(`${problem.path}: ${problem.message}`);
     return [...index.modules.values()]
       .map((found) => ({
@@ -198,10 +236,10 @@ export class ModuleLoader implements ModuleLoaderLike {
         mount_point: TYPE_TO_MOUNT_POINT[found.manifest.type],
         ...(found.description !== undefined && { description: found.description }),
       }))
-      .sort((a, b) => a.id.localeCompare(b.id));
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  /** The raw discovery result, including invalid manifests and duplicate ids. */
+  /** The raw discovery result, including invalid manifests and duplicate ids (cached per process). */
   scan(options: { fresh?: boolean } = {}): DiscoveryIndex {
     return discoverModules(
       { baseDir: this.baseDir, extraRoots: this.extraRoots, searchPaths: this.searchPaths },
@@ -212,25 +250,26 @@ export class ModuleLoader implements ModuleLoaderLike {
   /** Nothing to undo: the loader changes no global resolution state. */
   cleanup(): void {}
 
-  #index(): DiscoveryIndex {
-    return this.scan();
-  }
-
+  /** A path or `file:` URL (from a source hint or a resolver): a package folder, a plain folder or a file. */
   #fromPath(id: string, location: string, via: string): ResolvedModule {
     let target = location.startsWith('file:') ? fileURLToPath(location) : location;
-    if (target.startsWith('~')) target = path.join(process.env.HOME ?? '', target.slice(1));
+    if (target === '~' || target.startsWith('~/')) target = path.join(os.homedir(), target.slice(1));
     target = path.resolve(this.baseDir, target);
-    if (isFile(target)) return { id, entry: target, via };
-    if (!isDirectory(target)) {
+    const stat = statSync(target, { throwIfNoEntry: false });
+    if (stat === undefined) {
       throw new ModuleNotFoundError(
         id,
         `Module '${id}' not found: ${via} points at ${target}, which does not exist`,
         [target],
       );
     }
-    if (readPackageJson(target) !== undefined) return this.#fromPackageDir(id, target, via);
+    const real = realpathSync.native(target);
+    if (stat.isFile()) return { id, entry: real, via };
+    const text = readPackageJsonText(real);
+    if (text !== undefined) return this.#fromPackageDir(id, real, text, via);
     for (const name of ['index.js', 'index.mjs']) {
-      if (isFile(path.join(target, name))) return { id, entry: path.join(target, name), via };
+      const file = path.join(real, name);
+      if (statSync(file, { throwIfNoEntry: false })?.isFile()) return { id, entry: file, via };
     }
     throw new ModuleLoadError(
       id,
@@ -238,13 +277,20 @@ export class ModuleLoader implements ModuleLoaderLike {
     );
   }
 
-  #fromPackageDir(id: string, dir: string, via: string): ResolvedModule {
-    const found = readModulePackage(dir);
+  #fromPackageDir(id: string, dir: string, text: string, via: string): ResolvedModule {
+    const pkg = parsePackageJson(dir, text);
+    const found = readModulePackage(dir, pkg);
     if (found === undefined) {
-      const pkg = readPackageJson(dir);
       throw new ModuleLoadError(
         id,
-        `Module '${id}': package ${pkg?.name ?? dir} (${dir}, from ${via}) has no "amplifier" field in its package.json; add "amplifier": { "module": "${id}", "type": "<type>" }`,
+        `Module '${id}': package ${pkg.name ?? dir} (${dir}, from ${via}) has no "amplifier" field in its package.json; add "amplifier": { "module": "${id}", "type": "<type>" }`,
+        { code: 'MODULE_INVALID_MANIFEST' },
+      );
+    }
+    if (found.manifest.module !== id) {
+      throw new ModuleLoadError(
+        id,
+        `Module '${id}': package ${found.packageName} (${dir}, from ${via}) declares module '${found.manifest.module}', not '${id}'; fix the mount plan's module id or the package's "amplifier".module`,
         { code: 'MODULE_INVALID_MANIFEST' },
       );
     }
@@ -265,20 +311,21 @@ export class ModuleLoader implements ModuleLoaderLike {
   }
 
   #checkPeerRange(id: string, found: ModulePackage): void {
-    let range = found.pkg.peerDependencies?.[CORE_PACKAGE];
-    if (range === undefined) return;
-    if (range.startsWith('workspace:')) range = range.slice('workspace:'.length);
+    const declared = found.pkg.peerDependencies?.[CORE_PACKAGE];
+    if (typeof declared !== 'string') return;
+    // pnpm workspace protocol: workspace:* / workspace:^ / workspace:~ mean "this workspace's core".
+    const range = declared.startsWith('workspace:') ? declared.slice('workspace:'.length) : declared;
     if (range === '*' || range === '^' || range === '~' || range === '') return;
-    if (!semver.validRange(range)) {
+    if (semver.validRange(range) === null) {
       this.#logger.warn(
-        `${found.packageName} declares an invalid ${CORE_PACKAGE} peer range '${range}'; not checked`,
+        `${found.packageName} declares an invalid ${CORE_PACKAGE} peer range '${declared}'; not checked`,
       );
       return;
     }
     if (!semver.satisfies(this.#coreVersion, range, { includePrerelease: true })) {
       throw new ModuleLoadError(
         id,
-        `Module '${id}' (${found.packageName}@${found.version} at ${found.dir}) needs ${CORE_PACKAGE} ${range}, but ${this.#coreVersion} is running. Install a version of ${found.packageName} built for this core, or ${CORE_PACKAGE}@"${range}".`,
+        `Module '${id}' (${found.packageName}@${found.version} at ${found.dir}) needs ${CORE_PACKAGE} ${range}, but ${CORE_PACKAGE} ${this.#coreVersion} is running. Install a version of ${found.packageName} made for this core, or ${CORE_PACKAGE}@"${range}".`,
         { code: 'MODULE_INCOMPATIBLE' },
       );
     }
@@ -295,6 +342,7 @@ export class ModuleLoader implements ModuleLoaderLike {
   }
 }
 
+/** Import an entry file by file URL (safe for `#`, `%`, spaces and Windows paths) and check its shape. */
 async function importModule(id: string, entry: string): Promise<ModuleExports> {
   let ns: Record<string, unknown>;
   try {
@@ -304,14 +352,15 @@ async function importModule(id: string, entry: string): Promise<ModuleExports> {
       cause: error,
     });
   }
-  const candidates = [ns, ns.default as Record<string, unknown> | undefined];
-  for (const candidate of candidates) {
-    if (candidate && typeof candidate.mount === 'function') {
-      return candidate as unknown as ModuleExports;
-    }
+  const fallback = ns.default as Record<string, unknown> | undefined;
+  for (const candidate of [ns, fallback]) {
+    if (candidate && typeof candidate.mount === 'function') return candidate as unknown as ModuleExports;
   }
+  const mount = ns.mount ?? fallback?.mount;
   throw new ModuleLoadError(
     id,
-    `Module '${id}' (${entry}) does not export a mount function: export async function mount(coordinator, config) { ... }`,
+    mount === undefined
+      ? `Module '${id}' (${entry}) does not export a mount function: add export async function mount(coordinator, config) { ... }`
+      : `Module '${id}' (${entry}) exports mount, but it is ${mount === null ? 'null' : `a ${typeof mount}`}, not a function: export async function mount(coordinator, config) { ... }`,
   );
 }
