@@ -1,0 +1,275 @@
+/**
+ * `edit_file`: exact string replacement, unique unless `replace_all`. When
+ * nothing matches, the error shows the closest lines so the model can correct
+ * itself. CRLF files stay CRLF, a BOM stays, the write is atomic.
+ */
+import fsp from 'node:fs/promises';
+import type { Tool, ToolResult } from '@amplifier/core';
+import type { ToolContext } from './config.js';
+import { binaryOffset, emit, numberLine } from './read.js';
+import { sha256 } from './read-tracker.js';
+import { openRegularFile, type ResolvedPath } from './sandbox.js';
+import { fail, ok, sandboxFailure } from './tool-result.js';
+import { osFailure, withFileLock, writeAtomic, writeKeys } from './write.js';
+
+const DESCRIPTION = `Replace text in a file.
+- old_string must match the file exactly (indentation, whitespace and line breaks included) and be unique, unless replace_all is true (then every occurrence is replaced).
+- Copy old_string from read_file output without the line-number prefix (spaces + line number + tab).
+- Read the file before editing it; if it changed on disk since, read it again.
+- Use the smallest old_string that is unique; add surrounding lines to make it unique.`;
+
+/** Count non-overlapping occurrences of `needle` (not empty). */
+export function countOccurrences(haystack: string, needle: string): number {
+  let count = 0;
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) count++;
+  return count;
+}
+
+const NEWLINE = /\r\n|\r|\n/;
+const hasBareLf = (text: string): boolean => /(?<!\r)\n/.test(text);
+const toCrlf = (text: string): string => text.replace(/(?<!\r)\n/g, '\r\n');
+
+function bigrams(text: string): Set<string> {
+  const set = new Set<string>();
+  for (let i = 0; i < text.length - 1; i++) set.add(text.slice(i, i + 2));
+  return set;
+}
+
+/** Dice similarity of two lines over character bigrams (whitespace-trimmed), 0..1. */
+function similarity(a: string, b: string, bA = bigrams(a.trim())): number {
+  const x = a.trim();
+  const y = b.trim();
+  if (x === y) return 1;
+  if (x.length < 2 || y.length < 2) return 0;
+  const bB = bigrams(y);
+  let shared = 0;
+  for (const g of bB) if (bA.has(g)) shared++;
+  return (2 * shared) / (bA.size + bB.size);
+}
+
+export interface ClosestMatch {
+  start_line: number;
+  end_line: number;
+  similarity: number;
+  /** The lines, numbered like read_file. */
+  content: string;
+  whitespace_only: boolean;
+}
+
+/** The window of the file most similar to `needle`, line by line, or undefined when nothing is close. */
+export function closestMatch(text: string, needle: string): ClosestMatch | undefined {
+  const lines = text.split(NEWLINE);
+  const wanted = needle.split(NEWLINE);
+  if (wanted.length > 1 && wanted[wanted.length - 1] === '') wanted.pop();
+  // Anchor on the most distinctive (longest) line of old_string, then score whole windows around it.
+  let anchor = 0;
+  for (let k = 1; k < wanted.length; k++)
+    if (wanted[k]!.trim().length > wanted[anchor]!.trim().length) anchor = k;
+  const anchorGrams = bigrams(wanted[anchor]!.trim());
+  const scored: [number, number][] = [];
+  for (let i = 0; i < lines.length; i++)
+    scored.push([similarity(wanted[anchor]!, lines[i]!, anchorGrams), i]);
+  scored.sort((p, q) => q[0] - p[0] || p[1] - q[1]);
+  let best: { start: number; score: number } | undefined;
+  for (const [, line] of scored.slice(0, 5)) {
+    const start = Math.max(0, line - anchor);
+    let total = 0;
+    for (let k = 0; k < wanted.length; k++) total += similarity(wanted[k]!, lines[start + k] ?? '');
+    const score = total / wanted.length;
+    if (best === undefined || score > best.score) best = { start, score };
+  }
+  if (best === undefined || best.score < 0.4) return undefined;
+  const end = Math.min(lines.length, best.start + wanted.length);
+  const window = lines.slice(best.start, end);
+  const squash = (s: string): string => s.trim().replace(/\s+/g, ' ');
+  return {
+    start_line: best.start + 1,
+    end_line: end,
+    similarity: Math.round(best.score * 100) / 100,
+    content: window
+      .slice(0, 30)
+      .map((l, k) => numberLine(best.start + 1 + k, l.length > 300 ? `${l.slice(0, 300)}...` : l))
+      .join('\n'),
+    whitespace_only:
+      window.length === wanted.length && window.every((l, k) => squash(l) === squash(wanted[k]!)),
+  };
+}
+
+function notFound(given: string, text: string, oldString: string): ToolResult {
+  let message = `old_string not found in file: ${given}`;
+  const hints: string[] = [];
+  const nonEmpty = oldString.split(NEWLINE).filter((l) => l.trim() !== '');
+  if (nonEmpty.length > 0 && nonEmpty.every((l) => /^\s*\d+\t/.test(l))) {
+    hints.push('old_string seems to include the line-number prefixes of read_file output; remove them.');
+  }
+  const closest = closestMatch(text, oldString);
+  if (closest !== undefined) {
+    const range =
+      closest.start_line === closest.end_line
+        ? `line ${closest.start_line}`
+        : `lines ${closest.start_line}-${closest.end_line}`;
+    message += `\nThe closest match is at ${range} (${Math.round(closest.similarity * 100)}% similar${closest.whitespace_only ? ', differs only in whitespace' : ''}):\n${closest.content}`;
+  } else {
+    hints.push('No similar lines were found; read the file again to see its current content.');
+  }
+  hints.push('Copy the text exactly as it is in the file (indentation, whitespace and line breaks matter).');
+  message += `\n${hints.join('\n')}`;
+  return fail(message, {
+    type: 'NoMatch',
+    old_string: oldString,
+    ...(closest ? { closest_match: closest } : {}),
+  });
+}
+
+async function readAll(handle: fsp.FileHandle, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(Math.min(1024 * 1024, max + 1 - total) || 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    total += bytesRead;
+    if (total > max) return undefined;
+    chunks.push(buffer.subarray(0, bytesRead));
+  }
+}
+
+async function editFile(ctx: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
+  const given = input.file_path;
+  const oldArg = input.old_string;
+  const newArg = input.new_string ?? '';
+  if (typeof given !== 'string' || given === '') return fail('file_path is required');
+  if (typeof oldArg !== 'string' || oldArg === '') return fail('old_string is required');
+  if (typeof newArg !== 'string') return fail('new_string must be a string');
+  if (oldArg === newArg) return fail('old_string and new_string must be different (no changes to make)');
+  const replaceAll = input.replace_all === true;
+
+  let resolved: ResolvedPath;
+  try {
+    resolved = await ctx.sandbox.resolve(given, 'write');
+    ctx.sandbox.check(resolved.real, 'read', given, resolved.display);
+  } catch (error) {
+    return sandboxFailure(error) ?? fail(`Error modifying file: ${(error as Error).message}`);
+  }
+  if (resolved.stat === undefined) return fail(`File not found: ${given}`, { type: 'FileNotFoundError' });
+  if (resolved.stat.isDirectory())
+    return fail(`Cannot edit directory: ${given}`, { type: 'IsADirectoryError' });
+
+  try {
+    return await withFileLock(resolved.real, () =>
+      replaceInFile(ctx, resolved, given, oldArg, newArg, replaceAll),
+    );
+  } catch (error) {
+    return sandboxFailure(error) ?? osFailure('OS error modifying file', error);
+  }
+}
+
+async function replaceInFile(
+  ctx: ToolContext,
+  resolved: ResolvedPath,
+  given: string,
+  oldArg: string,
+  newArg: string,
+  replaceAll: boolean,
+): Promise<ToolResult> {
+  const max = ctx.config.max_read_bytes;
+  const { handle, stat } = await openRegularFile(resolved, given);
+  let bytes: Buffer | undefined;
+  try {
+    bytes = stat.size > max ? undefined : await readAll(handle, max);
+  } finally {
+    await handle.close();
+  }
+  if (bytes === undefined) {
+    return fail(`File is too large to edit: ${given} (${stat.size} bytes; max_read_bytes is ${max})`, {
+      type: 'FileTooLarge',
+    });
+  }
+  if (binaryOffset(bytes) >= 0) return fail(`Cannot edit binary file: ${given}`, { type: 'BinaryFile' });
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return fail(`Cannot read file: ${given} (not a text file or encoding issue)`, {
+      type: 'UnicodeDecodeError',
+    });
+  }
+  if (ctx.config.require_read_before_edit) {
+    const stale = ctx.tracker.staleReason(resolved.real, {
+      size: bytes.length,
+      mtimeMs: stat.mtimeMs,
+      bytes,
+    });
+    if (stale !== undefined) {
+      return fail(`File ${stale}: ${given}. Read it again with read_file, then retry the edit.`, {
+        type: 'StaleRead',
+      });
+    }
+  }
+
+  let oldString = oldArg;
+  let newString = newArg;
+  // A CRLF file stays CRLF: the model's "\n" means the file's "\r\n".
+  if (text.includes('\r\n')) {
+    const pureCrlf = !hasBareLf(text);
+    if (hasBareLf(oldString) && (pureCrlf || !text.includes(oldString))) oldString = toCrlf(oldString);
+    if (pureCrlf || oldString !== oldArg) newString = toCrlf(newString);
+  }
+
+  const count = countOccurrences(text, oldString);
+  if (count === 0) return notFound(given, text, oldArg);
+  if (count > 1 && !replaceAll) {
+    return fail(
+      `old_string appears ${count} times in file. Either provide more context to make it unique or set replace_all=true`,
+      { type: 'AmbiguousMatch', occurrences: count, old_string: oldArg },
+    );
+  }
+  let updated: string;
+  if (replaceAll) updated = text.split(oldString).join(newString);
+  else {
+    const at = text.indexOf(oldString);
+    updated = text.slice(0, at) + newString + text.slice(at + oldString.length);
+  }
+  const data = Buffer.from(updated, 'utf8');
+  await writeAtomic(resolved.real, data, stat);
+  const after = await fsp.stat(resolved.real);
+  ctx.tracker.record(resolved.real, {
+    size: after.size,
+    mtimeMs: after.mtimeMs,
+    sha256: sha256(data),
+    complete: true,
+  });
+  await emit(ctx, 'artifact:write', { path: resolved.display, bytes: data.length });
+  return ok({
+    file_path: resolved.display,
+    replacements_made: replaceAll ? count : 1,
+    bytes_written: data.length,
+  });
+}
+
+/** The `edit_file` tool. */
+export function editFileTool(ctx: ToolContext): Tool {
+  return {
+    name: 'edit_file',
+    description: DESCRIPTION,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        file_path: { type: 'string', description: 'Absolute path to the file to edit' },
+        old_string: { type: 'string', description: 'The exact text to replace' },
+        new_string: {
+          type: 'string',
+          description: 'The text to replace it with (must be different from old_string)',
+        },
+        replace_all: {
+          type: 'boolean',
+          default: false,
+          description: 'Replace every occurrence of old_string',
+        },
+      },
+      required: ['file_path', 'old_string', 'new_string'],
+    },
+    executionProfile: { resourceKeys: (input) => writeKeys(ctx, input.file_path) },
+    execute: (input) => editFile(ctx, input),
+  };
+}

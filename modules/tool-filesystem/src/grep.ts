@@ -1,0 +1,296 @@
+/**
+ * `grep`: search file contents with a JavaScript regex, in pure Node (no
+ * ripgrep needed). Input checks, the regex and the filters are prepared here;
+ * the walk and the matching run in a worker thread that is terminated on the
+ * time limit or on cancellation.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
+import picomatch from 'picomatch';
+import type { ToolContext } from './config.js';
+import { typeGlobs } from './file-types.js';
+import {
+  type GrepJob,
+  type GrepMode,
+  type GrepOutcome,
+  grepWorkerMain,
+  type RegexSpec,
+} from './grep-worker.js';
+import { MAX_LINE_CHARS } from './read.js';
+import { describeType, type ResolvedPath } from './sandbox.js';
+import { fail, ok, sandboxFailure } from './tool-result.js';
+
+const DESCRIPTION = `Search file contents with a regular expression (JavaScript syntax), like ripgrep.
+- pattern: the regex, e.g. "function\\s+\\w+", "TODO|FIXME"; a leading (?i) makes it case-insensitive.
+- path: file or directory to search (default: the working directory).
+- output_mode: "files_with_matches" (default: the paths of matching files), "content" (matching lines), "count" (matching lines per file).
+- -i: ignore case. -n: line numbers (content mode, default true). -A/-B/-C: lines of context after/before/around each match (content mode).
+- glob: only files matching this glob ("*.ts", "src/**/*.{js,jsx}"). type: only files of this type (ts, js, py, rust, go, java, ...).
+- multiline: let a match span lines (. matches newlines too).
+- head_limit / offset: page through results (defaults: 200 files, 500 lines, 200 counts; 0 means no limit).
+- Skips binary files, files over the size limit, symlinks and node_modules, .git, dist, build, .venv and the like unless include_ignored is true.`;
+
+const MODES: readonly GrepMode[] = ['files_with_matches', 'content', 'count'];
+const WORKER_SOURCE = `(${grepWorkerMain.toString()})(require('node:fs'), require('node:worker_threads').parentPort);`;
+const MAX_IDLE_WORKERS = 2;
+
+type RunOutcome = { ok: GrepOutcome } | { error: string } | { timeout: true } | { cancelled: true };
+
+/** Worker threads for grep: reused while idle (unref'd), terminated on timeout, cancel or close. */
+export class GrepWorkers {
+  readonly #idle: Worker[] = [];
+  readonly #all = new Set<Worker>();
+  #closed = false;
+
+  #spawn(): Worker {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 512 } });
+    this.#all.add(worker);
+    worker.on('exit', () => {
+      this.#all.delete(worker);
+      const at = this.#idle.indexOf(worker);
+      if (at !== -1) this.#idle.splice(at, 1);
+    });
+    worker.on('error', () => undefined); // reported to the running call through its own listener
+    return worker;
+  }
+
+  /** Run one job; never rejects. */
+  run(job: GrepJob, signal: AbortSignal | undefined, timeoutMs: number): Promise<RunOutcome> {
+    if (this.#closed) return Promise.resolve({ error: 'the grep tool has been unmounted' });
+    if (signal?.aborted) return Promise.resolve({ cancelled: true });
+    const worker = this.#idle.pop() ?? this.#spawn();
+    worker.ref();
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (value: RunOutcome, reuse: boolean): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        if (reuse && !this.#closed && this.#idle.length < MAX_IDLE_WORKERS) {
+          worker.unref();
+          this.#idle.push(worker);
+        } else {
+          void worker.terminate();
+        }
+        resolve(value);
+      };
+      const onMessage = (message: RunOutcome): void => finish(message, true);
+      const onError = (error: Error): void => finish({ error: error.message }, false);
+      const onExit = (): void => finish({ error: 'the search worker stopped unexpectedly' }, false);
+      const onAbort = (): void => finish({ cancelled: true }, false);
+      const timer = setTimeout(() => finish({ timeout: true }, false), timeoutMs);
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      worker.postMessage(job);
+    });
+  }
+
+  /** Terminate every worker. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#idle.length = 0;
+    await Promise.all([...this.#all].map((worker) => worker.terminate()));
+  }
+}
+
+/** The regex grep runs (flags without `g`), or an error message. */
+export function compileRegex(pattern: string, ignoreCase: boolean, multiline: boolean): RegexSpec | string {
+  let source = pattern;
+  const flags = new Set(['m']);
+  const inline = /^\(\?([imsx]+)\)/.exec(source);
+  if (inline !== null && !inline[1]!.includes('x')) {
+    for (const f of inline[1]!) flags.add(f);
+    source = source.slice(inline[0].length);
+  }
+  if (ignoreCase) flags.add('i');
+  if (multiline) flags.add('s');
+  if (/\\[pPu]\{/.test(source)) flags.add('u');
+  const spec = { source, flags: [...flags].join('') };
+  try {
+    new RegExp(spec.source, spec.flags);
+  } catch (error) {
+    return `Invalid regex pattern: ${(error as Error).message}`;
+  }
+  return spec;
+}
+
+function toSpec(re: RegExp): RegexSpec {
+  return { source: re.source, flags: re.flags };
+}
+
+function nonNegativeInt(input: Record<string, unknown>, key: string): number | string | undefined {
+  const value = input[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    return `${key} must be a non-negative integer`;
+  return value;
+}
+
+async function runGrep(
+  ctx: ToolContext,
+  workers: GrepWorkers,
+  input: Record<string, unknown>,
+  options?: ToolCallOptions,
+): Promise<ToolResult> {
+  const pattern = input.pattern;
+  if (typeof pattern !== 'string' || pattern === '') return fail('Pattern is required');
+  const base = input.path ?? '.';
+  if (typeof base !== 'string' || base === '') return fail('path must be a non-empty string');
+  const mode = (input.output_mode ?? 'files_with_matches') as GrepMode;
+  if (!MODES.includes(mode)) return fail(`output_mode must be one of ${MODES.join(', ')}`);
+  const numbers: Record<string, number | undefined> = {};
+  for (const key of ['-A', '-B', '-C', 'head_limit', 'offset']) {
+    const value = nonNegativeInt(input, key);
+    if (typeof value === 'string') return fail(value);
+    numbers[key] = value;
+  }
+  const multiline = input.multiline === true;
+  const regex = compileRegex(pattern, input['-i'] === true, multiline);
+  if (typeof regex === 'string') return fail(regex, { type: 'InvalidRegex' });
+
+  let types: RegexSpec[] | null = null;
+  if (input.type !== undefined && input.type !== null) {
+    if (typeof input.type !== 'string') return fail('type must be a string');
+    const globs = typeGlobs(input.type);
+    if (typeof globs === 'string') return fail(globs);
+    types = globs.map((g) => toSpec(picomatch.makeRe(g, { dot: true })));
+  }
+  let include: GrepJob['include'] = null;
+  if (input.glob !== undefined && input.glob !== null && input.glob !== '') {
+    if (typeof input.glob !== 'string') return fail('glob must be a string');
+    const basename = !input.glob.replace(/^!/, '').includes('/');
+    include = { ...toSpec(picomatch.makeRe(input.glob, { dot: true })), basename };
+  }
+
+  let resolved: ResolvedPath;
+  try {
+    resolved = await ctx.sandbox.resolve(base, 'read', 'path');
+  } catch (error) {
+    return sandboxFailure(error) ?? fail(`Search failed: ${(error as Error).message}`);
+  }
+  const { stat } = resolved;
+  if (stat === undefined) return fail(`Path not found: ${base}`, { type: 'FileNotFoundError' });
+  if (!stat.isDirectory() && !stat.isFile()) {
+    return fail(`Cannot search ${base}: it is ${describeType(stat)}`, { type: 'NotARegularFile' });
+  }
+
+  const config = ctx.config.grep;
+  const headLimit = numbers.head_limit ?? config.default_limits[mode];
+  const limit = headLimit === 0 ? Number.MAX_SAFE_INTEGER : headLimit;
+  const offset = numbers.offset ?? 0;
+  const job: GrepJob = {
+    base: resolved.real,
+    baseIsFile: stat.isFile(),
+    displayBase: resolved.display,
+    regex,
+    mode,
+    multiline,
+    lineNumbers: input['-n'] !== false,
+    before: mode === 'content' ? (numbers['-B'] ?? numbers['-C'] ?? 0) : 0,
+    after: mode === 'content' ? (numbers['-A'] ?? numbers['-C'] ?? 0) : 0,
+    offset,
+    limit,
+    include,
+    types,
+    excluded: input.include_ignored === true ? [] : config.exclusions,
+    denied: stat.isDirectory() ? ctx.sandbox.deniedBelow(resolved.real) : [],
+    maxFileSize: config.max_file_size,
+    maxLineChars: MAX_LINE_CHARS,
+  };
+
+  const outcome = await workers.run(job, options?.signal, config.timeout * 1000);
+  if ('timeout' in outcome) {
+    return fail('Search timed out. Try narrowing your search or using more specific patterns.', {
+      type: 'Timeout',
+    });
+  }
+  if ('cancelled' in outcome) return fail('Search cancelled', { type: 'Cancelled' });
+  if ('error' in outcome) return fail(`Search failed: ${outcome.error}`);
+  const found = outcome.ok;
+
+  const output: Record<string, unknown> = { pattern, output_mode: mode, total_matches: found.totalMatches };
+  if (mode === 'content') {
+    output.matches_count = found.results.length;
+    output.results = found.results;
+  } else if (mode === 'files_with_matches') {
+    output.matches_count = found.files.length;
+    output.files = found.files;
+  } else {
+    output.matches_count = found.counts.reduce((sum, [, n]) => sum + n, 0);
+    output.counts = Object.fromEntries(found.counts);
+  }
+  if (found.totalItems - offset > limit) output.results_capped = true;
+  output.files_searched = found.filesSearched;
+  const { binary, too_large, unreadable } = found.skipped;
+  if (binary + too_large + unreadable > 0) output.files_skipped = { binary, too_large, unreadable };
+  return ok(output);
+}
+
+/** The `grep` tool; its worker threads live in `workers`. */
+export function grepTool(ctx: ToolContext, workers: GrepWorkers): Tool {
+  return {
+    name: 'grep',
+    description: DESCRIPTION,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        pattern: { type: 'string', description: 'Regular expression to search for (JavaScript syntax)' },
+        path: { type: 'string', description: 'File or directory to search (default: the working directory)' },
+        output_mode: {
+          type: 'string',
+          enum: [...MODES],
+          description: 'files_with_matches (default), content or count',
+        },
+        '-i': { type: 'boolean', description: 'Case-insensitive search' },
+        '-n': { type: 'boolean', description: 'Show line numbers (content mode; default true)' },
+        '-A': {
+          type: 'integer',
+          minimum: 0,
+          description: 'Lines of context after each match (content mode)',
+        },
+        '-B': {
+          type: 'integer',
+          minimum: 0,
+          description: 'Lines of context before each match (content mode)',
+        },
+        '-C': {
+          type: 'integer',
+          minimum: 0,
+          description: 'Lines of context around each match (content mode)',
+        },
+        glob: {
+          type: 'string',
+          description: 'Only search files matching this glob, e.g. "*.ts" or "src/**/*.py"',
+        },
+        type: {
+          type: 'string',
+          description: 'Only search files of this type: ts, js, py, rust, go, java, ...',
+        },
+        multiline: { type: 'boolean', description: 'Let a match span lines (. also matches newlines)' },
+        head_limit: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Return at most this many results (0: no limit)',
+        },
+        offset: { type: 'integer', minimum: 0, description: 'Skip this many results first' },
+        include_ignored: { type: 'boolean', description: 'Also search node_modules, .git, dist, build, ...' },
+      },
+      required: ['pattern'],
+    },
+    executionProfile: {
+      resourceKeys: (input) => [
+        {
+          key: `file:${ctx.sandbox.resourcePath(typeof input.path === 'string' && input.path !== '' ? input.path : '.')}`,
+          mode: 'read',
+        },
+      ],
+    },
+    execute: (input, options) => runGrep(ctx, workers, input, options),
+  };
+}

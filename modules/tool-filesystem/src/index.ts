@@ -1,0 +1,54 @@
+/**
+ * @amplifier/tool-filesystem (module id `tool-filesystem`): `read_file`,
+ * `write_file`, `edit_file`, `glob` and `grep` behind one path sandbox.
+ */
+import type { Cleanup, Coordinator, Tool } from '@amplifier/core';
+import { parseConfig, type ToolContext } from './config.js';
+import { editFileTool } from './edit.js';
+import { globTool } from './glob.js';
+import { GrepWorkers, grepTool } from './grep.js';
+import { readFileTool } from './read.js';
+import { ReadTracker } from './read-tracker.js';
+import { type MentionResolver, Sandbox } from './sandbox.js';
+import { writeFileTool } from './write.js';
+
+export type { FilesystemConfig, GrepLimits } from './config.js';
+export { DEFAULT_EXCLUSIONS, DEFAULT_MAX_READ_BYTES } from './config.js';
+export { FILE_TYPE_ALIASES, FILE_TYPES } from './file-types.js';
+export type { MentionResolver } from './sandbox.js';
+
+/** The names of the tools this module mounts, in mount order. */
+export const TOOL_NAMES: readonly string[] = ['read_file', 'write_file', 'edit_file', 'glob', 'grep'];
+
+/**
+ * Mount the five tools. `working_dir` defaults to the `session.working_dir`
+ * capability, else the process cwd. Bad config throws an Error naming every
+ * bad key. The returned cleanup unmounts the tools and stops grep's workers.
+ */
+export async function mount(
+  coordinator: Coordinator,
+  config: Record<string, unknown> = {},
+): Promise<Cleanup> {
+  const capability = coordinator.getCapability('session.working_dir');
+  const fallback = typeof capability === 'string' && capability !== '' ? capability : process.cwd();
+  const parsed = parseConfig(config ?? {}, fallback);
+  const sandbox = await Sandbox.create(parsed, () =>
+    coordinator.getCapability<MentionResolver>('mention_resolver'),
+  );
+  const ctx: ToolContext = { config: parsed, sandbox, tracker: new ReadTracker(), coordinator };
+  const workers = new GrepWorkers();
+  const tools: Tool[] = [
+    readFileTool(ctx),
+    writeFileTool(ctx),
+    editFileTool(ctx),
+    globTool(ctx),
+    grepTool(ctx, workers),
+  ];
+  for (const tool of tools) coordinator.mount('tools', tool, { name: tool.name });
+  return async () => {
+    for (const tool of tools) {
+      if (coordinator.get('tools', tool.name) === tool) coordinator.unmount('tools', { name: tool.name });
+    }
+    await workers.close();
+  };
+}

@@ -1,0 +1,281 @@
+/**
+ * `read_file`: numbered lines (`cat -n` style), offset/limit, long lines cut,
+ * directory listings. Files are streamed: only the requested lines are kept,
+ * and reading stops at `max_read_bytes`.
+ */
+import { createHash } from 'node:crypto';
+import type fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Tool, ToolResult } from '@amplifier/core';
+import type { ToolContext } from './config.js';
+import { openRegularFile, type ResolvedPath } from './sandbox.js';
+import { errnoOf, fail, ok, sandboxFailure } from './tool-result.js';
+
+export const DEFAULT_LINE_LIMIT = 2000;
+export const MAX_LINE_CHARS = 2000;
+const TRUNCATED_MARK = '... [truncated]';
+/** A NUL byte in this many first bytes makes a file binary (as grep and ripgrep decide). */
+export const BINARY_SNIFF_BYTES = 8192;
+const CHUNK_BYTES = 256 * 1024;
+
+const DESCRIPTION = `Read a file or list a directory.
+- file_path: absolute path, a path relative to the working directory, or an @mention (@bundle:path).
+- Returns up to ${DEFAULT_LINE_LIMIT} lines from the start by default; use offset (1-based line number) and limit to page through long files.
+- Lines are numbered like \`cat -n\`: spaces + line number + tab, then the line text. The prefix is not part of the file.
+- Lines longer than ${MAX_LINE_CHARS} characters are cut.
+- A directory path returns its entries (DIR/FILE/LINK), directories first.
+- Binary files are reported, not dumped. Reading an empty file returns a warning instead of content.
+- Read several files in parallel when you need them; read a file before you edit it.`;
+
+/** Format one line the `cat -n` way. */
+export function numberLine(lineNumber: number, text: string): string {
+  return `${String(lineNumber).padStart(6)}\t${text}`;
+}
+
+/** Cut a line longer than MAX_LINE_CHARS. */
+export function cutLine(text: string): string {
+  return text.length > MAX_LINE_CHARS ? text.slice(0, MAX_LINE_CHARS) + TRUNCATED_MARK : text;
+}
+
+/** Index of a NUL byte in the first BINARY_SNIFF_BYTES of `data`, or -1. */
+export function binaryOffset(data: Uint8Array): number {
+  return data.subarray(0, BINARY_SNIFF_BYTES).indexOf(0);
+}
+
+export interface LineWindow {
+  /** The kept lines, already cut. */
+  lines: string[];
+  totalLines: number;
+  bytesRead: number;
+  /** Reading stopped at `maxBytes` before the end of the file. */
+  truncated: boolean;
+  sha256: string;
+}
+
+export type ScanFailure = { binaryAt: number } | { decodeError: true };
+
+/**
+ * Stream a file and keep lines `[start, start + limit)` (0-based). Lines end
+ * at `\n`, `\r\n` or `\r`, as universal newlines do. Memory stays bounded by
+ * the window, whatever the file's size or line length.
+ */
+export async function scanLines(
+  handle: fsp.FileHandle,
+  maxBytes: number,
+  start: number,
+  limit: number,
+): Promise<LineWindow | ScanFailure> {
+  const hash = createHash('sha256');
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes));
+  const lines: string[] = [];
+  const end = start + limit;
+  const terminator = /\r\n?|\n/g;
+  let lineIndex = 0;
+  let current = '';
+  let hasText = false;
+  let afterCR = false;
+  let bytesRead = 0;
+  let eof = false;
+
+  const take = (text: string): void => {
+    let pos = 0;
+    if (afterCR && text.startsWith('\n')) pos = 1;
+    afterCR = false;
+    for (;;) {
+      terminator.lastIndex = pos;
+      const match = terminator.exec(text);
+      const stop = match === null ? text.length : match.index;
+      if (stop > pos) {
+        hasText = true;
+        if (lineIndex >= start && lineIndex < end && current.length <= MAX_LINE_CHARS) {
+          current += text.slice(pos, Math.min(stop, pos + MAX_LINE_CHARS + 1 - current.length));
+        }
+      }
+      if (match === null) return;
+      if (lineIndex >= start && lineIndex < end) lines.push(cutLine(current));
+      lineIndex++;
+      current = '';
+      hasText = false;
+      pos = stop + match[0].length;
+      if (match[0] === '\r' && pos === text.length) afterCR = true;
+    }
+  };
+
+  try {
+    while (bytesRead < maxBytes) {
+      const want = Math.min(buffer.length, maxBytes - bytesRead);
+      const { bytesRead: n } = await handle.read(buffer, 0, want, bytesRead);
+      if (n === 0) {
+        eof = true;
+        break;
+      }
+      const chunk = buffer.subarray(0, n);
+      if (bytesRead === 0) {
+        const nul = binaryOffset(chunk);
+        if (nul >= 0) return { binaryAt: nul };
+      }
+      bytesRead += n;
+      hash.update(chunk);
+      take(decoder.decode(chunk, { stream: true }));
+    }
+    if (!eof) {
+      // Exactly at the cap: is there more?
+      const { bytesRead: more } = await handle.read(buffer, 0, 1, bytesRead);
+      eof = more === 0;
+    }
+    if (eof) take(decoder.decode());
+  } catch (error) {
+    if (error instanceof TypeError) return { decodeError: true };
+    throw error;
+  }
+  if (hasText) {
+    if (lineIndex >= start && lineIndex < end) lines.push(cutLine(current));
+    lineIndex++;
+  }
+  return { lines, totalLines: lineIndex, bytesRead, truncated: !eof, sha256: hash.digest('hex') };
+}
+
+/** `"  DIR  name"` / `"  FILE name"` lines, directories first, then by name. */
+async function listDirectory(ctx: ToolContext, resolved: ResolvedPath): Promise<ToolResult> {
+  let entries: fs.Dirent[];
+  try {
+    entries = await fsp.readdir(resolved.real, { withFileTypes: true });
+  } catch (error) {
+    return fail(`Error listing directory: ${(error as Error).message}`, {
+      type: errnoOf(error) ?? 'OSError',
+    });
+  }
+  const visible = entries.filter((e) => !ctx.sandbox.isDenied(path.join(resolved.real, e.name)));
+  visible.sort((a, b) => {
+    const dirA = a.isDirectory() ? 0 : 1;
+    const dirB = b.isDirectory() ? 0 : 1;
+    if (dirA !== dirB) return dirA - dirB;
+    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  });
+  const rows = visible.map(
+    (e) => `  ${e.isDirectory() ? 'DIR ' : e.isSymbolicLink() ? 'LINK' : 'FILE'} ${e.name}`,
+  );
+  return ok({
+    file_path: resolved.display,
+    content: `Directory: ${resolved.display}\n\n${rows.join('\n')}`,
+    is_directory: true,
+    entry_count: visible.length,
+  });
+}
+
+function intArg(value: unknown, name: string): number | string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value)) return `${name} must be an integer`;
+  return value;
+}
+
+async function readFile(ctx: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
+  const given = input.file_path;
+  if (typeof given !== 'string' || given === '') return fail('file_path is required');
+  const offsetArg = intArg(input.offset, 'offset');
+  const limitArg = intArg(input.limit, 'limit');
+  if (typeof offsetArg === 'string') return fail(offsetArg);
+  if (typeof limitArg === 'string') return fail(limitArg);
+  if (limitArg !== undefined && limitArg < 1) return fail('limit must be at least 1');
+  const offset = Math.max(1, offsetArg ?? 1);
+  const limit = limitArg ?? DEFAULT_LINE_LIMIT;
+
+  let resolved: ResolvedPath;
+  try {
+    resolved = await ctx.sandbox.resolve(given, 'read');
+  } catch (error) {
+    return sandboxFailure(error) ?? fail(`Error reading file: ${(error as Error).message}`);
+  }
+  if (resolved.stat === undefined) return fail(`Path not found: ${given}`, { type: 'FileNotFoundError' });
+  if (resolved.stat.isDirectory()) return listDirectory(ctx, resolved);
+
+  const maxBytes = ctx.config.max_read_bytes;
+  let handle: fsp.FileHandle | undefined;
+  try {
+    const opened = await openRegularFile(resolved, given);
+    handle = opened.handle;
+    const scan = await scanLines(handle, maxBytes, offset - 1, limit);
+    if ('binaryAt' in scan) {
+      return fail(
+        `Cannot read binary file: ${given} (${opened.stat.size} bytes, NUL byte at offset ${scan.binaryAt}); read_file returns text only`,
+        { type: 'BinaryFile', size: opened.stat.size },
+      );
+    }
+    if ('decodeError' in scan) {
+      return fail(`Cannot read file: ${given} (not a text file or encoding issue)`, {
+        type: 'UnicodeDecodeError',
+      });
+    }
+    ctx.tracker.record(resolved.real, {
+      size: opened.stat.size,
+      mtimeMs: opened.stat.mtimeMs,
+      sha256: scan.sha256,
+      complete: !scan.truncated && scan.bytesRead === opened.stat.size,
+    });
+    await emit(ctx, 'artifact:read', { path: resolved.display, bytes: scan.bytesRead });
+
+    const output: Record<string, unknown> = {
+      file_path: resolved.display,
+      content: scan.lines.map((text, i) => numberLine(offset + i, text)).join('\n'),
+      total_lines: scan.totalLines,
+      lines_read: scan.lines.length,
+      offset,
+    };
+    const warnings: string[] = [];
+    if (scan.totalLines === 0 && !scan.truncated) warnings.push('File exists but has empty contents');
+    else if (offset > scan.totalLines) {
+      warnings.push(`offset ${offset} is past the end of the file (${scan.totalLines} lines)`);
+    }
+    if (scan.truncated) {
+      output.truncated = true;
+      output.bytes_read = scan.bytesRead;
+      output.file_size = opened.stat.size;
+      warnings.push(
+        `Reading stopped at max_read_bytes (${scan.bytesRead} of ${opened.stat.size} bytes); lines past that point were not read and total_lines counts only the lines read`,
+      );
+    }
+    if (warnings.length > 0) output.warning = warnings.join('. ');
+    return ok(output);
+  } catch (error) {
+    return (
+      sandboxFailure(error) ?? fail(`Error reading file: ${(error as Error).message}`, { type: 'OSError' })
+    );
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** Emit an event; a failing hook never fails the tool (the registry logs it). */
+export async function emit(ctx: ToolContext, event: string, data: Record<string, unknown>): Promise<void> {
+  try {
+    await ctx.coordinator.hooks.emit(event, data);
+  } catch {
+    // The registry already logs handler errors; nothing else to do here.
+  }
+}
+
+/** The `read_file` tool. */
+export function readFileTool(ctx: ToolContext): Tool {
+  return {
+    name: 'read_file',
+    description: DESCRIPTION,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        file_path: { type: 'string', description: 'Absolute path or @mention to the file/directory' },
+        offset: { type: 'integer', description: 'Line number to start from (1-indexed)' },
+        limit: { type: 'integer', description: 'Number of lines to read' },
+      },
+      required: ['file_path'],
+    },
+    executionProfile: {
+      resourceKeys: (input) =>
+        typeof input.file_path === 'string' && input.file_path !== ''
+          ? [{ key: `file:${ctx.sandbox.resourcePath(input.file_path)}`, mode: 'read' }]
+          : [],
+    },
+    execute: (input) => readFile(ctx, input),
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * `write_file`, and the atomic write both it and `edit_file` use: a temp file
+ * in the same directory (created exclusively, never through a symlink),
+ * fsync, rename over the target. The old content stays until the rename, a
+ * hardlinked target is replaced rather than modified, and the mode is kept.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Tool, ToolResult } from '@amplifier/core';
+import type { ToolContext } from './config.js';
+import { emit } from './read.js';
+import { sha256 } from './read-tracker.js';
+import { describeType, type ResolvedPath } from './sandbox.js';
+import { errnoOf, fail, ok, sandboxFailure } from './tool-result.js';
+
+const DESCRIPTION = `Write a file (create it or replace its whole content).
+- file_path: absolute path or a path relative to the working directory; missing parent directories are created.
+- content: the complete new content (UTF-8 text).
+- Prefer edit_file to change part of an existing file; read a file before replacing it.
+- Only paths inside the allowed write paths can be written. The write is atomic: readers see the old or the new content, never a mix.`;
+
+const locks = new Map<string, Promise<unknown>>();
+
+/** Run `fn` after every earlier `withFileLock` call on the same path has settled. */
+export async function withFileLock<T>(real: string, fn: () => Promise<T>): Promise<T> {
+  const previous = locks.get(real) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  locks.set(real, settled);
+  try {
+    return await run;
+  } finally {
+    if (locks.get(real) === settled) locks.delete(real);
+  }
+}
+
+/**
+ * Replace `real` with `data` atomically. `previous` is the target's stat when
+ * it exists: its permission bits (and, when allowed, owner) are kept.
+ */
+export async function writeAtomic(real: string, data: Uint8Array, previous?: fs.Stats): Promise<void> {
+  const dir = path.dirname(real);
+  const tmp = path.join(dir, `.${path.basename(real).slice(0, 64)}.${randomBytes(6).toString('hex')}.tmp`);
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+  const handle = await fsp.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, previous ? 0o600 : 0o666);
+  let renamed = false;
+  try {
+    try {
+      await handle.writeFile(data);
+      if (previous !== undefined) {
+        await handle.chmod(previous.mode & 0o7777);
+        if (previous.uid !== process.getuid?.() || previous.gid !== process.getgid?.()) {
+          await handle.chown(previous.uid, previous.gid).catch(() => undefined);
+        }
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(tmp, real);
+    renamed = true;
+  } finally {
+    if (!renamed) await fsp.unlink(tmp).catch(() => undefined);
+  }
+  await syncDirectory(dir);
+}
+
+/** fsync a directory so a rename survives a power cut (best effort: not every filesystem allows it). */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: fsp.FileHandle | undefined;
+  try {
+    handle = await fsp.open(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    await handle.sync();
+  } catch {
+    // Durability is best effort; atomicity does not depend on it.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/** The OS-error failure of write_file and edit_file (the reference's wording and fields). */
+export function osFailure(prefix: string, error: unknown): ToolResult {
+  const code = errnoOf(error);
+  if (code === undefined) return fail(`${prefix.replace('OS error', 'Error')}: ${(error as Error).message}`);
+  const errno = (error as NodeJS.ErrnoException).errno;
+  return fail(`${prefix}: ${(error as Error).message}`, {
+    type: 'OSError',
+    errno: typeof errno === 'number' ? Math.abs(errno) : undefined,
+    code,
+  });
+}
+
+async function writeFile(ctx: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
+  const given = input.file_path;
+  if (typeof given !== 'string' || given === '') return fail('file_path is required');
+  const content = input.content ?? '';
+  if (typeof content !== 'string') return fail('content must be a string');
+
+  let resolved: ResolvedPath;
+  try {
+    resolved = await ctx.sandbox.resolve(given, 'write');
+  } catch (error) {
+    return sandboxFailure(error) ?? fail(`Error writing file: ${(error as Error).message}`);
+  }
+  const { stat, real, display } = resolved;
+  if (stat?.isDirectory()) return fail(`Cannot write to directory: ${given}`, { type: 'IsADirectoryError' });
+  if (stat !== undefined && !stat.isFile()) {
+    return fail(`Cannot write ${given}: it is ${describeType(stat)}; only regular files can be written`, {
+      type: 'NotARegularFile',
+    });
+  }
+  const data = Buffer.from(content, 'utf8');
+  try {
+    await fsp.mkdir(path.dirname(real), { recursive: true });
+    await withFileLock(real, async () => {
+      // Re-read the target's stat under the lock: mode and owner are kept from what is there now.
+      const current = await fsp.lstat(real).catch(() => undefined);
+      if (current !== undefined && !current.isFile()) {
+        throw Object.assign(new Error(`${given} is ${describeType(current)}`), { code: 'EISDIR' });
+      }
+      await writeAtomic(real, data, current);
+      const after = await fsp.stat(real);
+      ctx.tracker.record(real, {
+        size: after.size,
+        mtimeMs: after.mtimeMs,
+        sha256: sha256(data),
+        complete: true,
+      });
+    });
+  } catch (error) {
+    return osFailure('OS error writing file', error);
+  }
+  await emit(ctx, 'artifact:write', { path: display, bytes: data.length });
+  return ok({ file_path: display, bytes: data.length });
+}
+
+/** Keys for a write: the file, and every ancestor directory (so a glob or grep over it is ordered). */
+export function writeKeys(ctx: ToolContext, given: unknown): { key: string; mode: 'write' }[] {
+  if (typeof given !== 'string' || given === '') return [];
+  const keys: { key: string; mode: 'write' }[] = [];
+  let current = ctx.sandbox.resourcePath(given);
+  for (;;) {
+    keys.push({ key: `file:${current}`, mode: 'write' });
+    const parent = path.dirname(current);
+    if (parent === current) return keys;
+    current = parent;
+  }
+}
+
+/** The `write_file` tool. */
+export function writeFileTool(ctx: ToolContext): Tool {
+  return {
+    name: 'write_file',
+    description: DESCRIPTION,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        file_path: { type: 'string', description: 'Absolute path to the file to write' },
+        content: { type: 'string', description: 'Content to write to the file' },
+      },
+      required: ['file_path', 'content'],
+    },
+    executionProfile: { resourceKeys: (input) => writeKeys(ctx, input.file_path) },
+    execute: (input) => writeFile(ctx, input),
+  };
+}
