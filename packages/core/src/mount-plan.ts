@@ -87,6 +87,8 @@ export function validateMountPlan(plan: unknown): MountPlanValidation {
       for (const key of Object.keys(spec)) {
         if (!KNOWN_SPEC_KEYS.has(key))
           warnings.push({ path: `${section}[${i}].${key}`, message: 'is not a known key (ignored)' });
+        else if (key === 'instance_id' && section !== 'providers')
+          warnings.push({ path: `${section}[${i}].${key}`, message: 'is only used for providers (ignored)' });
       }
     });
   }
@@ -98,10 +100,14 @@ export function validateMountPlan(plan: unknown): MountPlanValidation {
 export function assertMountPlan(plan: unknown): asserts plan is MountPlan {
   const { valid, errors } = validateMountPlan(plan);
   if (!valid) {
-    throw new MountPlanError(
-      `Invalid mount plan (${errors.length} error${errors.length === 1 ? '' : 's'}):\n${formatDataErrors(errors)}`,
-      errors,
-    );
+    const empty =
+      plan === null ||
+      plan === undefined ||
+      (typeof plan === 'object' && !Array.isArray(plan) && Object.keys(plan).length === 0);
+    const headline = empty
+      ? 'Configuration is required: pass a mount plan with a session section'
+      : `Invalid mount plan (${errors.length} error${errors.length === 1 ? '' : 's'})`;
+    throw new MountPlanError(`${headline}:\n${formatDataErrors(errors)}`, errors);
   }
 }
 
