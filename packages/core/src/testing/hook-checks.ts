@@ -57,7 +57,7 @@ export function oddEventData(): (EventData | undefined)[] {
 }
 
 /** Emit and fail if the result is invalid or a handler threw or returned something invalid. */
-async function emitChecked(
+export async function emitChecked(
   mounted: MountedModule,
   event: string,
   data: EventData | undefined,

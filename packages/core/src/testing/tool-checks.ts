@@ -95,7 +95,46 @@ export function assertToolResult(result: unknown, what: string): void {
   ensure(typeof text === 'string', `serializeToolOutput gave ${describeValue(text)} for ${what}`);
 }
 
-async function execute(
+/**
+ * Fail unless the tool's executionProfile (if any) is well-formed: boolean
+ * flags, a positive timeoutMs, and a resourceKeys that returns
+ * `[{ key, mode }]` for an incomplete input (`{}`) without throwing.
+ */
+export async function checkExecutionProfile(tool: Tool): Promise<void> {
+  const profile = tool.executionProfile as Record<string, unknown> | undefined;
+  if (profile === undefined) return;
+  const where = `tool ${tool.name}: executionProfile`;
+  ensure(typeof profile === 'object' && profile !== null, `${where} must be an object`);
+  for (const flag of ['serial', 'disableTimeout']) {
+    ensure(
+      profile[flag] === undefined || typeof profile[flag] === 'boolean',
+      `${where}.${flag} must be a boolean`,
+    );
+  }
+  const timeout = profile.timeoutMs;
+  ensure(
+    timeout === undefined || (typeof timeout === 'number' && timeout > 0 && Number.isFinite(timeout)),
+    `${where}.timeoutMs must be a positive number of milliseconds, found ${describeValue(timeout)}`,
+  );
+  if (profile.resourceKeys === undefined) return;
+  const resourceKeys = profile.resourceKeys;
+  ensure(typeof resourceKeys === 'function', `${where}.resourceKeys must be a function`);
+  const keys = await mustNotThrow(`${where}.resourceKeys({})`, () => resourceKeys.call(profile, {}));
+  ensure(
+    Array.isArray(keys),
+    `${where}.resourceKeys({}) must return an array, returned ${describeValue(keys)}`,
+  );
+  for (const key of keys as unknown[]) {
+    const k = key as { key?: unknown; mode?: unknown } | null;
+    ensure(
+      typeof k?.key === 'string' && k.key !== '' && (k.mode === 'read' || k.mode === 'write'),
+      `${where}.resourceKeys({}) returned ${describeValue(key)}; each entry must be { key: string, mode: 'read' | 'write' }`,
+    );
+  }
+}
+
+/** Call `tool.execute(input, options)` and fail unless it resolves to a valid ToolResult. */
+export async function executeChecked(
   tool: Tool,
   input: Record<string, unknown>,
   options: { signal?: AbortSignal } = {},
@@ -193,7 +232,7 @@ export const toolChecks: readonly ConformanceCheck<ToolModuleUnderTest>[] = [
       withMounted(module, async (mounted) => {
         for (const tool of targets(mounted, module)) {
           ensure(typeof tool.execute === 'function', `tool ${tool.name} has no execute function`);
-          await execute(tool, {});
+          await executeChecked(tool, {});
         }
       }),
   },
@@ -202,7 +241,7 @@ export const toolChecks: readonly ConformanceCheck<ToolModuleUnderTest>[] = [
     run: (module) =>
       withMounted(module, async (mounted) => {
         for (const tool of targets(mounted, module)) {
-          for (const input of badInputs(tool.inputSchema)) await execute(tool, input);
+          for (const input of badInputs(tool.inputSchema)) await executeChecked(tool, input);
         }
       }),
   },
@@ -213,7 +252,7 @@ export const toolChecks: readonly ConformanceCheck<ToolModuleUnderTest>[] = [
         for (const tool of targets(mounted, module)) {
           const controller = new AbortController();
           controller.abort(new Error('aborted by the conformance suite'));
-          await execute(tool, {}, { signal: controller.signal });
+          await executeChecked(tool, {}, { signal: controller.signal });
         }
       }),
   },
@@ -221,38 +260,7 @@ export const toolChecks: readonly ConformanceCheck<ToolModuleUnderTest>[] = [
     name: 'executionProfile (if any) is well-formed and resourceKeys returns [{ key, mode }]',
     run: (module) =>
       withMounted(module, async (mounted) => {
-        for (const tool of targets(mounted, module)) {
-          const profile = tool.executionProfile as Record<string, unknown> | undefined;
-          if (profile === undefined) continue;
-          const where = `tool ${tool.name}: executionProfile`;
-          ensure(typeof profile === 'object' && profile !== null, `${where} must be an object`);
-          for (const flag of ['serial', 'disableTimeout']) {
-            ensure(
-              profile[flag] === undefined || typeof profile[flag] === 'boolean',
-              `${where}.${flag} must be a boolean`,
-            );
-          }
-          const timeout = profile.timeoutMs;
-          ensure(
-            timeout === undefined || (typeof timeout === 'number' && timeout > 0 && Number.isFinite(timeout)),
-            `${where}.timeoutMs must be a positive number of milliseconds, found ${describeValue(timeout)}`,
-          );
-          if (profile.resourceKeys === undefined) continue;
-          const resourceKeys = profile.resourceKeys;
-          ensure(typeof resourceKeys === 'function', `${where}.resourceKeys must be a function`);
-          const keys = await mustNotThrow(`${where}.resourceKeys({})`, () => resourceKeys.call(profile, {}));
-          ensure(
-            Array.isArray(keys),
-            `${where}.resourceKeys({}) must return an array, returned ${describeValue(keys)}`,
-          );
-          for (const key of keys as unknown[]) {
-            const k = key as { key?: unknown; mode?: unknown } | null;
-            ensure(
-              typeof k?.key === 'string' && k.key !== '' && (k.mode === 'read' || k.mode === 'write'),
-              `${where}.resourceKeys({}) returned ${describeValue(key)}; each entry must be { key: string, mode: 'read' | 'write' }`,
-            );
-          }
-        }
+        for (const tool of targets(mounted, module)) await checkExecutionProfile(tool);
       }),
   },
   cleanupCheck<ToolModuleUnderTest>(),
