@@ -1,0 +1,120 @@
+import type { Message } from '@amplifier/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { pairingProblems } from './__fixtures__/messages.js';
+import { SimpleContextManager } from './context.js';
+import { NOTICE_SOURCE } from './notice.js';
+
+/** One step of a conversation; tool rounds carry how many calls and how many got results. */
+type Step =
+  | { kind: 'system'; hook: boolean; size: number }
+  | { kind: 'user'; size: number }
+  | { kind: 'assistant'; size: number }
+  | { kind: 'tools'; calls: number; answered: number; size: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('system' as const), hook: fc.boolean(), size: fc.nat(300) }),
+  },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('user' as const), size: fc.nat(400) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('assistant' as const), size: fc.nat(400) }) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .record({
+        calls: fc.integer({ min: 1, max: 4 }),
+        missing: fc.nat(4),
+        full: fc.boolean(),
+        size: fc.nat(2000),
+      })
+      .map(({ calls, missing, full, size }) => ({
+        kind: 'tools' as const,
+        calls,
+        // Most rounds are complete; some lost results (an interrupted turn).
+        answered: full ? calls : Math.max(0, calls - missing),
+        size,
+      })),
+  },
+);
+
+const text = (prefix: string, size: number): string =>
+  `${prefix} ${'lorem ipsum dolor '.repeat(size / 18 + 1)}`.slice(0, size + prefix.length);
+
+/** Build a history with unique call ids; tool results follow their call. */
+function build(steps: Step[]): Message[] {
+  const out: Message[] = [];
+  steps.forEach((s, n) => {
+    if (s.kind === 'system') {
+      out.push({
+        role: 'system',
+        content: text(`sys${n}`, s.size),
+        ...(s.hook && { metadata: { source: 'hook' } }),
+      });
+    } else if (s.kind === 'user') out.push({ role: 'user', content: text(`user${n}`, s.size) });
+    else if (s.kind === 'assistant') out.push({ role: 'assistant', content: text(`asst${n}`, s.size) });
+    else {
+      const ids = Array.from({ length: s.calls }, (_, k) => `call_${n}_${k}`);
+      out.push({
+        role: 'assistant',
+        content: '',
+        tool_calls: ids.map((id) => ({ id, tool: 't', arguments: {} })),
+      });
+      for (const id of ids.slice(0, s.answered))
+        out.push({ role: 'tool', tool_call_id: id, content: text(id, s.size) });
+    }
+  });
+  return out;
+}
+
+const config = fc.record({
+  compact_threshold: fc.double({ min: 0.05, max: 1, noNaN: true }),
+  target_usage: fc.double({ min: 0.05, max: 1, noNaN: true }),
+  protected_recent: fc.double({ min: 0, max: 1, noNaN: true }),
+  protected_tool_results: fc.integer({ min: -1, max: 8 }),
+  truncate_chars: fc.nat(400),
+  compaction_notice_enabled: fc.boolean(),
+});
+
+describe('compaction invariants (property-based)', () => {
+  it('never orphans a tool result or a call, keeps systems and the last user message, leaves history alone', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 60 }),
+        config,
+        fc.double({ min: 0, max: 1.2, noNaN: true }),
+        async (steps, cfg, budgetFraction) => {
+          const ctx = new SimpleContextManager(cfg);
+          const history = build(steps);
+          for (const m of history) await ctx.addMessage(m);
+          const before = await ctx.getMessages();
+          const tokenBudget = Math.max(1, Math.floor(ctx.estimatedTokens * budgetFraction));
+          const view = await ctx.getMessagesForRequest({ tokenBudget });
+
+          expect(await ctx.getMessages()).toEqual(before);
+          expect(pairingProblems(view, before)).toEqual([]);
+
+          const systems = (ms: Message[]) =>
+            ms
+              .filter((m) => m.role === 'system' && m.metadata?.source !== NOTICE_SOURCE)
+              .map((m) => m.content);
+          expect(systems(view)).toEqual(systems(before));
+
+          const lastUser = before.findLast((m) => m.role === 'user');
+          if (lastUser !== undefined) expect(view).toContainEqual(lastUser);
+
+          // An assistant whose calls lack results is always kept.
+          for (const m of before) {
+            if (
+              m.tool_calls?.length &&
+              !m.tool_calls.every((c) => before.some((r) => r.tool_call_id === c.id))
+            ) {
+              expect(view).toContainEqual(m);
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

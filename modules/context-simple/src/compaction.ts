@@ -1,0 +1,305 @@
+/**
+ * The reference's progressive, view-only compaction (8 levels), working from
+ * per-message token estimates computed once by the context manager. Every
+ * operation updates a running total, so compacting costs O(n) plus the
+ * messages it rewrites, never a re-measure of the whole list.
+ */
+import { type Message, stringifyJson } from '@amplifier/core';
+import { stubText, truncatedText } from './notice.js';
+import { indexPairs, KIND_CALLER, KIND_TOOL, KIND_USER, type PairIndex } from './pairs.js';
+
+/**
+ * Estimated tokens of one message: the length of its JSON text / 4, rounded
+ * down. Keys and punctuation count, like the reference's `len(str(msg)) // 4`;
+ * it overestimates English prose roughly 2x, which errs on the safe side.
+ */
+export function estimateTokens(message: unknown): number {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(message);
+  } catch {
+    json = stringifyJson(message);
+  }
+  return Math.floor((json?.length ?? 0) / 4);
+}
+
+export interface CompactionSettings {
+  target_usage: number;
+  protected_recent: number;
+  protected_tool_results: number;
+  truncate_chars: number;
+}
+
+/** What `context:compaction` carries (the reference's stats, same names). */
+export interface CompactionStats {
+  before_tokens: number;
+  after_tokens: number;
+  before_messages: number;
+  after_messages: number;
+  messages_removed: number;
+  messages_truncated: number;
+  user_messages_stubbed: number;
+  system_messages_preserved: number;
+  /** The highest level (1-8) the strategy reached. */
+  strategy_level: number;
+  /** The effective budget compacted against. */
+  budget: number;
+  target_tokens: number;
+  protected_recent: number;
+  protected_tool_results: number;
+}
+
+export interface CompactionResult {
+  messages: Message[];
+  stats: CompactionStats;
+}
+
+/** User messages at most this long are never stubbed. */
+const STUB_MIN_CHARS = 80;
+
+/**
+ * Compact `messages` (whose estimates are `tokens`, summing to `total`) toward
+ * `floor(budget * target_usage)`. Returns a new list; the input and its
+ * messages are never modified (rewritten messages are new objects).
+ */
+export function compactMessages(
+  messages: readonly Message[],
+  tokens: readonly number[],
+  total: number,
+  budget: number,
+  settings: CompactionSettings,
+): CompactionResult {
+  return new Compaction(messages, tokens, total, budget, settings).run();
+}
+
+class Compaction {
+  readonly #settings: CompactionSettings;
+  readonly #budget: number;
+  readonly #target: number;
+  readonly #system: Message[] = [];
+  /** Non-system messages; indices stay stable, removal clears `#alive`. */
+  readonly #work: Message[] = [];
+  readonly #tokens: number[] = [];
+  readonly #alive: Uint8Array;
+  readonly #pairs: PairIndex;
+  /** Set on messages this run truncated or stubbed (never done twice). */
+  readonly #touched: Uint8Array;
+  readonly #firstUser: number;
+  readonly #lastUser: number;
+  #current: number;
+  readonly #beforeTokens: number;
+  readonly #beforeMessages: number;
+  #removed = 0;
+  #truncated = 0;
+  #stubbed = 0;
+  #level = 1;
+
+  constructor(
+    messages: readonly Message[],
+    tokens: readonly number[],
+    total: number,
+    budget: number,
+    settings: CompactionSettings,
+  ) {
+    this.#settings = settings;
+    this.#budget = budget;
+    this.#target = Math.floor(budget * settings.target_usage);
+    this.#current = total;
+    this.#beforeTokens = total;
+    this.#beforeMessages = messages.length;
+    // System messages are set aside, never touched, and put first in the result.
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i]!;
+      if (message.role === 'system') this.#system.push(message);
+      else {
+        this.#work.push(message);
+        this.#tokens.push(tokens[i] ?? 0);
+      }
+    }
+    const n = this.#work.length;
+    this.#alive = new Uint8Array(n).fill(1);
+    this.#touched = new Uint8Array(n);
+    this.#pairs = indexPairs(this.#work);
+    // Users are only ever removed at level 8 (never the first or the last), so these hold throughout.
+    this.#firstUser = this.#pairs.kind.indexOf(KIND_USER);
+    this.#lastUser = this.#pairs.kind.lastIndexOf(KIND_USER);
+  }
+
+  #done(): boolean {
+    return this.#current <= this.#target;
+  }
+
+  run(): CompactionResult {
+    const p = this.#settings.protected_recent;
+    const steps: (() => void)[] = [
+      () => this.#truncateWave(0, 0.25),
+      () => this.#truncateWave(0.25, 0.5),
+      () => this.#removeWithProtection(p),
+      () => this.#truncateWave(0.5, 0.75),
+      () => this.#removeWithProtection(p * 0.6),
+      () => this.#truncateWave(0, 1),
+      () => this.#removeWithProtection(p * 0.3),
+      () => this.#lastResort(p * 0.3),
+    ];
+    for (let i = 0; i < steps.length; i++) {
+      this.#level = i + 1;
+      steps[i]!();
+      if (this.#done()) break;
+    }
+    return this.#finish();
+  }
+
+  /** Indices of the tool results still present, in order. */
+  #aliveTools(): number[] {
+    const out: number[] = [];
+    const { kind } = this.#pairs;
+    for (let i = 0; i < kind.length; i++) if (kind[i] === KIND_TOOL && this.#alive[i]) out.push(i);
+    return out;
+  }
+
+  /** Tool result `i` is protected (last N) iff `i >= #protectedToolsFrom(tools)`; N <= 0 protects none. */
+  #protectedToolsFrom(tools: readonly number[]): number {
+    const n = this.#settings.protected_tool_results;
+    if (n <= 0 || tools.length === 0) return Number.POSITIVE_INFINITY;
+    return tools[Math.max(0, tools.length - n)]!;
+  }
+
+  /** Levels 1, 2, 4 and 6: truncate the tool results between two fractions of their positions. */
+  #truncateWave(from: number, to: number): void {
+    const tools = this.#aliveTools();
+    const protectedFrom = this.#protectedToolsFrom(tools);
+    const end = Math.floor(tools.length * to);
+    const keep = this.#settings.truncate_chars;
+    for (let k = Math.floor(tools.length * from); k < end && !this.#done(); k++) {
+      const i = tools[k]!;
+      if (i >= protectedFrom || this.#touched[i]) continue;
+      const message = this.#work[i]!;
+      const content = message.content;
+      if (typeof content !== 'string' || content.length <= keep) continue;
+      const text = truncatedText(content, keep);
+      // A result barely over the limit would grow with the marker: leave it.
+      if (text.length >= content.length) continue;
+      this.#replace(i, {
+        ...message,
+        content: text,
+        metadata: { ...message.metadata, _truncated: true, _original_tokens: Math.floor(content.length / 4) },
+      });
+      this.#truncated++;
+    }
+  }
+
+  /** Put `replacement` at `i` and update the running total with its estimate. */
+  #replace(i: number, replacement: Message): void {
+    const after = estimateTokens(replacement);
+    this.#current += after - this.#tokens[i]!;
+    this.#work[i] = replacement;
+    this.#tokens[i] = after;
+    this.#touched[i] = 1;
+  }
+
+  #stub(i: number): void {
+    const message = this.#work[i]!;
+    const content = message.content;
+    if (this.#touched[i] || typeof content !== 'string' || content.length <= STUB_MIN_CHARS) return;
+    const text = stubText(content);
+    if (text.length >= content.length) return; // a stub of a short message would be longer
+    this.#replace(i, {
+      ...message,
+      content: text,
+      metadata: { ...message.metadata, _stubbed: true, _original_length: content.length },
+    });
+    this.#stubbed++;
+  }
+
+  #remove(i: number): void {
+    this.#alive[i] = 0;
+    this.#current -= this.#tokens[i]!;
+    this.#removed++;
+  }
+
+  /** Position of each present message among the present ones, and how many there are. */
+  #ranks(): { rank: Int32Array; count: number } {
+    const rank = new Int32Array(this.#work.length);
+    let count = 0;
+    for (let i = 0; i < rank.length; i++) rank[i] = this.#alive[i] ? count++ : -1;
+    return { rank, count };
+  }
+
+  /**
+   * Levels 3, 5 and 7: remove the oldest non-user messages outside the
+   * protected tail (never the last user message, never a protected tool
+   * result); a tool call and all its results go together or not at all; then
+   * stub intermediate user messages.
+   */
+  #removeWithProtection(protection: number): void {
+    const { kind, owner, removable, start, results } = this.#pairs;
+    const { rank, count } = this.#ranks();
+    const boundary = Math.floor(count * (1 - protection));
+    const toolsFrom = this.#protectedToolsFrom(this.#aliveTools());
+    const last = this.#lastUser;
+    const isProtected = (i: number): boolean =>
+      rank[i]! >= boundary || i === last || (kind[i] === KIND_TOOL && i >= toolsFrom);
+
+    const removePair = (a: number): void => {
+      if (!removable[a] || !this.#alive[a] || isProtected(a)) return;
+      for (let r = start[a]!; r < start[a + 1]!; r++) if (isProtected(results[r]!)) return;
+      this.#remove(a);
+      for (let r = start[a]!; r < start[a + 1]!; r++) this.#remove(results[r]!);
+    };
+
+    for (let i = 0; i < kind.length && !this.#done(); i++) {
+      if (!this.#alive[i] || i === last) continue;
+      if (rank[i]! >= boundary) break;
+      const k = kind[i];
+      if (k === KIND_USER) continue; // users are only ever stubbed
+      if (k === KIND_TOOL) {
+        if (owner[i]! >= 0) removePair(owner[i]!);
+      } else if (k === KIND_CALLER) removePair(i);
+      else this.#remove(i);
+    }
+
+    for (let i = 0; i < kind.length && !this.#done(); i++) {
+      if (kind[i] !== KIND_USER || !this.#alive[i] || i === this.#firstUser || i === last) continue;
+      if (rank[i]! >= boundary) break;
+      this.#stub(i);
+    }
+  }
+
+  /** Level 8: stub the first user message (unless it is the last), then drop older stubs. */
+  #lastResort(protection: number): void {
+    const first = this.#firstUser;
+    const last = this.#lastUser;
+    if (first >= 0 && first !== last) this.#stub(first);
+    const { rank, count } = this.#ranks();
+    const boundary = Math.floor(count * (1 - protection));
+    const { kind } = this.#pairs;
+    for (let i = 0; i < kind.length && !this.#done(); i++) {
+      if (!this.#alive[i] || rank[i]! >= boundary) continue;
+      // The first user message stays (as a stub), unlike the reference's quirk.
+      if (kind[i] === KIND_USER && this.#touched[i] && i !== first && i !== last) this.#remove(i);
+    }
+  }
+
+  #finish(): CompactionResult {
+    const messages = this.#system.slice();
+    for (let i = 0; i < this.#work.length; i++) if (this.#alive[i]) messages.push(this.#work[i]!);
+    return {
+      messages,
+      stats: {
+        before_tokens: this.#beforeTokens,
+        after_tokens: this.#current,
+        before_messages: this.#beforeMessages,
+        after_messages: messages.length,
+        messages_removed: this.#removed,
+        messages_truncated: this.#truncated,
+        user_messages_stubbed: this.#stubbed,
+        system_messages_preserved: this.#system.length,
+        strategy_level: this.#level,
+        budget: this.#budget,
+        target_tokens: this.#target,
+        protected_recent: this.#settings.protected_recent,
+        protected_tool_results: this.#settings.protected_tool_results,
+      },
+    };
+  }
+}

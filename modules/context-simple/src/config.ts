@@ -1,0 +1,103 @@
+/**
+ * The module's configuration: the JSON Schema it is validated against (with
+ * core's shared ajv) and the defaults of the reference's context-simple.
+ */
+import { compileSchema, DataValidationError, formatDataErrors, type JSONSchema } from '@amplifier/core';
+
+/** How much the compaction notice says. `verbose` renders like `normal` (as in the reference). */
+export type NoticeVerbosity = 'minimal' | 'normal' | 'verbose';
+
+/** Module config, as in a mount plan (snake_case, every key optional). */
+export interface ContextSimpleConfig {
+  /** Fallback budget in tokens; a cap on the provider-derived budget only when set explicitly. */
+  max_tokens?: number;
+  /** Compact when estimate / effective budget reaches this fraction. */
+  compact_threshold?: number;
+  /** Compact down to this fraction of the effective budget. */
+  target_usage?: number;
+  /** Fraction of the most recent messages protected from removal. */
+  protected_recent?: number;
+  /** The last N tool results are never truncated or removed (0 or less protects none). */
+  protected_tool_results?: number;
+  /** Characters of a tool result kept when it is truncated. */
+  truncate_chars?: number;
+  compaction_notice_enabled?: boolean;
+  /** Tokens taken off the budget for the notice when it is enabled. */
+  compaction_notice_token_reserve?: number;
+  compaction_notice_verbosity?: NoticeVerbosity;
+  /** The notice is added only when the strategy level is at least this. */
+  compaction_notice_min_level?: number;
+  /** Fraction of the model's max output tokens reserved out of its context window. */
+  output_reserve_fraction?: number;
+  /** Accepted for compatibility with Amplifier bundles; ignored (compaction is always automatic). */
+  auto_compact?: boolean;
+}
+
+/** The config with every default applied, plus whether `max_tokens` was given. */
+export type ResolvedConfig = Required<Omit<ContextSimpleConfig, 'auto_compact'>> & {
+  max_tokens_explicit: boolean;
+};
+
+/** The reference defaults. */
+export const DEFAULT_CONFIG: Readonly<Required<Omit<ContextSimpleConfig, 'auto_compact'>>> = Object.freeze({
+  max_tokens: 200_000,
+  compact_threshold: 0.92,
+  target_usage: 0.5,
+  protected_recent: 0.3,
+  protected_tool_results: 5,
+  truncate_chars: 250,
+  compaction_notice_enabled: true,
+  compaction_notice_token_reserve: 800,
+  compaction_notice_verbosity: 'normal',
+  compaction_notice_min_level: 1,
+  output_reserve_fraction: 0.5,
+});
+
+const fraction = { type: 'number', minimum: 0, maximum: 1 };
+
+/** JSON Schema of the config. Unknown keys are allowed (and reported by `mount` as a warning). */
+export const CONFIG_SCHEMA: JSONSchema = {
+  type: 'object',
+  properties: {
+    max_tokens: { type: 'integer', minimum: 1 },
+    compact_threshold: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
+    target_usage: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
+    protected_recent: fraction,
+    protected_tool_results: { type: 'integer' },
+    truncate_chars: { type: 'integer', minimum: 0 },
+    compaction_notice_enabled: { type: 'boolean' },
+    compaction_notice_token_reserve: { type: 'integer', minimum: 0 },
+    compaction_notice_verbosity: { enum: ['minimal', 'normal', 'verbose'] },
+    compaction_notice_min_level: { type: 'integer', minimum: 0, maximum: 8 },
+    output_reserve_fraction: fraction,
+    auto_compact: { type: 'boolean' },
+  },
+};
+
+const KNOWN_KEYS: ReadonlySet<string> = new Set(Object.keys(CONFIG_SCHEMA.properties as object));
+
+/**
+ * Validate a config and apply the defaults. Throws a `DataValidationError`
+ * naming every bad key (`compact_threshold must be <= 1`).
+ */
+export function resolveConfig(config: Record<string, unknown> = {}): ResolvedConfig {
+  const errors = compileSchema(CONFIG_SCHEMA)(config);
+  if (errors.length > 0) {
+    throw new DataValidationError(
+      `context-simple: invalid config; fix these keys:\n${formatDataErrors(errors)}`,
+      errors,
+    );
+  }
+  const given = config as ContextSimpleConfig;
+  const resolved: ResolvedConfig = { ...DEFAULT_CONFIG, max_tokens_explicit: given.max_tokens !== undefined };
+  for (const key of Object.keys(DEFAULT_CONFIG) as (keyof typeof DEFAULT_CONFIG)[]) {
+    const value = given[key];
+    if (value !== undefined) (resolved as Record<string, unknown>)[key] = value;
+  }
+  return resolved;
+}
+
+/** Config keys this module does not know (they are ignored). */
+export function unknownConfigKeys(config: Record<string, unknown>): string[] {
+  return Object.keys(config).filter((key) => !KNOWN_KEYS.has(key));
+}
