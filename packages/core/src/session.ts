@@ -227,7 +227,9 @@ export class AmplifierSession {
 
   #extras(): Record<string, unknown> {
     const extras: Record<string, unknown> = {};
-    if (this.config.session.metadata) extras.metadata = this.config.session.metadata;
+    const metadata = this.config.session.metadata;
+    // Like the reference's truthiness test: an empty object is left out.
+    if (metadata && Object.keys(metadata).length > 0) extras.metadata = metadata;
     if (this.config.session.raw) extras.raw = redactSecrets(this.config);
     return extras;
   }
@@ -264,12 +266,16 @@ export class AmplifierSession {
     coordinator.resetTurn();
     coordinator.cancellation.reset();
     const { signal } = options;
+    const cancel = (): Promise<void> =>
+      coordinator.requestCancel({ immediate: true }).then(
+        () => {},
+        (error: unknown) => this.#logger.warn(`cancellation failed: ${errorMessage(error)}`),
+      );
     const onAbort = (): void => {
-      coordinator.requestCancel({ immediate: true }).catch((error: unknown) => {
-        this.#logger.warn(`cancellation failed: ${errorMessage(error)}`);
-      });
+      void cancel();
     };
-    if (signal?.aborted) onAbort();
+    // Already aborted: cancel (event and callbacks included) before the orchestrator starts.
+    if (signal?.aborted) await cancel();
     else signal?.addEventListener('abort', onAbort, { once: true });
 
     this.status.status = 'running';
