@@ -1,0 +1,259 @@
+/**
+ * The command safety validator: a pure function of the command text and the
+ * policy. It keeps the reference's checks on the raw text (quirks included)
+ * and adds the same checks on every simple command bash would run, as the
+ * shell lexer sees it after quote removal, so `s''udo`, `\sudo`, `env sudo`,
+ * `bash -c "sudo ..."` and newline-separated commands do not slip through.
+ * Under `strict`, a command that cannot be checked from its text (a command
+ * name computed at run time, a shell reading a pipe) is refused.
+ *
+ * A guard rail against accidents, not a sandbox: see the package README.
+ */
+import { commandLine, fullCommandText, type ShellCommand, splitShellCommands } from './shell-words.js';
+
+export type SafetyProfileName = 'strict' | 'standard' | 'permissive' | 'unrestricted';
+
+/** `command`: at command position (prefix match); `substring`: anywhere, any case; `regex`: a search. */
+export type BlockPatternType = 'command' | 'substring' | 'regex';
+
+export interface BlockPattern {
+  pattern: string;
+  type: BlockPatternType;
+  reason: string;
+}
+
+export interface SafetyProfile {
+  name: SafetyProfileName;
+  blocks: readonly BlockPattern[];
+  /** Whether `allowed_commands` and `safety_overrides.allow` may allow a command. */
+  allowOverrides: boolean;
+}
+
+/** What the validator needs from the tool's config. */
+export interface SafetyPolicy {
+  safety_profile: SafetyProfileName;
+  allowed_commands?: readonly string[];
+  denied_commands?: readonly string[];
+  safety_overrides?: { allow?: readonly string[]; block?: readonly string[] } | null;
+}
+
+/** The reference's result shape: every field but `allowed` is null when the command is allowed. */
+export interface SafetyResult {
+  allowed: boolean;
+  reason: string | null;
+  matched_pattern: string | null;
+  hint: string | null;
+}
+
+export const PROFILE_NAMES: readonly SafetyProfileName[] = [
+  'strict',
+  'standard',
+  'permissive',
+  'unrestricted',
+];
+
+const PROFILE_HINT = "Use safety_profile: 'permissive' or 'unrestricted' for container/VM environments";
+const DENIED_HINT = 'Remove from denied_commands or add to allowed_commands (if profile allows overrides)';
+const OVERRIDE_HINT = 'Remove from safety_overrides.block';
+const OPAQUE_HINT =
+  "Write the command name literally; strict mode cannot check commands built at run time (safety_profile: 'standard' does not try)";
+
+const ROOT_DELETE = 'Prevents root filesystem deletion';
+const HOME_DELETE = 'Prevents home directory deletion';
+
+function sharedBlocks(mode: string): BlockPattern[] {
+  return [
+    { pattern: 'rm -rf /', type: 'command', reason: ROOT_DELETE },
+    { pattern: 'rm -rf ~', type: 'command', reason: HOME_DELETE },
+    { pattern: 'rm -fr /', type: 'command', reason: ROOT_DELETE },
+    { pattern: 'rm -fr ~', type: 'command', reason: HOME_DELETE },
+    { pattern: 'sudo', type: 'command', reason: `Privilege escalation not allowed in ${mode} mode` },
+    { pattern: 'su -', type: 'command', reason: 'User switching not allowed' },
+    { pattern: 'dd if=/dev/zero', type: 'substring', reason: 'Dangerous disk overwrite' },
+    { pattern: 'dd if=/dev/random', type: 'substring', reason: 'Dangerous disk overwrite' },
+    { pattern: 'mkfs', type: 'command', reason: 'Filesystem creation not allowed' },
+    { pattern: '>\\s*/dev/(?!null)', type: 'regex', reason: 'Writing to devices not allowed' },
+    { pattern: 'passwd', type: 'command', reason: 'Password changes not allowed' },
+    { pattern: 'chmod 777 /', type: 'substring', reason: 'Dangerous root permissions' },
+    { pattern: 'chown -R /', type: 'substring', reason: 'Recursive ownership of root not allowed' },
+    { pattern: ':(){ :|:& };:', type: 'substring', reason: 'Fork bomb' },
+  ];
+}
+
+/** The four profiles of the reference, with its exact patterns, order and reasons. */
+export const SAFETY_PROFILES: Readonly<Record<SafetyProfileName, SafetyProfile>> = Object.freeze({
+  strict: { name: 'strict', blocks: sharedBlocks('strict'), allowOverrides: false },
+  standard: { name: 'standard', blocks: sharedBlocks('standard'), allowOverrides: true },
+  permissive: {
+    name: 'permissive',
+    blocks: sharedBlocks('permissive').filter((b) =>
+      ['rm -rf /', 'rm -fr /', ':(){ :|:& };:'].includes(b.pattern),
+    ),
+    allowOverrides: true,
+  },
+  unrestricted: { name: 'unrestricted', blocks: [], allowOverrides: true },
+});
+
+/** The profile of that name; anything else throws the reference's message. */
+export function resolveProfile(name: string): SafetyProfile {
+  if (!Object.hasOwn(SAFETY_PROFILES, name)) {
+    throw new Error(`Unknown profile '${name}'. Valid profiles: ${PROFILE_NAMES.join(', ')}`);
+  }
+  return SAFETY_PROFILES[name as SafetyProfileName];
+}
+
+const ALLOWED: SafetyResult = Object.freeze({
+  allowed: true,
+  reason: null,
+  matched_pattern: null,
+  hint: null,
+});
+
+/**
+ * Decide whether `command` may run under `policy`. Pure: the same input gives
+ * the same result, nothing is run or read.
+ *
+ * Order: `unrestricted` allows all; a whole-command allowlist match (profiles
+ * with overrides) skips the raw-text checks, but every simple command in it
+ * that does not match the allowlist itself is still checked; then profile
+ * patterns, `denied_commands`, `safety_overrides.block`, on the raw text and
+ * on each simple command.
+ */
+export function validateCommand(command: string, policy: SafetyPolicy): SafetyResult {
+  const profile = resolveProfile(policy.safety_profile);
+  if (profile.name === 'unrestricted') return ALLOWED;
+  const allowList = profile.allowOverrides
+    ? [...(policy.safety_overrides?.allow ?? []), ...(policy.allowed_commands ?? [])]
+    : [];
+  const denied = policy.denied_commands ?? [];
+  const overrideBlocks = policy.safety_overrides?.block ?? [];
+  const commands = splitShellCommands(command);
+
+  const wholeAllowed = allowList.some((p) => allowMatch(command, p));
+  const checked = wholeAllowed ? commands.filter((c) => !allowList.some((p) => isAllowed(c, p))) : commands;
+  const raw = wholeAllowed ? null : command;
+
+  for (const block of profile.blocks) {
+    if ((raw !== null && rawPatternHit(raw, block)) || checked.some((c) => commandPatternHit(c, block))) {
+      return blocked(block.reason, block.pattern, PROFILE_HINT);
+    }
+  }
+  if (profile.name === 'strict') {
+    const opaque = checked.find((c) => c.opaque !== undefined);
+    if (opaque) return blocked(`Cannot check this command: ${opaque.opaque}`, opaque.source, OPAQUE_HINT);
+  }
+  const lists: [readonly string[], string, string][] = [
+    [denied, 'Matches custom denied pattern: ', DENIED_HINT],
+    [overrideBlocks, 'Blocked by safety_overrides: ', OVERRIDE_HINT],
+  ];
+  for (const [patterns, prefix, hint] of lists) {
+    for (const p of patterns) {
+      const texts = checked.flatMap((c) => [c.source, commandLine(c), fullCommandText(c)]);
+      if (raw !== null) texts.unshift(raw);
+      if (texts.some((text) => denyMatch(text, p))) return blocked(`${prefix}${p}`, p, hint);
+    }
+  }
+  return ALLOWED;
+}
+
+/** A wrapped command is matched on its own words only: `sudo *` does not allow `sudo rm -rf /`'s `rm -rf /`. */
+function isAllowed(command: ShellCommand, pattern: string): boolean {
+  return (
+    (!command.wrapped && allowMatch(command.source, pattern)) || allowMatch(commandLine(command), pattern)
+  );
+}
+
+function blocked(reason: string, pattern: string, hint: string): SafetyResult {
+  return { allowed: false, reason, matched_pattern: pattern, hint };
+}
+
+// ------------------------------------------------------------- matching
+
+/** The reference's checks on the raw command text. */
+function rawPatternHit(command: string, block: BlockPattern): boolean {
+  switch (block.type) {
+    case 'command':
+      return atCommandPosition(command, block.pattern);
+    case 'substring':
+      return command.toLowerCase().includes(block.pattern.toLowerCase());
+    case 'regex':
+      return new RegExp(block.pattern, 'i').test(command);
+  }
+}
+
+/** The same checks on one simple command after quote removal. */
+function commandPatternHit(command: ShellCommand, block: BlockPattern): boolean {
+  switch (block.type) {
+    case 'command':
+      return commandLine(command).toLowerCase().startsWith(block.pattern.toLowerCase());
+    case 'substring':
+      return fullCommandText(command).toLowerCase().includes(block.pattern.toLowerCase());
+    case 'regex':
+      return new RegExp(block.pattern, 'i').test(fullCommandText(command));
+  }
+}
+
+const SEPARATORS = [';', '|', '&&', '||', '(', '`', '$('];
+
+/**
+ * The reference's command-position rule: an occurrence (any case) outside
+ * quotes whose preceding text, trailing whitespace stripped, is empty or ends
+ * with a separator. Prefix match, no word boundary (`sudoku` matches `sudo`).
+ */
+export function atCommandPosition(command: string, pattern: string): boolean {
+  const lower = command.toLowerCase();
+  const needle = pattern.toLowerCase();
+  if (needle === '') return false;
+  const quoted = quotedRegions(command);
+  for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
+    if (quoted.some(([start, end]) => at >= start && at < end)) continue;
+    const before = command.slice(0, at).trimEnd();
+    if (before !== '' && !SEPARATORS.some((s) => before.endsWith(s))) continue;
+    if (pattern.includes('/') && at > 0 && !/[\s;|&()>`]/.test(command[at - 1]!)) continue;
+    return true;
+  }
+  return false;
+}
+
+/** Single- and double-quoted spans `[start, end)`; a backslash escapes the next character inside them. */
+function quotedRegions(command: string): [number, number][] {
+  const regions: [number, number][] = [];
+  let quote: string | null = null;
+  let start = 0;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i];
+    if (quote === null) {
+      if (c === "'" || c === '"') {
+        quote = c;
+        start = i;
+      }
+    } else if (c === '\\') {
+      i++;
+    } else if (c === quote) {
+      regions.push([start, i + 1]);
+      quote = null;
+    }
+  }
+  if (quote !== null) regions.push([start, command.length]);
+  return regions;
+}
+
+function wildcard(pattern: string): RegExp {
+  const body = pattern
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${body}$`, 'i');
+}
+
+/** Allowlist: exact (any case) or a `*` wildcard anchored at both ends; no substring fallback. */
+export function allowMatch(command: string, pattern: string): boolean {
+  if (command.toLowerCase() === pattern.toLowerCase()) return true;
+  return pattern.includes('*') && wildcard(pattern).test(command);
+}
+
+/** Denylist: exact, wildcard, or (no `*` in the pattern) a substring, any case. */
+export function denyMatch(command: string, pattern: string): boolean {
+  if (allowMatch(command, pattern)) return true;
+  return !pattern.includes('*') && pattern !== '' && command.toLowerCase().includes(pattern.toLowerCase());
+}
