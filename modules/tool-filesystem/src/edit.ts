@@ -6,7 +6,7 @@
 import fsp from 'node:fs/promises';
 import type { Tool, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
-import { binaryOffset, emit, numberLine } from './read.js';
+import { BINARY_SNIFF_BYTES, binaryOffset, emit, numberLine } from './read.js';
 import { sha256 } from './read-tracker.js';
 import { openRegularFile, type ResolvedPath } from './sandbox.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
@@ -175,17 +175,24 @@ async function replaceInFile(
   const max = ctx.config.max_read_bytes;
   const { handle, stat } = await openRegularFile(resolved, given);
   let bytes: Buffer | undefined;
+  let binary = false;
   try {
-    bytes = stat.size > max ? undefined : await readAll(handle, max);
+    if (stat.size > max) {
+      const probe = Buffer.alloc(BINARY_SNIFF_BYTES);
+      const { bytesRead } = await handle.read(probe, 0, probe.length, 0);
+      binary = binaryOffset(probe.subarray(0, bytesRead)) >= 0;
+    } else bytes = await readAll(handle, max);
   } finally {
     await handle.close();
+  }
+  if (binary || (bytes !== undefined && binaryOffset(bytes) >= 0)) {
+    return fail(`Cannot edit binary file: ${given}`, { type: 'BinaryFile' });
   }
   if (bytes === undefined) {
     return fail(`File is too large to edit: ${given} (${stat.size} bytes; max_read_bytes is ${max})`, {
       type: 'FileTooLarge',
     });
   }
-  if (binaryOffset(bytes) >= 0) return fail(`Cannot edit binary file: ${given}`, { type: 'BinaryFile' });
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);

@@ -36,6 +36,19 @@ export function ignorePatterns(ctx: ToolContext, baseReal: string, names: readon
   return out;
 }
 
+/**
+ * A matcher for the user's `exclude` list: a pattern without a slash matches
+ * a file name anywhere, one with a slash matches the path relative to the base.
+ */
+function excludeMatcher(patterns: string[]): ((rel: string) => boolean) | undefined {
+  if (patterns.length === 0) return undefined;
+  const names = patterns.filter((p) => !p.includes('/'));
+  const paths = patterns.filter((p) => p.includes('/'));
+  const byName = names.length > 0 ? picomatch(names, { dot: true }) : () => false;
+  const byPath = paths.length > 0 ? picomatch(paths, { dot: true }) : () => false;
+  return (rel) => byName(path.basename(rel)) || byPath(rel);
+}
+
 interface Match {
   path: string;
   type: 'file' | 'dir';
@@ -105,8 +118,7 @@ async function runGlob(
     if (!signal.aborted) return fail(`Glob search failed: ${(error as Error).message}`);
     found = [];
   }
-  const userExclude =
-    exclude.length > 0 ? picomatch(exclude as string[], { dot: true, basename: true }) : undefined;
+  const userExclude = excludeMatcher(exclude as string[]);
 
   const matches: Match[] = [];
   for (let i = 0; i < found.length && !signal.aborted; i += 64) {
