@@ -1,7 +1,7 @@
 /**
  * Copies of data with secrets blanked out or long strings shortened, for debug
- * payloads (`session.raw`) and logs. Both recurse through objects and arrays and
- * never modify their input.
+ * payloads (`session.raw`) and logs. Both recurse through plain objects and
+ * arrays, never modify their input, and write a cycle as "[Circular]".
  */
 
 /** Keys whose values are secrets (compared lower-cased, whole key). */
@@ -40,14 +40,27 @@ function mapDeep(
   value: unknown,
   fn: (key: string | undefined, v: unknown) => unknown,
   key?: string,
+  ancestors: Set<unknown> = new Set(),
 ): unknown {
   const mapped = fn(key, value);
   if (mapped !== value) return mapped;
-  if (Array.isArray(value)) return value.map((item) => mapDeep(item, fn));
-  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = mapDeep(v, fn, k);
-    return out;
+  const isArray = Array.isArray(value);
+  const isPlain =
+    !isArray &&
+    typeof value === 'object' &&
+    value !== null &&
+    Object.getPrototypeOf(value) === Object.prototype;
+  if (!isArray && !isPlain) return value;
+  if (ancestors.has(value)) return '[Circular]';
+  ancestors.add(value);
+  let out: unknown;
+  if (isArray) {
+    out = (value as unknown[]).map((item) => mapDeep(item, fn, undefined, ancestors));
+  } else {
+    const copy: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as object)) copy[k] = mapDeep(v, fn, k, ancestors);
+    out = copy;
   }
-  return value;
+  ancestors.delete(value);
+  return out;
 }
