@@ -365,6 +365,25 @@ describe('the discovery cache', () => {
     expect(index.problems).toEqual([]);
     expect([...index.modules.keys()]).toEqual(['mod-1']);
   });
+  it('finds a module whose package.json is larger than the read buffer (field at the end)', () => {
+    writeProject(root, { 'big-pkg': '1.0.0', 'big-plain': '1.0.0' });
+    const filler = { keywords: Array.from({ length: 9000 }, (_, i) => `keyword-${i}`) };
+    installNpm(root, [
+      { name: 'big-plain', amplifier: null, packageJson: filler },
+      // `amplifier` goes after the 80 KB of keywords.
+      {
+        name: 'big-pkg',
+        amplifier: null,
+        packageJson: { ...filler, amplifier: { module: 'big', type: 'tool' } },
+      },
+    ]);
+    expect(readFileSync(path.join(root, 'node_modules', 'big-pkg', 'package.json')).length).toBeGreaterThan(
+      64 * 1024,
+    );
+    const index = loaderAt(root).scan();
+    expect(index.scanned).toBe(2);
+    expect([...index.modules.keys()]).toEqual(['big']);
+  });
 });
 
 describe('the large-project generator (for the benchmarks)', () => {

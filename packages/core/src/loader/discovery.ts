@@ -9,7 +9,7 @@
  * Cost per declared dependency: one read of its package.json; only packages
  * whose text mentions `"amplifier"` are parsed and have their real path taken.
  */
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import { type ModulePackage, type PackageJson, parsePackageJson, readModulePackage } from './manifest.js';
@@ -25,22 +25,65 @@ export interface LocatedPackage {
   text: string;
 }
 
-/** `<dir>/node_modules/<name>/package.json` for `dir` and each parent, like Node's resolver. */
-export function findPackage(name: string, fromDir: string): LocatedPackage | undefined {
+/**
+ * The first `<dir>/node_modules/<name>/package.json` for `fromDir` and each
+ * parent, like Node's resolver: the folder as found (possibly a symlink) and
+ * the file's text (`null` when `onlyModules` and the file does not mention
+ * `"amplifier"`). No realpath: discovery takes it only for module packages.
+ */
+function locatePackage(
+  name: string,
+  fromDir: string,
+  onlyModules = false,
+): { linkDir: string; text: string | null } | undefined {
   let dir = path.resolve(fromDir);
   for (;;) {
-    const candidate = path.join(dir, 'node_modules', name);
-    const text = readText(path.join(candidate, 'package.json'));
-    if (text !== undefined) {
-      try {
-        return { dir: realpath(candidate), linkDir: candidate, text };
-      } catch {
-        // vanished between the read and the realpath; keep walking
-      }
-    }
+    const linkDir = path.join(dir, 'node_modules', name);
+    const file = path.join(linkDir, 'package.json');
+    const text = onlyModules ? readIfModule(file) : readText(file);
+    if (text !== undefined) return { linkDir, text };
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
+  }
+}
+
+const MARKER = Buffer.from('"amplifier"');
+let scratch: Buffer | undefined;
+
+/**
+ * A package.json's text if it mentions `"amplifier"`, `null` if it does not,
+ * undefined if there is no such file. Reads into a reused buffer and decodes
+ * only module candidates: most dependencies cost one open, read and close.
+ */
+function readIfModule(file: string): string | null | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    scratch ??= Buffer.allocUnsafe(64 * 1024);
+    const size = readSync(fd, scratch, 0, scratch.length, 0);
+    if (size === scratch.length) return readText(file) ?? null; // a big package.json: read it whole
+    const bytes = scratch.subarray(0, size);
+    return bytes.includes(MARKER) ? bytes.toString('utf8') : null;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Package `name` as Node would find it from `fromDir`: its real directory and package.json text. */
+export function findPackage(name: string, fromDir: string): LocatedPackage | undefined {
+  const located = locatePackage(name, fromDir);
+  if (located === undefined) return undefined;
+  try {
+    return { dir: realpath(located.linkDir), linkDir: located.linkDir, text: located.text ?? '' };
+  } catch {
+    return undefined;
   }
 }
 
@@ -86,7 +129,6 @@ export interface DiscoveryIndex {
 
 /** Add the package at `dir` (package.json `text`) to the index if it declares a module. */
 function addPackage(index: DiscoveryIndex, dir: string, text: string): void {
-  index.scanned++;
   // Cheap filter: most dependencies are not modules and never get parsed.
   if (!text.includes('"amplifier"')) return;
   let found: ModulePackage | undefined;
@@ -138,8 +180,10 @@ function scanRoot(index: DiscoveryIndex, root: string, includeDev: boolean): voi
   }
   index.roots.push(root);
   for (const name of declaredDependencies(pkg, includeDev)) {
-    const found = findPackage(name, root);
-    if (found !== undefined) addPackage(index, found.linkDir, found.text);
+    const found = locatePackage(name, root, true);
+    if (found === undefined) continue;
+    index.scanned++;
+    if (found.text !== null) addPackage(index, found.linkDir, found.text);
   }
 }
 
@@ -152,6 +196,7 @@ function scanSearchPath(index: DiscoveryIndex, searchPath: string): void {
   const dir = path.resolve(searchPath);
   const own = readText(path.join(dir, 'package.json'));
   if (own !== undefined) {
+    index.scanned++;
     addPackage(index, dir, own);
     return;
   }
@@ -184,8 +229,10 @@ function scanSearchPath(index: DiscoveryIndex, searchPath: string): void {
 }
 
 function scanChild(index: DiscoveryIndex, dir: string): void {
-  const text = readText(path.join(dir, 'package.json'));
-  if (text !== undefined) addPackage(index, dir, text);
+  const text = readIfModule(path.join(dir, 'package.json'));
+  if (text === undefined) return;
+  index.scanned++;
+  if (text !== null) addPackage(index, dir, text);
 }
 
 /** Where discovery looks. */
