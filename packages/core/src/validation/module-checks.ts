@@ -3,9 +3,9 @@
  * its declared type matches, it imports, it exports `mount` (and optionally
  * `onSessionReady`) with a usable signature, and the loader accepts it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { LoadedModule, ModuleExports } from '../contracts.js';
 import { AmplifierError, errorMessage } from '../errors.js';
 import { findPackageDir } from '../loader/discovery.js';
@@ -31,18 +31,34 @@ function isPathLike(target: string): boolean {
   );
 }
 
+/** The `"amplifier".module` a package directory declares, if it has a readable one. */
+function declaredId(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+      amplifier?: { module?: unknown };
+    };
+    const id = pkg?.amplifier?.module;
+    return typeof id === 'string' && id !== '' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Classify what the user gave: `./dir`, `/abs/file.js`, `file:` URL, `@scope/pkg`, or an id. */
 export function moduleTarget(target: string, baseDir: string): ModuleTarget {
   if (isPathLike(target)) {
-    const base = path.basename(target.replace(/[/\\]+$/, ''));
-    const id = base.replace(/\.(m?js|cjs)$/, '') || 'module';
     const source = target.startsWith('file:')
       ? target
       : path.resolve(baseDir, target.replace(/^~(?=$|[/\\])/, process.env.HOME ?? '~'));
+    const local = source.startsWith('file:') ? fileURLToPath(source) : source;
+    const base = path.basename(local.replace(/[/\\]+$/, ''));
+    const id = declaredId(local) ?? (base.replace(/\.(m?js|cjs)$/, '') || 'module');
     return { id, source };
   }
   if (target.startsWith('@') && target.includes('/')) {
-    return { id: target.slice(target.indexOf('/') + 1), source: target };
+    const id = declaredId(findPackageDir(target, baseDir)) ?? target.slice(target.indexOf('/') + 1);
+    return { id, source: target };
   }
   return { id: target, source: undefined };
 }
@@ -68,7 +84,8 @@ export async function resolveModule(
       error.code === 'MODULE_NOT_FOUND' &&
       findPackageDir(target.id, loader.baseDir) !== undefined
     ) {
-      return resolveModule(result, loader, { id: target.id, source: target.id });
+      const id = declaredId(findPackageDir(target.id, loader.baseDir)) ?? target.id;
+      return resolveModule(result, loader, { id, source: target.id });
     }
     let message = errorMessage(error);
     if (target.source === undefined && existsSync(path.resolve(loader.baseDir, target.id))) {

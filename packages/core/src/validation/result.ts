@@ -2,6 +2,7 @@
  * The outcome of validating a module: a list of named checks, each passed or
  * failed with a severity. Only a failed `error` check fails the module.
  */
+import { ModuleValidationError } from '../errors.js';
 
 export type ValidationSeverity = 'error' | 'warning' | 'info';
 
@@ -72,6 +73,19 @@ export class ValidationResult {
       for (const line of rest) lines.push(`      ${line}`);
     }
     return lines.join('\n');
+  }
+
+  /**
+   * Throw a `ModuleValidationError` (code `MODULE_VALIDATION_FAILED`) naming every
+   * failed error check when the module did not pass; for apps that refuse to load such a module.
+   */
+  assertPassed(moduleId: string = this.target): void {
+    if (this.passed) return;
+    const details = this.errors.map((c) => `${c.name}: ${c.message}`).join('; ');
+    throw new ModuleValidationError(
+      moduleId,
+      `Module '${moduleId}' failed validation: ${this.summary()}. Errors: ${details}`,
+    );
   }
 
   toJSON(): {

@@ -176,6 +176,17 @@ describe('ValidationResult', () => {
       module_type: 'tool',
       passed: false,
     });
+    expect(() => warned.assertPassed('tool-x')).toThrow(
+      "Module 'tool-x' failed validation: FAILED: 1/4 checks passed (1 errors, 1 warnings). Errors: d: broken\nsecond line",
+    );
+    let thrown: unknown;
+    try {
+      warned.assertPassed();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'MODULE_VALIDATION_FAILED', moduleId: 'x' });
+    expect(() => empty.assertPassed()).not.toThrow();
   });
 
   it('describes every module type in one line', () => {
@@ -327,6 +338,19 @@ describe('S. module validators: structure', () => {
     expect(byId.passed).toBe(true);
     expect(check(byId, 'module_resolvable').message).toContain('via @amplifier/tool-hello');
     expect(check(byId, 'module_loadable').message).toContain('@amplifier/tool-hello@1.2.3');
+    writePackage('node_modules/amplifier-module-hi', {
+      name: 'amplifier-module-hi',
+      amplifier: { module: 'hi-there', type: 'tool' },
+      files: { 'index.js': GOOD_TOOL },
+    });
+    writePackage('vendor/some-folder', {
+      amplifier: { module: 'folder-tool', type: 'tool' },
+      files: { 'index.js': GOOD_TOOL },
+    });
+    // The module id comes from "amplifier".module, whatever the folder or package is called.
+    expect(failedNames(await validate('./vendor/some-folder'))).toEqual([]);
+    expect(failedNames(await validate('amplifier-module-hi'))).toEqual([]);
+    expect(failedNames(await validate(`file://${path.join(root, 'vendor/some-folder')}`))).toEqual([]);
     const byName = await validate('@acme/greeter');
     expect(byName.passed).toBe(true);
     expect(check(byName, 'module_resolvable').message).toContain("source '@acme/greeter'");
