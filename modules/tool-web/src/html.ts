@@ -1,0 +1,359 @@
+/**
+ * HTML to readable Markdown or plain text. The page is parsed with domino (the
+ * DOM turndown itself uses in Node), noise (scripts, styles, navigation,
+ * footers, hidden elements) is removed, links are made absolute, and turndown
+ * with the GFM plugin writes Markdown (headings, links, lists, code, tables).
+ * A linear pre-pass bounds the nesting depth the parser sees, so a page of
+ * 100k nested elements can neither stall the parser nor overflow the stack.
+ */
+import { createRequire } from 'node:module';
+import TurndownService from 'turndown';
+
+// ------------------------------------------------------------- minimal DOM
+
+interface DomNode {
+  readonly nodeType: number;
+  readonly nodeName: string;
+  readonly parentNode: DomNode | null;
+  readonly firstChild: DomNode | null;
+  readonly nextSibling: DomNode | null;
+  readonly data?: string;
+  readonly textContent: string | null;
+  removeChild(child: DomNode): DomNode;
+}
+interface DomElement extends DomNode {
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
+  querySelector(selector: string): DomElement | null;
+  querySelectorAll(selector: string): ArrayLike<DomElement>;
+}
+interface DomDocument extends DomElement {
+  readonly title: string;
+  readonly body: DomElement | null;
+  readonly documentElement: DomElement;
+}
+
+const require = createRequire(import.meta.url);
+const domino = require('@mixmark-io/domino') as {
+  createDocument(html: string, force?: boolean): DomDocument;
+};
+const { gfm } = require('@joplin/turndown-plugin-gfm') as { gfm: TurndownService.Plugin };
+
+// ------------------------------------------------------------- depth limit
+
+/** Deepest element nesting kept; deeper start tags are dropped (their text stays). */
+export const MAX_DEPTH = 200;
+
+const VOID = new Set(
+  'area base br col embed hr img input link meta param source track wbr keygen frame basefont bgsound'.split(
+    ' ',
+  ),
+);
+const RAW_TEXT = new Set([
+  'script',
+  'style',
+  'textarea',
+  'title',
+  'xmp',
+  'iframe',
+  'noembed',
+  'noframes',
+  'plaintext',
+]);
+const SPECIAL = new Set(
+  (
+    'address applet area article aside base basefont bgsound blockquote body br button caption center col colgroup ' +
+    'dd details dir div dl dt embed fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 head ' +
+    'header hgroup hr html iframe img input keygen li link listing main marquee menu meta nav noembed noframes ' +
+    'noscript object ol p param plaintext pre script section select source style summary table tbody td template ' +
+    'textarea tfoot th thead title tr track ul wbr xmp'
+  ).split(' '),
+);
+const SCOPE = new Set(['applet', 'caption', 'html', 'table', 'td', 'th', 'marquee', 'object', 'template']);
+const TABLE_PARTS = new Set(['table', 'tbody', 'thead', 'tfoot', 'tr', 'td', 'th', 'caption', 'colgroup']);
+const TABLE_SCOPE = new Set(['html', 'table', 'template']);
+const CLOSES_P = new Set(
+  (
+    'address article aside blockquote center details dialog dir div dl fieldset figcaption figure footer header ' +
+    'hgroup main menu nav ol p section summary ul h1 h2 h3 h4 h5 h6 pre listing form hr xmp table'
+  ).split(' '),
+);
+/** Start tags that close an open element of the same group (and what stops the search). */
+const IMPLIED: Record<string, { closes: string[]; stop: ReadonlySet<string> }> = {
+  li: { closes: ['li'], stop: new Set(['ul', 'ol', 'menu']) },
+  dt: { closes: ['dt', 'dd'], stop: new Set(['dl']) },
+  dd: { closes: ['dt', 'dd'], stop: new Set(['dl']) },
+  td: { closes: ['td', 'th'], stop: new Set(['tr', 'table']) },
+  th: { closes: ['td', 'th'], stop: new Set(['tr', 'table']) },
+  tr: { closes: ['tr'], stop: new Set(['table', 'tbody', 'thead', 'tfoot']) },
+  tbody: { closes: ['tbody', 'thead', 'tfoot'], stop: new Set(['table']) },
+  thead: { closes: ['tbody', 'thead', 'tfoot'], stop: new Set(['table']) },
+  tfoot: { closes: ['tbody', 'thead', 'tfoot'], stop: new Set(['table']) },
+  option: { closes: ['option'], stop: new Set(['select', 'datalist']) },
+  optgroup: { closes: ['option', 'optgroup'], stop: new Set(['select']) },
+};
+
+const rawTextEnds = new Map<string, RegExp>();
+/** Finds the end tag of a raw-text element (case-insensitive), from `lastIndex`. */
+function rawTextEnd(name: string): RegExp {
+  let re = rawTextEnds.get(name);
+  if (re === undefined) {
+    re = new RegExp(`</${name}[^>]{0,4096}>`, 'gi');
+    rawTextEnds.set(name, re);
+  }
+  return re;
+}
+
+/** The stack of open elements, with a count per name so "is one open?" costs O(1). */
+class OpenElements {
+  readonly names: string[] = [];
+  readonly #counts = new Map<string, number>();
+
+  push(name: string): void {
+    this.names.push(name);
+    this.#counts.set(name, (this.#counts.get(name) ?? 0) + 1);
+  }
+  /** Pop everything from index `at` up. */
+  truncate(at: number): void {
+    while (this.names.length > at) {
+      const name = this.names.pop()!;
+      this.#counts.set(name, this.#counts.get(name)! - 1);
+    }
+  }
+  /** Index of the nearest of `names`, searching down to a `stop` element; -1 if none. */
+  find(names: readonly string[], stop: ReadonlySet<string>): number {
+    if (!names.some((n) => (this.#counts.get(n) ?? 0) > 0)) return -1;
+    for (let i = this.names.length - 1; i >= 0; i--) {
+      const name = this.names[i]!;
+      if (names.includes(name)) return i;
+      if (stop.has(name)) return -1;
+    }
+    return -1;
+  }
+}
+
+function isNameEnd(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 12 || c === 13 || c === 47 || c === 62;
+}
+
+/**
+ * Remove start tags nested deeper than `maxDepth`, following the HTML tree
+ * rules closely enough (implied ends, scope, special elements) to track the
+ * depth a parser would build, in one linear pass. Text is never removed.
+ */
+export function limitDepth(html: string, maxDepth: number = MAX_DEPTH): string {
+  const open = new OpenElements();
+  const stack = open.names;
+  const out: string[] = [];
+  let copied = 0;
+  let gt = -1;
+  let i = html.indexOf('<');
+  while (i !== -1 && i < html.length) {
+    const next = html.charCodeAt(i + 1);
+    if (next === 33 /* ! */) {
+      const end = html.startsWith('<!--', i) ? html.indexOf('-->', i + 4) : html.indexOf('>', i + 2);
+      if (end === -1) break;
+      i = html.indexOf('<', end);
+      continue;
+    }
+    const closing = next === 47; /* / */
+    // The tag ends at the next '>'; remembered so a run of '<' without '>' stays linear.
+    if (gt < i) gt = html.indexOf('>', i);
+    if (gt === -1) break;
+    const start = closing ? i + 2 : i + 1;
+    const first = html.charCodeAt(start) | 0x20;
+    if (first < 97 || first > 122) {
+      i = html.indexOf('<', i + 1);
+      continue;
+    }
+    let stop = start + 1;
+    while (stop < gt && stop - start < 64 && !isNameEnd(html.charCodeAt(stop))) stop++;
+    const name = html.slice(start, stop).toLowerCase();
+    const end = gt + 1;
+    if (closing) {
+      let at = -1;
+      if (TABLE_PARTS.has(name)) {
+        at = open.find([name], TABLE_SCOPE);
+      } else if (SPECIAL.has(name)) {
+        at = open.find([name], SCOPE);
+      } else {
+        at = open.find([name], SPECIAL);
+      }
+      if (at !== -1) open.truncate(at);
+    } else if (name !== 'html' && name !== 'head' && name !== 'body') {
+      const implied = IMPLIED[name];
+      if (implied) {
+        const at = open.find(implied.closes, implied.stop);
+        if (at !== -1) open.truncate(at);
+      }
+      if (CLOSES_P.has(name)) {
+        const at = open.find(['p'], SCOPE);
+        if (at !== -1) open.truncate(at);
+      }
+      if (!VOID.has(name)) {
+        if (stack.length >= maxDepth) {
+          out.push(html.slice(copied, i));
+          copied = end;
+        } else {
+          open.push(name);
+        }
+      }
+      if (RAW_TEXT.has(name)) {
+        const closer = rawTextEnd(name);
+        closer.lastIndex = end;
+        const close = closer.exec(html);
+        if (close === null) break;
+        if (stack[stack.length - 1] === name) open.truncate(stack.length - 1);
+        i = html.indexOf('<', close.index + close[0].length);
+        continue;
+      }
+    }
+    i = html.indexOf('<', end);
+  }
+  if (copied === 0) return html;
+  out.push(html.slice(copied));
+  return out.join('');
+}
+
+// ------------------------------------------------------------- cleaning
+
+/** Elements that are never content. */
+const NOISE =
+  'script, style, noscript, template, iframe, object, embed, svg, canvas, nav, footer, aside, dialog, ' +
+  'button, select, input, textarea, link, meta, [hidden], [aria-hidden="true"], ' +
+  '[role="navigation"], [role="banner"], [role="contentinfo"], [role="search"]';
+
+function removeAll(root: DomElement, selector: string, keep?: (el: DomElement) => boolean): void {
+  const found = Array.from(root.querySelectorAll(selector));
+  for (const el of found) {
+    if (keep?.(el)) continue;
+    el.parentNode?.removeChild(el);
+  }
+}
+
+function insideContent(el: DomElement): boolean {
+  for (let p = el.parentNode; p !== null; p = p.parentNode) {
+    if (p.nodeName === 'ARTICLE' || p.nodeName === 'MAIN') return true;
+  }
+  return false;
+}
+
+/** Make `attr` of every `selector` element absolute against `base`; drop it when it is script or unusable. */
+function absolutize(root: DomElement, selector: string, attr: string, base: string): void {
+  for (const el of Array.from(root.querySelectorAll(selector))) {
+    const value = el.getAttribute(attr) ?? '';
+    try {
+      const url = new URL(value, base);
+      if (url.protocol === 'javascript:' || url.protocol === 'data:' || url.protocol === 'vbscript:') {
+        el.removeAttribute(attr);
+      } else {
+        el.setAttribute(attr, url.href);
+      }
+    } catch {
+      el.removeAttribute(attr);
+    }
+  }
+}
+
+/** A parsed, cleaned page: its title and the element holding its content. */
+interface Page {
+  title: string;
+  root: DomElement;
+}
+
+function parsePage(html: string, baseUrl: string): Page {
+  const doc = domino.createDocument(limitDepth(html), true);
+  const title = doc.title.trim();
+  const body = doc.body ?? doc.documentElement;
+  removeAll(body, NOISE);
+  removeAll(body, 'header', insideContent);
+  const base = doc.querySelector('base[href]')?.getAttribute('href');
+  let baseHref = baseUrl;
+  try {
+    if (base) baseHref = new URL(base, baseUrl).href;
+  } catch {
+    // keep the page URL
+  }
+  absolutize(body, 'a[href]', 'href', baseHref);
+  absolutize(body, 'img[src]', 'src', baseHref);
+  removeAll(body, 'img:not([src])');
+  const main = body.querySelector('main, [role="main"]');
+  const articles = body.querySelectorAll('article');
+  const root = main ?? (articles.length === 1 ? articles[0]! : body);
+  return { title, root };
+}
+
+// ------------------------------------------------------------- conversion
+
+let turndown: TurndownService | undefined;
+
+function markdownService(): TurndownService {
+  if (turndown) return turndown;
+  turndown = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+    emDelimiter: '_',
+    strongDelimiter: '**',
+    linkStyle: 'inlined',
+  });
+  turndown.use(gfm);
+  return turndown;
+}
+
+/** The converted page. */
+export interface ConvertedPage {
+  title: string;
+  content: string;
+}
+
+/** Convert an HTML page to Markdown (links and images made absolute against `baseUrl`). */
+export function htmlToMarkdown(html: string, baseUrl: string): ConvertedPage {
+  const { title, root } = parsePage(html, baseUrl);
+  const markdown = markdownService().turndown(root as unknown as TurndownService.Node);
+  return { title, content: markdown.replace(/\n{3,}/g, '\n\n').trim() };
+}
+
+const BLOCK = new Set(
+  (
+    'ADDRESS ARTICLE ASIDE BLOCKQUOTE BR DD DETAILS DIV DL DT FIELDSET FIGCAPTION FIGURE FOOTER FORM H1 H2 H3 H4 ' +
+    'H5 H6 HEADER HR LI MAIN NAV OL P PRE SECTION SUMMARY TABLE TBODY TD TFOOT TH THEAD TR UL'
+  ).split(' '),
+);
+
+/**
+ * Convert an HTML page to plain text: the document text with a line break at
+ * every block element, each line stripped, empty lines dropped (the reference's
+ * extraction). Iterative, so depth is no concern.
+ */
+export function htmlToText(html: string, baseUrl: string): ConvertedPage {
+  const { title, root } = parsePage(html, baseUrl);
+  const parts: string[] = [];
+  // Depth-first walk with an explicit stack of "next node to visit" and "leaving" markers.
+  const stack: (DomNode | { leave: DomNode })[] = [root];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if ('leave' in item) {
+      if (BLOCK.has(item.leave.nodeName)) parts.push('\n');
+      continue;
+    }
+    if (item.nodeType === 3) {
+      parts.push(item.data ?? '');
+      continue;
+    }
+    if (item.nodeType !== 1 && item !== root) continue;
+    if (BLOCK.has(item.nodeName)) parts.push('\n');
+    stack.push({ leave: item });
+    const children: DomNode[] = [];
+    for (let c = item.firstChild; c !== null; c = c.nextSibling) children.push(c);
+    for (let k = children.length - 1; k >= 0; k--) stack.push(children[k]!);
+  }
+  const text = parts
+    .join('')
+    .split('\n')
+    .map((line) => line.replace(/[ \t\f\v\u00a0]+/g, ' ').trim())
+    .filter((line) => line !== '')
+    .join('\n');
+  return { title, content: text };
+}
