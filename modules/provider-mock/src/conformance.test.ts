@@ -1,0 +1,5 @@
+import { providerConformance } from '@amplifier/core/testing';
+import { mount } from './index.js';
+
+// No script: the fixed-text mode the minimal mount plan relies on.
+providerConformance({ mount });

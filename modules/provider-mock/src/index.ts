@@ -1,0 +1,50 @@
+/**
+ * @amplifier/provider-mock: a scripted LLM provider for tests and offline
+ * runs. It replays a script (text, tool calls, thinking, usage, errors,
+ * delays), answers through a function in code, or, with nothing configured,
+ * answers every request with a short fixed text.
+ */
+import type { Coordinator } from '@amplifier/core';
+import { type MockProviderOptions, type ProviderMockConfig, ScriptedProvider } from './provider.js';
+import { assertConfig, CONFIG_KEYS, loadScriptFile } from './script.js';
+
+export type {
+  EventEmitterLike,
+  MockProviderOptions,
+  ProviderMockConfig,
+  RespondFunction,
+} from './provider.js';
+export { DEFAULT_TEXT, ScriptedProvider } from './provider.js';
+export type { ScriptError, ScriptStep, ScriptStepObject, ScriptToolCall } from './script.js';
+export { CONFIG_SCHEMA, checkConfig, loadScriptFile, SCRIPT_STEP_SCHEMA, stepResponse } from './script.js';
+
+/** A provider built in code (for tests and apps); not mounted. Same options as the config, plus `respond`. */
+export function createMockProvider(options: MockProviderOptions = {}): ScriptedProvider {
+  return new ScriptedProvider(options);
+}
+
+/**
+ * Mount a ScriptedProvider under the name `mock`. `script_file` is read now,
+ * relative to the `session.working_dir` capability (or the current directory);
+ * a bad script fails the mount with every problem listed by path
+ * (`script[2].tool_calls[0].name must be string`). Unknown keys are warned about.
+ */
+export async function mount(coordinator: Coordinator, config: Record<string, unknown> = {}): Promise<void> {
+  assertConfig(config);
+  for (const key of Object.keys(config)) {
+    if (!CONFIG_KEYS.has(key))
+      coordinator.logger.warn(`provider-mock: unknown config key '${key}' is ignored`);
+  }
+  const { script_file, ...rest } = config as ProviderMockConfig;
+  let script = rest.script;
+  if (script_file !== undefined) {
+    const workingDir = coordinator.getCapability<string>('session.working_dir');
+    script = await loadScriptFile(script_file, typeof workingDir === 'string' ? workingDir : process.cwd());
+  }
+  const provider = new ScriptedProvider({
+    ...rest,
+    ...(script !== undefined && { script }),
+    hooks: coordinator.hooks,
+  });
+  coordinator.mount('providers', provider, { name: provider.name });
+}

@@ -1,0 +1,297 @@
+/**
+ * ScriptedProvider: a Provider that answers from a script, from a function,
+ * or with a fixed text, and behaves like a real one around that: it records
+ * requests, emits llm:request / llm:response, honours `signal`, and streams.
+ */
+import {
+  type ChatRequest,
+  type ChatResponse,
+  type CompleteOptions,
+  checkData,
+  createLLMError,
+  errorMessage,
+  events,
+  formatDataErrors,
+  LLMError,
+  type ModelInfo,
+  type Provider,
+  type ProviderInfo,
+  type StreamEvent,
+  sleep,
+  type ToolCall,
+} from '@amplifier/core';
+import { assertConfig, type ScriptStep, stepResponse, usageFor } from './script.js';
+import { responseEvents } from './stream.js';
+
+/** The answer when no script and no `respond` function is configured. */
+export const DEFAULT_TEXT = 'This is a mock response from provider-mock.';
+
+/** Rule mode: build the response from the request (`call` counts from 1). */
+export type RespondFunction = (
+  request: ChatRequest,
+  context: { call: number; signal?: AbortSignal },
+) => ChatResponse | Promise<ChatResponse>;
+
+/** Anything with a HookRegistry-like `emit` (the coordinator's `hooks`, an `EventRecorder`). */
+export interface EventEmitterLike {
+  emit(event: string, data: Record<string, unknown>): Promise<unknown>;
+}
+
+/** Module config (snake_case, as in a mount plan), plus `respond` when given in code. */
+export interface ProviderMockConfig {
+  /** The responses, in order. */
+  script?: ScriptStep[];
+  /** A JSON or YAML file holding the script (read by `mount`). */
+  script_file?: string;
+  /** After the last step, keep answering with it. */
+  repeat_last?: boolean;
+  /** After the last step, start over from the first. */
+  loop?: boolean;
+  /** Default `mock-model`. */
+  model?: string;
+  /** Default 200000. */
+  context_window?: number;
+  /** Default 8192. */
+  max_output_tokens?: number;
+  /** Provider priority for orchestrators (lower first). Default 100. */
+  priority?: number;
+  /** The text of no-script mode. Default `DEFAULT_TEXT`. */
+  default_text?: string;
+  respond?: RespondFunction;
+}
+
+export interface MockProviderOptions extends Omit<ProviderMockConfig, 'script_file'> {
+  /** Mount name. Default `mock`. */
+  name?: string;
+  /** Where llm:request / llm:response go (the mount passes `coordinator.hooks`). */
+  hooks?: EventEmitterLike;
+}
+
+const CAPABILITIES = ['tools', 'streaming', 'thinking'];
+
+/** A scripted, rule-driven or fixed-text provider for tests and offline runs. */
+export class ScriptedProvider implements Provider {
+  readonly name: string;
+  readonly priority: number;
+  /** Every request received, in order (shallow copies with their own message arrays). */
+  readonly requests: ChatRequest[] = [];
+  readonly model: string;
+  readonly #options: MockProviderOptions;
+  readonly #script: readonly ScriptStep[] | undefined;
+  #calls = 0;
+
+  constructor(options: MockProviderOptions = {}) {
+    const { name, hooks, ...config } = options;
+    assertConfig(config as Record<string, unknown>);
+    this.#options = options;
+    this.#script = options.script === undefined ? undefined : structuredClone(options.script);
+    this.name = name ?? 'mock';
+    this.priority = options.priority ?? 100;
+    this.model = options.model ?? 'mock-model';
+  }
+
+  /** How many requests were answered or failed (each consumes one script step). */
+  get callCount(): number {
+    return this.#calls;
+  }
+
+  getInfo(): ProviderInfo {
+    const model = this.getModelInfo();
+    return {
+      id: this.name,
+      display_name: 'Mock Provider',
+      credential_env_vars: [],
+      capabilities: [...CAPABILITIES],
+      defaults: {
+        model: this.model,
+        max_tokens: model.max_output_tokens,
+        context_window: model.context_window,
+        max_output_tokens: model.max_output_tokens,
+      },
+      config_fields: [],
+    };
+  }
+
+  getModelInfo(): ModelInfo {
+    return {
+      id: this.model,
+      display_name: `Mock model (${this.model})`,
+      context_window: this.#options.context_window ?? 200_000,
+      max_output_tokens: this.#options.max_output_tokens ?? 8192,
+      capabilities: [...CAPABILITIES],
+      defaults: {},
+    };
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    return [this.getModelInfo()];
+  }
+
+  /** `response.tool_calls`, or the `tool_call` content blocks when there are none. */
+  parseToolCalls(response: ChatResponse): ToolCall[] {
+    if (response.tool_calls?.length) return response.tool_calls;
+    const calls: ToolCall[] = [];
+    for (const block of response.content ?? []) {
+      if (block.type === 'tool_call') calls.push({ id: block.id, name: block.name, arguments: block.input });
+    }
+    return calls;
+  }
+
+  complete(request: ChatRequest, options: CompleteOptions = {}): Promise<ChatResponse> {
+    return this.#answer(request, options.signal);
+  }
+
+  /** The same answer as `complete`, as events: deltas per word, tool calls, then `message.end`. */
+  async *stream(request: ChatRequest, options: { signal?: AbortSignal } = {}): AsyncIterable<StreamEvent> {
+    const { signal } = options;
+    const response = await this.#answer(request, signal);
+    yield* responseEvents(response, request.model ?? this.model, () => {
+      if (signal?.aborted) throw this.#abortError('while streaming', signal.reason);
+    });
+  }
+
+  async #answer(request: ChatRequest, signal: AbortSignal | undefined): Promise<ChatResponse> {
+    if (signal?.aborted) throw this.#abortError('before it started', signal.reason);
+    const call = ++this.#calls;
+    this.requests.push({ ...request, messages: [...(request.messages ?? [])] });
+    const model = request.model ?? this.model;
+    const started = performance.now();
+    await this.#emit(events.LLM_REQUEST, {
+      provider: this.name,
+      model,
+      message_count: request.messages?.length ?? 0,
+    });
+    try {
+      const response = await this.#produce(request, call, signal);
+      const {
+        input_tokens = 0,
+        output_tokens = 0,
+        cache_read_tokens,
+        cache_write_tokens,
+      } = response.usage ?? {};
+      await this.#emit(events.LLM_RESPONSE, {
+        provider: this.name,
+        model,
+        status: 'ok',
+        duration_ms: Math.round(performance.now() - started),
+        usage: {
+          input_tokens,
+          output_tokens,
+          ...(cache_read_tokens ? { cache_read_tokens } : {}),
+          ...(cache_write_tokens ? { cache_write_tokens } : {}),
+        },
+      });
+      return response;
+    } catch (error) {
+      await this.#emit(events.LLM_RESPONSE, {
+        provider: this.name,
+        model,
+        status: 'error',
+        duration_ms: Math.round(performance.now() - started),
+        error: errorMessage(error),
+        error_kind: LLMError.isLLMError(error) ? error.kind : 'unknown',
+      });
+      throw error;
+    }
+  }
+
+  async #produce(request: ChatRequest, call: number, signal: AbortSignal | undefined): Promise<ChatResponse> {
+    const { respond } = this.#options;
+    if (respond !== undefined) {
+      const response = await this.#raceAbort(
+        Promise.resolve().then(() => respond(request, { call, signal })),
+        signal,
+      );
+      const errors = checkData('chat-response', response);
+      if (errors.length > 0) {
+        throw createLLMError(
+          'configuration',
+          `provider-mock: respond() returned an invalid ChatResponse:\n${formatDataErrors(errors)}`,
+          this.#errorContext(request),
+        );
+      }
+      return response;
+    }
+    const script = this.#script;
+    if (script === undefined) {
+      const content = [{ type: 'text' as const, text: this.#options.default_text ?? DEFAULT_TEXT }];
+      return { content, usage: usageFor(undefined, request, content), finish_reason: 'stop' };
+    }
+    const step = this.#step(script, call, request);
+    if (typeof step === 'object' && step.delay_ms !== undefined && step.delay_ms > 0) {
+      try {
+        await sleep(step.delay_ms, signal);
+      } catch (reason) {
+        throw this.#abortError('during the scripted delay', reason);
+      }
+    }
+    if (typeof step === 'object' && step.error !== undefined) {
+      const { kind, message, status_code, retry_after, retryable } = step.error;
+      throw createLLMError(kind, message ?? `provider-mock: scripted ${kind} error (step ${call})`, {
+        ...this.#errorContext(request),
+        ...(status_code !== undefined && { status_code }),
+        ...(retry_after !== undefined && { retry_after }),
+        ...(retryable !== undefined && { retryable }),
+      });
+    }
+    return stepResponse(step, request, `call_mock_${call}`);
+  }
+
+  /** The step for call number `call` (1-based), honouring `loop` and `repeat_last`. */
+  #step(script: readonly ScriptStep[], call: number, request: ChatRequest): ScriptStep {
+    let index = call - 1;
+    if (index >= script.length) {
+      if (this.#options.loop) index %= script.length;
+      else if (this.#options.repeat_last) index = script.length - 1;
+      else {
+        const steps = `${script.length} step${script.length === 1 ? '' : 's'}`;
+        throw createLLMError(
+          'configuration',
+          `provider-mock: the script has ${steps} and was asked for step ${call}; add steps, or set repeat_last: true or loop: true`,
+          this.#errorContext(request),
+        );
+      }
+    }
+    return script[index]!;
+  }
+
+  #errorContext(request: ChatRequest): { provider: string; model: string } {
+    return { provider: this.name, model: request.model ?? this.model };
+  }
+
+  #abortError(when: string, reason: unknown): LLMError {
+    return createLLMError('abort', `provider-mock: request aborted ${when}`, {
+      provider: this.name,
+      model: this.model,
+      cause: reason,
+    });
+  }
+
+  /** Settle with `promise`, or reject with an abort error as soon as `signal` aborts. */
+  #raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    if (signal === undefined) return promise;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(this.#abortError('while respond() was running', signal.reason));
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      promise.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  async #emit(event: string, data: Record<string, unknown>): Promise<void> {
+    try {
+      await this.#options.hooks?.emit(event, data);
+    } catch {
+      // Observability must never break a request.
+    }
+  }
+}

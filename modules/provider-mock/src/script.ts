@@ -1,0 +1,271 @@
+/**
+ * Scripts: the steps a mock provider replays, their JSON Schema (checked with
+ * core's shared ajv), loading from a JSON or YAML file, and turning a step into
+ * a ChatResponse.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type ChatRequest,
+  type ChatResponse,
+  type ContentBlock,
+  compileSchema,
+  type DataError,
+  DataValidationError,
+  formatDataErrors,
+  type JSONSchema,
+  LLM_ERROR_KINDS,
+  type LLMErrorKind,
+  type ToolCall,
+  type Usage,
+} from '@amplifier/core';
+import { parse as parseYaml } from 'yaml';
+
+/** A scripted tool call; `id` is generated when omitted, `arguments` default to `{}`. */
+export interface ScriptToolCall {
+  id?: string;
+  name: string;
+  arguments?: Record<string, unknown>;
+}
+
+/** A scripted failure, thrown as core's LLMError of that kind. */
+export interface ScriptError {
+  kind: LLMErrorKind;
+  message?: string;
+  status_code?: number;
+  /** Seconds. */
+  retry_after?: number;
+  /** Overrides the kind's default. */
+  retryable?: boolean;
+}
+
+/** One response of the script. A bare string is a text response. */
+export interface ScriptStepObject {
+  text?: string;
+  /** A thinking block; an object carries its signature. */
+  thinking?: string | { thinking: string; signature?: string };
+  tool_calls?: ScriptToolCall[];
+  /** Extra content blocks, after thinking and text. */
+  content?: ContentBlock[];
+  /** Missing counts are estimated (JSON length / 4); `total_tokens` defaults to input + output. */
+  usage?: Partial<Usage>;
+  finish_reason?: string;
+  metadata?: Record<string, unknown>;
+  /** Wait this long before answering (or failing); aborting the request's signal ends the wait. */
+  delay_ms?: number;
+  /** Fail with this error instead of answering (cannot be combined with response fields). */
+  error?: ScriptError;
+}
+
+export type ScriptStep = string | ScriptStepObject;
+
+const RESPONSE_FIELDS = ['text', 'thinking', 'tool_calls', 'content'] as const;
+
+const count = { type: 'integer', minimum: 0 };
+
+/** JSON Schema of one script step. */
+export const SCRIPT_STEP_SCHEMA: JSONSchema = {
+  type: ['string', 'object'],
+  additionalProperties: false,
+  properties: {
+    text: { type: 'string' },
+    thinking: {
+      type: ['string', 'object'],
+      required: ['thinking'],
+      additionalProperties: false,
+      properties: { thinking: { type: 'string' }, signature: { type: 'string' } },
+    },
+    tool_calls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string', minLength: 1 },
+          name: { type: 'string', minLength: 1 },
+          arguments: { type: 'object' },
+        },
+      },
+    },
+    content: {
+      type: 'array',
+      items: { $ref: 'https://amplifier-ts.dev/schemas/v1/message.json#/$defs/contentBlock' },
+    },
+    usage: {
+      type: 'object',
+      properties: {
+        input_tokens: count,
+        output_tokens: count,
+        total_tokens: count,
+        reasoning_tokens: count,
+        cache_read_tokens: count,
+        cache_write_tokens: count,
+        cost_usd: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' },
+      },
+    },
+    finish_reason: { type: 'string' },
+    metadata: { type: 'object' },
+    delay_ms: { type: 'number', minimum: 0 },
+    error: {
+      type: 'object',
+      required: ['kind'],
+      additionalProperties: false,
+      properties: {
+        kind: { enum: [...LLM_ERROR_KINDS] },
+        message: { type: 'string' },
+        status_code: { type: 'integer', minimum: 100, maximum: 599 },
+        retry_after: { type: 'number', minimum: 0 },
+        retryable: { type: 'boolean' },
+      },
+    },
+  },
+};
+
+/** JSON Schema of the module config (`respond`, a function, is checked separately). */
+export const CONFIG_SCHEMA: JSONSchema = {
+  type: 'object',
+  properties: {
+    script: { type: 'array', minItems: 1, items: SCRIPT_STEP_SCHEMA },
+    script_file: { type: 'string', minLength: 1 },
+    repeat_last: { type: 'boolean' },
+    loop: { type: 'boolean' },
+    model: { type: 'string', minLength: 1 },
+    context_window: { type: 'integer', minimum: 1 },
+    max_output_tokens: { type: 'integer', minimum: 1 },
+    priority: { type: 'number' },
+    default_text: { type: 'string' },
+  },
+};
+
+/** Config keys this module reads. */
+export const CONFIG_KEYS: ReadonlySet<string> = new Set([
+  ...Object.keys(CONFIG_SCHEMA.properties as object),
+  'respond',
+]);
+
+/** Problems of a config (paths like `script[2].tool_calls[0].name`), schema and cross-field rules. */
+export function checkConfig(config: Record<string, unknown>): DataError[] {
+  const errors = compileSchema(CONFIG_SCHEMA)(config);
+  if (errors.length > 0) return errors;
+  const script = config.script as ScriptStep[] | undefined;
+  script?.forEach((step, i) => {
+    if (typeof step === 'string') return;
+    const given = RESPONSE_FIELDS.filter((key) => step[key] !== undefined);
+    if (step.error !== undefined && given.length > 0) {
+      errors.push({
+        path: `script[${i}]`,
+        message: `has both error and ${given.join(', ')}: an error step only fails`,
+      });
+    } else if (step.error === undefined && given.length === 0) {
+      errors.push({
+        path: `script[${i}]`,
+        message: 'needs at least one of text, thinking, tool_calls, content or error',
+      });
+    }
+  });
+  if (config.respond !== undefined && typeof config.respond !== 'function') {
+    errors.push({
+      path: 'respond',
+      message: 'must be a function (pass it in code, not in a mount plan file)',
+    });
+  }
+  if (config.respond !== undefined && (config.script !== undefined || config.script_file !== undefined)) {
+    errors.push({ path: 'respond', message: 'cannot be combined with script or script_file: choose one' });
+  }
+  if (config.script !== undefined && config.script_file !== undefined) {
+    errors.push({ path: 'script_file', message: 'cannot be combined with script: choose one' });
+  }
+  if (config.loop === true && config.repeat_last === true) {
+    errors.push({ path: 'loop', message: 'cannot be combined with repeat_last: choose one' });
+  }
+  return errors;
+}
+
+/** Throw a `DataValidationError` listing every problem of a config. */
+export function assertConfig(config: Record<string, unknown>, where = 'config'): void {
+  const errors = checkConfig(config);
+  if (errors.length > 0) {
+    throw new DataValidationError(`provider-mock: invalid ${where}:\n${formatDataErrors(errors)}`, errors);
+  }
+}
+
+/**
+ * Read a script from a JSON (`.json`) or YAML (anything else) file: a list of
+ * steps, or `{ script: [...] }`. Relative paths resolve against `baseDir`.
+ */
+export async function loadScriptFile(file: string, baseDir: string = process.cwd()): Promise<ScriptStep[]> {
+  const full = path.resolve(baseDir, file);
+  let text: string;
+  try {
+    text = await readFile(full, 'utf8');
+  } catch (error) {
+    throw new DataValidationError(
+      `provider-mock: cannot read script_file ${full}: ${(error as Error).message}. Point script_file at a JSON or YAML file (relative paths resolve against the session's working directory)`,
+      [{ path: 'script_file', message: 'cannot be read' }],
+    );
+  }
+  let data: unknown;
+  try {
+    data = full.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new DataValidationError(
+      `provider-mock: script_file ${full} is not valid: ${(error as Error).message}`,
+      [{ path: 'script_file', message: 'is not valid JSON or YAML' }],
+    );
+  }
+  const script =
+    data !== null && typeof data === 'object' && !Array.isArray(data) && 'script' in data
+      ? (data as { script: unknown }).script
+      : data;
+  assertConfig({ script }, `script in ${full}`);
+  return script as ScriptStep[];
+}
+
+const estimate = (value: unknown): number => Math.floor((JSON.stringify(value) ?? '').length / 4);
+
+/** A fresh ChatResponse for a (validated, non-error) step. `callPrefix` makes generated ids unique. */
+export function stepResponse(step: ScriptStep, request: ChatRequest, callPrefix: string): ChatResponse {
+  const s: ScriptStepObject = typeof step === 'string' ? { text: step } : step;
+  const content: ContentBlock[] = [];
+  if (s.thinking !== undefined) {
+    const t = typeof s.thinking === 'string' ? { thinking: s.thinking } : s.thinking;
+    content.push({
+      type: 'thinking',
+      thinking: t.thinking,
+      ...(t.signature !== undefined && { signature: t.signature }),
+    });
+  }
+  if (s.text !== undefined) content.push({ type: 'text', text: s.text });
+  if (s.content !== undefined) content.push(...structuredClone(s.content));
+  const toolCalls: ToolCall[] | undefined = s.tool_calls?.map((call, k) => ({
+    id: call.id ?? `${callPrefix}_${k + 1}`,
+    name: call.name,
+    arguments: structuredClone(call.arguments ?? {}),
+  }));
+  const response: ChatResponse = {
+    content,
+    usage: usageFor(s.usage, request, content, toolCalls),
+    finish_reason: s.finish_reason ?? (toolCalls?.length ? 'tool_calls' : 'stop'),
+  };
+  if (toolCalls !== undefined) response.tool_calls = toolCalls;
+  if (s.metadata !== undefined) response.metadata = structuredClone(s.metadata);
+  return response;
+}
+
+/** Scripted usage, with missing counts estimated from the request and the response. */
+export function usageFor(
+  given: Partial<Usage> | undefined,
+  request: ChatRequest,
+  content: readonly ContentBlock[],
+  toolCalls?: readonly ToolCall[],
+): Usage {
+  const input = given?.input_tokens ?? estimate(request.messages);
+  const output = given?.output_tokens ?? estimate(content) + (toolCalls?.length ? estimate(toolCalls) : 0);
+  return {
+    ...given,
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: given?.total_tokens ?? input + output,
+  };
+}
