@@ -1,0 +1,171 @@
+/**
+ * The event logger of one session (one coordinator): subscribes to the event
+ * set, turns each event into a record, and hands whole lines to the writer of
+ * the record's session file. The hook handler never waits on disk.
+ */
+import {
+  ALL_EVENTS,
+  type Coordinator,
+  type EventData,
+  errorMessage,
+  OBSERVABILITY_EVENTS_CHANNEL,
+} from '@amplifier/core';
+import picomatch from 'picomatch';
+import type { ConsoleLevel, LoggingConfig } from './config.js';
+import { logPath } from './config.js';
+import { buildRecord, type RecordOptions } from './record.js';
+import { Redactor } from './redact.js';
+import { LogWriter } from './writer.js';
+
+const CONSOLE_RANK: Record<string, number> = { DEBUG: 0, INFO: 1, WARN: 2, WARNING: 2, ERROR: 3 };
+const CONSOLE_MIN: Record<ConsoleLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+export class EventLogger {
+  readonly config: LoggingConfig;
+  readonly #coordinator: Coordinator;
+  readonly #recordOptions: RecordOptions;
+  readonly #excluded: (event: string) => boolean;
+  readonly #writers = new Map<string, LogWriter>();
+  readonly #subscribed = new Set<string>();
+  readonly #unregister: (() => void)[] = [];
+  #reportedError = false;
+
+  constructor(coordinator: Coordinator, config: LoggingConfig) {
+    this.#coordinator = coordinator;
+    this.config = config;
+    this.#recordOptions = {
+      redactor: config.redaction.enabled ? new Redactor(config.redaction) : undefined,
+      stripRaw: config.strip_raw,
+      maxValueChars: config.max_value_chars,
+    };
+    this.#excluded =
+      config.exclude_events.length === 0
+        ? () => false
+        : picomatch(config.exclude_events, { dot: true, nobrace: false });
+  }
+
+  /** Every writer opened so far (one per session id seen). */
+  get writers(): LogWriter[] {
+    return [...this.#writers.values()];
+  }
+
+  /** Subscribe to ALL_EVENTS, the `observability.events` capability and `additional_events`. */
+  subscribeInitial(): void {
+    const events: string[] = [...ALL_EVENTS];
+    if (this.config.auto_discover)
+      events.push(...flattenNames(this.#coordinator.getCapability(OBSERVABILITY_EVENTS_CHANNEL)));
+    events.push(...this.config.additional_events);
+    this.#subscribe(events);
+  }
+
+  /** Add events contributed on `observability.events` (called once every module is mounted). */
+  async subscribeContributed(): Promise<void> {
+    if (!this.config.auto_discover) return;
+    const contributed = await this.#coordinator.collectContributions(OBSERVABILITY_EVENTS_CHANNEL);
+    this.#subscribe([
+      ...flattenNames(this.#coordinator.getCapability(OBSERVABILITY_EVENTS_CHANNEL)),
+      ...flattenNames(contributed),
+    ]);
+  }
+
+  /** The events this logger listens to, in subscription order. */
+  get events(): string[] {
+    return [...this.#subscribed];
+  }
+
+  #subscribe(events: readonly string[]): void {
+    for (const event of events) {
+      if (this.#subscribed.has(event)) continue;
+      this.#subscribed.add(event);
+      this.#unregister.push(
+        this.#coordinator.hooks.register(event, (name, data) => this.handle(name, data), {
+          priority: this.config.priority,
+          name: 'hooks-logging',
+        }),
+      );
+    }
+  }
+
+  /**
+   * The hook handler: build the record and queue it. Returns nothing (continue),
+   * or, only when the queue is full, a promise that waits briefly for room.
+   */
+  handle(event: string, data: EventData): Promise<void> | undefined {
+    try {
+      if (this.#excluded(event)) return undefined;
+      const built = buildRecord(event, data, this.#recordOptions);
+      if (built === undefined) return undefined;
+      if (this.config.console !== false) this.#console(event, built.level, built.line);
+      return this.#writer(built.sessionId).push(built.line);
+    } catch (error) {
+      this.#report(`hooks-logging: could not log ${event}: ${errorMessage(error)}`);
+      return undefined;
+    }
+  }
+
+  #writer(sessionId: string): LogWriter {
+    let writer = this.#writers.get(sessionId);
+    if (writer === undefined) {
+      const workingDir = this.#coordinator.getCapability<string>('session.working_dir') ?? process.cwd();
+      writer = new LogWriter(logPath(this.config.session_log_template, sessionId, workingDir), {
+        maxRecords: this.config.queue_max_records,
+        maxBytes: this.config.queue_max_bytes,
+        fullWaitMs: this.config.queue_full_wait_ms,
+        maxFileBytes: this.config.max_file_bytes,
+        maxFiles: this.config.max_files,
+        onError: (message) => this.#report(message),
+      });
+      this.#writers.set(sessionId, writer);
+    }
+    return writer;
+  }
+
+  #report(message: string): void {
+    const display = this.#coordinator.display;
+    try {
+      if (display) display.showMessage(message, 'warning', 'hooks-logging');
+      else console.error(message);
+    } catch {
+      if (!this.#reportedError) console.error(message);
+    }
+    this.#reportedError = true;
+  }
+
+  /** A compact, already redacted line (built from the record, not from the raw data). */
+  #console(event: string, level: string, line: string): void {
+    const min = CONSOLE_MIN[this.config.console as ConsoleLevel];
+    if ((CONSOLE_RANK[level] ?? 1) < min) return;
+    const time = new Date().toISOString().slice(11, 23);
+    const record = JSON.parse(line) as { data?: Record<string, unknown>; error?: unknown };
+    const fields = { ...(record.error !== undefined && { error: record.error }), ...record.data };
+    const summary = Object.entries(fields)
+      .filter(([key]) => key !== 'parent_id')
+      .slice(0, 4)
+      .map(([key, value]) => `${key}=${shortValue(value)}`)
+      .join(' ');
+    process.stderr.write(`${time} ${level.padEnd(5)} ${event}${summary ? ` ${summary}` : ''}\n`);
+  }
+
+  /** Unsubscribe, then write everything accepted so far and close the files. */
+  async close(): Promise<void> {
+    for (const off of this.#unregister.splice(0)) off();
+    await Promise.all([...this.#writers.values()].map((writer) => writer.close()));
+  }
+}
+
+function flattenNames(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(flattenNames);
+  return [];
+}
+
+function shortValue(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  text = text.replace(/\s+/g, ' ');
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

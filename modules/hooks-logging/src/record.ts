@@ -1,0 +1,202 @@
+/**
+ * One event -> one JSON line in Amplifier's log record format:
+ * `{ts, lvl, schema, event, <promoted keys>, data}`. The data is copied into
+ * JSON-safe values (cycles, bigints, errors, buffers, maps, throwing getters,
+ * oversized strings) with secrets redacted on the way; the event data itself
+ * is never modified.
+ */
+import type { Redactor } from './redact.js';
+
+export const LOG_SCHEMA: Readonly<{ name: string; ver: string }> = Object.freeze({
+  name: 'amplifier.log',
+  ver: '1.0.0',
+});
+
+/** Keys lifted from the event data to the top level of the record. */
+const PROMOTED = [
+  'redaction',
+  'status',
+  'duration_ms',
+  'module',
+  'component',
+  'error',
+  'request_id',
+  'span_id',
+  'parent_span_id',
+  'session_id',
+] as const;
+
+const MAX_DEPTH = 64;
+
+export interface RecordOptions {
+  redactor: Redactor | undefined;
+  stripRaw: boolean;
+  maxValueChars: number;
+}
+
+/** A serialized record and the session it belongs to. */
+export interface BuiltRecord {
+  sessionId: string;
+  line: string;
+  level: string;
+}
+
+class Sanitizer {
+  readonly fired = new Set<string>();
+  readonly #seen = new Set<object>();
+  readonly options: RecordOptions;
+  constructor(options: RecordOptions) {
+    this.options = options;
+  }
+
+  value(value: unknown, key: string | undefined, depth: number): unknown {
+    if (
+      key !== undefined &&
+      this.options.redactor?.isSecretKey(key) &&
+      value !== null &&
+      value !== undefined &&
+      value !== ''
+    ) {
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        this.fired.add('secret_key');
+        return '[REDACTED:key]';
+      }
+    }
+    switch (typeof value) {
+      case 'string':
+        return this.string(value);
+      case 'number':
+        return Number.isFinite(value) ? value : String(value);
+      case 'boolean':
+        return value;
+      case 'bigint':
+        return value.toString();
+      case 'undefined':
+        return undefined;
+      case 'function':
+        return `[Function ${value.name || 'anonymous'}]`;
+      case 'symbol':
+        return value.toString();
+      default:
+        break;
+    }
+    if (value === null) return null;
+    const object = value as object;
+    if (this.#seen.has(object)) return '[Circular]';
+    if (depth >= MAX_DEPTH) return '[MaxDepth]';
+    this.#seen.add(object);
+    try {
+      return this.object(object, depth + 1);
+    } catch (error) {
+      return `[Unserializable: ${(error as Error)?.message ?? 'error'}]`;
+    } finally {
+      this.#seen.delete(object);
+    }
+  }
+
+  string(text: string): string {
+    let out = text;
+    if (out.length > this.options.maxValueChars) {
+      out = `${out.slice(0, this.options.maxValueChars)}…[truncated ${out.length - this.options.maxValueChars} chars]`;
+    }
+    return this.options.redactor ? this.options.redactor.redactString(out, this.fired) : out;
+  }
+
+  object(object: object, depth: number): unknown {
+    if (Array.isArray(object)) return object.map((item) => this.value(item, undefined, depth) ?? null);
+    if (object instanceof Date) return Number.isNaN(object.getTime()) ? 'Invalid Date' : object.toISOString();
+    if (object instanceof Error) {
+      return {
+        name: object.name,
+        message: this.string(object.message),
+        ...(object.stack !== undefined && { stack: this.string(object.stack) }),
+      };
+    }
+    if (ArrayBuffer.isView(object) || object instanceof ArrayBuffer) {
+      const bytes =
+        object instanceof ArrayBuffer
+          ? new Uint8Array(object)
+          : new Uint8Array(object.buffer, object.byteOffset, object.byteLength);
+      return {
+        type: object.constructor.name,
+        length: bytes.length,
+        base64_head: Buffer.from(bytes.subarray(0, 64)).toString('base64'),
+      };
+    }
+    if (object instanceof Map) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of object) out[String(k)] = this.value(v, String(k), depth);
+      return out;
+    }
+    if (object instanceof Set) return [...object].map((item) => this.value(item, undefined, depth) ?? null);
+    const toJSON = (object as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') return this.value(toJSON.call(object), undefined, depth);
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(object)) {
+      let v: unknown;
+      try {
+        v = (object as Record<string, unknown>)[k];
+      } catch (error) {
+        v = `[Unserializable: ${(error as Error)?.message ?? 'getter threw'}]`;
+      }
+      const safe = this.value(v, k, depth);
+      if (safe !== undefined) out[k] = safe;
+    }
+    return out;
+  }
+}
+
+/** JSON.stringify plus escapes for U+2028/U+2029, so no reader sees a line break inside a record. */
+function toLine(record: Record<string, unknown>): string {
+  return JSON.stringify(record).replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+}
+
+/**
+ * Build the record for `event`; undefined when the data has no session id
+ * (the reference skips those). Never throws.
+ */
+export function buildRecord(
+  event: string,
+  data: Record<string, unknown> | undefined,
+  options: RecordOptions,
+): BuiltRecord | undefined {
+  const source = data ?? {};
+  const sessionId = source.session_id;
+  if (typeof sessionId !== 'string' || sessionId === '') return undefined;
+  const sanitizer = new Sanitizer(options);
+  const ts = typeof source.timestamp === 'string' ? source.timestamp : new Date().toISOString();
+  let level = typeof source.lvl === 'string' ? source.lvl : 'INFO';
+  const record: Record<string, unknown> = { ts, lvl: level, schema: LOG_SCHEMA, event };
+  try {
+    const rest: Record<string, unknown> = {};
+    for (const key of Object.keys(source)) {
+      if (key === 'timestamp' || key === 'lvl') continue;
+      if (options.stripRaw && key === 'raw') continue;
+      let value: unknown;
+      try {
+        value = source[key];
+      } catch (error) {
+        value = `[Unserializable: ${(error as Error)?.message}]`;
+      }
+      const safe = sanitizer.value(value, key, 0);
+      if (safe === undefined) continue;
+      if ((PROMOTED as readonly string[]).includes(key)) record[key] = safe;
+      else rest[key] = safe;
+    }
+    if (Object.keys(rest).length > 0) record.data = rest;
+  } catch (error) {
+    record.error = {
+      type: (error as Error)?.name ?? 'Error',
+      msg: String((error as Error)?.message ?? error),
+    };
+  }
+  if (sanitizer.fired.size > 0) {
+    const previous =
+      typeof record.redaction === 'object' && record.redaction !== null ? record.redaction : {};
+    record.redaction = { ...previous, applied: true, rules: [...sanitizer.fired].sort() };
+  }
+  const isError = record.status === 'error' || Boolean(record.error) || event.includes('error');
+  if (isError && level !== 'DEBUG') level = 'ERROR';
+  record.lvl = level;
+  return { sessionId, line: `${toLine(record)}\n`, level };
+}
