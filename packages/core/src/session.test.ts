@@ -485,9 +485,9 @@ describe('AmplifierSession: initialize (K)', () => {
   });
 
   it('K105: an entry without module is not skipped silently: the plan is rejected with its path (deliberate)', () => {
-    expect(() => makeSession({ ...basePlan(), tools: [{ config: {} } as unknown as { module: string }] })).toThrow(
-      'tools[0].module is required',
-    );
+    expect(() =>
+      makeSession({ ...basePlan(), tools: [{ config: {} } as unknown as { module: string }] }),
+    ).toThrow('tools[0].module is required');
   });
 
   it('K106: the agents section is never loaded or mounted', async () => {
