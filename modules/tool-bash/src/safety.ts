@@ -131,10 +131,14 @@ export function validateCommand(command: string, policy: SafetyPolicy): SafetyRe
 
   const wholeAllowed = allowList.some((p) => allowMatch(command, p));
   const checked = wholeAllowed ? commands.filter((c) => !allowList.some((p) => isAllowed(c, p))) : commands;
-  const raw = wholeAllowed ? null : command;
+  const raw = wholeAllowed ? null : rawText(command);
 
+  const views = checked.map((c) => {
+    const full = fullCommandText(c);
+    return { line: commandLine(c).toLowerCase(), full, lowerFull: full.toLowerCase() };
+  });
   for (const block of profile.blocks) {
-    if ((raw !== null && rawPatternHit(raw, block)) || checked.some((c) => commandPatternHit(c, block))) {
+    if ((raw !== null && rawPatternHit(raw, block)) || views.some((view) => viewPatternHit(view, block))) {
       return blocked(block.reason, block.pattern, PROFILE_HINT);
     }
   }
@@ -146,10 +150,11 @@ export function validateCommand(command: string, policy: SafetyPolicy): SafetyRe
     [denied, 'Matches custom denied pattern: ', DENIED_HINT],
     [overrideBlocks, 'Blocked by safety_overrides: ', OVERRIDE_HINT],
   ];
+  if (denied.length + overrideBlocks.length === 0) return ALLOWED;
+  const texts = checked.flatMap((c) => [c.source, commandLine(c), fullCommandText(c)]);
+  if (raw !== null) texts.unshift(command);
   for (const [patterns, prefix, hint] of lists) {
     for (const p of patterns) {
-      const texts = checked.flatMap((c) => [c.source, commandLine(c), fullCommandText(c)]);
-      if (raw !== null) texts.unshift(raw);
       if (texts.some((text) => denyMatch(text, p))) return blocked(`${prefix}${p}`, p, hint);
     }
   }
@@ -169,27 +174,48 @@ function blocked(reason: string, pattern: string, hint: string): SafetyResult {
 
 // ------------------------------------------------------------- matching
 
+/** The raw command text, lower-cased, with its quoted regions: computed once per validation. */
+interface RawText {
+  text: string;
+  lower: string;
+  quoted: [number, number][];
+}
+
+function rawText(text: string): RawText {
+  return { text, lower: text.toLowerCase(), quoted: quotedRegions(text) };
+}
+
+const REGEX_CACHE = new Map<string, RegExp>();
+function regex(pattern: string): RegExp {
+  let re = REGEX_CACHE.get(pattern);
+  if (re === undefined) REGEX_CACHE.set(pattern, (re = new RegExp(pattern, 'i')));
+  return re;
+}
+
 /** The reference's checks on the raw command text. */
-function rawPatternHit(command: string, block: BlockPattern): boolean {
+function rawPatternHit(raw: RawText, block: BlockPattern): boolean {
   switch (block.type) {
     case 'command':
-      return atCommandPosition(command, block.pattern);
+      return commandPositionHit(raw, block.pattern);
     case 'substring':
-      return command.toLowerCase().includes(block.pattern.toLowerCase());
+      return raw.lower.includes(block.pattern.toLowerCase());
     case 'regex':
-      return new RegExp(block.pattern, 'i').test(command);
+      return regex(block.pattern).test(raw.text);
   }
 }
 
-/** The same checks on one simple command after quote removal. */
-function commandPatternHit(command: ShellCommand, block: BlockPattern): boolean {
+/** The same checks on one simple command after quote removal (lower-cased `line` and `full`). */
+function viewPatternHit(
+  view: { line: string; full: string; lowerFull: string },
+  block: BlockPattern,
+): boolean {
   switch (block.type) {
     case 'command':
-      return commandLine(command).toLowerCase().startsWith(block.pattern.toLowerCase());
+      return view.line.startsWith(block.pattern.toLowerCase());
     case 'substring':
-      return fullCommandText(command).toLowerCase().includes(block.pattern.toLowerCase());
+      return view.lowerFull.includes(block.pattern.toLowerCase());
     case 'regex':
-      return new RegExp(block.pattern, 'i').test(fullCommandText(command));
+      return regex(block.pattern).test(view.full);
   }
 }
 
@@ -201,15 +227,20 @@ const SEPARATORS = [';', '|', '&&', '||', '(', '`', '$('];
  * with a separator. Prefix match, no word boundary (`sudoku` matches `sudo`).
  */
 export function atCommandPosition(command: string, pattern: string): boolean {
-  const lower = command.toLowerCase();
+  return commandPositionHit(rawText(command), pattern);
+}
+
+function commandPositionHit({ text, lower, quoted }: RawText, pattern: string): boolean {
   const needle = pattern.toLowerCase();
   if (needle === '') return false;
-  const quoted = quotedRegions(command);
+  let region = 0;
   for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
-    if (quoted.some(([start, end]) => at >= start && at < end)) continue;
-    const before = command.slice(0, at).trimEnd();
-    if (before !== '' && !SEPARATORS.some((s) => before.endsWith(s))) continue;
-    if (pattern.includes('/') && at > 0 && !/[\s;|&()>`]/.test(command[at - 1]!)) continue;
+    while (region < quoted.length && quoted[region]![1] <= at) region++;
+    if (region < quoted.length && quoted[region]![0] <= at) continue; // inside quotes
+    let end = at; // the text before, trailing whitespace stripped, is text[0, end)
+    while (end > 0 && /\s/.test(text[end - 1]!)) end--;
+    if (end > 0 && !SEPARATORS.some((s) => text.startsWith(s, end - s.length))) continue;
+    if (pattern.includes('/') && at > 0 && !/[\s;|&()>`]/.test(text[at - 1]!)) continue;
     return true;
   }
   return false;

@@ -117,6 +117,8 @@ interface PendingHeredoc {
 /** Past this depth the parser stops descending at all (stack safety). */
 const HARD_DEPTH = 64;
 const WORD_BREAK = ' \t\n;&|()<>';
+/** Characters with no meaning to the word reader (anything but breaks, quotes, expansions, globs, `=`). */
+const PLAIN_RUN = /[^\s;&|()<>\\'"$`*?[\]{}=]+/y;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 /** Reserved words that may precede a command. */
 // biome-ignore format: a word list
@@ -387,6 +389,13 @@ class Scanner {
         value += text;
         dynamic ||= text !== '$';
       } else {
+        PLAIN_RUN.lastIndex = this.i;
+        if (PLAIN_RUN.test(src)) {
+          // A run of ordinary characters at once (long words stay linear and fast).
+          value += src.slice(this.i, PLAIN_RUN.lastIndex);
+          this.i = PLAIN_RUN.lastIndex;
+          continue;
+        }
         if (c === '*' || c === '?') dynamic = true;
         else if (c === '[') bracket = true;
         else if (c === ']' && bracket) dynamic = true;

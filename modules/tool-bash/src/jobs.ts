@@ -1,0 +1,204 @@
+/**
+ * Background jobs (`run_in_background`): each runs in its own process group
+ * with stdout and stderr written to files in a private temp directory of the
+ * mount (mode 0700, removed at cleanup). `bash_output` reads what was written
+ * since the last read; `bash_kill` stops a job; cleanup stops them all.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type CapturedBytes, type FormattedOutput, formatOutput, incompleteSuffix } from './output.js';
+import { ProcessGroup, spawned } from './runner.js';
+
+export type JobStatus = 'running' | 'exited' | 'killed';
+
+/** What the tools report about a job (plain JSON, snake_case). */
+export interface JobSummary {
+  pid: number;
+  command: string;
+  status: JobStatus;
+  returncode: number | null;
+  signal?: string;
+  started_at: string;
+}
+
+interface Job {
+  pid: number;
+  command: string;
+  startedAt: Date;
+  files: { stdout: string; stderr: string };
+  offsets: { stdout: number; stderr: number };
+  status: JobStatus;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  group: ProcessGroup;
+  exited: Promise<void>;
+}
+
+export interface JobStartOptions {
+  command: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  shell: string;
+}
+
+export class JobManager {
+  readonly #jobs = new Map<number, Job>();
+  readonly #graceMs: number;
+  #dir: string | undefined;
+  #count = 0;
+
+  constructor(options: { graceMs: number }) {
+    this.#graceMs = options.graceMs;
+  }
+
+  /** The job directory, once a job has started. */
+  get directory(): string | undefined {
+    return this.#dir;
+  }
+
+  async start(options: JobStartOptions): Promise<JobSummary> {
+    this.#dir ??= await fs.promises.mkdtemp(path.join(os.tmpdir(), 'amplifier-bash-'));
+    const n = ++this.#count;
+    const files = {
+      stdout: path.join(this.#dir, `job-${n}.stdout`),
+      stderr: path.join(this.#dir, `job-${n}.stderr`),
+    };
+    const out = fs.openSync(files.stdout, 'a', 0o600);
+    const err = fs.openSync(files.stderr, 'a', 0o600);
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(options.shell, ['-c', options.command], {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ['ignore', out, err],
+      });
+      await spawned(child);
+    } finally {
+      fs.closeSync(out);
+      fs.closeSync(err);
+    }
+    child.unref(); // a job never keeps the host process alive on its own
+    const job: Job = {
+      pid: child.pid!,
+      command: options.command,
+      startedAt: new Date(),
+      files,
+      offsets: { stdout: 0, stderr: 0 },
+      status: 'running',
+      exitCode: null,
+      signal: null,
+      group: new ProcessGroup(child.pid!),
+      exited: new Promise((resolve) => {
+        child.once('exit', (code, signal) => {
+          if (job.status === 'running') job.status = 'exited';
+          job.exitCode = code;
+          job.signal = signal;
+          resolve();
+        });
+      }),
+    };
+    this.#jobs.set(job.pid, job);
+    return summary(job);
+  }
+
+  has(pid: number): boolean {
+    return this.#jobs.has(pid);
+  }
+
+  list(): JobSummary[] {
+    return [...this.#jobs.values()].map(summary);
+  }
+
+  /** Status and the output written since the last read of this job (head + tail truncated). */
+  async read(
+    pid: number,
+    maxBytes: number,
+  ): Promise<JobSummary & { stdout: FormattedOutput; stderr: FormattedOutput }> {
+    const job = this.#jobs.get(pid)!;
+    const running = job.status === 'running';
+    const stdout = await readSince(job, 'stdout', maxBytes, running);
+    const stderr = await readSince(job, 'stderr', maxBytes, running);
+    return { ...summary(job), stdout, stderr };
+  }
+
+  /** Resolves with the job's summary once its shell has exited. */
+  async waitForExit(pid: number): Promise<JobSummary> {
+    const job = this.#jobs.get(pid)!;
+    await job.exited;
+    return summary(job);
+  }
+
+  /** Stop a job's whole process group (SIGTERM, grace, SIGKILL). */
+  async kill(pid: number): Promise<JobSummary> {
+    const job = this.#jobs.get(pid)!;
+    if (job.status === 'running') job.status = 'killed';
+    await job.group.kill(this.#graceMs);
+    await Promise.race([job.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
+    return summary(job);
+  }
+
+  /** Stop every job (and anything a finished job left in its group), then remove the directory. */
+  async close(): Promise<void> {
+    await Promise.all(
+      [...this.#jobs.values()].map(async (job) => {
+        if (job.status === 'running' || job.group.alive()) await this.kill(job.pid);
+        job.group.release();
+      }),
+    );
+    if (this.#dir !== undefined) await fs.promises.rm(this.#dir, { recursive: true, force: true });
+  }
+}
+
+function summary(job: Job): JobSummary {
+  return {
+    pid: job.pid,
+    command: job.command,
+    status: job.status,
+    returncode: job.exitCode,
+    ...(job.signal ? { signal: job.signal } : {}),
+    started_at: job.startedAt.toISOString(),
+  };
+}
+
+/** Read `[offset, size)` of a job's file: the head and the tail only, never the middle. */
+async function readSince(
+  job: Job,
+  stream: 'stdout' | 'stderr',
+  maxBytes: number,
+  running: boolean,
+): Promise<FormattedOutput> {
+  const start = job.offsets[stream];
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(job.files[stream], 'r');
+  } catch {
+    return formatOutput({ head: Buffer.alloc(0), tail: Buffer.alloc(0), total: 0 }, maxBytes);
+  }
+  try {
+    const size = (await handle.stat()).size;
+    let total = Math.max(0, size - start);
+    const readAt = async (position: number, length: number): Promise<Buffer> => {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, position);
+      return buffer.subarray(0, bytesRead);
+    };
+    let head = await readAt(start, Math.min(total, maxBytes));
+    const tailLength = Math.min(total, Math.floor(maxBytes * 0.4));
+    let tail = await readAt(start + total - tailLength, tailLength);
+    if (running) {
+      // The writer may be in the middle of a character: leave it for the next read.
+      const cut = incompleteSuffix(total <= maxBytes ? head : tail);
+      total -= cut;
+      head = head.subarray(0, Math.min(head.length, total));
+      tail = tail.subarray(0, tail.length - cut);
+    }
+    job.offsets[stream] = start + total;
+    const captured: CapturedBytes = { head, tail, total };
+    return formatOutput(captured, maxBytes);
+  } finally {
+    await handle.close();
+  }
+}
