@@ -33,12 +33,23 @@ describe('glob (reference checklist, tool-search)', () => {
     write('.git/hooks/d.py');
     write('.venv/lib/e.py');
     write('src/venv_tools/f.py', '', 800); // a prefix of an excluded name is not excluded
+    write('src/build', '', 700); // a file named like an excluded directory is kept
     const out = await tools.out('glob', { pattern: '**/*.py' });
     expect((out.matches as Match[]).map((m) => m.path)).toEqual(
       ['a.py', 'pkg/b.py', 'src/venv_tools/f.py'].map((f) => path.join(tree.ws, f)),
     );
     const all = await tools.out('glob', { pattern: '**/*.py', include_ignored: true });
     expect(all.total_files).toBe(6);
+    const any = await tools.out('glob', { pattern: '**', type: 'any' });
+    expect((any.matches as Match[]).map((m) => path.relative(tree.ws, m.path)).sort()).toEqual([
+      'a.py',
+      'pkg',
+      'pkg/b.py',
+      'src',
+      'src/build',
+      'src/venv_tools',
+      'src/venv_tools/f.py',
+    ]);
   });
 
   it('#3 newest first, capped at 500 with results_capped, total_files counts every match', async () => {

@@ -3,11 +3,12 @@
  * newest first. tinyglobby does the walking; symlinks are neither listed nor
  * followed, so every result is physically inside the (checked) base.
  */
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
 import picomatch from 'picomatch';
-import { escapePath, glob } from 'tinyglobby';
+import { glob } from 'tinyglobby';
 import type { ToolContext } from './config.js';
 import { checkPathString, type ResolvedPath } from './sandbox.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
@@ -22,18 +23,35 @@ const DESCRIPTION = `Find files and directories by glob pattern, newest first.
 /** A `..` path segment anywhere in a pattern, also inside braces: `{..,x}`. */
 const PARENT_SEGMENT = /(^|[/{,])\.\.($|[/},])/;
 
-/** Ignore patterns for excluded names (as path components) and denied directories under `baseReal`. */
-export function ignorePatterns(ctx: ToolContext, baseReal: string, names: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const name of names) {
-    const escaped = escapePath(name);
-    out.push(`**/${escaped}`, `**/${escaped}/**`);
-  }
-  for (const denied of ctx.sandbox.deniedBelow(baseReal)) {
-    const rel = escapePath(path.relative(baseReal, denied));
-    out.push(rel, `${rel}/**`);
-  }
-  return out;
+/**
+ * A `readdir` for tinyglobby that hides excluded directories (by name, as a
+ * path component; a file of that name is kept) and denied paths, so neither
+ * is ever entered.
+ */
+function prunedReaddir(
+  excluded: ReadonlySet<string>,
+  denied: ReadonlySet<string>,
+  base: string,
+): typeof fs.readdir {
+  const readdir = (
+    dir: string,
+    options: { withFileTypes: true },
+    callback: (error: NodeJS.ErrnoException | null, entries: fs.Dirent[]) => void,
+  ): void => {
+    fs.readdir(dir, options, (error, entries) => {
+      if (error) return callback(error, entries);
+      const full = path.resolve(base, dir);
+      callback(
+        null,
+        entries.filter(
+          (e) =>
+            !(e.isDirectory() && excluded.has(e.name)) &&
+            (denied.size === 0 || !denied.has(path.join(full, e.name))),
+        ),
+      );
+    });
+  };
+  return readdir as unknown as typeof fs.readdir;
 }
 
 /**
@@ -101,7 +119,8 @@ async function runGlob(
   const { max_results: maxResults, exclusions, timeout } = ctx.config.glob;
   const deadline = AbortSignal.timeout(timeout * 1000);
   const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-  const names = input.include_ignored === true ? [] : exclusions;
+  const excluded = new Set(input.include_ignored === true ? [] : exclusions);
+  const denied = new Set(ctx.sandbox.deniedBelow(resolved.real));
   let found: string[];
   try {
     found = await glob(pattern, {
@@ -111,7 +130,7 @@ async function runGlob(
       expandDirectories: false,
       onlyFiles: type === 'file',
       onlyDirectories: type === 'dir',
-      ignore: ignorePatterns(ctx, resolved.real, names),
+      fs: { readdir: prunedReaddir(excluded, denied, resolved.real) },
       signal,
     });
   } catch (error) {

@@ -39,7 +39,7 @@ export interface GrepJob {
   include: (RegexSpec & { basename: boolean }) | null;
   /** Tested on the file name; any one must match. */
   types: RegexSpec[] | null;
-  /** Names skipped wherever they appear as a path component. */
+  /** Directory names never entered, wherever they appear. */
   excluded: string[];
   /** Real paths never entered. */
   denied: string[];
@@ -280,12 +280,12 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
       const prefix = dir.endsWith('/') ? dir : `${dir}/`;
       for (const entry of entries) {
         const name = entry.name;
-        if (excluded.has(name)) continue;
         const full = prefix + name;
         if (denied.size > 0 && denied.has(full)) continue;
         const childRel = rel === '' ? name : `${rel}/${name}`;
-        if (entry.isDirectory()) walk(full, childRel);
-        else if (entry.isFile()) {
+        if (entry.isDirectory()) {
+          if (!excluded.has(name)) walk(full, childRel);
+        } else if (entry.isFile()) {
           if (types !== null && !types.some((t) => t.test(name))) continue;
           if (include !== null && !include.test(job.include!.basename ? name : childRel)) continue;
           searchFile(full, childRel);

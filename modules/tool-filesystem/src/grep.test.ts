@@ -197,18 +197,18 @@ describe('grep: what is searched', () => {
     expect(negated.files).toEqual([path.join(tree.ws, 'd.js'), path.join(tree.ws, 'src/deep/b.tsx')]);
   });
 
-  it('skips excluded directories as path components unless include_ignored', async () => {
+  it('skips excluded directories (as whole path components) unless include_ignored', async () => {
     write('node_modules/pkg/i.js', 'hit\n');
     write('.git/config', 'hit\n');
     write('src/node_modules_not/k.js', 'hit\n');
     write('src/k.js', 'hit\n');
+    write('src/build', 'hit\n'); // a file named like an excluded directory is searched
     const out = await tools.out('grep', { pattern: 'hit' });
-    expect(out.files).toEqual([
-      path.join(tree.ws, 'src/k.js'),
-      path.join(tree.ws, 'src/node_modules_not/k.js'),
-    ]);
+    expect(out.files).toEqual(
+      ['src/build', 'src/k.js', 'src/node_modules_not/k.js'].map((f) => path.join(tree.ws, f)),
+    );
     const all = await tools.out('grep', { pattern: 'hit', include_ignored: true });
-    expect((all.files as string[]).length).toBe(4);
+    expect((all.files as string[]).length).toBe(5);
   });
 
   it('skips binary files and files over max_file_size, and says how many', async () => {

@@ -41,9 +41,12 @@ export async function withFileLock<T>(real: string, fn: () => Promise<T>): Promi
 
 /**
  * Replace `real` with `data` atomically. `previous` is the target's stat when
- * it exists: its permission bits (and, when allowed, owner) are kept.
+ * it exists: its permission bits (and, when allowed, owner) are kept, and a
+ * file the process may not write is refused (EACCES) rather than replaced.
  */
 export async function writeAtomic(real: string, data: Uint8Array, previous?: fs.Stats): Promise<void> {
+  // Replacing by rename only needs a writable directory; still honour a read-only file.
+  if (previous !== undefined) await fsp.access(real, fs.constants.W_OK);
   const dir = path.dirname(real);
   const tmp = path.join(dir, `.${path.basename(real).slice(0, 64)}.${randomBytes(6).toString('hex')}.tmp`);
   const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
