@@ -40,6 +40,9 @@ const AJV_OPTIONS: Options = {
   strict: false,
   allowUnionTypes: true,
   validateFormats: false,
+  // Compiling the draft meta-schema costs tens of ms at start-up. The shipped schemas are checked
+  // against it by the tests; a broken tool schema still fails to compile on its keywords.
+  validateSchema: false,
 };
 
 let ajvInstance: Ajv2020 | undefined;
