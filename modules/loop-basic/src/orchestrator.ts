@@ -8,6 +8,7 @@ import {
   AmplifierError,
   type ChatRequest,
   type ChatResponse,
+  type CompleteOptions,
   type ContentBlock,
   type ContextManager,
   type Coordinator,
@@ -26,8 +27,10 @@ import {
   type Tool,
   type ToolCall,
 } from '@amplifier/core';
+import { AbortHub } from './abort-hub.js';
+import { Deadlines } from './call-run.js';
 import type { ResolvedConfig } from './config.js';
-import { runToolRound } from './tool-runner.js';
+import { type RoundContext, runToolRound } from './tool-runner.js';
 import { ToolTable } from './tool-table.js';
 
 const E = events;
@@ -39,7 +42,7 @@ export const CANCELLED_MESSAGE =
   'The previous operation was cancelled. Results from completed tools have been preserved.';
 
 /** The user message of the wrap-up call when `max_iterations` is reached. */
-export const LOOP_LIMIT_REMINDER =
+export const LOOP_LIMIT_REMINDER: string =
   '<system-reminder source="orchestrator-loop-limit">\n' +
   'You have reached the maximum number of iterations for this turn. Please provide a response to the user now, summarizing your progress and noting what remains to be done. You can continue in the next turn if needed.\n\n' +
   'DO NOT mention this iteration limit or reminder to the user explicitly. Simply wrap up naturally.\n' +
@@ -59,6 +62,9 @@ interface Turn {
   readonly coordinator: Coordinator;
   readonly tools: ReadonlyMap<string, Tool>;
   readonly signal: AbortSignal;
+  readonly hub: AbortHub;
+  readonly round: RoundContext;
+  readonly completeOptions: CompleteOptions;
   readonly provider: Provider;
   readonly providerName: string;
   iteration: number;
@@ -69,6 +75,7 @@ interface Turn {
 export class BasicOrchestrator implements Orchestrator {
   readonly config: ResolvedConfig;
   readonly #table: ToolTable;
+  readonly #deadlines: Deadlines = new Deadlines();
 
   constructor(config: ResolvedConfig) {
     this.config = config;
@@ -79,27 +86,45 @@ export class BasicOrchestrator implements Orchestrator {
     const { context, hooks, coordinator, providers, tools } = run;
     const signal = run.signal ?? coordinator.cancellation.signal;
 
-    const submitted = await process(
-      coordinator,
-      await hooks.emit(E.PROMPT_SUBMIT, { prompt }),
-      E.PROMPT_SUBMIT,
-    );
+    const submitted = await emitAndApply(hooks, coordinator, E.PROMPT_SUBMIT, { prompt });
     if (submitted.action === 'deny') return `Operation denied: ${submitted.reason ?? ''}`;
     await context.addMessage({ role: 'user', content: prompt });
 
     const [providerName, provider] = this.#selectProvider(providers);
-    const turn: Turn = {
-      context,
-      hooks,
-      coordinator,
-      tools,
-      signal,
-      provider,
-      providerName,
-      iteration: 0,
-      cancelRequestedEmitted: false,
-      pending: [],
-    };
+    const hub = new AbortHub(signal);
+    try {
+      return await this.#run(
+        {
+          context,
+          hooks,
+          coordinator,
+          tools,
+          signal,
+          hub,
+          round: {
+            table: this.#table,
+            settings: this.config,
+            hooks,
+            coordinator,
+            hub,
+            deadlines: this.#deadlines,
+          },
+          completeOptions: this.config.extendedThinking ? { signal, extended_thinking: true } : { signal },
+          provider,
+          providerName,
+          iteration: 0,
+          cancelRequestedEmitted: false,
+          pending: [],
+        },
+        submitted,
+      );
+    } finally {
+      hub.dispose();
+    }
+  }
+
+  async #run(turn: Turn, submitted: HookResult): Promise<string> {
+    const { context, hooks, coordinator, signal, provider, providerName } = turn;
     // An ephemeral injection on prompt:submit goes with the first request.
     pushEphemeral(turn, submitted);
 
@@ -109,14 +134,12 @@ export class BasicOrchestrator implements Orchestrator {
     while (maxIterations === -1 || turn.iteration < maxIterations) {
       if (coordinator.cancellation.isCancelled || signal.aborted) return this.#cancel(turn, finalContent);
 
-      const requested = await process(
-        coordinator,
-        await emitIf(hooks, E.PROVIDER_REQUEST, () => ({
-          provider: providerName,
-          iteration: turn.iteration,
-        })),
-        E.PROVIDER_REQUEST,
-      );
+      const requested = hooks.has(E.PROVIDER_REQUEST)
+        ? await emitAndApply(hooks, coordinator, E.PROVIDER_REQUEST, {
+            provider: providerName,
+            iteration: turn.iteration,
+          })
+        : CONTINUE;
       if (requested.action === 'deny') return `Operation denied: ${requested.reason ?? ''}`;
 
       const messages = await this.#messagesFor(turn, requested);
@@ -126,12 +149,15 @@ export class BasicOrchestrator implements Orchestrator {
         response = await this.#complete(turn, messages);
         if (coordinator.cancellation.isImmediate || signal.aborted) return this.#cancel(turn, finalContent);
         toolCalls = parseToolCalls(provider, response);
-        await emitIf(hooks, E.PROVIDER_RESPONSE, () => ({
-          provider: providerName,
-          usage: response.usage ?? null,
-          tool_calls: toolCalls.length > 0,
-        }));
-        await emitBlocks(hooks, response);
+        if (hooks.has(E.PROVIDER_RESPONSE)) {
+          await hooks.emit(E.PROVIDER_RESPONSE, {
+            provider: providerName,
+            usage: response.usage ?? null,
+            tool_calls: toolCalls.length > 0,
+          });
+        }
+        if (hooks.has(E.CONTENT_BLOCK_START) || hooks.has(E.CONTENT_BLOCK_END))
+          await emitBlocks(hooks, response);
       } catch (error) {
         if (coordinator.cancellation.isImmediate || signal.aborted) return this.#cancel(turn, finalContent);
         await emitProviderError(hooks, providerName, error);
@@ -141,7 +167,7 @@ export class BasicOrchestrator implements Orchestrator {
       if (toolCalls.length > 0) {
         empties = 0;
         await context.addMessage(assistantMessage(response, toolCalls));
-        const round = await runToolRound(toolCalls, this.#table, this.config, hooks, coordinator, signal);
+        const round = await runToolRound(toolCalls, turn.round);
         for (let i = 0; i < toolCalls.length; i++) {
           await context.addMessage({
             role: 'tool',
@@ -212,41 +238,31 @@ export class BasicOrchestrator implements Orchestrator {
   }
 
   /** The request view plus this request's ephemeral injections (copied only when there are some). */
-  async #messagesFor(turn: Turn, requested: HookResult): Promise<Message[]> {
-    let messages = await turn.context.getMessagesForRequest({ provider: turn.provider });
-    if (requested.action === 'inject_context' && requested.ephemeral && requested.context_injection) {
-      pushEphemeral(turn, requested);
-    }
-    if (turn.pending.length > 0) {
-      messages = applyEphemeral(messages, turn.pending);
-      turn.pending = [];
-    }
-    return messages;
+  #messagesFor(turn: Turn, requested: HookResult): Promise<Message[]> {
+    const view = turn.context.getMessagesForRequest({ provider: turn.provider });
+    pushEphemeral(turn, requested);
+    if (turn.pending.length === 0) return view;
+    const pending = turn.pending;
+    turn.pending = [];
+    return view.then((messages) => applyEphemeral(messages, pending));
   }
 
-  async #complete(turn: Turn, messages: Message[]): Promise<ChatResponse> {
+  #complete(turn: Turn, messages: Message[]): Promise<ChatResponse> {
     this.#table.sync(turn.tools);
     const request: ChatRequest = { messages, tools: this.#table.specs };
     if (this.config.reasoningEffort !== undefined) request.reasoning_effort = this.config.reasoningEffort;
-    const options = this.config.extendedThinking
-      ? { signal: turn.signal, extended_thinking: true }
-      : { signal: turn.signal };
-    return raceSignal(turn.provider.complete(request, options), turn.signal);
+    return turn.hub.race(turn.provider.complete(request, turn.completeOptions));
   }
 
   /** The reference's wrap-up call after max_iterations: one more answer, tools ignored, errors swallowed. */
   async #wrapUp(turn: Turn): Promise<string> {
     const { hooks, coordinator } = turn;
     try {
-      const requested = await process(
-        coordinator,
-        await emitIf(hooks, E.PROVIDER_REQUEST, () => ({
-          provider: turn.providerName,
-          iteration: turn.iteration,
-          max_reached: true,
-        })),
-        E.PROVIDER_REQUEST,
-      );
+      const requested = await emitAndApply(hooks, coordinator, E.PROVIDER_REQUEST, {
+        provider: turn.providerName,
+        iteration: turn.iteration,
+        max_reached: true,
+      });
       if (requested.action === 'deny') return '';
       // As the reference: an ephemeral injection (counted against the turn's budget, never stored).
       await coordinator.processHookResult(
@@ -309,15 +325,11 @@ export class BasicOrchestrator implements Orchestrator {
 
   async #finish(turn: Turn, finalContent: string, status: 'success' | 'incomplete'): Promise<string> {
     const { hooks } = turn;
-    await emitIf(hooks, E.PROMPT_COMPLETE, () => ({
+    await hooks.emit(E.PROMPT_COMPLETE, {
       response_preview: finalContent.slice(0, 200),
       length: finalContent.length,
-    }));
-    await emitIf(hooks, E.ORCHESTRATOR_COMPLETE, () => ({
-      orchestrator: NAME,
-      turn_count: turn.iteration,
-      status,
-    }));
+    });
+    await hooks.emit(E.ORCHESTRATOR_COMPLETE, { orchestrator: NAME, turn_count: turn.iteration, status });
     return finalContent;
   }
 }
@@ -328,17 +340,14 @@ function providerPriority(provider: Provider): number {
   return typeof config?.priority === 'number' ? config.priority : 100;
 }
 
-/** Emit only when someone listens, building the payload only then. */
-function emitIf(
+/** Emit `event`, then apply the result through the coordinator when it asks for anything. */
+async function emitAndApply(
   hooks: HookRegistry,
+  coordinator: Coordinator,
   event: string,
-  payload: () => Record<string, unknown>,
-): Promise<EmitResult> | EmitResult {
-  return hooks.has(event) ? hooks.emit(event, payload()) : CONTINUE;
-}
-
-/** Apply a hook result through the coordinator when it asks for anything. */
-async function process(coordinator: Coordinator, result: EmitResult, event: string): Promise<HookResult> {
+  data: Record<string, unknown>,
+): Promise<HookResult> {
+  const result = await hooks.emit(event, data);
   if (result.action === 'continue' && !result.user_message) return result;
   return coordinator.processHookResult(result, event, 'orchestrator');
 }
@@ -465,23 +474,4 @@ export function textOf(content: string | readonly ContentBlock[] | undefined): s
     if ((block.type ?? 'text') === 'text' && typeof block.text === 'string') parts.push(block.text);
   }
   return parts.join('\n\n');
-}
-
-/** Settle with `promise`, or reject as soon as `signal` aborts (a provider that ignores it cannot hang a cancel). */
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

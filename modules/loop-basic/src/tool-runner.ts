@@ -19,6 +19,8 @@ import {
   type ToolCall,
   type ToolResult,
 } from '@amplifier/core';
+import type { AbortHub } from './abort-hub.js';
+import { CallRun, type Deadlines, formatMs, STOPPED, Thrown } from './call-run.js';
 import { EXCLUSIVE, FREE, runScheduled, type ScheduleEntry } from './scheduler.js';
 import type { ToolEntry, ToolTable } from './tool-table.js';
 import { truncateOutput } from './truncate.js';
@@ -41,9 +43,19 @@ export interface DeferredInjection {
 
 /** What a round produced: one content per call and the buffered injections, both in the model's order. */
 export interface RoundOutcome {
-  groupId: string;
   contents: string[];
-  injections: DeferredInjection[];
+  injections: readonly DeferredInjection[];
+}
+
+/** What the calls of a turn share. */
+export interface RoundContext {
+  readonly table: ToolTable;
+  readonly settings: RunnerSettings;
+  readonly hooks: HookRegistry;
+  readonly coordinator: Coordinator;
+  /** Watches the run's signal. */
+  readonly hub: AbortHub;
+  readonly deadlines: Deadlines;
 }
 
 interface Call {
@@ -53,6 +65,10 @@ interface Call {
   entry: ToolEntry | undefined;
   input: Record<string, unknown>;
   content: string | undefined;
+  /** Set once the call is ready to run. */
+  schedule: ScheduleEntry | undefined;
+  /** A failure found before running, reported as tool:error. */
+  failure: { type: string; msg: string } | undefined;
   /** Injections of this call's tool:pre and tool:post, applied after the round. */
   injections: DeferredInjection[] | undefined;
 }
@@ -62,136 +78,197 @@ export function cancelledContent(tool: string): string {
   return `{"error": "Tool execution was cancelled by user", "cancelled": true, "tool": ${JSON.stringify(tool)}}`;
 }
 
-const STOPPED = Symbol('stopped');
 const CONTINUE: EmitResult = Object.freeze({ action: 'continue' }) as EmitResult;
+const NO_INJECTIONS: readonly DeferredInjection[] = Object.freeze([]);
 
-/** Run every call of one response; see the module comment. */
-export async function runToolRound(
-  calls: readonly ToolCall[],
-  table: ToolTable,
-  settings: RunnerSettings,
-  hooks: HookRegistry,
-  coordinator: Coordinator,
-  signal: AbortSignal,
-): Promise<RoundOutcome> {
-  const groupId = randomUUID();
-  const cancellation = coordinator.cancellation;
+interface Round {
+  readonly ctx: RoundContext;
+  /** Created on first use: only events carry it. */
+  groupId: string | undefined;
+}
+
+/**
+ * Run every call of one response; see the module comment. Without hooks a
+ * call is prepared without any await: this is every step's hot path.
+ */
+export async function runToolRound(calls: readonly ToolCall[], ctx: RoundContext): Promise<RoundOutcome> {
+  const round: Round = { ctx, groupId: undefined };
+  const { hooks, coordinator } = ctx;
+  const n = calls.length;
   const states: Call[] = [];
-  const pending: number[] = [];
-  const schedule: ScheduleEntry[] = [];
-
-  const emit = (event: string, data: Record<string, unknown>): Promise<EmitResult> | EmitResult =>
-    hooks.has(event) ? hooks.emit(event, data) : CONTINUE;
-  const toolError = async (call: Call, type: string, msg: string): Promise<void> => {
-    if (!hooks.has(TOOL_ERROR)) return;
-    await hooks.emit(TOOL_ERROR, {
-      tool_name: call.entry?.name ?? call.called,
-      tool_call_id: call.id,
-      error: { type, msg },
-      parallel_group_id: groupId,
-    });
-  };
-
-  // Phase 1, in the model's order: parse, tool:pre (approvals), resolve, validate.
-  for (const tc of calls) {
-    const call: Call = {
-      id: tc.id,
-      called: tc.name,
-      entry: table.lookup(tc.name),
-      input: {},
-      content: undefined,
-      injections: undefined,
-    };
-    states.push(call);
-    cancellation.registerToolStart(call.id, call.called);
-    if (cancellation.isImmediate || signal.aborted) {
-      call.content = cancelledContent(call.called);
-      continue;
+  let ready = 0;
+  let last: Call | undefined;
+  try {
+    // Phase 1, in the model's order: parse, tool:pre (approvals), resolve, validate.
+    for (let i = 0; i < n; i++) {
+      const tc = calls[i]!;
+      const call: Call = {
+        id: tc.id,
+        called: tc.name,
+        entry: ctx.table.lookup(tc.name),
+        input: {},
+        content: undefined,
+        schedule: undefined,
+        failure: undefined,
+        injections: undefined,
+      };
+      states.push(call);
+      begin(round, call, tc.arguments);
+      if (call.content === undefined && hooks.has(TOOL_PRE)) await preHooks(round, call);
+      if (call.content === undefined) resolve(round, call);
+      if (call.failure !== undefined && hooks.has(TOOL_ERROR)) await toolError(round, call, call.failure);
+      if (call.schedule !== undefined) {
+        ready++;
+        last = call;
+      }
     }
-    try {
-      const parsed = parseArguments(tc.arguments);
-      if (typeof parsed === 'string') {
-        call.content = `Error: ${parsed}`;
-        await toolError(call, 'InvalidArguments', parsed);
-        continue;
-      }
-      call.input = parsed;
-      const name = call.entry?.name ?? call.called;
-      if (name === 'delegate' && typeof parsed.agent === 'string') {
-        cancellation.registerToolStart(call.id, parsed.agent);
-      }
-      let pre = await emit(TOOL_PRE, {
-        tool_name: name,
-        tool_call_id: call.id,
-        tool_input: parsed,
-        parallel_group_id: groupId,
-      });
-      if (pre.action === 'inject_context') {
-        defer(call, { result: pre, event: TOOL_PRE, hookName: name });
-      } else if (pre.action !== 'continue' || pre.user_message) {
-        pre = (await coordinator.processHookResult(pre, TOOL_PRE, name)) as EmitResult;
-      }
-      if (pre.action === 'deny') {
-        call.content = `Denied by hook: ${pre.reason ?? ''}`;
-        continue;
-      }
-      const modified = pre.data?.tool_input;
-      if (modified !== undefined && modified !== parsed) {
-        if (!isRecord(modified)) {
-          call.content = `Error: a tool:pre hook replaced the input of '${name}' with a non-object`;
-          await toolError(call, 'InvalidArguments', call.content);
-          continue;
-        }
-        call.input = modified;
-      }
-      if (call.entry === undefined) {
-        call.content = `Error: Tool '${call.called}' not found. Available tools: ${table.available || '(none)'}`;
-        await toolError(call, 'ToolNotFoundError', `Error: Tool '${call.called}' not found`);
-        continue;
-      }
-      const problem = checkInput(call.entry, call.input);
-      if (problem !== undefined) {
-        call.content = problem;
-        await toolError(call, 'ValidationError', problem);
-        continue;
-      }
-      pending.push(states.length - 1);
-      schedule.push(scheduleEntry(call.entry, call.input));
-    } catch (error) {
-      call.content = `Error executing tool: ${errorMessage(error)}`;
-      await toolError(call, errorType(error), errorMessage(error));
+    // Phase 2: execution, scheduled by resource keys; then tool:post.
+    if (ready === 1) {
+      await execute(round, last!);
+    } else if (ready > 1) {
+      const pending = states.filter((call) => call.schedule !== undefined);
+      const entries = pending.map((call) => call.schedule!);
+      await runScheduled(entries, ctx.settings.maxConcurrentTools, (k) => execute(round, pending[k]!));
     }
+  } finally {
+    for (const call of states) coordinator.cancellation.registerToolComplete(call.id);
   }
+  const contents: string[] = [];
+  let injections: DeferredInjection[] | undefined;
+  for (const call of states) {
+    contents.push(call.content ?? cancelledContent(call.entry?.name ?? call.called));
+    if (call.injections === undefined) continue;
+    if (injections === undefined) injections = [...call.injections];
+    else injections.push(...call.injections);
+  }
+  return { contents, injections: injections ?? NO_INJECTIONS };
+}
 
-  // Phase 2: execution, scheduled by resource keys; then tool:post.
-  const execute = async (call: Call): Promise<void> => {
-    const entry = call.entry!;
-    if (cancellation.isImmediate || signal.aborted) {
+function groupOf(round: Round): string {
+  round.groupId ??= randomUUID();
+  return round.groupId;
+}
+
+async function toolError(round: Round, call: Call, failure: { type: string; msg: string }): Promise<void> {
+  await round.ctx.hooks.emit(TOOL_ERROR, {
+    tool_name: call.entry?.name ?? call.called,
+    tool_call_id: call.id,
+    error: { type: failure.type, msg: failure.msg },
+    parallel_group_id: groupOf(round),
+  });
+}
+
+function fail(call: Call, content: string, type: string, msg: string = content): void {
+  call.content = content;
+  call.failure = { type, msg };
+}
+
+/** Register the call, stop if cancelled, parse its arguments. */
+function begin(round: Round, call: Call, args: unknown): void {
+  const cancellation = round.ctx.coordinator.cancellation;
+  cancellation.registerToolStart(call.id, call.called);
+  if (cancellation.isImmediate || round.ctx.hub.signal.aborted) {
+    call.content = cancelledContent(call.called);
+    return;
+  }
+  const parsed = parseArguments(args);
+  if (typeof parsed === 'string') {
+    fail(call, `Error: ${parsed}`, 'InvalidArguments', parsed);
+    return;
+  }
+  call.input = parsed;
+  if ((call.entry?.name ?? call.called) === 'delegate' && typeof parsed.agent === 'string') {
+    cancellation.registerToolStart(call.id, parsed.agent);
+  }
+}
+
+/** tool:pre: deny, ask_user (through the coordinator), modify (the input), inject_context (deferred). */
+async function preHooks(round: Round, call: Call): Promise<void> {
+  const { hooks, coordinator } = round.ctx;
+  const name = call.entry?.name ?? call.called;
+  const input = call.input;
+  try {
+    let pre: HookResult = await hooks.emit(TOOL_PRE, {
+      tool_name: name,
+      tool_call_id: call.id,
+      tool_input: input,
+      parallel_group_id: groupOf(round),
+    });
+    if (pre.action === 'inject_context') {
+      defer(call, { result: pre, event: TOOL_PRE, hookName: name });
+    } else if (pre.action !== 'continue' || pre.user_message) {
+      pre = await coordinator.processHookResult(pre, TOOL_PRE, name);
+    }
+    if (pre.action === 'deny') {
+      call.content = `Denied by hook: ${pre.reason ?? ''}`;
+      return;
+    }
+    const modified = pre.data?.tool_input;
+    if (modified !== undefined && modified !== input) {
+      if (isRecord(modified)) call.input = modified;
+      else
+        fail(
+          call,
+          `Error: a tool:pre hook replaced the input of '${name}' with a non-object`,
+          'InvalidArguments',
+        );
+    }
+  } catch (error) {
+    fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
+  }
+}
+
+/** Find the tool, validate the (final) input, and compute the call's resource keys. */
+function resolve(round: Round, call: Call): void {
+  const entry = call.entry;
+  if (entry === undefined) {
+    const available = round.ctx.table.available || '(none)';
+    const msg = `Error: Tool '${call.called}' not found`;
+    fail(call, `${msg}. Available tools: ${available}`, 'ToolNotFoundError', msg);
+    return;
+  }
+  try {
+    const problem = checkInput(entry, call.input);
+    if (problem !== undefined) fail(call, problem, 'ValidationError');
+    else call.schedule = scheduleEntry(entry, call.input);
+  } catch (error) {
+    fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
+  }
+}
+
+/** Run one prepared call (with its timeout), then tool:post; always sets `call.content`. */
+async function execute(round: Round, call: Call): Promise<void> {
+  const entry = call.entry!;
+  const { coordinator, hooks, hub, settings, deadlines } = round.ctx;
+  if (coordinator.cancellation.isImmediate || hub.signal.aborted) {
+    call.content = cancelledContent(entry.name);
+    return;
+  }
+  try {
+    const profile = entry.tool.executionProfile;
+    const timeoutMs = profile?.disableTimeout ? null : (profile?.timeoutMs ?? settings.toolTimeoutMs);
+    const outcome = await new CallRun(entry.tool, call.input, call.id, timeoutMs, hub, deadlines).done;
+    if (outcome === STOPPED) {
       call.content = cancelledContent(entry.name);
       return;
     }
-    try {
-      const profile = entry.tool.executionProfile;
-      const timeoutMs = profile?.disableTimeout ? null : (profile?.timeoutMs ?? settings.toolTimeoutMs);
-      const outcome = await invoke(entry, call, timeoutMs, signal);
-      if (outcome === STOPPED) {
-        call.content = cancelledContent(entry.name);
-        return;
-      }
-      if (typeof outcome === 'number') {
-        const msg = `Tool '${entry.name}' timed out after ${formatMs(outcome)} and was stopped`;
-        call.content = `Error: ${msg}. Try a smaller or faster request.`;
-        await toolError(call, 'TimeoutError', msg);
-        return;
-      }
+    if (outcome instanceof Thrown) {
+      const msg = errorMessage(outcome.thrown);
+      fail(call, `Error executing tool: ${msg}`, errorType(outcome.thrown), msg);
+    } else if (typeof outcome === 'number') {
+      const msg = `Tool '${entry.name}' timed out after ${formatMs(outcome)} and was stopped`;
+      fail(call, `Error: ${msg}. Try a smaller or faster request.`, 'TimeoutError', msg);
+    } else {
       const result = normalizeResult(outcome);
-      const post = await emit(TOOL_POST, {
-        tool_name: entry.name,
-        tool_call_id: call.id,
-        tool_input: call.input,
-        result,
-        parallel_group_id: groupId,
-      });
+      const post = hooks.has(TOOL_POST)
+        ? await hooks.emit(TOOL_POST, {
+            tool_name: entry.name,
+            tool_call_id: call.id,
+            tool_input: call.input,
+            result,
+            parallel_group_id: groupOf(round),
+          })
+        : CONTINUE;
       let content: string;
       const replaced = post.data?.result;
       if (post.action === 'continue' && replaced !== undefined && replaced !== result) {
@@ -207,72 +284,11 @@ export async function runToolRound(
         await coordinator.processHookResult(post, TOOL_POST, entry.name);
       }
       call.content = truncateOutput(content, settings.maxToolOutputBytes);
-    } catch (error) {
-      call.content = `Error executing tool: ${errorMessage(error)}`;
-      await toolError(call, errorType(error), errorMessage(error));
     }
-  };
-
-  try {
-    await runScheduled(schedule, settings.maxConcurrentTools, (k) => execute(states[pending[k]!]!));
-  } finally {
-    for (const call of states) cancellation.registerToolComplete(call.id);
+  } catch (error) {
+    fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
   }
-  const contents: string[] = [];
-  const injections: DeferredInjection[] = [];
-  for (const call of states) {
-    contents.push(call.content ?? cancelledContent(call.entry?.name ?? call.called));
-    if (call.injections !== undefined) injections.push(...call.injections);
-  }
-  return { groupId, contents, injections };
-}
-
-/**
- * Call the tool with a signal that aborts on timeout or on the run's abort,
- * and stop waiting for it then. Returns the result, STOPPED (run aborted) or
- * the timeout in ms that passed.
- */
-async function invoke(
-  entry: ToolEntry,
-  call: Call,
-  timeoutMs: number | null,
-  runSignal: AbortSignal,
-): Promise<unknown> {
-  let wake!: (value: symbol | number) => void;
-  const stop = new Promise<symbol | number>((resolve) => {
-    wake = resolve;
-  });
-  let signal = runSignal;
-  let controller: AbortController | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const onRunAbort = (): void => {
-    controller?.abort(runSignal.reason);
-    wake(STOPPED);
-  };
-  if (timeoutMs !== null) {
-    const c = new AbortController();
-    controller = c;
-    signal = c.signal;
-    timer = setTimeout(() => {
-      c.abort(new Error(`timed out after ${formatMs(timeoutMs)}`));
-      wake(timeoutMs);
-    }, timeoutMs);
-  }
-  runSignal.addEventListener('abort', onRunAbort, { once: true });
-  try {
-    let result: unknown;
-    try {
-      result = await Promise.race([entry.tool.execute(call.input, { signal, toolCallId: call.id }), stop]);
-    } catch (error) {
-      if (!signal.aborted) throw error;
-    }
-    // Once our signal aborted, the call counts as timed out or cancelled, whatever it returned.
-    if (signal.aborted) return runSignal.aborted ? STOPPED : timeoutMs;
-    return result;
-  } finally {
-    clearTimeout(timer);
-    runSignal.removeEventListener('abort', onRunAbort);
-  }
+  if (call.failure !== undefined && hooks.has(TOOL_ERROR)) await toolError(round, call, call.failure);
 }
 
 function defer(call: Call, injection: DeferredInjection): void {
@@ -326,8 +342,4 @@ function normalizeResult(value: unknown): ToolResult {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function formatMs(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(3))} s`;
 }

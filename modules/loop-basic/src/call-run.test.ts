@@ -1,0 +1,151 @@
+/**
+ * The shared deadline timer and the lazy per-call signal. Timeouts here are
+ * the thing under test; they are tiny and the assertions are about order,
+ * never about durations.
+ */
+import type { Tool, ToolResult } from '@amplifier/core';
+import { describe, expect, it } from 'vitest';
+import { deferred, within } from './__fixtures__/harness.js';
+import { AbortHub } from './abort-hub.js';
+import { CallRun, Deadlines, type Expirable, STOPPED, type Thrown } from './call-run.js';
+
+function item(name: string, log: string[]): Expirable {
+  return { deadline: 0, expire: () => log.push(name) };
+}
+
+function tool(execute: Tool['execute']): Tool {
+  return { name: 't', description: 't', execute };
+}
+
+describe('Deadlines', () => {
+  it('a later, shorter deadline re-arms the timer; the longer one keeps waiting', async () => {
+    const d = new Deadlines();
+    const log: string[] = [];
+    const long = item('long', log);
+    const fired = deferred();
+    d.add(long, 600_000);
+    d.add(
+      {
+        deadline: 0,
+        expire: () => {
+          log.push('short');
+          fired.resolve();
+        },
+      },
+      5,
+    );
+    await within(fired.promise, 'the short deadline');
+    expect(log).toEqual(['short']);
+    expect(d.size).toBe(1);
+    expect(d.holdsProcess).toBe(true);
+    d.remove(long);
+    expect(d.size).toBe(0);
+    expect(d.holdsProcess).toBe(false); // no waiting item: the process may exit
+  });
+
+  it('expires items in deadline order, each once; removed items never expire', async () => {
+    const d = new Deadlines();
+    const log: string[] = [];
+    const all = deferred();
+    const gone = item('gone', log);
+    d.add(item('b', log), 10);
+    d.add(gone, 1);
+    d.add(item('a', log), 2);
+    d.add(
+      {
+        deadline: 0,
+        expire: () => {
+          log.push('c');
+          all.resolve();
+        },
+      },
+      20,
+    );
+    d.remove(gone);
+    await within(all.promise, 'every deadline');
+    expect(log).toEqual(['a', 'b', 'c']);
+    expect(d.size).toBe(0);
+    expect(d.holdsProcess).toBe(false);
+  });
+});
+
+describe('CallRun', () => {
+  const hubOf = () => new AbortHub(new AbortController().signal);
+
+  it('creates the call signal only when the tool reads it; without a timeout it is the run signal', async () => {
+    const hub = hubOf();
+    const seen: AbortSignal[] = [];
+    const t = tool(async (_input, options) => {
+      seen.push(options!.signal!, options!.signal!);
+      return { success: true, output: options!.toolCallId };
+    });
+    const timed = new CallRun(t, {}, 'id1', 1000, hub, new Deadlines());
+    expect(await timed.done).toEqual({ success: true, output: 'id1' });
+    expect(seen[0]).toBe(seen[1]);
+    expect(seen[0]).not.toBe(hub.signal);
+    const untimed = new CallRun(t, {}, 'id2', null, hub, new Deadlines());
+    await untimed.done;
+    expect(seen[2]).toBe(hub.signal);
+  });
+
+  it('a throw (sync or async) settles as Thrown; the run abort as STOPPED, aborting the call signal', async () => {
+    const hub = hubOf();
+    const d = new Deadlines();
+    const sync = new CallRun(
+      tool(() => {
+        throw new Error('sync');
+      }),
+      {},
+      'a',
+      1000,
+      hub,
+      d,
+    );
+    expect(((await sync.done) as Thrown).thrown).toEqual(new Error('sync'));
+    const started = deferred<AbortSignal>();
+    const controller = new AbortController();
+    const hub2 = new AbortHub(controller.signal);
+    const waiting = new CallRun(
+      tool((_input, options) => {
+        started.resolve(options!.signal!);
+        return new Promise<ToolResult>(() => {});
+      }),
+      {},
+      'b',
+      600_000,
+      hub2,
+      d,
+    );
+    const signal = await started.promise;
+    expect(d.size).toBe(1);
+    controller.abort(new Error('stop'));
+    expect(await within(waiting.done, 'stopped')).toBe(STOPPED);
+    expect(signal.aborted).toBe(true);
+    expect(d.size).toBe(0);
+    hub.dispose();
+    hub2.dispose();
+  });
+
+  it('a timeout settles with the timeout and aborts the signal even if the tool reads it afterwards', async () => {
+    const hub = hubOf();
+    const read = deferred();
+    let late: AbortSignal | undefined;
+    const run = new CallRun(
+      tool(async (_input, options) => {
+        await read.promise;
+        late = options!.signal;
+        return { success: true };
+      }),
+      {},
+      'c',
+      5,
+      hub,
+      new Deadlines(),
+    );
+    expect(await within(run.done, 'the timeout')).toBe(5);
+    read.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late!.aborted).toBe(true);
+    expect((late!.reason as Error).name).toBe('TimeoutError');
+  });
+});

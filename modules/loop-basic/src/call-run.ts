@@ -1,0 +1,192 @@
+/**
+ * One tool invocation under a deadline and the run's abort signal, built to
+ * cost little per call: the call's AbortSignal is created only if the tool
+ * reads `options.signal`, and all timeouts share one timer.
+ */
+import type { Tool, ToolCallOptions } from '@amplifier/core';
+import type { AbortHub, AbortWatcher } from './abort-hub.js';
+
+/** The outcome of a call stopped by the run's abort (immediate cancellation). */
+export const STOPPED: unique symbol = Symbol('stopped');
+
+/** The outcome of a call whose tool threw. */
+export class Thrown {
+  readonly thrown: unknown;
+  constructor(thrown: unknown) {
+    this.thrown = thrown;
+  }
+}
+
+/** Something with a deadline (ms on the `performance.now()` clock). */
+export interface Expirable {
+  deadline: number;
+  expire(): void;
+}
+
+/**
+ * Deadlines of running calls, served by a single timer armed for the
+ * earliest one. Adding a call with the usual (same) timeout never re-arms it,
+ * so a call costs no timer of its own. The timer holds the process open only
+ * while some call has a deadline.
+ */
+export class Deadlines {
+  readonly #items: Expirable[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #armedFor = Number.POSITIVE_INFINITY;
+  #holding = false;
+
+  /** Items waiting for their deadline. */
+  get size(): number {
+    return this.#items.length;
+  }
+
+  /** Whether the timer keeps the process alive (only while an item waits). */
+  get holdsProcess(): boolean {
+    return this.#timer?.hasRef() ?? false;
+  }
+
+  add(item: Expirable, ms: number): void {
+    const deadline = performance.now() + ms;
+    item.deadline = deadline;
+    const items = this.#items;
+    let i = items.length;
+    while (i > 0 && items[i - 1]!.deadline > deadline) i--;
+    if (i === items.length) items.push(item);
+    else items.splice(i, 0, item);
+    if (this.#timer === undefined || deadline < this.#armedFor) this.#arm(deadline);
+    else this.#hold(true);
+  }
+
+  remove(item: Expirable): void {
+    const items = this.#items;
+    const i = items.indexOf(item);
+    if (i < 0) return;
+    if (i === 0) items.shift();
+    else items.splice(i, 1);
+    if (items.length === 0) this.#hold(false);
+  }
+
+  #arm(deadline: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#armedFor = deadline;
+    this.#timer = setTimeout(this.#onTimer, Math.max(1, Math.ceil(deadline - performance.now())));
+    this.#holding = true;
+  }
+
+  #hold(hold: boolean): void {
+    if (this.#holding === hold || this.#timer === undefined) return;
+    this.#holding = hold;
+    if (hold) this.#timer.ref();
+    else this.#timer.unref();
+  }
+
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    this.#armedFor = Number.POSITIVE_INFINITY;
+    const items = this.#items;
+    const now = performance.now();
+    let n = 0;
+    while (n < items.length && items[n]!.deadline <= now) n++;
+    const expired = items.splice(0, n);
+    if (items.length > 0) this.#arm(items[0]!.deadline);
+    for (const item of expired) item.expire();
+  };
+}
+
+/**
+ * Runs `tool.execute(input, this)`: the instance is the call's options.
+ * `done` settles with the tool's result, a `Thrown`, STOPPED (the run
+ * aborted) or the timeout in ms that passed; once stopped or timed out the
+ * call's result is ignored and nobody waits for it any longer.
+ *
+ * `signal` is a getter on the prototype (an own accessor per call costs a
+ * microsecond in V8): a tool that copies the options with a spread loses it,
+ * so tools pass `options` along or read `options.signal` directly.
+ */
+export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
+  readonly toolCallId: string;
+  readonly done: Promise<unknown>;
+  deadline = 0;
+  #resolve!: (value: unknown) => void;
+  readonly #hub: AbortHub;
+  readonly #deadlines: Deadlines;
+  readonly #timeoutMs: number | null;
+  #controller: AbortController | undefined;
+  #timedOut = false;
+  #settled = false;
+
+  constructor(
+    tool: Tool,
+    input: Record<string, unknown>,
+    toolCallId: string,
+    timeoutMs: number | null,
+    hub: AbortHub,
+    deadlines: Deadlines,
+  ) {
+    this.toolCallId = toolCallId;
+    this.#hub = hub;
+    this.#deadlines = deadlines;
+    this.#timeoutMs = timeoutMs;
+    this.done = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+    hub.watch(this);
+    if (this.#settled) return;
+    if (timeoutMs !== null) deadlines.add(this, timeoutMs);
+    try {
+      tool.execute(input, this).then(
+        (value) => this.#finish(value),
+        (error: unknown) => this.#finish(new Thrown(error)),
+      );
+    } catch (error) {
+      this.#finish(new Thrown(error));
+    }
+  }
+
+  /** The run's signal, or (with a timeout) a signal that also aborts on timeout. */
+  get signal(): AbortSignal {
+    const hub = this.#hub;
+    if (this.#timeoutMs === null) return hub.signal;
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      if (hub.signal.aborted) controller.abort(hub.signal.reason);
+      else if (this.#timedOut) controller.abort(timeoutReason(this.#timeoutMs));
+    }
+    return this.#controller.signal;
+  }
+
+  /** The run aborted: abort the call's signal and stop waiting. */
+  onAbort(): void {
+    this.#controller?.abort(this.#hub.signal.reason);
+    this.#finish(STOPPED);
+  }
+
+  /** The deadline passed: abort the call's signal and stop waiting. */
+  expire(): void {
+    if (this.#settled) return;
+    this.#timedOut = true;
+    this.#controller?.abort(timeoutReason(this.#timeoutMs ?? 0));
+    this.#finish(this.#timeoutMs);
+  }
+
+  #finish(value: unknown): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    if (this.#timeoutMs !== null) this.#deadlines.remove(this);
+    this.#hub.unwatch(this);
+    // Once the call was stopped, it counts as cancelled or timed out, whatever it returned.
+    this.#resolve(this.#hub.signal.aborted ? STOPPED : this.#timedOut ? this.#timeoutMs : value);
+  }
+}
+
+/** `20 ms`, `120 s`. */
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+function timeoutReason(ms: number): Error {
+  const error = new Error(`timed out after ${formatMs(ms)}`);
+  error.name = 'TimeoutError';
+  return error;
+}
