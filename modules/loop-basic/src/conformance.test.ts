@@ -1,0 +1,4 @@
+import { orchestratorConformance } from '@amplifier/core/testing';
+import { mount } from './index.js';
+
+orchestratorConformance({ mount });
