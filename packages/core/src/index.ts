@@ -158,4 +158,11 @@ export {
 // Session and mount plan
 export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
 export { AmplifierSession } from './session.js';
+export {
+  missingToolResultText,
+  repairToolSequence,
+  TOOL_SEQUENCE_INTERRUPTED_TEXT,
+  type ToolSequenceRepair,
+  type ToolSequenceRepairResult,
+} from './tool-sequence.js';
 export { VERSION } from './version.js';
