@@ -1,0 +1,4 @@
+import { toolConformance } from '@amplifier/core/testing';
+import { mount } from './index.js';
+
+toolConformance({ mount, config: {}, tools: ['web_fetch', 'web_search'] });
