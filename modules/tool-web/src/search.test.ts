@@ -28,7 +28,7 @@ function json(
   res.end(JSON.stringify(value));
 }
 
-function route(req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
+function route(req: http.IncomingMessage, res: http.ServerResponse, body: string): unknown {
   const url = new URL(req.url ?? '/', backend.origin);
   seen.push({ method: req.method ?? '', url, headers: req.headers, body });
   switch (url.pathname) {
