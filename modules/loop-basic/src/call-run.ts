@@ -134,7 +134,8 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     if (this.#settled) return;
     if (timeoutMs !== null) deadlines.add(this, timeoutMs);
     try {
-      tool.execute(input, this).then(
+      // Promise.resolve: a tool that breaks the contract and returns a plain value still works.
+      Promise.resolve(tool.execute(input, this)).then(
         (value) => this.#finish(value),
         (error: unknown) => this.#finish(new Thrown(error)),
       );

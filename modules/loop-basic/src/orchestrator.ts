@@ -388,7 +388,12 @@ function applyEphemeral(messages: readonly Message[], injections: readonly Ephem
   return out;
 }
 
-/** The response's tool calls, each with an id and object arguments (`{}` for a zero-argument call). */
+/**
+ * The response's tool calls, each with an id and, where they can be read,
+ * object arguments (`{}` for a zero-argument call; a JSON string is parsed).
+ * Arguments that are not a JSON object stay as they are: the tool runner
+ * reports them to the model.
+ */
 function parseToolCalls(provider: Provider, response: ChatResponse): ToolCall[] {
   const calls =
     (typeof provider.parseToolCalls === 'function'
@@ -396,20 +401,27 @@ function parseToolCalls(provider: Provider, response: ChatResponse): ToolCall[] 
       : response.tool_calls) ?? [];
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i]!;
-    if (
-      typeof call.id !== 'string' ||
-      call.id === '' ||
-      call.arguments === undefined ||
-      call.arguments === null
-    ) {
-      calls[i] = {
-        ...call,
-        id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${randomUUID()}`,
-        arguments: call.arguments ?? {},
-      };
-    }
+    const args: unknown = call.arguments;
+    const goodId = typeof call.id === 'string' && call.id !== '';
+    if (goodId && typeof args === 'object' && args !== null) continue;
+    calls[i] = { ...call, id: goodId ? call.id : `call_${randomUUID()}`, arguments: readArguments(args) };
   }
   return calls;
+}
+
+function readArguments(args: unknown): Record<string, unknown> {
+  if (args === undefined || args === null || args === '') return {};
+  if (typeof args === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+        return parsed as Record<string, unknown>;
+      }
+    } catch {
+      // left as is below
+    }
+  }
+  return args as Record<string, unknown>;
 }
 
 async function emitBlocks(hooks: HookRegistry, response: ChatResponse): Promise<void> {

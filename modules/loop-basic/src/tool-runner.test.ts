@@ -126,7 +126,8 @@ describe('hazards of the reference, fixed', () => {
     expect(tool.inputs).toEqual([{}, {}, {}, {}, { x: 1 }]);
     expect(toolMessages(h.context).map(([, c]) => c)).toEqual(Array(5).fill('now ok'));
     const stored = h.context.messages[1]!.tool_calls!;
-    expect(stored.map((c) => c.arguments)).toEqual([{}, {}, {}, '', '{"x":1}']);
+    // Stored as objects too, so the next request does not carry a JSON string twice encoded.
+    expect(stored.map((c) => c.arguments)).toEqual([{}, {}, {}, {}, { x: 1 }]);
   });
 
   it('a call without an id gets one, shared by the stored call and its result', async () => {
@@ -179,6 +180,14 @@ describe('input validation', () => {
     expect(good.inputs).toEqual([{ command: 'ls' }]);
     expect(broken.inputs).toHaveLength(0);
     expect(toolMessages(h.context)[1]![1]).toMatch(/cannot run 'broken': the tool's input schema is invalid/);
+  });
+
+  it('a tool that returns a plain value instead of a promise still works', async () => {
+    const odd = new TestTool({ name: 'odd' });
+    (odd as unknown as { execute: () => unknown }).execute = () => ({ success: true, output: 'sync value' });
+    const h = harness([calls(['odd']), text('ok')], { tools: [odd] });
+    await h.run();
+    expect(toolMessages(h.context)).toEqual([['call_1', 'sync value']]);
   });
 
   it('arguments that are not a JSON object are reported to the model', async () => {
