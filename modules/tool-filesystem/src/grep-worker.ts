@@ -27,6 +27,12 @@ export interface GrepJob {
   displayBase: string;
   /** Flags without `g`; always includes `m`. */
   regex: RegexSpec;
+  /**
+   * Set when the pattern is a plain literal (case-sensitive, one line): files
+   * whose bytes do not contain it are skipped before decoding, and in
+   * files_with_matches mode a byte match is the answer.
+   */
+  literal: string | null;
   mode: GrepMode;
   multiline: boolean;
   lineNumbers: boolean;
@@ -45,6 +51,10 @@ export interface GrepJob {
   denied: string[];
   maxFileSize: number;
   maxLineChars: number;
+  /** Only walk and return the files that pass the filters (`listed`), search nothing. */
+  listOnly?: boolean;
+  /** Search these files (relative to `base`) instead of walking. */
+  files?: string[];
 }
 
 export interface ContextLine {
@@ -70,6 +80,8 @@ export interface GrepOutcome {
   totalItems: number;
   filesSearched: number;
   skipped: { binary: number; too_large: number; unreadable: number };
+  /** With `listOnly`: the files found, relative to the base, in walk order. */
+  listed?: string[];
 }
 
 /** The worker's body. `fs` and `port` are passed in by the bootstrap line. */
@@ -133,6 +145,7 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
     const windowEnd = job.offset + job.limit;
     const { mode, multiline, maxLineChars } = job;
     const wantContext = job.before > 0 || job.after > 0;
+    const literal = job.literal ? Buffer.from(job.literal, 'utf8') : null;
 
     const cut = (line: string): string => {
       const clean = line.endsWith('\r') ? line.slice(0, -1) : line;
@@ -234,19 +247,24 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
         return;
       }
       out.filesSearched++;
-      const text = buffer.toString('utf8', 0, n);
+      if (literal !== null && buffer.subarray(0, n).indexOf(literal) === -1) return;
       const file = rel === '' ? job.displayBase : `${job.displayBase}/${rel}`;
       if (mode === 'files_with_matches') {
-        let found = false;
-        scan(text, () => {
-          found = true;
-          return false;
-        });
-        if (!found) return;
+        if (literal === null) {
+          let found = false;
+          scan(buffer.toString('utf8', 0, n), () => {
+            found = true;
+            return false;
+          });
+          if (!found) return;
+        }
         if (out.totalItems >= job.offset && out.totalItems < windowEnd) out.files.push(file);
         out.totalItems++;
         out.totalMatches++;
-      } else if (mode === 'count') {
+        return;
+      }
+      const text = buffer.toString('utf8', 0, n);
+      if (mode === 'count') {
         let count = 0;
         scan(text, () => {
           count++;
@@ -268,7 +286,7 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
       }
     }
 
-    function walk(dir: string, rel: string): void {
+    function walk(dir: string, rel: string, onFile: (full: string, rel: string) => void): void {
       let entries: fsModule.Dirent[];
       try {
         entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -284,18 +302,25 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
         if (denied.size > 0 && denied.has(full)) continue;
         const childRel = rel === '' ? name : `${rel}/${name}`;
         if (entry.isDirectory()) {
-          if (!excluded.has(name)) walk(full, childRel);
+          if (!excluded.has(name)) walk(full, childRel, onFile);
         } else if (entry.isFile()) {
           if (types !== null && !types.some((t) => t.test(name))) continue;
           if (include !== null && !include.test(job.include!.basename ? name : childRel)) continue;
-          searchFile(full, childRel);
+          onFile(full, childRel);
         }
         // Symlinks, FIFOs, sockets and devices are never followed or read.
       }
     }
 
     if (job.baseIsFile) searchFile(job.base, '');
-    else walk(job.base, '');
+    else if (job.files !== undefined) {
+      const prefix = job.base.endsWith('/') ? job.base : `${job.base}/`;
+      for (const rel of job.files) searchFile(prefix + rel, rel);
+    } else if (job.listOnly) {
+      const listed: string[] = [];
+      walk(job.base, '', (_full, rel) => listed.push(rel));
+      out.listed = listed;
+    } else walk(job.base, '', searchFile);
     return out;
   }
 }

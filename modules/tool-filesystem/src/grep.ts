@@ -2,20 +2,14 @@
  * `grep`: search file contents with a JavaScript regex, in pure Node (no
  * ripgrep needed). Input checks, the regex and the filters are prepared here;
  * the walk and the matching run in a worker thread that is terminated on the
- * time limit or on cancellation.
+ * time limit or on cancellation (see grep-pool.ts).
  */
-import { Worker } from 'node:worker_threads';
 import type { Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
 import picomatch from 'picomatch';
 import type { ToolContext } from './config.js';
 import { typeGlobs } from './file-types.js';
-import {
-  type GrepJob,
-  type GrepMode,
-  type GrepOutcome,
-  grepWorkerMain,
-  type RegexSpec,
-} from './grep-worker.js';
+import type { GrepWorkers } from './grep-pool.js';
+import type { GrepJob, GrepMode, RegexSpec } from './grep-worker.js';
 import { MAX_LINE_CHARS } from './read.js';
 import { describeType, type ResolvedPath } from './sandbox.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
@@ -31,74 +25,6 @@ const DESCRIPTION = `Search file contents with a regular expression (JavaScript 
 - Skips binary files, files over the size limit, symlinks and node_modules, .git, dist, build, .venv and the like unless include_ignored is true.`;
 
 const MODES: readonly GrepMode[] = ['files_with_matches', 'content', 'count'];
-const WORKER_SOURCE = `(${grepWorkerMain.toString()})(require('node:fs'), require('node:worker_threads').parentPort);`;
-const MAX_IDLE_WORKERS = 2;
-
-type RunOutcome = { ok: GrepOutcome } | { error: string } | { timeout: true } | { cancelled: true };
-
-/** Worker threads for grep: reused while idle (unref'd), terminated on timeout, cancel or close. */
-export class GrepWorkers {
-  readonly #idle: Worker[] = [];
-  readonly #all = new Set<Worker>();
-  #closed = false;
-
-  #spawn(): Worker {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 512 } });
-    this.#all.add(worker);
-    worker.on('exit', () => {
-      this.#all.delete(worker);
-      const at = this.#idle.indexOf(worker);
-      if (at !== -1) this.#idle.splice(at, 1);
-    });
-    worker.on('error', () => undefined); // reported to the running call through its own listener
-    return worker;
-  }
-
-  /** Run one job; never rejects. */
-  run(job: GrepJob, signal: AbortSignal | undefined, timeoutMs: number): Promise<RunOutcome> {
-    if (this.#closed) return Promise.resolve({ error: 'the grep tool has been unmounted' });
-    if (signal?.aborted) return Promise.resolve({ cancelled: true });
-    const worker = this.#idle.pop() ?? this.#spawn();
-    worker.ref();
-    return new Promise((resolve) => {
-      let done = false;
-      const finish = (value: RunOutcome, reuse: boolean): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        worker.off('message', onMessage);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-        if (reuse && !this.#closed && this.#idle.length < MAX_IDLE_WORKERS) {
-          worker.unref();
-          this.#idle.push(worker);
-        } else {
-          void worker.terminate();
-        }
-        resolve(value);
-      };
-      const onMessage = (message: RunOutcome): void => finish(message, true);
-      const onError = (error: Error): void => finish({ error: error.message }, false);
-      const onExit = (): void => finish({ error: 'the search worker stopped unexpectedly' }, false);
-      const onAbort = (): void => finish({ cancelled: true }, false);
-      const timer = setTimeout(() => finish({ timeout: true }, false), timeoutMs);
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      worker.postMessage(job);
-    });
-  }
-
-  /** Terminate every worker. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#idle.length = 0;
-    await Promise.all([...this.#all].map((worker) => worker.terminate()));
-  }
-}
-
 /** The regex grep runs (flags without `g`), or an error message. */
 export function compileRegex(pattern: string, ignoreCase: boolean, multiline: boolean): RegexSpec | string {
   let source = pattern;
@@ -118,6 +44,14 @@ export function compileRegex(pattern: string, ignoreCase: boolean, multiline: bo
     return `Invalid regex pattern: ${(error as Error).message}`;
   }
   return spec;
+}
+
+const LITERAL = /^(?:[^\\^$.|?*+()[\]{}\n\r]|\\[^\w\s])+$/;
+
+/** The text every match of a plain-literal, case-sensitive pattern is made of, else null. */
+export function requiredLiteral(regex: RegexSpec): string | null {
+  if (regex.flags.includes('i') || !LITERAL.test(regex.source)) return null;
+  return regex.source.replace(/\\(.)/g, '$1');
 }
 
 function toSpec(re: RegExp): RegexSpec {
@@ -189,6 +123,7 @@ async function runGrep(
     baseIsFile: stat.isFile(),
     displayBase: resolved.display,
     regex,
+    literal: requiredLiteral(regex),
     mode,
     multiline,
     lineNumbers: input['-n'] !== false,
