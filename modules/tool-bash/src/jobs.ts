@@ -47,7 +47,9 @@ export class JobManager {
   readonly #jobs = new Map<number, Job>();
   readonly #graceMs: number;
   #dir: string | undefined;
+  #dirReady: Promise<string> | undefined;
   #count = 0;
+  #closing = false;
 
   constructor(options: { graceMs: number }) {
     this.#graceMs = options.graceMs;
@@ -59,11 +61,16 @@ export class JobManager {
   }
 
   async start(options: JobStartOptions): Promise<JobSummary> {
-    this.#dir ??= await fs.promises.mkdtemp(path.join(os.tmpdir(), 'amplifier-bash-'));
+    // One directory per mount, made on the first job (a shared promise: concurrent starts agree on it).
+    this.#dirReady ??= fs.promises.mkdtemp(path.join(os.tmpdir(), 'amplifier-bash-')).then((dir) => {
+      this.#dir = dir;
+      return dir;
+    });
+    const dir = await this.#dirReady;
     const n = ++this.#count;
     const files = {
-      stdout: path.join(this.#dir, `job-${n}.stdout`),
-      stderr: path.join(this.#dir, `job-${n}.stderr`),
+      stdout: path.join(dir, `job-${n}.stdout`),
+      stderr: path.join(dir, `job-${n}.stderr`),
     };
     const out = fs.openSync(files.stdout, 'a', 0o600);
     const err = fs.openSync(files.stderr, 'a', 0o600);
@@ -101,6 +108,12 @@ export class JobManager {
       }),
     };
     this.#jobs.set(job.pid, job);
+    if (this.#closing) {
+      // Cleanup started while this job was being spawned: it must not outlive the session.
+      await this.kill(job.pid);
+      job.group.release();
+      throw new Error('The session has ended: tool-bash no longer runs commands');
+    }
     return summary(job);
   }
 
@@ -142,13 +155,15 @@ export class JobManager {
 
   /** Stop every job (and anything a finished job left in its group), then remove the directory. */
   async close(): Promise<void> {
+    this.#closing = true;
     await Promise.all(
       [...this.#jobs.values()].map(async (job) => {
         if (job.status === 'running' || job.group.alive()) await this.kill(job.pid);
         job.group.release();
       }),
     );
-    if (this.#dir !== undefined) await fs.promises.rm(this.#dir, { recursive: true, force: true });
+    const dir = await this.#dirReady?.catch(() => undefined);
+    if (dir !== undefined) await fs.promises.rm(dir, { recursive: true, force: true });
   }
 }
 

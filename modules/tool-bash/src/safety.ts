@@ -188,7 +188,10 @@ function rawText(text: string): RawText {
 const REGEX_CACHE = new Map<string, RegExp>();
 function regex(pattern: string): RegExp {
   let re = REGEX_CACHE.get(pattern);
-  if (re === undefined) REGEX_CACHE.set(pattern, (re = new RegExp(pattern, 'i')));
+  if (re === undefined) {
+    re = new RegExp(pattern, 'i');
+    REGEX_CACHE.set(pattern, re);
+  }
   return re;
 }
 
