@@ -14,7 +14,8 @@ import { BasicOrchestrator } from './orchestrator.js';
 
 export type { LoopBasicConfig, ResolvedConfig } from './config.js';
 export { DEFAULTS, resolveConfig } from './config.js';
-export { BasicOrchestrator, CANCELLED_MESSAGE, LOOP_LIMIT_REMINDER, textOf } from './orchestrator.js';
+export { textOf } from './messages.js';
+export { BasicOrchestrator, CANCELLED_MESSAGE, LOOP_LIMIT_REMINDER } from './orchestrator.js';
 export type { ScheduleEntry } from './scheduler.js';
 export { conflicts, runScheduled } from './scheduler.js';
 export { cancelledContent } from './tool-runner.js';

@@ -3,33 +3,38 @@
  * the tool calls it asks for, repeat until it answers with content; hooks see
  * every step and may deny, modify, inject context or ask the user.
  */
-import { randomUUID } from 'node:crypto';
 import {
   AmplifierError,
   type ChatRequest,
   type ChatResponse,
   type CompleteOptions,
-  type ContentBlock,
   type ContextManager,
   type Coordinator,
   type EmitResult,
   errorMessage,
-  errorType,
   events,
   type HookRegistry,
   type HookResult,
-  LLMError,
   type Message,
   type Orchestrator,
   type OrchestratorRun,
   type Provider,
-  sanitizeForLlm,
   type Tool,
   type ToolCall,
 } from '@amplifier/core';
 import { AbortHub } from './abort-hub.js';
 import { Deadlines } from './call-run.js';
 import type { ResolvedConfig } from './config.js';
+import { emitAndApply, emitBlocks, emitProviderError } from './loop-events.js';
+import {
+  applyEphemeral,
+  assistantMessage,
+  type Ephemeral,
+  ephemeralOf,
+  hasContent,
+  parseToolCalls,
+  textOf,
+} from './messages.js';
 import { type RoundContext, runToolRound } from './tool-runner.js';
 import { ToolTable } from './tool-table.js';
 
@@ -47,13 +52,6 @@ export const LOOP_LIMIT_REMINDER: string =
   'You have reached the maximum number of iterations for this turn. Please provide a response to the user now, summarizing your progress and noting what remains to be done. You can continue in the next turn if needed.\n\n' +
   'DO NOT mention this iteration limit or reminder to the user explicitly. Simply wrap up naturally.\n' +
   '</system-reminder>';
-
-/** An injection for the next request only (never stored). */
-interface Ephemeral {
-  role: Message['role'];
-  content: string;
-  append: boolean;
-}
 
 /** State of one `execute` call. */
 interface Turn {
@@ -340,150 +338,7 @@ function providerPriority(provider: Provider): number {
   return typeof config?.priority === 'number' ? config.priority : 100;
 }
 
-/** Emit `event`, then apply the result through the coordinator when it asks for anything. */
-async function emitAndApply(
-  hooks: HookRegistry,
-  coordinator: Coordinator,
-  event: string,
-  data: Record<string, unknown>,
-): Promise<HookResult> {
-  const result = await hooks.emit(event, data);
-  if (result.action === 'continue' && !result.user_message) return result;
-  return coordinator.processHookResult(result, event, 'orchestrator');
-}
-
 function pushEphemeral(turn: Turn, result: HookResult): void {
-  if (result.action !== 'inject_context' || !result.ephemeral || !result.context_injection) return;
-  turn.pending.push({
-    role: result.context_injection_role ?? 'system',
-    content: sanitizeForLlm(result.context_injection),
-    append: result.append_to_last_tool_result === true,
-  });
-}
-
-/**
- * A copy of `messages` with the injections added (the stored messages are
- * never changed). Appends go to the last message of the view when it is a
- * tool result (whatever order the injections came in); the rest become new
- * messages at the end, in order.
- */
-function applyEphemeral(messages: readonly Message[], injections: readonly Ephemeral[]): Message[] {
-  const out = messages.slice();
-  const lastIndex = out.length - 1;
-  const last = out[lastIndex];
-  const extra: Message[] = [];
-  for (const injection of injections) {
-    if (injection.append && last?.role === 'tool') {
-      const target = out[lastIndex]!;
-      const content =
-        typeof target.content === 'string'
-          ? `${target.content}\n\n${injection.content}`
-          : [...target.content, { type: 'text' as const, text: injection.content }];
-      out[lastIndex] = { ...target, content };
-    } else {
-      extra.push({ role: injection.role, content: injection.content });
-    }
-  }
-  for (const message of extra) out.push(message);
-  return out;
-}
-
-/**
- * The response's tool calls, each with an id and, where they can be read,
- * object arguments (`{}` for a zero-argument call; a JSON string is parsed).
- * Arguments that are not a JSON object stay as they are: the tool runner
- * reports them to the model.
- */
-function parseToolCalls(provider: Provider, response: ChatResponse): ToolCall[] {
-  const calls =
-    (typeof provider.parseToolCalls === 'function'
-      ? provider.parseToolCalls(response)
-      : response.tool_calls) ?? [];
-  for (let i = 0; i < calls.length; i++) {
-    const call = calls[i]!;
-    const args: unknown = call.arguments;
-    const goodId = typeof call.id === 'string' && call.id !== '';
-    if (goodId && typeof args === 'object' && args !== null) continue;
-    calls[i] = { ...call, id: goodId ? call.id : `call_${randomUUID()}`, arguments: readArguments(args) };
-  }
-  return calls;
-}
-
-function readArguments(args: unknown): Record<string, unknown> {
-  if (args === undefined || args === null || args === '') return {};
-  if (typeof args === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(args);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-        return parsed as Record<string, unknown>;
-      }
-    } catch {
-      // left as is below
-    }
-  }
-  return args as Record<string, unknown>;
-}
-
-async function emitBlocks(hooks: HookRegistry, response: ChatResponse): Promise<void> {
-  const blocks = response.content;
-  if (!Array.isArray(blocks) || blocks.length === 0) return;
-  const start = hooks.has(E.CONTENT_BLOCK_START);
-  const end = hooks.has(E.CONTENT_BLOCK_END);
-  if (!start && !end) return;
-  const total = blocks.length;
-  for (let i = 0; i < total; i++) {
-    const block = blocks[i]!;
-    if (start) {
-      await hooks.emit(E.CONTENT_BLOCK_START, {
-        block_type: block.type,
-        block_index: i,
-        total_blocks: total,
-      });
-    }
-    if (end) {
-      const data: Record<string, unknown> = { block_index: i, total_blocks: total, block };
-      if (response.usage) data.usage = response.usage;
-      await hooks.emit(E.CONTENT_BLOCK_END, data);
-    }
-  }
-}
-
-async function emitProviderError(hooks: HookRegistry, provider: string, error: unknown): Promise<void> {
-  const data: Record<string, unknown> = {
-    provider,
-    error: { type: errorType(error), msg: errorMessage(error) },
-  };
-  if (LLMError.isLLMError(error)) {
-    data.retryable = error.retryable;
-    data.status_code = error.status_code ?? null;
-  }
-  try {
-    await hooks.emit(E.PROVIDER_ERROR, data);
-  } catch {
-    // emit never throws; a broken registry must not hide the provider's error
-  }
-}
-
-function assistantMessage(response: ChatResponse, toolCalls?: readonly ToolCall[]): Message {
-  const message: Message = { role: 'assistant', content: response.content ?? '' };
-  if (toolCalls !== undefined) {
-    message.tool_calls = toolCalls.map((tc) => ({ id: tc.id, tool: tc.name, arguments: tc.arguments ?? {} }));
-  }
-  if (response.metadata !== undefined) message.metadata = response.metadata;
-  return message;
-}
-
-function hasContent(content: string | readonly ContentBlock[] | undefined): boolean {
-  return typeof content === 'string' ? content.length > 0 : Array.isArray(content) && content.length > 0;
-}
-
-/** The answer text: `text` blocks (and typeless blocks with text) joined by a blank line; never thinking. */
-export function textOf(content: string | readonly ContentBlock[] | undefined): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const parts: string[] = [];
-  for (const block of content as readonly { type?: string; text?: unknown }[]) {
-    if ((block.type ?? 'text') === 'text' && typeof block.text === 'string') parts.push(block.text);
-  }
-  return parts.join('\n\n');
+  const injection = ephemeralOf(result);
+  if (injection !== undefined) turn.pending.push(injection);
 }

@@ -1,0 +1,72 @@
+/**
+ * Events of the loop whose payloads take more than one line: hook results
+ * applied through the coordinator, content blocks, provider errors.
+ */
+import {
+  type ChatResponse,
+  type Coordinator,
+  events as E,
+  errorMessage,
+  errorType,
+  type HookRegistry,
+  type HookResult,
+  LLMError,
+} from '@amplifier/core';
+
+/** Emit `event`, then apply the result through the coordinator when it asks for anything. */
+export async function emitAndApply(
+  hooks: HookRegistry,
+  coordinator: Coordinator,
+  event: string,
+  data: Record<string, unknown>,
+): Promise<HookResult> {
+  const result = await hooks.emit(event, data);
+  if (result.action === 'continue' && !result.user_message) return result;
+  return coordinator.processHookResult(result, event, 'orchestrator');
+}
+
+/** `content_block:start`/`end` for each block of the response, for the events someone listens to. */
+export async function emitBlocks(hooks: HookRegistry, response: ChatResponse): Promise<void> {
+  const blocks = response.content;
+  if (!Array.isArray(blocks) || blocks.length === 0) return;
+  const start = hooks.has(E.CONTENT_BLOCK_START);
+  const end = hooks.has(E.CONTENT_BLOCK_END);
+  if (!start && !end) return;
+  const total = blocks.length;
+  for (let i = 0; i < total; i++) {
+    const block = blocks[i]!;
+    if (start) {
+      await hooks.emit(E.CONTENT_BLOCK_START, {
+        block_type: block.type,
+        block_index: i,
+        total_blocks: total,
+      });
+    }
+    if (end) {
+      const data: Record<string, unknown> = { block_index: i, total_blocks: total, block };
+      if (response.usage) data.usage = response.usage;
+      await hooks.emit(E.CONTENT_BLOCK_END, data);
+    }
+  }
+}
+
+/** `provider:error`, with `retryable` and `status_code` for LLMErrors (the reference's payload). */
+export async function emitProviderError(
+  hooks: HookRegistry,
+  provider: string,
+  error: unknown,
+): Promise<void> {
+  const data: Record<string, unknown> = {
+    provider,
+    error: { type: errorType(error), msg: errorMessage(error) },
+  };
+  if (LLMError.isLLMError(error)) {
+    data.retryable = error.retryable;
+    data.status_code = error.status_code ?? null;
+  }
+  try {
+    await hooks.emit(E.PROVIDER_ERROR, data);
+  } catch {
+    // emit never throws; a broken registry must not hide the provider's error
+  }
+}
