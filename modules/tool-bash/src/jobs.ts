@@ -33,6 +33,8 @@ interface Job {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   group: ProcessGroup;
+  /** The shell exited and left nothing in its group. */
+  groupDone: boolean;
   exited: Promise<void>;
 }
 
@@ -98,11 +100,17 @@ export class JobManager {
       exitCode: null,
       signal: null,
       group: new ProcessGroup(child.pid!),
+      groupDone: false,
       exited: new Promise((resolve) => {
         child.once('exit', (code, signal) => {
           if (job.status === 'running') job.status = 'exited';
           job.exitCode = code;
           job.signal = signal;
+          // An empty group is done: forget its id, which the system may give to another group later.
+          if (!job.group.alive()) {
+            job.groupDone = true;
+            job.group.release();
+          }
           resolve();
         });
       }),
@@ -148,6 +156,7 @@ export class JobManager {
   async kill(pid: number): Promise<JobSummary> {
     const job = this.#jobs.get(pid)!;
     if (job.status === 'running') job.status = 'killed';
+    if (job.groupDone) return summary(job);
     await job.group.kill(this.#graceMs);
     await Promise.race([job.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
     return summary(job);
@@ -158,7 +167,7 @@ export class JobManager {
     this.#closing = true;
     await Promise.all(
       [...this.#jobs.values()].map(async (job) => {
-        if (job.status === 'running' || job.group.alive()) await this.kill(job.pid);
+        if (job.status === 'running' || (!job.groupDone && job.group.alive())) await this.kill(job.pid);
         job.group.release();
       }),
     );

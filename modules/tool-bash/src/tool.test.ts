@@ -417,6 +417,20 @@ describe('background jobs and cleanup', () => {
     expect(result.output).toMatchObject({ status: 'exited', returncode: 4, stdout: 'done\n', stderr: '' });
   });
 
+  it('cleanup also stops what a finished background job left in its group', async () => {
+    const { run, bash, cleanup } = await setup();
+    const m = mark();
+    const ready = fifo(root);
+    const { pid } = (await run(startSleeper(m, ready.path), { run_in_background: true })).output as {
+      pid: number;
+    };
+    await ready.ready();
+    expect(await runtimeOf(bash).jobs.waitForExit(pid)).toMatchObject({ status: 'exited', returncode: 0 });
+    expect(sleepers(m)).toHaveLength(1);
+    await cleanup();
+    expect(sleepers(m)).toEqual([]);
+  });
+
   it('cleanup kills background jobs (and what they started) and running commands, then refuses new ones', async () => {
     const { run, bash, cleanup } = await setup();
     const [a, b, c] = [mark(), mark(), mark()];
