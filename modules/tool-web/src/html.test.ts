@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToMarkdown, htmlToText, limitDepth, MAX_DEPTH } from './html.js';
+import { htmlToMarkdown, htmlToText, MAX_DEPTH, prepareHtml } from './html.js';
 
 const PAGE = `<!doctype html><html><head><title> The Title </title><style>.x{color:red}</style>
 <script>document.write('SCRIPTED')</script></head><body>
@@ -95,22 +95,29 @@ describe('pathological HTML (security WEB-16)', () => {
     expect(text.content).toBe('deep text\nafter');
   });
 
-  it('limitDepth drops start tags past the limit and keeps all text', () => {
+  it('prepareHtml drops start tags past the limit and keeps all text', () => {
     const html = `${'<div>'.repeat(MAX_DEPTH + 50)}x${'</div>'.repeat(MAX_DEPTH + 50)}`;
-    const limited = limitDepth(html);
+    const limited = prepareHtml(html);
     expect(limited.match(/<div>/g)?.length).toBe(MAX_DEPTH);
     expect(limited).toContain('x');
     // well-formed documents with implied ends are not touched
     const lists = '<ul><li>a<li>b</ul><p>one<p>two<table><tr><td>1<td>2<tr><td>3</table>'.repeat(500);
-    expect(limitDepth(lists) === lists).toBe(true);
+    expect(prepareHtml(lists) === lists).toBe(true);
     // a run of '<' without '>' stays linear and unchanged
     const lt = '<a'.repeat(200_000);
-    expect(limitDepth(lt) === lt).toBe(true);
+    expect(prepareHtml(lt) === lt).toBe(true);
+  });
+
+  it('prepareHtml drops comments, scripts and styles (with their text) before parsing', () => {
+    expect(
+      prepareHtml('<p>a<!-- c --></p><SCRIPT type="x">if (a < b) {}</script ><style>p{}</style><p>b</p>'),
+    ).toBe('<p>a</p><p>b</p>');
+    expect(prepareHtml('<p>x</p><script>never closed')).toBe('<p>x</p>');
   });
 
   it('WEB-16: <span><div></span> nesting (end tags a parser ignores) is still bounded', () => {
     const html = `<body>${'<span><div></span>'.repeat(50_000)}end</body>`;
-    const limited = limitDepth(html);
+    const limited = prepareHtml(html);
     expect(limited.match(/<div>/g)?.length ?? 0).toBeLessThanOrEqual(MAX_DEPTH);
     expect(htmlToMarkdown(html, 'https://e.com/').content).toContain('end');
   });

@@ -26,7 +26,6 @@ interface DomElement extends DomNode {
   setAttribute(name: string, value: string): void;
   removeAttribute(name: string): void;
   querySelector(selector: string): DomElement | null;
-  querySelectorAll(selector: string): ArrayLike<DomElement>;
 }
 interface DomDocument extends DomElement {
   readonly title: string;
@@ -138,11 +137,13 @@ function isNameEnd(c: number): boolean {
 }
 
 /**
- * Remove start tags nested deeper than `maxDepth`, following the HTML tree
- * rules closely enough (implied ends, scope, special elements) to track the
- * depth a parser would build, in one linear pass. Text is never removed.
+ * Prepare HTML for the parser in one linear pass: drop comments and
+ * `<script>`/`<style>` elements, and remove start tags nested deeper than
+ * `maxDepth`, following the HTML tree rules closely enough (implied ends,
+ * scope, special elements) to track the depth a parser would build. Other
+ * text is never removed.
  */
-export function limitDepth(html: string, maxDepth: number = MAX_DEPTH): string {
+export function prepareHtml(html: string, maxDepth: number = MAX_DEPTH): string {
   const open = new OpenElements();
   const stack = open.names;
   const out: string[] = [];
@@ -152,8 +153,13 @@ export function limitDepth(html: string, maxDepth: number = MAX_DEPTH): string {
   while (i !== -1 && i < html.length) {
     const next = html.charCodeAt(i + 1);
     if (next === 33 /* ! */) {
-      const end = html.startsWith('<!--', i) ? html.indexOf('-->', i + 4) : html.indexOf('>', i + 2);
+      const comment = html.startsWith('<!--', i);
+      const end = comment ? html.indexOf('-->', i + 4) : html.indexOf('>', i + 2);
       if (end === -1) break;
+      if (comment) {
+        out.push(html.slice(copied, i));
+        copied = end + 3;
+      }
       i = html.indexOf('<', end);
       continue;
     }
@@ -181,6 +187,16 @@ export function limitDepth(html: string, maxDepth: number = MAX_DEPTH): string {
         at = open.find([name], SPECIAL);
       }
       if (at !== -1) open.truncate(at);
+    } else if (name === 'script' || name === 'style') {
+      // Never content: dropped with their text before parsing (cheaper than parsing them).
+      const closer = rawTextEnd(name);
+      closer.lastIndex = end;
+      const close = closer.exec(html);
+      out.push(html.slice(copied, i));
+      copied = close === null ? html.length : close.index + close[0].length;
+      if (close === null) break;
+      i = html.indexOf('<', copied);
+      continue;
     } else if (name !== 'html' && name !== 'head' && name !== 'body') {
       const implied = IMPLIED[name];
       if (implied) {
@@ -212,48 +228,81 @@ export function limitDepth(html: string, maxDepth: number = MAX_DEPTH): string {
     i = html.indexOf('<', end);
   }
   if (copied === 0) return html;
-  out.push(html.slice(copied));
+  if (copied < html.length) out.push(html.slice(copied));
   return out.join('');
 }
 
 // ------------------------------------------------------------- cleaning
 
 /** Elements that are never content. */
-const NOISE =
-  'script, style, noscript, template, iframe, object, embed, svg, canvas, nav, footer, aside, dialog, ' +
-  'button, select, input, textarea, link, meta, [hidden], [aria-hidden="true"], ' +
-  '[role="navigation"], [role="banner"], [role="contentinfo"], [role="search"]';
+const NOISE_TAGS = new Set(
+  (
+    'SCRIPT STYLE NOSCRIPT TEMPLATE IFRAME OBJECT EMBED SVG CANVAS NAV FOOTER ASIDE DIALOG BUTTON SELECT ' +
+    'INPUT TEXTAREA LINK META'
+  ).split(' '),
+);
+const NOISE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search']);
 
-function removeAll(root: DomElement, selector: string, keep?: (el: DomElement) => boolean): void {
-  const found = Array.from(root.querySelectorAll(selector));
-  for (const el of found) {
-    if (keep?.(el)) continue;
-    el.parentNode?.removeChild(el);
+/** `value` made absolute against `base`, or null when it is script, data, or unusable. */
+function absolute(value: string, base: string): string | null {
+  try {
+    const url = new URL(value, base);
+    if (url.protocol === 'javascript:' || url.protocol === 'data:' || url.protocol === 'vbscript:')
+      return null;
+    return url.href;
+  } catch {
+    return null;
   }
 }
 
-function insideContent(el: DomElement): boolean {
-  for (let p = el.parentNode; p !== null; p = p.parentNode) {
-    if (p.nodeName === 'ARTICLE' || p.nodeName === 'MAIN') return true;
-  }
-  return false;
+function isNoise(el: DomElement, inContent: boolean): boolean {
+  const name = el.nodeName;
+  if (NOISE_TAGS.has(name)) return true;
+  if (name === 'HEADER' && !inContent) return true;
+  if (el.getAttribute('hidden') !== null || el.getAttribute('aria-hidden') === 'true') return true;
+  const role = el.getAttribute('role');
+  return role !== null && NOISE_ROLES.has(role);
 }
 
-/** Make `attr` of every `selector` element absolute against `base`; drop it when it is script or unusable. */
-function absolutize(root: DomElement, selector: string, attr: string, base: string): void {
-  for (const el of Array.from(root.querySelectorAll(selector))) {
-    const value = el.getAttribute(attr) ?? '';
-    try {
-      const url = new URL(value, base);
-      if (url.protocol === 'javascript:' || url.protocol === 'data:' || url.protocol === 'vbscript:') {
-        el.removeAttribute(attr);
-      } else {
-        el.setAttribute(attr, url.href);
+/**
+ * One iterative pass over the body: remove noise elements and comments, make
+ * link and image URLs absolute (dropping script and data URLs), and find the
+ * main content (`<main>`, `[role=main]`, or a single `<article>`).
+ */
+function clean(body: DomElement, base: string): DomElement {
+  let main: DomElement | undefined;
+  const articles: DomElement[] = [];
+  const stack: [DomElement, boolean][] = [[body, false]];
+  while (stack.length > 0) {
+    const [el, inContent] = stack.pop()!;
+    for (let child = el.firstChild; child !== null; ) {
+      const next = child.nextSibling;
+      if (child.nodeType === 8) {
+        el.removeChild(child);
+      } else if (child.nodeType === 1) {
+        const element = child as DomElement;
+        const name = element.nodeName;
+        if (isNoise(element, inContent)) {
+          el.removeChild(element);
+        } else {
+          if (name === 'A' || name === 'IMG') {
+            const attr = name === 'A' ? 'href' : 'src';
+            const value = element.getAttribute(attr);
+            const url = value === null ? null : absolute(value, base);
+            if (url !== null) element.setAttribute(attr, url);
+            else if (name === 'IMG') el.removeChild(element);
+            else if (value !== null) element.removeAttribute(attr);
+          }
+          if (main === undefined && (name === 'MAIN' || element.getAttribute('role') === 'main'))
+            main = element;
+          if (name === 'ARTICLE') articles.push(element);
+          stack.push([element, inContent || name === 'MAIN' || name === 'ARTICLE']);
+        }
       }
-    } catch {
-      el.removeAttribute(attr);
+      child = next;
     }
   }
+  return main ?? (articles.length === 1 ? articles[0]! : body);
 }
 
 /** A parsed, cleaned page: its title and the element holding its content. */
@@ -263,25 +312,11 @@ interface Page {
 }
 
 function parsePage(html: string, baseUrl: string): Page {
-  const doc = domino.createDocument(limitDepth(html), true);
+  const doc = domino.createDocument(prepareHtml(html), true);
   const title = doc.title.trim();
-  const body = doc.body ?? doc.documentElement;
-  removeAll(body, NOISE);
-  removeAll(body, 'header', insideContent);
   const base = doc.querySelector('base[href]')?.getAttribute('href');
-  let baseHref = baseUrl;
-  try {
-    if (base) baseHref = new URL(base, baseUrl).href;
-  } catch {
-    // keep the page URL
-  }
-  absolutize(body, 'a[href]', 'href', baseHref);
-  absolutize(body, 'img[src]', 'src', baseHref);
-  removeAll(body, 'img:not([src])');
-  const main = body.querySelector('main, [role="main"]');
-  const articles = body.querySelectorAll('article');
-  const root = main ?? (articles.length === 1 ? articles[0]! : body);
-  return { title, root };
+  const baseHref = (base ? absolute(base, baseUrl) : null) ?? baseUrl;
+  return { title, root: clean(doc.body ?? doc.documentElement, baseHref) };
 }
 
 // ------------------------------------------------------------- conversion

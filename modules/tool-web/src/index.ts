@@ -19,7 +19,7 @@ export { CONFIG_SCHEMA } from './config.js';
 export type { LookupAddress, LookupFunction } from './connector.js';
 export { createGuardedAgent, createGuardedConnector, systemLookup } from './connector.js';
 export { pageOf, WEB_FETCH_SCHEMA } from './fetch.js';
-export { htmlToMarkdown, htmlToText, limitDepth } from './html.js';
+export { htmlToMarkdown, htmlToText, prepareHtml } from './html.js';
 export type { SearchResult } from './search.js';
 export { WEB_SEARCH_SCHEMA } from './search.js';
 export type { NetworkPolicy } from './ssrf.js';
