@@ -377,7 +377,7 @@ async function checkMissingModule(installDir, home, amplifier, expectedAfter) {
 
 async function main() {
   const { found: packages, skipped } = await publishablePackages();
-  const [pnpm, pnpmArgs] = pnpmCommand();
+  let [pnpm, pnpmArgs] = pnpmCommand();
   console.log(`== install test: ${packages.length} publishable packages, node ${process.version}`);
   if (skipped.length > 0) console.log(`     skipped (package.json not in git yet): ${skipped.join(', ')}`);
   const cli = packages.find((p) => p.pkg.name === '@amplifier/cli');
@@ -399,6 +399,7 @@ async function main() {
       if (install.code !== 0)
         return fail('pnpm install (workspace)', `exit code ${install.code}`, both(install));
       pass('pnpm install (workspace)', seconds(install.ms));
+      [pnpm, pnpmArgs] = pnpmCommand(); // the workspace's own pnpm from now on (no npx per call)
     }
 
     const filters = packages.map((p) => `--filter=${p.pkg.name}`);
