@@ -1,0 +1,87 @@
+/**
+ * The CLI's ApprovalProvider for `ask_user` hook results: on a terminal it asks
+ * y/n with the hook's prompt (the kernel enforces the timeout and aborts the
+ * question); without one it answers the hook's default, which is deny unless
+ * the hook says otherwise.
+ */
+import readline from 'node:readline';
+import type { ApprovalProvider, ApprovalRequest } from '@amplifier/core';
+import type { Display } from './display.js';
+
+/** Asks one question and resolves with the typed line; rejects when `signal` aborts. */
+export type AskFunction = (question: string, signal: AbortSignal) => Promise<string>;
+
+export interface ApprovalOptions {
+  display: Display;
+  /** A person can answer (stdin and stderr are terminals). */
+  interactive: boolean;
+  /** Default: a short-lived readline on stdin/stderr. */
+  ask?: AskFunction;
+  /** Called when the user presses Ctrl+C at the question (the question is then denied). */
+  onInterrupt?: () => void;
+}
+
+/** Map a typed answer to the kernel's vocabulary ("allow" / "deny"); an empty answer takes the default. */
+export function interpretAnswer(answer: string, fallback: 'allow' | 'deny'): 'allow' | 'deny' {
+  const a = answer.trim().toLowerCase();
+  if (a === '') return fallback;
+  return a === 'y' || a === 'yes' || a === 'allow' ? 'allow' : 'deny';
+}
+
+/** A question on a terminal through a readline that lives only for this question. */
+export function terminalAsk(onInterrupt?: () => void): AskFunction {
+  return (question, signal) =>
+    new Promise<string>((resolve, reject) => {
+      const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+      const done = (finish: () => void): void => {
+        signal.removeEventListener('abort', onAbort);
+        rl.close();
+        finish();
+      };
+      const onAbort = (): void => done(() => reject(signal.reason));
+      rl.on('SIGINT', () => {
+        process.stderr.write('\n');
+        done(() => resolve('n'));
+        onInterrupt?.();
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      rl.question(question, (answer) => done(() => resolve(answer)));
+    });
+}
+
+export class CliApproval implements ApprovalProvider {
+  readonly #display: Display;
+  readonly #interactive: boolean;
+  /** How a question is asked; the REPL swaps in one that uses its own readline. */
+  ask: AskFunction;
+
+  constructor(options: ApprovalOptions) {
+    this.#display = options.display;
+    this.#interactive = options.interactive;
+    this.ask = options.ask ?? terminalAsk(options.onInterrupt);
+  }
+
+  async requestApproval(request: ApprovalRequest, options: { signal?: AbortSignal } = {}): Promise<string> {
+    const c = this.#display.colors;
+    const source = request.hook_name ? ` (${request.hook_name})` : '';
+    if (!this.#interactive) {
+      this.#display.warn(
+        `Approval needed${source}: ${request.prompt} → ${request.default === 'allow' ? 'allowed' : 'denied'} (no terminal to ask; the hook's default)`,
+      );
+      return request.default;
+    }
+    this.#display.pause();
+    const hint = request.default === 'allow' ? '[Y/n]' : '[y/N]';
+    const timeout = Number.isFinite(request.timeout) ? `, ${request.default} in ${request.timeout} s` : '';
+    const question = `${c.yellow('?')} ${c.bold(`Approve${source}:`)} ${request.prompt} ${hint}${c.dim(timeout)} `;
+    const signal = options.signal ?? new AbortController().signal;
+    try {
+      const decision = interpretAnswer(await this.ask(question, signal), request.default);
+      this.#display.line(c.dim(decision === 'allow' ? '  allowed' : '  denied'));
+      return decision;
+    } catch {
+      this.#display.line(c.dim(`  no answer in time: ${request.default}`));
+      return request.default;
+    }
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * What the user sees while a turn runs. Everything but the final answer goes
+ * to stderr: a spinner while the provider works (on a terminal), one line per
+ * tool call (name, a short argument summary, duration, ok or error), hook
+ * messages. The answer goes to stdout, clean. `--json` replaces all of it with
+ * one JSON object per line on stdout.
+ */
+import {
+  ALL_EVENTS,
+  type DisplaySystem,
+  type EventData,
+  type HookRegistry,
+  type Message,
+  type MessageLevel,
+  redactSecrets,
+  stringifyJson,
+} from '@amplifier/core';
+import pc from 'picocolors';
+import yoctoSpinner from 'yocto-spinner';
+
+type Colors = ReturnType<typeof pc.createColors>;
+type Spinner = ReturnType<typeof yoctoSpinner>;
+
+/** Where and how to write. */
+export interface DisplayOptions {
+  stdout?: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr?: NodeJS.WritableStream & { isTTY?: boolean };
+  json?: boolean;
+  verbose?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Colours only on a terminal, never with `NO_COLOR` (non-empty), always with `FORCE_COLOR` (not 0). */
+export function useColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true && env.TERM !== 'dumb';
+}
+
+/** A one-line summary of a tool's arguments (the command, the path, the pattern, ...). */
+export function summarizeArgs(tool: string, input: unknown, max = 60): string {
+  if (input === null || typeof input !== 'object') return '';
+  const args = input as Record<string, unknown>;
+  const preferred: Record<string, string[]> = {
+    bash: ['command'],
+    read_file: ['file_path'],
+    write_file: ['file_path'],
+    edit_file: ['file_path'],
+    glob: ['pattern', 'path'],
+    grep: ['pattern', 'path'],
+    web_fetch: ['url'],
+    web_search: ['query'],
+  };
+  const keys = preferred[tool] ?? Object.keys(args);
+  const parts = keys
+    .map((k) => args[k])
+    .filter((v) => v !== undefined && v !== null && v !== '')
+    .map((v) => (typeof v === 'string' ? v : stringifyJson(v)));
+  let text = (preferred[tool] ? parts.join(' ') : (parts[0] ?? '')).replace(/\s+/g, ' ').trim();
+  if (text.length > max) text = `${text.slice(0, max - 1)}…`;
+  return text;
+}
+
+/** `850 ms`, `1.2 s`, `2 min 5 s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+function firstLine(text: string, max = 100): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+interface RunningCall {
+  name: string;
+  args: string;
+  started: number;
+}
+
+/** The live display of a session; also the kernel's `DisplaySystem` for hook messages. */
+export class Display implements DisplaySystem {
+  readonly json: boolean;
+  readonly verbose: boolean;
+  readonly colors: Colors;
+  /** stderr is a terminal that can redraw (spinner, in-place updates). */
+  readonly interactive: boolean;
+  readonly #stdout: NodeJS.WritableStream;
+  readonly #stderr: NodeJS.WritableStream;
+  readonly #running = new Map<string, RunningCall>();
+  #spinner: Spinner | undefined;
+  #thinking = false;
+  #narrate = false;
+
+  constructor(options: DisplayOptions = {}) {
+    const env = options.env ?? process.env;
+    const stderr = options.stderr ?? process.stderr;
+    this.#stdout = options.stdout ?? process.stdout;
+    this.#stderr = stderr;
+    this.json = options.json ?? false;
+    this.verbose = options.verbose ?? false;
+    this.colors = pc.createColors(useColor(stderr, env));
+    this.interactive = stderr.isTTY === true && env.TERM !== 'dumb' && !('CI' in env);
+  }
+
+  // ------------------------------------------------------------ plain output
+
+  /** A line on stderr (the spinner steps aside). */
+  line(text: string): void {
+    if (this.json) return;
+    this.#stderr.write(`${text}\n`);
+  }
+
+  /** A line on stderr, also in JSON mode (warnings and errors must never vanish). */
+  problem(text: string): void {
+    this.#stopSpinner();
+    this.#stderr.write(`${text}\n`);
+  }
+
+  error(text: string): void {
+    this.problem(this.colors.red(`Error: ${text}`));
+  }
+
+  warn(text: string): void {
+    this.problem(this.colors.yellow(text));
+  }
+
+  /** A debug line, only with --verbose. */
+  debug(text: string): void {
+    if (this.verbose) this.line(this.colors.dim(text));
+  }
+
+  /** The final answer: stdout, nothing added but a newline. */
+  answer(text: string): void {
+    this.#stopSpinner();
+    if (this.json) return;
+    this.#stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** One JSON object per line on stdout (--json). */
+  emitJson(record: Record<string, unknown>): void {
+    if (this.json) this.#stdout.write(`${stringifyJson(redactSecrets(record))}\n`);
+  }
+
+  /** Hook `user_message`s: `[source] message` on stderr, coloured by level. */
+  showMessage(message: string, level: MessageLevel, source: string): void {
+    if (this.json) {
+      this.emitJson({ type: 'message', level, source, message });
+      return;
+    }
+    const paint =
+      level === 'error' ? this.colors.red : level === 'warning' ? this.colors.yellow : this.colors.cyan;
+    this.problem(paint(`[${source}] ${message}`));
+  }
+
+  /** Stop the spinner, e.g. before asking the user something. */
+  pause(): void {
+    this.#stopSpinner();
+  }
+
+  // ------------------------------------------------------------ events
+
+  /** Subscribe to the session's events; returns the unsubscribe function. */
+  attach(hooks: HookRegistry): () => void {
+    const options = { priority: -1000, name: 'cli-display' };
+    if (this.json) {
+      const offs = ALL_EVENTS.map((event) =>
+        hooks.register(
+          event,
+          (name, data) => {
+            this.emitJson({ type: 'event', event: name, data });
+          },
+          options,
+        ),
+      );
+      return () => {
+        for (const off of offs) off();
+      };
+    }
+    const handlers: Record<string, (data: EventData) => void> = {
+      'provider:request': (data) => this.#onProviderRequest(data),
+      'provider:response': (data) => this.#onProviderResponse(data),
+      'provider:error': () => this.#afterProvider(),
+      'provider:retry': (data) => this.#onRetry(data),
+      'content_block:end': (data) => this.#onBlock(data),
+      'tool:pre': (data) => this.#onToolPre(data),
+      'tool:post': (data) => this.#onToolPost(data),
+      'tool:error': (data) => this.#onToolError(data),
+      'context:compaction': (data) =>
+        this.debug(`context compacted (level ${String(data.strategy_level ?? '?')})`),
+    };
+    const offs = Object.entries(handlers).map(([event, handler]) =>
+      hooks.register(event, (_name, data) => handler(data), options),
+    );
+    return () => {
+      for (const off of offs) off();
+      this.#stopSpinner();
+    };
+  }
+
+  /**
+   * A tool message reached the context. Calls that never got `tool:post` or
+   * `tool:error` (denied by a hook, cancelled) are closed here with their text.
+   */
+  toolMessage(message: Message): void {
+    if (this.json || message.role !== 'tool' || message.tool_call_id === undefined) return;
+    const call = this.#running.get(message.tool_call_id);
+    if (call === undefined) return;
+    const content = typeof message.content === 'string' ? message.content : '';
+    this.#finish(message.tool_call_id, false, firstLine(content));
+  }
+
+  /** Close every call still shown as running (the turn ended). */
+  endTurn(): void {
+    for (const id of [...this.#running.keys()]) this.#finish(id, false, 'not finished');
+    this.#thinking = false;
+    this.#stopSpinner();
+  }
+
+  #onProviderRequest(data: EventData): void {
+    this.#thinking = true;
+    this.#narrate = false;
+    const provider = typeof data.provider === 'string' ? data.provider : 'model';
+    if (this.interactive) this.#spin(`${provider} is thinking…`);
+    else this.debug(`… waiting for ${provider}`);
+  }
+
+  #onProviderResponse(data: EventData): void {
+    this.#narrate = data.tool_calls === true;
+    this.#afterProvider();
+  }
+
+  #afterProvider(): void {
+    this.#thinking = false;
+    if (this.#running.size === 0) this.#stopSpinner();
+  }
+
+  #onRetry(data: EventData): void {
+    const delay = typeof data.delay === 'number' ? ` in ${data.delay} s` : '';
+    const text = `retrying${delay}${typeof data.error === 'string' ? `: ${firstLine(data.error)}` : ''}`;
+    if (this.interactive && this.#spinner) this.#spinner.text = text;
+    else this.line(this.colors.dim(text));
+  }
+
+  /** Text the model wrote alongside tool calls ("Let me read the README."), dimmed. */
+  #onBlock(data: EventData): void {
+    const block = data.block as { type?: string; text?: unknown; thinking?: unknown } | undefined;
+    if (block?.type === 'thinking' && typeof block.thinking === 'string') {
+      this.debug(`thinking: ${firstLine(block.thinking, 200)}`);
+      return;
+    }
+    if (!this.#narrate || block?.type !== 'text' || typeof block.text !== 'string') return;
+    const text = block.text.trim();
+    if (text !== '') this.line(this.colors.dim(text));
+  }
+
+  #onToolPre(data: EventData): void {
+    const id = String(data.tool_call_id ?? '');
+    const name = String(data.tool_name ?? 'tool');
+    const args = summarizeArgs(name, data.tool_input);
+    this.#running.set(id, { name, args, started: performance.now() });
+    if (this.interactive) {
+      this.#spin(this.#running.size === 1 ? `${name} ${args}` : `${this.#running.size} tools running`);
+    } else {
+      this.line(`${this.colors.cyan('→')} ${this.colors.bold(name)} ${args}`.trimEnd());
+    }
+  }
+
+  #onToolPost(data: EventData): void {
+    const result = data.result as { success?: unknown; error?: { message?: unknown } } | undefined;
+    const ok = result?.success !== false;
+    const message = ok ? '' : firstLine(String(result?.error?.message ?? 'failed'));
+    this.#finish(String(data.tool_call_id ?? ''), ok, message);
+  }
+
+  #onToolError(data: EventData): void {
+    const error = data.error as { msg?: unknown } | undefined;
+    this.#finish(String(data.tool_call_id ?? ''), false, firstLine(String(error?.msg ?? 'error')));
+  }
+
+  #finish(id: string, ok: boolean, message: string): void {
+    const call = this.#running.get(id);
+    if (call === undefined) return;
+    this.#running.delete(id);
+    const c = this.colors;
+    const mark = ok ? c.green('✓') : c.red('✗');
+    const took = c.dim(formatDuration(performance.now() - call.started));
+    const tail = message === '' ? '' : ` ${c.red(message)}`;
+    this.line(`${mark} ${c.bold(call.name)} ${call.args}${call.args ? ' ' : ''}${took}${tail}`);
+    if (this.interactive) {
+      const next = [...this.#running.values()][0];
+      if (next !== undefined)
+        this.#spin(
+          this.#running.size === 1 ? `${next.name} ${next.args}` : `${this.#running.size} tools running`,
+        );
+      else if (!this.#thinking) this.#stopSpinner();
+    }
+  }
+
+  #spin(text: string): void {
+    if (!this.interactive) return;
+    if (this.#spinner === undefined) {
+      this.#spinner = yoctoSpinner({
+        text,
+        stream: this.#stderr as NodeJS.WriteStream,
+        handleSignals: false,
+      });
+      this.#spinner.start();
+    } else {
+      this.#spinner.text = text;
+    }
+  }
+
+  #stopSpinner(): void {
+    if (this.#spinner !== undefined) {
+      this.#spinner.stop();
+      this.#spinner = undefined;
+    }
+  }
+}

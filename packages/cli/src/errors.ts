@@ -1,0 +1,60 @@
+/**
+ * Errors a user can act on, and the exit codes: 0 ok, 1 error, 2 usage,
+ * 130 cancelled (Ctrl+C).
+ */
+import { AmplifierError, errorMessage } from '@amplifier/core';
+
+export const EXIT_OK = 0;
+export const EXIT_ERROR = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_CANCELLED = 130;
+
+/** An error whose message is the whole story: printed without a stack trace. */
+export class CliError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number = EXIT_ERROR) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
+
+/** The message for "no model provider could be mounted". */
+export function noProviderMessage(detail?: string): string {
+  return [
+    `No model provider is configured${detail ? ` (${detail})` : ''}.`,
+    'Set one of:',
+    '  ANTHROPIC_API_KEY   Anthropic (Claude)',
+    '  OPENAI_API_KEY      OpenAI',
+    '  OPENAI_BASE_URL     an OpenAI-compatible local server (Ollama, vLLM, llama.cpp, LM Studio)',
+    'or pick one with --provider anthropic|openai. Without any of them, `amplifier run` uses the',
+    'offline demo provider (provider-mock), which needs no key: amplifier run --provider mock',
+  ].join('\n');
+}
+
+/** Kernel error codes whose message already says what to do: shown as is, no stack. */
+const PLAIN_CODES = new Set([
+  'MODULE_NOT_FOUND',
+  'MODULE_LOAD_FAILED',
+  'MODULE_INVALID_MANIFEST',
+  'MODULE_INCOMPATIBLE',
+  'MOUNT_PLAN_INVALID',
+  'MOUNT_FAILED',
+  'SESSION_INVALID',
+  'LLM_ERROR',
+]);
+
+/** The text to print for an error, and the exit code it maps to. */
+export function describeError(error: unknown, verbose: boolean): { message: string; exitCode: number } {
+  if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
+  if (AmplifierError.is(error) && PLAIN_CODES.has(error.code)) {
+    const cause = (error as { cause?: unknown }).cause;
+    // "Cannot initialize without orchestrator: Module 'x' not found ..." keeps the cause's advice.
+    const message = error.message;
+    const extra = verbose && error.stack ? `\n${error.stack}` : '';
+    const causeText = verbose && cause instanceof Error && cause.stack ? `\ncaused by: ${cause.stack}` : '';
+    return { message: message + extra + causeText, exitCode: EXIT_ERROR };
+  }
+  if (verbose && error instanceof Error && error.stack) return { message: error.stack, exitCode: EXIT_ERROR };
+  return { message: errorMessage(error), exitCode: EXIT_ERROR };
+}

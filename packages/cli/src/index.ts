@@ -1,0 +1,38 @@
+/**
+ * @amplifier/cli: the `amplifier` command. This entry exposes the pieces an
+ * app may reuse: the default mount plan and plan loading (with `${VAR}`
+ * expansion), the provider choice, the offline demo, the session store, the
+ * live display and the approval prompt.
+ */
+export type { ApprovalOptions, AskFunction } from './approval.js';
+export { CliApproval, interpretAnswer } from './approval.js';
+export { DEMO_PROMPT, demoResponder, pickFile } from './demo.js';
+export type { DisplayOptions } from './display.js';
+export { Display, formatDuration, summarizeArgs, useColor } from './display.js';
+export { CliError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE, noProviderMessage } from './errors.js';
+export { CLI_PACKAGE_DIR, CLI_VERSION, createLoader } from './modules.js';
+export type { PlanOptions, ProviderChoice, ResolvedPlan } from './plan.js';
+export {
+  checkPlan,
+  chooseProvider,
+  defaultPlan,
+  expandEnv,
+  PROVIDERS,
+  planSummary,
+  providerEntry,
+  providerModule,
+  readPlanFile,
+  resolvePlan,
+} from './plan.js';
+export type { RunOptions, TurnOutcome } from './run.js';
+export { runCommand, SessionRunner } from './run.js';
+export type { SessionMetadata, Transcript } from './sessions.js';
+export {
+  amplifierHome,
+  INTERRUPTED_RESULT,
+  projectSlug,
+  repairToolCalls,
+  SessionRecord,
+  SessionStore,
+} from './sessions.js';
+export { parseToolArgs } from './tools.js';

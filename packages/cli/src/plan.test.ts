@@ -1,0 +1,152 @@
+/* biome-ignore-all lint/suspicious/noTemplateCurlyInString: plan files use ${VAR} placeholders */
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliEnv, jsonLines, removeTempDirs, runCli, tempDir, writeFile } from './__fixtures__/cli.js';
+import { chooseProvider, defaultPlan, expandEnv, providerEntry, readPlanFile, resolvePlan } from './plan.js';
+
+afterEach(removeTempDirs);
+
+describe('default plan', () => {
+  it('app-cli 1: has orchestrator and context, a provider, and tool-filesystem allowed_write_paths containing "."', () => {
+    const cwd = tempDir();
+    const { plan } = resolvePlan({ cwd, env: {} });
+    expect(plan.session.orchestrator).toBe('loop-basic');
+    expect(plan.session.context).toBe('context-simple');
+    expect(plan.providers?.length).toBeGreaterThanOrEqual(1);
+    const fs = plan.tools?.find((t) => t.module === 'tool-filesystem');
+    expect(fs?.config?.allowed_write_paths).toContain('.');
+    expect(plan.tools?.map((t) => t.module)).toEqual(['tool-filesystem', 'tool-bash', 'tool-web']);
+    expect(plan.hooks?.map((h) => h.module)).toEqual(['hooks-logging']);
+  });
+
+  it('chooses anthropic, then openai (key or base URL), else the offline demo', () => {
+    expect(chooseProvider({ ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' }).name).toBe('anthropic');
+    expect(chooseProvider({ OPENAI_API_KEY: 'o' }).name).toBe('openai');
+    expect(chooseProvider({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }).name).toBe('openai');
+    expect(chooseProvider({})).toMatchObject({ name: 'mock', demo: true });
+  });
+
+  it('the demo provider entry carries a respond function; --model sets the right key per provider', () => {
+    const cwd = tempDir();
+    expect(typeof providerEntry('mock', cwd, true).config?.respond).toBe('function');
+    expect(
+      resolvePlan({ cwd, provider: 'mock', model: 'm1', env: {} }).plan.providers?.[0]?.config?.model,
+    ).toBe('m1');
+    expect(resolvePlan({ cwd, provider: 'openai', model: 'gpt-x', env: {} }).plan.providers?.[0]).toEqual({
+      module: 'provider-openai',
+      config: { default_model: 'gpt-x' },
+    });
+    const withMax = resolvePlan({ cwd, maxIterations: 3, env: {} }).plan;
+    expect(withMax.orchestrator?.config?.max_iterations).toBe(3);
+  });
+
+  it('configures web_search from BRAVE_API_KEY / TAVILY_API_KEY / SEARXNG_URL, and leaves it unconfigured otherwise', () => {
+    const web = (env: NodeJS.ProcessEnv) => defaultPlan({ module: 'provider-mock' }, env).tools?.[2]?.config;
+    expect(web({})).toEqual({});
+    expect(web({ BRAVE_API_KEY: 'k' })).toEqual({ search_engine: 'brave' });
+    expect(web({ SEARXNG_URL: 'http://127.0.0.1:8888' })).toEqual({
+      search_engine: 'searxng',
+      search_url: 'http://127.0.0.1:8888',
+    });
+  });
+});
+
+describe('plan files', () => {
+  it('app-cli 2: ${VAR} resolves from the environment, ${VAR:def} falls back to "def", a missing var becomes ""', () => {
+    const env = { GREETING: 'hello', EMPTY: '' };
+    expect(
+      expandEnv({ a: '${GREETING} world', b: ['${MISSING:def}', 5], c: '${MISSING}!', d: '${EMPTY:x}' }, env),
+    ).toEqual({ a: 'hello world', b: ['def', 5], c: '!', d: '' });
+  });
+
+  it('reads YAML and JSON; relative sources are resolved against the plan file folder', () => {
+    const dir = tempDir();
+    const file = writeFile(
+      path.join(dir, 'plans', 'p.yaml'),
+      'session:\n  orchestrator: loop-basic\n  context: context-simple\nhooks:\n  - module: mine\n    source: ./hooks/mine\n  - module: other\n    source: some-package\n',
+    );
+    const plan = readPlanFile(file, {}) as { hooks: Array<{ source: string }> };
+    expect(plan.hooks[0]?.source).toBe(path.join(dir, 'plans', 'hooks', 'mine'));
+    expect(plan.hooks[1]?.source).toBe('some-package');
+  });
+
+  it('a YAML syntax error names the file', () => {
+    const dir = tempDir();
+    const file = writeFile(path.join(dir, 'bad.yaml'), 'session: [\n');
+    expect(() => readPlanFile(file, {})).toThrow(/Cannot parse the plan file .*bad\.yaml/);
+  });
+
+  it('--plan with ${VAR} and ${VAR:default} reaches the modules (CLI)', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeFile(
+      path.join(cwd, 'plan.yaml'),
+      [
+        'session: { orchestrator: loop-basic, context: context-simple }',
+        'providers:',
+        '  - module: provider-mock',
+        '    config:',
+        '      default_text: "${GREETING} from ${PLACE:the default}${UNSET_VAR}!"',
+        '      model: "${MODEL_NAME:fallback-model}"',
+      ].join('\n'),
+    );
+    const result = await runCli(['run', '--plan', plan, '--json', 'hi'], {
+      cwd,
+      env: cliEnv(home, { GREETING: 'Hello', PLACE: undefined, MODEL_NAME: undefined, UNSET_VAR: undefined }),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = jsonLines(result.stdout);
+    expect(lines.find((l) => l.type === 'result')?.response).toBe('Hello from the default!');
+    expect(lines.find((l) => l.type === 'session')?.model).toBe('fallback-model');
+  });
+
+  it('an invalid plan lists every error with its path (CLI, exit 1)', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeFile(
+      path.join(cwd, 'plan.json'),
+      JSON.stringify({
+        session: { orchestrator: 'loop-basic' },
+        tools: [{ module: 'tool-bash', config: 5 }],
+      }),
+    );
+    const result = await runCli(['run', '--plan', plan, 'hi'], { cwd, env: cliEnv(home) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Invalid mount plan');
+    expect(result.stderr).toContain('(2 errors)');
+    expect(result.stderr).toMatch(/session\.context .*required|session .*context/);
+    expect(result.stderr).toContain('tools[0].config must be object');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a missing module names the npm install command, without a stack trace (CLI, exit 1)', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeFile(
+      path.join(cwd, 'plan.json'),
+      JSON.stringify({
+        session: { orchestrator: 'loop-basic', context: 'context-simple' },
+        providers: [{ module: 'provider-mock' }],
+        tools: [{ module: 'tool-nowhere' }],
+      }),
+    );
+    const result = await runCli(['run', '--plan', plan, 'hi'], { cwd, env: cliEnv(home) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Could not load tool 'tool-nowhere'");
+    expect(result.stderr).toContain('npm install @amplifier/tool-nowhere');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a missing orchestrator is fatal with the same advice', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeFile(
+      path.join(cwd, 'plan.json'),
+      JSON.stringify({ session: { orchestrator: 'loop-nowhere', context: 'context-simple' } }),
+    );
+    const result = await runCli(['run', '--plan', plan, 'hi'], { cwd, env: cliEnv(home) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Cannot initialize without orchestrator');
+    expect(result.stderr).toContain('npm install @amplifier/loop-nowhere');
+  });
+});

@@ -1,0 +1,262 @@
+/**
+ * Mount plans for the CLI: the built-in default plan, loading a plan file
+ * (YAML or JSON) with `${VAR}` / `${VAR:default}` expansion, the provider
+ * choice, and the command-line overrides (--provider, --model, --max-iterations).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { type ModuleSpec, type MountPlan, validateMountPlan } from '@amplifier/core';
+import { parseDocument } from 'yaml';
+import { demoResponder } from './demo.js';
+import { CliError } from './errors.js';
+
+/** The providers the CLI knows by short name. */
+export const PROVIDERS: Readonly<Record<string, string>> = {
+  anthropic: 'provider-anthropic',
+  openai: 'provider-openai',
+  mock: 'provider-mock',
+};
+
+/** What the CLI picked as the model provider, and why. */
+export interface ProviderChoice {
+  /** Short name (`anthropic`, `openai`, `mock`) or the module id of a plan's provider. */
+  name: string;
+  /** True when provider-mock plays the built-in offline demo. */
+  demo: boolean;
+  /** Human-readable reason, for `--verbose` and metadata. */
+  reason: string;
+}
+
+/**
+ * The provider to use when none is given: `ANTHROPIC_API_KEY` → anthropic,
+ * `OPENAI_API_KEY` or `OPENAI_BASE_URL` → openai, otherwise the offline demo.
+ */
+export function chooseProvider(env: NodeJS.ProcessEnv = process.env): ProviderChoice {
+  if (env.ANTHROPIC_API_KEY) return { name: 'anthropic', demo: false, reason: 'ANTHROPIC_API_KEY is set' };
+  if (env.OPENAI_API_KEY) return { name: 'openai', demo: false, reason: 'OPENAI_API_KEY is set' };
+  if (env.OPENAI_BASE_URL) return { name: 'openai', demo: false, reason: 'OPENAI_BASE_URL is set' };
+  return { name: 'mock', demo: true, reason: 'no provider credentials found' };
+}
+
+const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}/g;
+
+/**
+ * Expand `${VAR}` and `${VAR:default}` in every string value (not keys) of
+ * plain data. A variable that is not set takes its default, or "" without one.
+ */
+export function expandEnv<T>(value: T, env: NodeJS.ProcessEnv = process.env): T {
+  if (typeof value === 'string') {
+    return value.replace(VAR, (_match, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      return found !== undefined ? found : (fallback ?? '');
+    }) as T;
+  }
+  if (Array.isArray(value)) return value.map((item) => expandEnv(item, env)) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = expandEnv(item, env);
+    return out as T;
+  }
+  return value;
+}
+
+/** Options that shape the plan of a run. */
+export interface PlanOptions {
+  /** A plan file (YAML or JSON), relative to the process's current directory. */
+  planFile?: string | undefined;
+  /** `anthropic`, `openai`, `mock`, or any provider module id. */
+  provider?: string | undefined;
+  model?: string | undefined;
+  maxIterations?: number | undefined;
+  /** The session's working directory (absolute). */
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A plan ready for `AmplifierSession`, with what the CLI chose. */
+export interface ResolvedPlan {
+  plan: MountPlan;
+  provider: ProviderChoice;
+  /** The model the provider entry asks for, when known. */
+  model: string | undefined;
+  /** Absolute path of the plan file, when one was used. */
+  planFile: string | undefined;
+}
+
+/** The provider module id for a short name (`openai` → `provider-openai`); other names pass through. */
+export function providerModule(name: string): string {
+  return PROVIDERS[name] ?? name;
+}
+
+/** The config key a provider module takes its model from. */
+function modelKey(module: string): string {
+  return module === 'provider-mock' ? 'model' : 'default_model';
+}
+
+/** A provider entry for the default plan (and for `--provider`). */
+export function providerEntry(name: string, cwd: string, demo: boolean): ModuleSpec {
+  const module = providerModule(name);
+  if (module === 'provider-mock' && demo) return { module, config: { respond: demoResponder(cwd) } };
+  return { module };
+}
+
+/** `web_search` backend from the environment, if any (Brave, Tavily, SearXNG); none: it errors when called. */
+function webConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  if (env.BRAVE_API_KEY) return { search_engine: 'brave' };
+  if (env.TAVILY_API_KEY) return { search_engine: 'tavily' };
+  if (env.SEARXNG_URL) return { search_engine: 'searxng', search_url: env.SEARXNG_URL };
+  return {};
+}
+
+/** The built-in plan: loop-basic, context-simple, the provider, tool-filesystem, tool-bash, tool-web, hooks-logging. */
+export function defaultPlan(provider: ModuleSpec, env: NodeJS.ProcessEnv = process.env): MountPlan {
+  return {
+    session: { orchestrator: 'loop-basic', context: 'context-simple' },
+    providers: [provider],
+    tools: [
+      // "." is resolved against the session's working directory (--cwd) by tool-filesystem.
+      { module: 'tool-filesystem', config: { allowed_write_paths: ['.'] } },
+      { module: 'tool-bash' },
+      { module: 'tool-web', config: webConfig(env) },
+    ],
+    hooks: [{ module: 'hooks-logging' }],
+  };
+}
+
+/** Read, parse and expand a plan file; relative `source` paths become relative to the file. */
+export function readPlanFile(file: string, env: NodeJS.ProcessEnv = process.env): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(
+      `Cannot read the plan file ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+    );
+  }
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    const problems = doc.errors.map((e) => `  - ${e.message.split('\n')[0]}`).join('\n');
+    throw new CliError(`Cannot parse the plan file ${file} (YAML or JSON):\n${problems}`);
+  }
+  const data = expandEnv(doc.toJS() as unknown, env);
+  return resolveSources(data, path.dirname(file));
+}
+
+function isRelativePath(source: string): boolean {
+  return source.startsWith('./') || source.startsWith('../') || source === '.' || source === '..';
+}
+
+/** Make `./x` sources absolute against `dir` (the plan file's folder), in every section. */
+function resolveSources(data: unknown, dir: string): unknown {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return data;
+  const plan = data as Record<string, unknown>;
+  const fix = (spec: unknown): void => {
+    if (spec === null || typeof spec !== 'object') return;
+    const entry = spec as Record<string, unknown>;
+    if (typeof entry.source === 'string' && isRelativePath(entry.source)) {
+      entry.source = path.resolve(dir, entry.source);
+    }
+  };
+  for (const section of ['providers', 'tools', 'hooks']) {
+    const list = plan[section];
+    if (Array.isArray(list)) list.forEach(fix);
+  }
+  const session = plan.session;
+  if (session !== null && typeof session === 'object') {
+    const s = session as Record<string, unknown>;
+    fix(s.orchestrator);
+    fix(s.context);
+    for (const key of ['orchestrator_source', 'context_source']) {
+      const value = s[key];
+      if (typeof value === 'string' && isRelativePath(value)) s[key] = path.resolve(dir, value);
+    }
+  }
+  return plan;
+}
+
+/** Throw a CliError listing every problem of an invalid plan with its JSON path. */
+export function checkPlan(plan: unknown, origin: string): asserts plan is MountPlan {
+  const { valid, errors } = validateMountPlan(plan);
+  if (valid) return;
+  const lines = errors.map((e) => `  - ${e.path || '(root)'} ${e.message}`).join('\n');
+  throw new CliError(
+    `Invalid mount plan ${origin} (${errors.length} error${errors.length === 1 ? '' : 's'}):\n${lines}`,
+  );
+}
+
+/**
+ * The plan for a run: a plan file (validated, expanded) or the default plan,
+ * with the provider chosen and the overrides applied.
+ */
+export function resolvePlan(options: PlanOptions): ResolvedPlan {
+  const env = options.env ?? process.env;
+  const planFile = options.planFile === undefined ? undefined : path.resolve(options.planFile);
+  let provider: ProviderChoice;
+  let plan: MountPlan;
+  if (planFile !== undefined) {
+    const data = readPlanFile(planFile, env);
+    checkPlan(data, planFile);
+    plan = data;
+    const listed = plan.providers ?? [];
+    if (options.provider !== undefined) {
+      const module = providerModule(options.provider);
+      const kept = listed.filter((p) => p.module === module);
+      const demo = module === 'provider-mock' && kept.length === 0;
+      plan.providers = kept.length > 0 ? kept : [providerEntry(options.provider, options.cwd, demo)];
+      provider = { name: options.provider, demo, reason: '--provider' };
+    } else if (listed.length === 0) {
+      // A plan without providers gets the one the environment points at.
+      provider = chooseProvider(env);
+      plan.providers = [providerEntry(provider.name, options.cwd, provider.demo)];
+    } else {
+      const first = listed[0]!.module;
+      const short = Object.entries(PROVIDERS).find(([, id]) => id === first)?.[0] ?? first;
+      provider = { name: short, demo: false, reason: `the plan file ${planFile}` };
+    }
+  } else {
+    provider =
+      options.provider !== undefined
+        ? {
+            name: options.provider,
+            demo: providerModule(options.provider) === 'provider-mock',
+            reason: '--provider',
+          }
+        : chooseProvider(env);
+    plan = defaultPlan(providerEntry(provider.name, options.cwd, provider.demo), env);
+  }
+
+  if (options.model !== undefined) {
+    for (const entry of plan.providers ?? []) {
+      entry.config = { ...entry.config, [modelKey(entry.module)]: options.model };
+    }
+  }
+  if (options.maxIterations !== undefined)
+    setOrchestratorConfig(plan, { max_iterations: options.maxIterations });
+  checkPlan(plan, planFile ?? '(built-in)');
+  const first = plan.providers?.[0];
+  const model = first?.config?.[modelKey(first.module)];
+  return { plan, provider, model: typeof model === 'string' ? model : undefined, planFile };
+}
+
+/** Merge `config` into the orchestrator's config, whichever form `session.orchestrator` has. */
+function setOrchestratorConfig(plan: MountPlan, config: Record<string, unknown>): void {
+  const orchestrator = plan.session.orchestrator;
+  if (typeof orchestrator === 'string') {
+    const section = (plan.orchestrator ?? {}) as { config?: Record<string, unknown> };
+    plan.orchestrator = { ...section, config: { ...section.config, ...config } };
+  } else {
+    orchestrator.config = { ...orchestrator.config, ...config };
+  }
+}
+
+/** A JSON-safe summary of a plan (module ids per section), for metadata and `/status`. */
+export function planSummary(plan: MountPlan): Record<string, unknown> {
+  const id = (spec: string | ModuleSpec): string => (typeof spec === 'string' ? spec : spec.module);
+  return {
+    orchestrator: id(plan.session.orchestrator),
+    context: id(plan.session.context),
+    providers: (plan.providers ?? []).map((p) => p.module),
+    tools: (plan.tools ?? []).map((t) => t.module),
+    hooks: (plan.hooks ?? []).map((h) => h.module),
+  };
+}

@@ -1,0 +1,287 @@
+/**
+ * Sessions on disk, laid out as Amplifier's CLI does:
+ * `<AMPLIFIER_HOME>/projects/<slug>/sessions/<id>/` with `transcript.jsonl`
+ * (one message per line, appended as the turn goes), `metadata.json`
+ * (written atomically) and `events.jsonl` (written by hooks-logging).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Message, stringifyJson } from '@amplifier/core';
+import { CliError } from './errors.js';
+
+/** `AMPLIFIER_HOME`, else `~/.amplifier`. */
+export function amplifierHome(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.AMPLIFIER_HOME || path.join(os.homedir(), '.amplifier'));
+}
+
+/** `/home/u/app` → `-home-u-app` (the same slug hooks-logging uses for events.jsonl). */
+export function projectSlug(cwd: string): string {
+  const slug = path.resolve(cwd).replace(/[/\\]/g, '-').replace(/:/g, '');
+  return slug.startsWith('-') ? slug : `-${slug}`;
+}
+
+/** What `metadata.json` holds. */
+export interface SessionMetadata {
+  session_id: string;
+  created: string;
+  updated: string;
+  cwd: string;
+  provider: string;
+  model: string | null;
+  /** Module ids per section. */
+  plan: Record<string, unknown>;
+  /** How the run was set up, so `--resume` and `continue` rebuild the same plan. */
+  options: {
+    plan_file: string | null;
+    provider: string | null;
+    model: string | null;
+    max_iterations: number | null;
+  };
+  turn_count: number;
+  /** running, completed, cancelled, failed. */
+  status: string;
+  /** The first prompt, shortened. */
+  name: string | null;
+  /** The process that last ran the session (to tell a crashed run from a live one). */
+  pid: number;
+  cli_version: string;
+}
+
+/** A transcript read back: the messages, and how many broken lines were skipped. */
+export interface Transcript {
+  messages: Message[];
+  skipped: number;
+}
+
+const TRANSCRIPT = 'transcript.jsonl';
+/** The result given to a tool call that never got one (the process died mid-call). */
+export const INTERRUPTED_RESULT =
+  'Error: the session ended before this tool call finished (the process was interrupted); its result is unknown.';
+
+/**
+ * Give every tool call of an assistant message a result: a crash between the
+ * call and its result leaves the call dangling, which most model APIs reject.
+ */
+export function repairToolCalls(messages: readonly Message[]): { messages: Message[]; repaired: number } {
+  const out: Message[] = [];
+  let repaired = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    out.push(message);
+    if (message.role !== 'assistant' || !message.tool_calls?.length) continue;
+    const answered = new Set<string>();
+    let j = i + 1;
+    for (; j < messages.length && messages[j]!.role === 'tool'; j++) {
+      answered.add(messages[j]!.tool_call_id ?? '');
+      out.push(messages[j]!);
+    }
+    for (const call of message.tool_calls) {
+      if (answered.has(call.id)) continue;
+      out.push({ role: 'tool', tool_call_id: call.id, content: INTERRUPTED_RESULT });
+      repaired++;
+    }
+    i = j - 1;
+  }
+  return { messages: out, repaired };
+}
+const METADATA = 'metadata.json';
+
+function writeAtomic(file: string, text: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, text);
+  fs.renameSync(temp, file);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** One session folder. */
+export class SessionRecord {
+  readonly dir: string;
+  metadata: SessionMetadata;
+  #fd: number | undefined;
+
+  constructor(dir: string, metadata: SessionMetadata) {
+    this.dir = dir;
+    this.metadata = metadata;
+  }
+
+  get id(): string {
+    return this.metadata.session_id;
+  }
+
+  get transcriptPath(): string {
+    return path.join(this.dir, TRANSCRIPT);
+  }
+
+  get eventsPath(): string {
+    return path.join(this.dir, 'events.jsonl');
+  }
+
+  /** The status to show: a `running` session whose process is gone was interrupted (a crash or kill -9). */
+  get displayStatus(): string {
+    const { status, pid } = this.metadata;
+    if (status === 'running' && pid !== process.pid && !isAlive(pid)) return 'interrupted';
+    return status;
+  }
+
+  /** Merge `patch` into the metadata, stamp `updated`, and write it atomically (temp file + rename). */
+  saveMetadata(patch: Partial<SessionMetadata> = {}): void {
+    this.metadata = { ...this.metadata, ...patch, updated: new Date().toISOString() };
+    fs.mkdirSync(this.dir, { recursive: true });
+    writeAtomic(path.join(this.dir, METADATA), `${JSON.stringify(this.metadata, null, 2)}\n`);
+  }
+
+  /**
+   * Append one message as one line with one write call, so a crash leaves at
+   * most a torn last line. System and developer messages are not stored.
+   */
+  appendMessage(message: Message): void {
+    if (message.role === 'system' || message.role === 'developer') return;
+    if (this.#fd === undefined) {
+      fs.mkdirSync(this.dir, { recursive: true });
+      this.#fd = fs.openSync(this.transcriptPath, 'a+');
+      const { size } = fs.fstatSync(this.#fd);
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        fs.readSync(this.#fd, last, 0, 1, size - 1);
+        // A torn line from a crash: start on a fresh line so every new record parses.
+        if (last[0] !== 0x0a) fs.writeSync(this.#fd, '\n');
+      }
+    }
+    fs.writeSync(this.#fd, `${stringifyJson(message)}\n`);
+  }
+
+  /** Read the transcript; lines that do not parse (a torn last line after a crash) are skipped and counted. */
+  readTranscript(): Transcript {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.transcriptPath, 'utf8');
+    } catch {
+      return { messages: [], skipped: 0 };
+    }
+    const messages: Message[] = [];
+    let skipped = 0;
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        const value: unknown = JSON.parse(line);
+        if (value !== null && typeof value === 'object' && typeof (value as Message).role === 'string') {
+          messages.push(value as Message);
+        } else skipped++;
+      } catch {
+        skipped++;
+      }
+    }
+    return { messages, skipped };
+  }
+
+  /** Replace the transcript (atomically): `/clear`, and repairing a torn file on resume. */
+  rewriteTranscript(messages: readonly Message[]): void {
+    this.close();
+    fs.mkdirSync(this.dir, { recursive: true });
+    const kept = messages.filter((m) => m.role !== 'system' && m.role !== 'developer');
+    writeAtomic(this.transcriptPath, kept.map((m) => `${stringifyJson(m)}\n`).join(''));
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) {
+      fs.closeSync(this.#fd);
+      this.#fd = undefined;
+    }
+  }
+}
+
+/** The sessions under one AMPLIFIER_HOME. */
+export class SessionStore {
+  readonly home: string;
+
+  constructor(home: string = amplifierHome()) {
+    this.home = home;
+  }
+
+  projectDir(cwd: string): string {
+    return path.join(this.home, 'projects', projectSlug(cwd), 'sessions');
+  }
+
+  /** A new session folder with its first metadata written. */
+  create(metadata: SessionMetadata): SessionRecord {
+    const record = new SessionRecord(path.join(this.projectDir(metadata.cwd), metadata.session_id), metadata);
+    record.saveMetadata();
+    return record;
+  }
+
+  #read(dir: string): SessionRecord | undefined {
+    try {
+      const metadata = JSON.parse(fs.readFileSync(path.join(dir, METADATA), 'utf8')) as SessionMetadata;
+      if (typeof metadata?.session_id !== 'string') return undefined;
+      return new SessionRecord(dir, metadata);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #dirs(sessionsDir: string): string[] {
+    try {
+      return fs.readdirSync(sessionsDir).map((name) => path.join(sessionsDir, name));
+    } catch {
+      return [];
+    }
+  }
+
+  /** Sessions of the project at `cwd` (every project when `cwd` is undefined), newest first. */
+  list(cwd?: string): SessionRecord[] {
+    const sessionDirs =
+      cwd !== undefined
+        ? [this.projectDir(cwd)]
+        : this.#dirs(path.join(this.home, 'projects')).map((p) => path.join(p, 'sessions'));
+    const records = sessionDirs
+      .flatMap((d) => this.#dirs(d))
+      .map((d) => this.#read(d))
+      .filter((r): r is SessionRecord => r !== undefined);
+    return records.sort((a, b) => (a.metadata.updated < b.metadata.updated ? 1 : -1));
+  }
+
+  /** The most recently updated session of the project at `cwd`. */
+  latest(cwd: string): SessionRecord | undefined {
+    return this.list(cwd)[0];
+  }
+
+  /**
+   * A session by id or unique id prefix: this project's first, then any
+   * project's. Throws a CliError when none or several match.
+   */
+  find(idOrPrefix: string, cwd: string): SessionRecord {
+    for (const scope of [cwd, undefined]) {
+      const matches = this.list(scope).filter((r) => r.id.startsWith(idOrPrefix));
+      const exact = matches.find((r) => r.id === idOrPrefix);
+      if (exact) return exact;
+      if (matches.length === 1) return matches[0]!;
+      if (matches.length > 1) {
+        throw new CliError(
+          `Session id '${idOrPrefix}' is ambiguous: ${matches.map((m) => m.id).join(', ')}. Give more characters.`,
+        );
+      }
+    }
+    throw new CliError(
+      `No session '${idOrPrefix}' under ${path.join(this.home, 'projects')}. List them with: amplifier session list --all`,
+    );
+  }
+
+  /** Remove a session folder (transcript, metadata, events). */
+  delete(record: SessionRecord): void {
+    record.close();
+    const root = path.join(this.home, 'projects');
+    if (!path.resolve(record.dir).startsWith(root + path.sep)) {
+      throw new CliError(`Refusing to delete ${record.dir}: not inside ${root}`);
+    }
+    fs.rmSync(record.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * `amplifier tool list` and `amplifier tool invoke <name> key=value ...`: the
+ * tools of the plan (default or --plan), mounted in a session of their own and
+ * called directly through its coordinator. Providers and hooks are left out:
+ * no model is involved and nothing is logged.
+ */
+import {
+  AmplifierSession,
+  compileSchema,
+  errorMessage,
+  formatDataErrors,
+  type Logger,
+  type Tool,
+  type ToolResult,
+} from '@amplifier/core';
+import { CliApproval } from './approval.js';
+import type { Display } from './display.js';
+import { CliError, describeError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
+import { createLoader, table } from './modules.js';
+import { resolvePlan } from './plan.js';
+import { resolveCwd } from './run.js';
+
+export interface ToolCommandOptions {
+  plan?: string | undefined;
+  cwd?: string | undefined;
+  json: boolean;
+  verbose: boolean;
+}
+
+/** `key=value` pairs to an input object; a value that parses as JSON is that JSON, otherwise a string. */
+export function parseToolArgs(pairs: readonly string[]): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new CliError(`Tool arguments are key=value pairs; got '${pair}'`, EXIT_USAGE);
+    const raw = pair.slice(at + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // Not JSON: keep the string.
+    }
+    input[pair.slice(0, at)] = value;
+  }
+  return input;
+}
+
+async function withTools<T>(
+  options: ToolCommandOptions,
+  display: Display,
+  use: (session: AmplifierSession) => Promise<T>,
+): Promise<T> {
+  const cwd = resolveCwd(options.cwd);
+  const { plan } = resolvePlan({ planFile: options.plan, cwd, provider: 'mock' });
+  plan.providers = [];
+  plan.hooks = [];
+  const logger: Logger = {
+    debug: (m) => display.debug(m),
+    info: (m) => display.debug(m),
+    warn: (m) => display.warn(m),
+    error: (m) => display.error(m),
+  };
+  let session: AmplifierSession | undefined;
+  const loader = createLoader(cwd, { logger });
+  session = await AmplifierSession.create(plan, {
+    loader,
+    logger,
+    display,
+    approval: new CliApproval({
+      display,
+      interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+    }),
+    baseDir: cwd,
+    workingDir: cwd,
+  });
+  try {
+    const failed = session.failures.map(
+      (f) => `Could not load ${f.section.replace(/s$/, '')} '${f.module}': ${errorMessage(f.error)}`,
+    );
+    if (failed.length > 0) throw new CliError(failed.join('\n\n'));
+    return await use(session);
+  } finally {
+    await session.cleanup();
+    session = undefined;
+  }
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n')[0] ?? '').trim();
+}
+
+/** `amplifier tool list`: name and description of every mounted tool. */
+export async function listTools(
+  options: ToolCommandOptions,
+  display: Display,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  return withTools(options, display, async (session) => {
+    const tools = [...session.coordinator.get('tools').values()];
+    if (options.json) {
+      const list = tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.inputSchema ?? {},
+      }));
+      out.write(`${JSON.stringify(list, null, 2)}\n`);
+    } else {
+      out.write(
+        table(
+          ['TOOL', 'DESCRIPTION'],
+          tools.map((t) => [t.name, firstLine(t.description).slice(0, 100)]),
+        ),
+      );
+    }
+    return EXIT_OK;
+  });
+}
+
+function checkInput(tool: Tool, input: Record<string, unknown>): void {
+  if (tool.inputSchema === undefined) return;
+  const errors = compileSchema(tool.inputSchema)(input);
+  if (errors.length > 0) {
+    throw new CliError(`Invalid input for ${tool.name}:\n${formatDataErrors(errors)}`, EXIT_USAGE);
+  }
+}
+
+/** `amplifier tool invoke`: run one tool, print its result; exit 1 when it reports `success: false`. */
+export async function invokeTool(
+  name: string,
+  pairs: readonly string[],
+  options: ToolCommandOptions,
+  display: Display,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const input = parseToolArgs(pairs);
+  return withTools(options, display, async (session) => {
+    const tools = session.coordinator.get('tools');
+    const tool = tools.get(name);
+    if (tool === undefined) {
+      throw new CliError(
+        `No tool '${name}' in the plan. Available: ${[...tools.keys()].join(', ') || '(none)'}`,
+      );
+    }
+    checkInput(tool, input);
+    const coordinator = session.coordinator;
+    // Ctrl+C stops the call at once: there is no next step to wait for.
+    const onSigint = (): void => void coordinator.requestCancel({ immediate: true }).catch(() => {});
+    process.on('SIGINT', onSigint);
+    let result: ToolResult;
+    try {
+      result = await tool.execute(input, {
+        signal: coordinator.cancellation.signal,
+        toolCallId: 'cli_invoke',
+      });
+    } catch (error) {
+      result = { success: false, error: { message: errorMessage(error) } };
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+    if (coordinator.cancellation.isCancelled) {
+      display.warn('Cancelled.');
+      return EXIT_CANCELLED;
+    }
+    if (options.json) {
+      out.write(`${JSON.stringify(result, null, 2)}\n`);
+    } else if (result.output !== undefined && result.output !== null) {
+      const output = result.output;
+      out.write(
+        typeof output === 'string'
+          ? output.endsWith('\n')
+            ? output
+            : `${output}\n`
+          : `${JSON.stringify(output, null, 2)}\n`,
+      );
+    }
+    if (result.success === false) {
+      if (!options.json) display.error(result.error?.message ?? 'the tool reported a failure');
+      return EXIT_ERROR;
+    }
+    return EXIT_OK;
+  });
+}
+
+/** Shared catch for the tool commands: print, map to an exit code. */
+export function toolCommandError(error: unknown, display: Display): number {
+  const { message, exitCode } = describeError(error, display.verbose);
+  display.error(message);
+  return exitCode;
+}
