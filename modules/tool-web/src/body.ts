@@ -162,7 +162,14 @@ export async function readBody(body: Readable, options: ReadBodyOptions): Promis
       else callback(null, chunk);
     },
   });
-  const stages = decoders(options.contentEncoding);
+  let stages: Transform[];
+  try {
+    stages = decoders(options.contentEncoding);
+  } catch (error) {
+    body.on('error', () => {});
+    body.destroy();
+    throw error;
+  }
   const output: Readable = stages.length === 0 ? body.pipe(counter) : counter;
   if (stages.length > 0) {
     pipeline(body, counter, ...(stages as [Transform]), () => {});

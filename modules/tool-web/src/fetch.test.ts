@@ -153,6 +153,8 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): unknown {
         'text/html',
         `<html><head><meta http-equiv="refresh" content="0;url=http://127.0.0.2:${internal2.port}/"></head><body><p>stay</p><script>fetch("http://127.0.0.2:${internal2.port}/")</script></body></html>`,
       );
+    case '/compress':
+      return send('text/plain', 'not really compressed', { 'content-encoding': 'compress' });
     case '/close':
       res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' });
       return void res.end('PUBLIC');
@@ -631,6 +633,14 @@ describe('content handling', () => {
     );
   });
 
+  it('an unsupported Content-Encoding is a clean error and frees the connection', async () => {
+    const t = tools();
+    expect(await fetchError(t, { url: `${pub.origin}/compress` })).toMatch(
+      /Unsupported Content-Encoding: compress/,
+    );
+    expect((await fetchOk(t, { url: `${pub.origin}/json` })).status).toBe(200);
+  });
+
   it('pretty-prints JSON', async () => {
     const o = await fetchOk(tools(), { url: `${pub.origin}/json` });
     expect(o.content).toBe('{\n  "a": 1,\n  "b": [\n    true,\n    null\n  ]\n}');
@@ -713,7 +723,7 @@ describe('TLS (security WEB-14)', () => {
   })();
 
   it.skipIf(!hasOpenssl)(
-    'WEB-14: a self-signed certificate and TLS to a plain-HTTP port fail clearly, with no insecure fallback',
+    'WEB-14: a self-signed certificate, TLS to a plain-HTTP port and a stalled handshake fail clearly, with no insecure fallback',
     async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-web-tls-'));
       const key = path.join(dir, 'key.pem');
@@ -749,6 +759,16 @@ describe('TLS (security WEB-14)', () => {
           /self[- ]signed|certificate/i,
         );
         expect(await fetchError(t, { url: `https://127.0.0.1:${pub.port}/` })).toMatch(/^Failed to fetch /);
+        // a server that accepts TCP but never completes the handshake ends at the deadline
+        const silent = await rawServer(() => {});
+        try {
+          const quick = tools({ timeout: 0.3, allowed_hosts: [`127.0.0.1:${silent.port}`] });
+          expect(await fetchError(quick, { url: `https://127.0.0.1:${silent.port}/` })).toMatch(
+            /^Timeout fetching/,
+          );
+        } finally {
+          await silent.close();
+        }
       } finally {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

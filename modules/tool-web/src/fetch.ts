@@ -28,7 +28,7 @@ import {
 } from './body.js';
 import type { ResolvedConfig } from './config.js';
 import { htmlToMarkdown, htmlToText } from './html.js';
-import { checkSavePath, openSave, type SaveFile, type WritePolicy } from './save.js';
+import { checkSavePath, openSave, type SaveFile, type SaveTarget, type WritePolicy } from './save.js';
 import { BlockedError, checkUrl, type NetworkPolicy } from './ssrf.js';
 
 /** What web_fetch needs from its mount. */
@@ -186,6 +186,33 @@ async function fetchUrl(
   if (typeof target === 'string') return fail(target);
 
   const res = await request(ctx, url, signal);
+  try {
+    return await respond(ctx, res, { rawUrl, url, offset, limit, format, saveTo, target }, signal);
+  } catch (error) {
+    discard(res.body); // nothing may keep the connection busy after a failure
+    throw error;
+  }
+}
+
+/** What the call asked for, after validation. */
+interface FetchCall {
+  rawUrl: string;
+  url: URL;
+  offset: number;
+  limit: number;
+  format: Format;
+  saveTo: string | undefined;
+  target: SaveTarget | undefined;
+}
+
+/** Turn the response into the tool result: status and type checks, reading, conversion, paging or saving. */
+async function respond(
+  ctx: FetchContext,
+  res: Response,
+  call: FetchCall,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const { rawUrl, url, offset, limit, format, saveTo, target } = call;
   const finalUrl = res.url.href;
   const contentType = header(res.headers, 'content-type') ?? '';
   const { type, charset } = parseContentType(contentType);
