@@ -22,6 +22,7 @@ const { values } = parseArgs({
   },
 });
 const here = path.dirname(fileURLToPath(import.meta.url));
+const print = (text) => process.stdout.write(`${text}\n`);
 const { mount } = await import(path.join(here, '..', 'dist', 'index.js'));
 const { createTestCoordinator } = await import('@amplifier/core/testing');
 
@@ -222,19 +223,19 @@ for (const [offset, limit, maxBytes] of [
   );
 }
 
-console.log(
+print(
   `Load average at the end: ${os
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(' ')}`,
 );
-console.log(
+print(
   `Tree: ${FILES} files, ${(treeBytes / 2 ** 20).toFixed(0)} MiB; Node ${process.version}; ${os.cpus().length} CPUs; LANG=${process.env.LANG ?? ''} LC_ALL=${process.env.LC_ALL ?? ''}; median of ${RUNS} warm runs (page cache warm).\n`,
 );
-console.log('| what | ours (ms) | GNU (ms) | ratio | note |\n|---|---:|---:|---:|---|');
-console.log(rows.join('\n'));
-console.log(
+print('| what | ours (ms) | GNU (ms) | ratio | note |\n|---|---:|---:|---:|---|');
+print(rows.join('\n'));
+print(
   `\nread_file on a ${(fs.statSync(big).size / 2 ** 20).toFixed(0)} MiB text file (fresh process per row):\n`,
 );
-console.log('| call | time (ms) | lines | RSS before (MiB) | peak RSS (MiB) |\n|---|---:|---:|---:|---:|');
-console.log(reads.join('\n'));
+print('| call | time (ms) | lines | RSS before (MiB) | peak RSS (MiB) |\n|---|---:|---:|---:|---:|');
+print(reads.join('\n'));

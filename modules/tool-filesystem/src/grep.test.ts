@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Mounted, makeTree, mkfifo, mountTools, type Tree } from './__fixtures__/helpers.js';
+import { compileRegex, requiredLiteral } from './grep.js';
 
 let tree: Tree;
 let tools: Mounted;
@@ -146,6 +147,28 @@ describe('grep: matching', () => {
     write('a.txt', 'x\ny\n');
     expect((await tools.out('grep', { pattern: '^', output_mode: 'count' })).total_matches).toBe(2);
     expect((await tools.out('grep', { pattern: 'y*', output_mode: 'count' })).total_matches).toBe(2);
+  });
+
+  it('only plain case-sensitive literals take the raw-byte prefilter, with escapes undone', () => {
+    const lit = (pattern: string, ignoreCase = false) => {
+      const spec = compileRegex(pattern, ignoreCase, false);
+      return typeof spec === 'string' ? spec : requiredLiteral(spec);
+    };
+    expect(lit('TODO_FIXME')).toBe('TODO_FIXME');
+    expect(lit('a\\.b\\(c\\)')).toBe('a.b(c)');
+    expect(lit('héllo wörld')).toBe('héllo wörld');
+    for (const pattern of ['a.b', 'foo\\d', 'x|y', '^x', 'x$', 'a+', '[ab]', '(?i)x'])
+      expect(lit(pattern)).toBeNull();
+    expect(lit('abc', true)).toBeNull();
+  });
+
+  it('a literal with regex-special characters and a non-ASCII literal match through the prefilter', async () => {
+    write('a.txt', 'call fn(x) here\nnaïve café\n');
+    write('b.txt', 'call fn x here\n');
+    expect((await tools.out('grep', { pattern: 'fn\\(x\\)' })).files).toEqual([path.join(tree.ws, 'a.txt')]);
+    expect((await tools.out('grep', { pattern: 'café', output_mode: 'content' })).results).toEqual([
+      { file: path.join(tree.ws, 'a.txt'), line_number: 2, content: 'naïve café' },
+    ]);
   });
 
   it('an invalid regex is a clear error', async () => {

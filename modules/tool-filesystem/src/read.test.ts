@@ -126,11 +126,27 @@ describe('read_file (beyond the reference)', () => {
   });
 
   it('universal newlines: \\r\\n, \\r and \\n all end lines, also across read chunks', async () => {
-    const body = `${'x'.repeat(256 * 1024 - 1)}\r\nsecond\rthird\nfourth`;
+    const body = `${'x'.repeat(1024 * 1024 - 1)}\r\nsecond\rthird\nfourth`; // \r ends the first 1 MiB chunk
     fs.writeFileSync(path.join(tree.ws, 'nl.txt'), body);
     const out = await tools.out('read_file', { file_path: 'nl.txt', offset: 2 });
     expect(out.content).toBe('     2\tsecond\n     3\tthird\n     4\tfourth');
     expect(out.total_lines).toBe(4);
+  });
+
+  it('a character split by a chunk boundary decodes whole; a BOM is not shown; a cut-off last character is an encoding error', async () => {
+    fs.writeFileSync(path.join(tree.ws, 'u.txt'), `\ufeff${'x'.repeat(1024 * 1024 - 2)}é\nnext\n`);
+    const out = await tools.out('read_file', { file_path: 'u.txt' });
+    expect(out.content).toBe(`     1\t${'x'.repeat(2000)}... [truncated]\n     2\tnext`);
+    const whole = await tools.out('read_file', { file_path: 'u.txt', offset: 1, limit: 1 });
+    expect(String(whole.content).startsWith('     1\txxx')).toBe(true);
+    fs.writeFileSync(path.join(tree.ws, 'split.txt'), `${'y'.repeat(1024 * 1024 - 1)}é\n`);
+    const split = await tools.out('read_file', { file_path: 'split.txt', offset: 1, limit: 1 });
+    expect(split.total_lines).toBe(1);
+    fs.writeFileSync(
+      path.join(tree.ws, 'cut.txt'),
+      Buffer.concat([Buffer.from('ok\n'), Buffer.from('é').subarray(0, 1)]),
+    );
+    expect((await tools.call('read_file', { file_path: 'cut.txt' })).error?.type).toBe('UnicodeDecodeError');
   });
 
   it('an offset past the end returns no lines and says so', async () => {

@@ -3,6 +3,7 @@
  * directory listings. Files are streamed: only the requested lines are kept,
  * and reading stops at `max_read_bytes`.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -17,7 +18,7 @@ export const MAX_LINE_CHARS = 2000;
 const TRUNCATED_MARK = '... [truncated]';
 /** A NUL byte in this many first bytes makes a file binary (as grep and ripgrep decide). */
 export const BINARY_SNIFF_BYTES = 8192;
-const CHUNK_BYTES = 256 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
 
 const DESCRIPTION = `Read a file or list a directory.
 - file_path: absolute path, a path relative to the working directory, or an @mention (@bundle:path).
@@ -67,7 +68,6 @@ export async function scanLines(
   limit: number,
 ): Promise<LineWindow | ScanFailure> {
   const hash = createHash('sha256');
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes));
   const lines: string[] = [];
   const end = start + limit;
@@ -78,63 +78,88 @@ export async function scanLines(
   let afterCR = false;
   let bytesRead = 0;
   let eof = false;
+  let carry: Buffer | undefined; // the bytes of a character cut by the end of a chunk
 
   const take = (text: string): void => {
     let pos = 0;
-    if (afterCR && text.startsWith('\n')) pos = 1;
+    if (afterCR && text.charCodeAt(0) === 10) pos = 1;
     afterCR = false;
+    const anyCR = text.includes('\r'); // without one, indexOf is much faster than a regex
     for (;;) {
-      terminator.lastIndex = pos;
-      const match = terminator.exec(text);
-      const stop = match === null ? text.length : match.index;
-      if (stop > pos) {
+      let stop: number;
+      let next: number;
+      if (anyCR) {
+        terminator.lastIndex = pos;
+        const match = terminator.exec(text);
+        stop = match === null ? -1 : match.index;
+        next = match === null ? -1 : stop + match[0].length;
+        if (match?.[0] === '\r' && next === text.length) afterCR = true;
+      } else {
+        stop = text.indexOf('\n', pos);
+        next = stop + 1;
+      }
+      const lineEnd = stop === -1 ? text.length : stop;
+      if (lineEnd > pos) {
         hasText = true;
         if (lineIndex >= start && lineIndex < end && current.length <= MAX_LINE_CHARS) {
-          current += text.slice(pos, Math.min(stop, pos + MAX_LINE_CHARS + 1 - current.length));
+          current += text.slice(pos, Math.min(lineEnd, pos + MAX_LINE_CHARS + 1 - current.length));
         }
       }
-      if (match === null) return;
+      if (stop === -1) return;
       if (lineIndex >= start && lineIndex < end) lines.push(cutLine(current));
       lineIndex++;
       current = '';
       hasText = false;
-      pos = stop + match[0].length;
-      if (match[0] === '\r' && pos === text.length) afterCR = true;
+      pos = next;
     }
   };
 
-  try {
-    while (bytesRead < maxBytes) {
-      const want = Math.min(buffer.length, maxBytes - bytesRead);
-      const { bytesRead: n } = await handle.read(buffer, 0, want, bytesRead);
-      if (n === 0) {
-        eof = true;
-        break;
-      }
-      const chunk = buffer.subarray(0, n);
-      if (bytesRead === 0) {
-        const nul = binaryOffset(chunk);
-        if (nul >= 0) return { binaryAt: nul };
-      }
-      bytesRead += n;
-      hash.update(chunk);
-      take(decoder.decode(chunk, { stream: true }));
+  while (bytesRead < maxBytes) {
+    const want = Math.min(buffer.length, maxBytes - bytesRead);
+    const { bytesRead: n } = await handle.read(buffer, 0, want, bytesRead);
+    if (n === 0) {
+      eof = true;
+      break;
     }
-    if (!eof) {
-      // Exactly at the cap: is there more?
-      const { bytesRead: more } = await handle.read(buffer, 0, 1, bytesRead);
-      eof = more === 0;
+    const chunk = buffer.subarray(0, n);
+    if (bytesRead === 0) {
+      const nul = binaryOffset(chunk);
+      if (nul >= 0) return { binaryAt: nul };
     }
-    if (eof) take(decoder.decode());
-  } catch (error) {
-    if (error instanceof TypeError) return { decodeError: true };
-    throw error;
+    hash.update(chunk);
+    const data = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
+    const whole = completeLength(data);
+    carry = whole < data.length ? Buffer.from(data.subarray(whole)) : undefined;
+    const part = data.subarray(0, whole);
+    if (!isUtf8(part)) return { decodeError: true };
+    let text = part.toString('utf8');
+    if (bytesRead === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a BOM is not content
+    bytesRead += n;
+    take(text);
   }
+  if (!eof) {
+    // Exactly at the cap: is there more?
+    const { bytesRead: more } = await handle.read(buffer, 0, 1, bytesRead);
+    eof = more === 0;
+  }
+  if (eof && carry !== undefined) return { decodeError: true }; // the file ends inside a character
   if (hasText) {
     if (lineIndex >= start && lineIndex < end) lines.push(cutLine(current));
     lineIndex++;
   }
   return { lines, totalLines: lineIndex, bytesRead, truncated: !eof, sha256: hash.digest('hex') };
+}
+
+/** Length of the prefix of `data` that ends on a character boundary (at most 3 bytes shorter). */
+function completeLength(data: Uint8Array): number {
+  const n = data.length;
+  for (let i = n - 1; i >= 0 && i >= n - 4; i--) {
+    const byte = data[i]!;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead byte
+    const size = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return i + size <= n ? n : i;
+  }
+  return n; // no lead byte in the last 4: invalid, and isUtf8 will say so
 }
 
 /** `"  DIR  name"` / `"  FILE name"` lines, directories first, then by name. */
