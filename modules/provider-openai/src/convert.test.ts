@@ -1,0 +1,245 @@
+import { type ChatRequest, checkData, type Message } from '@amplifier/core';
+import { describe, expect, it } from 'vitest';
+import {
+  type BodyOptions,
+  fromWireCompletion,
+  parseArguments,
+  toUsage,
+  toWireBody,
+  toWireMessages,
+} from './convert.js';
+
+const options: BodyOptions = {
+  model: 'gpt-4o',
+  stream: false,
+  maxTokens: undefined,
+  maxTokensField: 'max_completion_tokens',
+  temperature: undefined,
+  topP: undefined,
+  extraBody: {},
+};
+
+describe('messages to Chat Completions', () => {
+  it('system and developer become system messages, in place', () => {
+    const wire = toWireMessages([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+      { role: 'developer', content: [{ type: 'text', text: 'context file' }] },
+    ]);
+    expect(wire).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+      { role: 'system', content: 'context file' },
+    ]);
+  });
+
+  it('images: base64 becomes a data URL, url stays a URL, next to the text', () => {
+    const wire = toWireMessages([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR' } },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/a.jpg' } },
+        ],
+      },
+    ]);
+    expect(wire).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBOR' } },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.jpg' } },
+        ],
+      },
+    ]);
+  });
+
+  it('tool calls and results keep their ids; a call given as block and in tool_calls is sent once', () => {
+    const wire = toWireMessages([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+          { type: 'text', text: 'Reading.' },
+          { type: 'tool_call', id: 'call_A', name: 'read_file', input: { path: 'a.txt' } },
+        ],
+        tool_calls: [
+          { id: 'call_A', tool: 'read_file', arguments: { path: 'a.txt' } },
+          { id: 'call_B', tool: 'grep', arguments: { pattern: 'x' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_A', content: 'contents' },
+      { role: 'user', content: [{ type: 'tool_result', tool_call_id: 'call_B', output: { matches: 2 } }] },
+    ]);
+    expect(wire).toEqual([
+      {
+        role: 'assistant',
+        content: 'Reading.',
+        tool_calls: [
+          { id: 'call_A', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } },
+          { id: 'call_B', type: 'function', function: { name: 'grep', arguments: '{"pattern":"x"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_A', content: 'contents' },
+      { role: 'tool', tool_call_id: 'call_B', content: '{"matches":2}' },
+    ]);
+  });
+
+  it('an assistant turn with nothing to say is left out', () => {
+    expect(toWireMessages([{ role: 'assistant', content: '' }])).toEqual([]);
+  });
+
+  it('round trip: a response stored the way loop-basic stores it converts back to the same wire message', () => {
+    const wireAssistant = {
+      role: 'assistant',
+      content: 'Let me check.',
+      tool_calls: [
+        { id: 'call_9', type: 'function', function: { name: 'bash', arguments: '{"command":"ls -la"}' } },
+      ],
+    };
+    const response = fromWireCompletion({
+      id: 'chatcmpl-1',
+      model: 'gpt-4o',
+      choices: [{ index: 0, message: wireAssistant, finish_reason: 'tool_calls' }],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    });
+    expect(checkData('chat-response', response)).toEqual([]);
+    const stored: Message = {
+      role: 'assistant',
+      content: response.content,
+      tool_calls: response.tool_calls!.map((c) => ({ id: c.id, tool: c.name, arguments: c.arguments })),
+    };
+    expect(checkData('message', stored)).toEqual([]);
+    expect(toWireMessages([stored])).toEqual([wireAssistant]);
+  });
+});
+
+describe('request body', () => {
+  const request: ChatRequest = {
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [
+      {
+        name: 'read_file',
+        description: 'Read a file',
+        parameters: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+      { name: 'now', parameters: {} },
+    ],
+  };
+
+  it('tools, tool_choice, response_format, reasoning_effort, stop, limits', () => {
+    const body = toWireBody(
+      {
+        ...request,
+        tool_choice: { type: 'tool', name: 'read_file' },
+        response_format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true },
+        reasoning_effort: 'low',
+        stop: ['END'],
+        max_output_tokens: 100,
+        temperature: 0.2,
+      },
+      request.messages,
+      { ...options, topP: 0.9 },
+    );
+    expect(body).toMatchObject({
+      model: 'gpt-4o',
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'read_file',
+            description: 'Read a file',
+            parameters: request.tools![0]!.parameters,
+          },
+        },
+        { type: 'function', function: { name: 'now', parameters: { type: 'object', properties: {} } } },
+      ],
+      tool_choice: { type: 'function', function: { name: 'read_file' } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema: { type: 'object' }, strict: true },
+      },
+      reasoning_effort: 'low',
+      stop: ['END'],
+      max_completion_tokens: 100,
+      temperature: 0.2,
+      top_p: 0.9,
+    });
+    expect(body.stream).toBeUndefined();
+  });
+
+  it('tool_choice strings pass through; json mode; max_tokens for other servers; streaming asks for usage', () => {
+    const body = toWireBody(
+      { ...request, tool_choice: 'required', response_format: { type: 'json' } },
+      request.messages,
+      {
+        ...options,
+        stream: true,
+        maxTokens: 50,
+        maxTokensField: 'max_tokens',
+        extraBody: { top_k: 20, model: 'ignored' },
+      },
+    );
+    expect(body).toMatchObject({
+      tool_choice: 'required',
+      response_format: { type: 'json_object' },
+      max_tokens: 50,
+      stream: true,
+      stream_options: { include_usage: true },
+      top_k: 20,
+      model: 'gpt-4o',
+    });
+    expect(body.max_completion_tokens).toBeUndefined();
+    expect(body.temperature).toBeUndefined();
+  });
+});
+
+describe('responses', () => {
+  it('reasoning text (reasoning_content) becomes a thinking block; usage maps cache and reasoning tokens', () => {
+    const response = fromWireCompletion({
+      choices: [
+        { message: { role: 'assistant', content: '42', reasoning_content: 'think' }, finish_reason: 'stop' },
+      ],
+      usage: {
+        prompt_tokens: 100,
+        completion_tokens: 20,
+        total_tokens: 120,
+        prompt_tokens_details: { cached_tokens: 64 },
+        completion_tokens_details: { reasoning_tokens: 12 },
+      },
+    });
+    expect(response.content).toEqual([
+      { type: 'thinking', thinking: 'think' },
+      { type: 'text', text: '42' },
+    ]);
+    expect(response.usage).toEqual({
+      input_tokens: 100,
+      output_tokens: 20,
+      total_tokens: 120,
+      cache_read_tokens: 64,
+      reasoning_tokens: 12,
+    });
+    expect(response.finish_reason).toBe('stop');
+  });
+
+  it('parseArguments: empty is {}, bad JSON or non-objects are passed on for the tool schema to reject', () => {
+    expect(parseArguments('')).toEqual({});
+    expect(parseArguments('{"a":1}')).toEqual({ a: 1 });
+    expect(parseArguments('{"a":')).toMatchObject({ _raw_arguments: '{"a":' });
+    expect(parseArguments('[1]')).toMatchObject({
+      _raw_arguments: '[1]',
+      _error: 'tool arguments must be a JSON object',
+    });
+  });
+
+  it('toUsage without usage is undefined; total defaults to input + output', () => {
+    expect(toUsage(undefined)).toBeUndefined();
+    expect(toUsage({ prompt_tokens: 3, completion_tokens: 4 })).toEqual({
+      input_tokens: 3,
+      output_tokens: 4,
+      total_tokens: 7,
+    });
+  });
+});

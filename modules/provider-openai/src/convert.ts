@@ -1,0 +1,296 @@
+/**
+ * Messages both ways between Amplifier's envelope and the Chat Completions
+ * wire format: the request body (messages, tools, tool_choice,
+ * response_format, reasoning_effort, limits) and a non-streamed completion
+ * as a ChatResponse (text, reasoning, tool calls, usage).
+ */
+import {
+  type ChatRequest,
+  type ChatResponse,
+  type ContentBlock,
+  type ImageSource,
+  type Message,
+  serializeToolOutput,
+  type ToolCall,
+  type ToolChoice,
+  type Usage,
+} from '@amplifier/core';
+
+type Json = Record<string, unknown>;
+
+/** Per-call settings that are not in the ChatRequest. */
+export interface BodyOptions {
+  model: string;
+  stream: boolean;
+  maxTokens: number | undefined;
+  maxTokensField: 'max_completion_tokens' | 'max_tokens';
+  temperature: number | undefined;
+  topP: number | undefined;
+  extraBody: Json;
+}
+
+/** `data:` URL for base64 images, the URL itself for URL images. */
+function imageUrl(source: ImageSource): string | undefined {
+  if (source.type === 'base64' && typeof source.data === 'string') {
+    return `data:${String(source.media_type ?? 'image/png')};base64,${source.data}`;
+  }
+  if (source.type === 'url' && typeof source.url === 'string') return source.url;
+  return undefined;
+}
+
+function toolResultText(output: unknown): string {
+  return typeof output === 'string' ? output : serializeToolOutput({ success: true, output });
+}
+
+/** Text of string or block content (text blocks joined by blank lines). */
+function textOf(content: Message['content']): string {
+  if (typeof content === 'string') return content;
+  return content
+    .filter((b): b is Extract<ContentBlock, { type: 'text' }> => b?.type === 'text')
+    .map((b) => b.text)
+    .join('\n\n');
+}
+
+/** User content: a string, or parts (text, image_url) when it has images. */
+function userContent(content: Message['content']): string | Json[] {
+  if (typeof content === 'string') return content;
+  if (!content.some((b) => b?.type === 'image')) return textOf(content);
+  const parts: Json[] = [];
+  for (const block of content) {
+    if (block?.type === 'text') parts.push({ type: 'text', text: block.text });
+    else if (block?.type === 'image') {
+      const url = imageUrl(block.source);
+      if (url !== undefined) parts.push({ type: 'image_url', image_url: { url } });
+    }
+  }
+  return parts;
+}
+
+/** The assistant's calls: `tool_call` blocks first, then `tool_calls` entries not seen yet. */
+function assistantCalls(message: Message): Json[] {
+  const calls: Json[] = [];
+  const seen = new Set<string>();
+  const add = (id: string, name: string, args: unknown): void => {
+    if (seen.has(id)) return;
+    seen.add(id);
+    calls.push({ id, type: 'function', function: { name, arguments: JSON.stringify(args ?? {}) } });
+  };
+  if (Array.isArray(message.content)) {
+    for (const block of message.content)
+      if (block?.type === 'tool_call') add(block.id, block.name, block.input);
+  }
+  for (const call of message.tool_calls ?? []) add(call.id, call.tool, call.arguments);
+  return calls;
+}
+
+/**
+ * Amplifier messages as Chat Completions messages. `developer` becomes
+ * `system` (every compatible server knows it; OpenAI treats them alike);
+ * thinking blocks are not sent back (Chat Completions has no field for them);
+ * `tool_result` blocks inside a message become `tool` messages.
+ */
+export function toWireMessages(messages: readonly Message[]): Json[] {
+  const out: Json[] = [];
+  for (const message of messages) {
+    const named = message.name ? { name: message.name } : {};
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        out.push({ role: 'system', content: textOf(message.content), ...named });
+        break;
+      case 'assistant': {
+        const calls = assistantCalls(message);
+        const text = textOf(message.content);
+        if (calls.length === 0 && text === '') break; // nothing to say: servers reject empty turns
+        out.push({
+          role: 'assistant',
+          content: text === '' ? null : text,
+          ...named,
+          ...(calls.length > 0 && { tool_calls: calls }),
+        });
+        break;
+      }
+      case 'tool':
+      case 'function':
+        out.push({
+          role: 'tool',
+          tool_call_id: message.tool_call_id ?? '',
+          content: typeof message.content === 'string' ? message.content : blocksAsToolText(message.content),
+        });
+        break;
+      default: {
+        const blocks = Array.isArray(message.content) ? message.content : [];
+        for (const block of blocks) {
+          if (block?.type === 'tool_result') {
+            out.push({
+              role: 'tool',
+              tool_call_id: block.tool_call_id,
+              content: toolResultText(block.output),
+            });
+          }
+        }
+        const rest = Array.isArray(message.content)
+          ? message.content.filter((b) => b?.type !== 'tool_result')
+          : message.content;
+        if (typeof rest === 'string' || rest.length > 0 || blocks.length === 0)
+          out.push({ role: 'user', content: userContent(rest), ...named });
+      }
+    }
+  }
+  return out;
+}
+
+function blocksAsToolText(blocks: readonly ContentBlock[]): string {
+  return blocks
+    .map((b) => (b?.type === 'tool_result' ? toolResultText(b.output) : b?.type === 'text' ? b.text : ''))
+    .filter((t) => t !== '')
+    .join('\n\n');
+}
+
+function wireToolChoice(choice: ToolChoice): unknown {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+}
+
+/** The Chat Completions request body for `request`. */
+export function toWireBody(request: ChatRequest, messages: readonly Message[], options: BodyOptions): Json {
+  const body: Json = { model: options.model, messages: toWireMessages(messages) };
+  if (request.tools?.length) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: {
+        name: tool.name,
+        ...(tool.description !== undefined && { description: tool.description }),
+        parameters:
+          Object.keys(tool.parameters ?? {}).length > 0
+            ? tool.parameters
+            : { type: 'object', properties: {} },
+      },
+    }));
+  }
+  if (request.tool_choice !== undefined) body.tool_choice = wireToolChoice(request.tool_choice);
+  const format = request.response_format;
+  if (format?.type === 'json') body.response_format = { type: 'json_object' };
+  else if (format?.type === 'json_schema') {
+    body.response_format = {
+      type: 'json_schema',
+      json_schema: {
+        name: format.name ?? 'response',
+        schema: format.schema,
+        ...(format.strict !== undefined && { strict: format.strict }),
+      },
+    };
+  }
+  const maxTokens = request.max_output_tokens ?? options.maxTokens;
+  if (maxTokens !== undefined) body[options.maxTokensField] = maxTokens;
+  const temperature = request.temperature ?? options.temperature;
+  if (temperature !== undefined) body.temperature = temperature;
+  const topP = request.top_p ?? options.topP;
+  if (topP !== undefined) body.top_p = topP;
+  if (request.stop?.length) body.stop = request.stop;
+  if (request.reasoning_effort !== undefined) body.reasoning_effort = request.reasoning_effort;
+  if (options.stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  return { ...options.extraBody, ...body };
+}
+
+/**
+ * Tool arguments as an object. Empty means `{}`; text that is not a JSON
+ * object is passed on as `{_raw_arguments, _error}` so the tool's schema
+ * check tells the model what went wrong instead of the turn failing.
+ */
+export function parseArguments(text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
+    return { _raw_arguments: text, _error: 'tool arguments must be a JSON object' };
+  } catch (error) {
+    return { _raw_arguments: text, _error: `tool arguments are not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+/** Chat Completions usage as Amplifier usage (`input_tokens` includes cached tokens). */
+export function toUsage(wire: unknown): Usage | undefined {
+  if (typeof wire !== 'object' || wire === null) return undefined;
+  const u = wire as Json;
+  const int = (v: unknown): number =>
+    typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0;
+  const input = int(u.prompt_tokens);
+  const output = int(u.completion_tokens);
+  const usage: Usage = {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: int(u.total_tokens) || input + output,
+  };
+  const cached = int((u.prompt_tokens_details as Json | undefined)?.cached_tokens);
+  if (cached > 0) usage.cache_read_tokens = cached;
+  const reasoning = int((u.completion_tokens_details as Json | undefined)?.reasoning_tokens);
+  if (reasoning > 0) usage.reasoning_tokens = reasoning;
+  return usage;
+}
+
+/** The reasoning text some servers return (`reasoning_content`: vLLM, DeepSeek, llama.cpp; `reasoning`: OpenRouter, Ollama). */
+export function reasoningOf(message: Json): string | undefined {
+  const value = message.reasoning_content ?? message.reasoning;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A finished response from its parts: content is thinking, text, then one `tool_call` block per call. */
+export function buildResponse(parts: {
+  text: string;
+  reasoning: string;
+  refusal: string;
+  calls: ToolCall[];
+  usage: Usage | undefined;
+  finishReason: string | undefined;
+  id: string | undefined;
+  model: string | undefined;
+}): ChatResponse {
+  const content: ContentBlock[] = [];
+  if (parts.reasoning !== '') content.push({ type: 'thinking', thinking: parts.reasoning });
+  if (parts.text !== '') content.push({ type: 'text', text: parts.text });
+  if (parts.refusal !== '') content.push({ type: 'text', text: parts.refusal });
+  for (const call of parts.calls)
+    content.push({ type: 'tool_call', id: call.id, name: call.name, input: call.arguments });
+  const response: ChatResponse = { content };
+  if (parts.calls.length > 0) response.tool_calls = parts.calls;
+  if (parts.usage !== undefined) response.usage = parts.usage;
+  if (parts.finishReason !== undefined) response.finish_reason = parts.finishReason;
+  const metadata: Json = {};
+  if (parts.id !== undefined) metadata['openai:response_id'] = parts.id;
+  if (parts.model !== undefined) metadata['openai:model'] = parts.model;
+  if (parts.refusal !== '') metadata['openai:refusal'] = parts.refusal;
+  if (Object.keys(metadata).length > 0) response.metadata = metadata;
+  return response;
+}
+
+/** A non-streamed `chat.completion` object as a ChatResponse. */
+export function fromWireCompletion(payload: Json): ChatResponse {
+  const choice = (Array.isArray(payload.choices) ? payload.choices[0] : undefined) as Json | undefined;
+  const message = (choice?.message ?? {}) as Json;
+  const calls: ToolCall[] = [];
+  for (const [k, raw] of (Array.isArray(message.tool_calls) ? message.tool_calls : []).entries()) {
+    const call = raw as Json;
+    const fn = (call.function ?? {}) as Json;
+    calls.push({
+      id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${k}`,
+      name: String(fn.name ?? ''),
+      arguments: parseArguments(
+        typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+      ),
+    });
+  }
+  return buildResponse({
+    text: typeof message.content === 'string' ? message.content : '',
+    reasoning: reasoningOf(message) ?? '',
+    refusal: typeof message.refusal === 'string' ? message.refusal : '',
+    calls,
+    usage: toUsage(payload.usage),
+    finishReason: typeof choice?.finish_reason === 'string' ? choice.finish_reason : undefined,
+    id: typeof payload.id === 'string' ? payload.id : undefined,
+    model: typeof payload.model === 'string' ? payload.model : undefined,
+  });
+}

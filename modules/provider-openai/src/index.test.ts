@@ -1,0 +1,149 @@
+import { OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
+import { createTestCoordinator, RecordingLogger } from '@amplifier/core/testing';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeServer, json, sse } from './__fixtures__/fake-server.js';
+import { MODEL, textStream } from './__fixtures__/wire.js';
+import { createOpenAIProvider, isLocalUrl, mount, OpenAIProvider } from './index.js';
+
+let server: FakeServer;
+beforeEach(async () => {
+  server = await FakeServer.start();
+  vi.stubEnv('OPENAI_API_KEY', '');
+  vi.stubEnv('OPENAI_BASE_URL', '');
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await server.close();
+});
+
+function coordinator() {
+  const logger = new RecordingLogger();
+  return { coordinator: createTestCoordinator({ bare: true, logger }), logger };
+}
+
+describe('mount', () => {
+  it('missing credentials: does not mount and warns why', async () => {
+    const { coordinator: c, logger } = coordinator();
+    const cleanup = await mount(c, {});
+    expect(cleanup).toBeUndefined();
+    expect(c.get('providers').size).toBe(0);
+    const warnings = logger.records.filter((r) => r.level === 'warn').map((r) => r.message);
+    expect(warnings.join('\n')).toMatch(/not mounted: no API key.*OPENAI_API_KEY/);
+  });
+
+  it('a remote base_url without a key does not mount either', async () => {
+    const { coordinator: c } = coordinator();
+    await mount(c, { base_url: 'https://openrouter.ai/api/v1' });
+    expect(c.get('providers').size).toBe(0);
+  });
+
+  it('local base_url without key: mounts and sends no Authorization header', async () => {
+    server.enqueue(sse(textStream(['hi'])));
+    const { coordinator: c } = coordinator();
+    const cleanup = await mount(c, { base_url: `${server.url}/v1`, default_model: 'llama3.1:8b' });
+    const provider = c.get('providers', 'openai')!;
+    expect(provider).toBeInstanceOf(OpenAIProvider);
+    await provider.complete({ messages: [{ role: 'user', content: 'hi' }] });
+    expect(server.requests[0]!.headers.authorization).toBeUndefined();
+    expect(server.requests[0]!.body.model).toBe('llama3.1:8b');
+    await cleanup?.();
+  });
+
+  it('reads the key and base URL from the environment', async () => {
+    vi.stubEnv('OPENAI_API_KEY', 'sk-env');
+    vi.stubEnv('OPENAI_BASE_URL', `${server.url}/v1/`);
+    server.enqueue(sse(textStream(['hi'])));
+    const { coordinator: c } = coordinator();
+    const cleanup = await mount(c, {});
+    await c.get('providers', 'openai')!.complete({ messages: [{ role: 'user', content: 'hi' }] });
+    expect(server.requests[0]).toMatchObject({
+      url: '/v1/chat/completions',
+      headers: { authorization: 'Bearer sk-env' },
+    });
+    await cleanup?.();
+  });
+
+  it('bad config fails the mount with every problem listed', async () => {
+    const { coordinator: c } = coordinator();
+    const error = await Promise.resolve(
+      mount(c, { api_key: 'k', temperature: 'hot', max_retries: -1, base_url: 'ftp://x' }),
+    ).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(Error);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^provider-openai: invalid config:/);
+    expect(message).toContain('temperature must be number');
+    expect(message).toContain('max_retries must be >= 0');
+    expect(message).toContain('base_url must match pattern');
+    expect(c.get('providers').size).toBe(0);
+  });
+
+  it('unknown keys are warned about, not fatal', async () => {
+    const { coordinator: c, logger } = coordinator();
+    const cleanup = await mount(c, { api_key: 'k', max_token: 5 });
+    expect(logger.records.some((r) => r.level === 'warn' && r.message.includes("'max_token'"))).toBe(true);
+    await cleanup?.();
+  });
+
+  it('priority, session.cost and observability.events contributions; cleanup closes the pool', async () => {
+    server.enqueue(sse(textStream(['hi'])));
+    const { coordinator: c } = coordinator();
+    const cleanup = await mount(c, {
+      api_key: 'k',
+      base_url: `${server.url}/v1`,
+      default_model: MODEL,
+      priority: 5,
+    });
+    const provider = c.get('providers', 'openai')!;
+    expect(provider.priority).toBe(5);
+    expect(await c.collectContributions('session.cost')).toEqual([]); // nothing spent yet
+    await provider.complete({ messages: [{ role: 'user', content: 'hi' }] });
+    expect(await c.collectContributions('session.cost')).toEqual([
+      { provider: 'openai', cost_usd: '0.000006' },
+    ]);
+    expect((await c.collectContributions(OBSERVABILITY_EVENTS_CHANNEL)).flat()).toEqual([
+      'llm:stream_block_start',
+      'llm:stream_block_delta',
+      'llm:stream_block_end',
+      'llm:stream_aborted',
+    ]);
+    await cleanup?.();
+    await expect(provider.complete({ messages: [{ role: 'user', content: 'again' }] })).rejects.toMatchObject(
+      {
+        kind: 'configuration',
+      },
+    );
+  });
+
+  it('config prices override the built-in table (a local model priced at zero reports "0")', async () => {
+    server.enqueue(
+      json(200, {
+        choices: [{ message: { content: 'x' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 5, completion_tokens: 5 },
+      }),
+    );
+    const provider = createOpenAIProvider({
+      base_url: `${server.url}/v1`,
+      default_model: 'llama3',
+      use_streaming: false,
+      prices: { llama3: { input: 0, output: 0 } },
+    });
+    const response = await provider.complete({ messages: [{ role: 'user', content: 'hi' }] });
+    expect(response.usage?.cost_usd).toBe('0');
+    expect(provider.costUsd).toBe('0');
+    await provider.close();
+  });
+});
+
+describe('isLocalUrl', () => {
+  it.each([
+    ['http://localhost:11434/v1', true],
+    ['http://127.0.0.1:8000/v1', true],
+    ['http://[::1]:1234/v1', true],
+    ['http://0.0.0.0:8080', true],
+    ['https://api.openai.com/v1', false],
+    ['http://192.168.1.10:11434/v1', false],
+    ['http://localhost.example.com/v1', false],
+  ])('%s -> %s', (url, local) => {
+    expect(isLocalUrl(new URL(url))).toBe(local);
+  });
+});
