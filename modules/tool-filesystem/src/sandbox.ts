@@ -227,6 +227,8 @@ export class Sandbox {
     try {
       real = await realPath(abs);
     } catch (error) {
+      // No oracle about what lies outside: a path that is outside even as written is just refused.
+      this.check(display, access, access === 'read' ? given : display, display);
       throw new SandboxError(pathErrorMessage(error, given), errno(error) ?? 'OSError');
     }
     this.check(real, access, access === 'read' ? given : display, display);

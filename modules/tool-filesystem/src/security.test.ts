@@ -64,6 +64,9 @@ describe('security.md 5.1: escapes from the root', () => {
       expect(results[0]!.error?.message).toBe(`Access denied: ${target} is not within allowed read paths`);
       expect(results[1]!.error?.message).toMatch(/^Access denied: .* is not within allowed write paths$/);
     }
+    // No existence oracle outside the root: a file used as a directory is refused like anything else.
+    const probe = await tools.call('read_file', { file_path: `${tree.secret}/x` });
+    expect(probe.error?.message).toBe(`Access denied: ${tree.secret}/x is not within allowed read paths`);
     const up = await tools.call('glob', { pattern: '../**' });
     expect(up.error?.message).toMatch(/^Glob pattern must be relative to path and must not contain '\.\.'/);
     expect(outsideState()).toBe(before);

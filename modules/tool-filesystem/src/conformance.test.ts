@@ -1,0 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { toolConformance } from '@amplifier/core/testing';
+import { afterAll } from 'vitest';
+import { mount, TOOL_NAMES } from './index.js';
+
+const workingDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-filesystem-conformance-'));
+afterAll(() => fs.rmSync(workingDir, { recursive: true, force: true }));
+
+toolConformance({ mount, config: { working_dir: workingDir }, tools: [...TOOL_NAMES] });
