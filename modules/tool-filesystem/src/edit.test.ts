@@ -250,6 +250,15 @@ describe('edit_file: bytes on disk', () => {
     expect(fs.readFileSync(file).equals(before)).toBe(true);
   });
 
+  it('a missing new_string is refused; an empty one deletes', async () => {
+    const file = await prepare('a.txt', 'keep drop keep\n');
+    expect((await tools.call('edit_file', { file_path: 'a.txt', old_string: ' drop' })).error?.message).toBe(
+      'new_string is required (use "" to delete old_string)',
+    );
+    await tools.out('edit_file', { file_path: 'a.txt', old_string: ' drop', new_string: '' });
+    expect(fs.readFileSync(file, 'utf8')).toBe('keep keep\n');
+  });
+
   it('a missing file and a directory are refused with the reference wording', async () => {
     fs.mkdirSync(path.join(tree.ws, 'd'));
     expect(

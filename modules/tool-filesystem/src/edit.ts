@@ -137,10 +137,11 @@ async function readAll(handle: fsp.FileHandle, max: number): Promise<Buffer | un
 async function editFile(ctx: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
   const given = input.file_path;
   const oldArg = input.old_string;
-  const newArg = input.new_string ?? '';
+  const newArg = input.new_string;
   if (typeof given !== 'string' || given === '') return fail('file_path is required');
   if (typeof oldArg !== 'string' || oldArg === '') return fail('old_string is required');
-  if (typeof newArg !== 'string') return fail('new_string must be a string');
+  // A missing new_string is refused rather than taken as "delete": an empty string deletes.
+  if (typeof newArg !== 'string') return fail('new_string is required (use "" to delete old_string)');
   if (oldArg === newArg) return fail('old_string and new_string must be different (no changes to make)');
   const replaceAll = input.replace_all === true;
 
