@@ -146,6 +146,7 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
     const { mode, multiline, maxLineChars } = job;
     const wantContext = job.before > 0 || job.after > 0;
     const literal = job.literal ? Buffer.from(job.literal, 'utf8') : null;
+    const displayPrefix = job.displayBase.endsWith('/') ? job.displayBase : `${job.displayBase}/`;
 
     const cut = (line: string): string => {
       const clean = line.endsWith('\r') ? line.slice(0, -1) : line;
@@ -248,7 +249,7 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
       }
       out.filesSearched++;
       if (literal !== null && buffer.subarray(0, n).indexOf(literal) === -1) return;
-      const file = rel === '' ? job.displayBase : `${job.displayBase}/${rel}`;
+      const file = rel === '' ? job.displayBase : displayPrefix + rel;
       if (mode === 'files_with_matches') {
         if (literal === null) {
           let found = false;
