@@ -28,8 +28,9 @@ import {
 } from './body.js';
 import type { ResolvedConfig } from './config.js';
 import { htmlToMarkdown, htmlToText } from './html.js';
+import { blockedReason, discard, type HttpResponse, header, RedirectBlocked, request } from './request.js';
 import { checkSavePath, openSave, type SaveFile, type SaveTarget, type WritePolicy } from './save.js';
-import { BlockedError, checkUrl, type NetworkPolicy } from './ssrf.js';
+import { type BlockedError, checkUrl, type NetworkPolicy } from './ssrf.js';
 
 /** What web_fetch needs from its mount. */
 export interface FetchContext {
@@ -50,17 +51,6 @@ class BinaryContent extends Error {}
 /** A failed result whose output repeats the message (what the model reads). */
 function fail(message: string, type?: string): ToolResult {
   return { success: false, output: message, error: type ? { message, type } : { message } };
-}
-
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** Drop a body we will not read (undici reports the early close as an 'error' event: swallow it). */
-function discard(body: Dispatcher.ResponseData['body']): void {
-  body.on('error', () => {});
-  body.destroy();
 }
 
 /** Move a page boundary back by one when it would split a surrogate pair. */
@@ -85,77 +75,6 @@ function prettyJson(text: string): string {
   } catch {
     return text;
   }
-}
-
-interface Response {
-  url: URL;
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
-}
-
-/** GET `start`, following redirects hop by hop; every hop goes through `checkUrl` and the guarded connector. */
-async function request(ctx: FetchContext, start: URL, signal: AbortSignal): Promise<Response> {
-  let url = start;
-  for (let hop = 0; ; hop++) {
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await ctx.dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: {
-          'user-agent': ctx.config.userAgent,
-          accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5',
-          'accept-encoding': 'gzip, deflate, br',
-        },
-        signal,
-      });
-    } catch (error) {
-      const reason = hop > 0 ? blockedReason(error) : undefined;
-      if (reason !== undefined) throw new RedirectBlocked(url.href, reason);
-      throw error;
-    }
-    const location = header(res.headers, 'location');
-    if (![301, 302, 303, 307, 308].includes(res.statusCode) || location === undefined) {
-      return { url, status: res.statusCode, headers: res.headers, body: res.body };
-    }
-    await res.body.dump({ limit: 65_536, signal }).catch(() => {});
-    if (hop >= ctx.config.maxRedirects) {
-      throw new Error(`Too many redirects (more than max_redirects = ${ctx.config.maxRedirects})`);
-    }
-    let next: URL;
-    try {
-      next = new URL(location, url);
-    } catch {
-      throw new BlockedError(`redirect to an invalid URL: ${location}`);
-    }
-    try {
-      url = checkUrl(next, ctx.policy);
-    } catch (error) {
-      if (error instanceof BlockedError) throw new RedirectBlocked(next.href, error.reason);
-      throw error;
-    }
-  }
-}
-
-class RedirectBlocked extends Error {
-  readonly target: string;
-  readonly reason: string;
-  constructor(target: string, reason: string) {
-    super(reason);
-    this.target = target;
-    this.reason = reason;
-  }
-}
-
-function blockedReason(error: unknown): string | undefined {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (e instanceof BlockedError || (e as { code?: unknown }).code === 'ERR_TOOL_WEB_BLOCKED') {
-      return (e as BlockedError).reason;
-    }
-  }
-  return undefined;
 }
 
 /** Turn the decoded body into the content returned for `kind` and `format`. */
@@ -185,7 +104,16 @@ async function fetchUrl(
   const target = saveTo === undefined ? undefined : await checkSavePath(ctx.writePolicy, saveTo);
   if (typeof target === 'string') return fail(target);
 
-  const res = await request(ctx, url, signal);
+  const res = await request(
+    {
+      dispatcher: ctx.dispatcher,
+      policy: ctx.policy,
+      userAgent: ctx.config.userAgent,
+      maxRedirects: ctx.config.maxRedirects,
+    },
+    url,
+    signal,
+  );
   try {
     return await respond(ctx, res, { rawUrl, url, offset, limit, format, saveTo, target }, signal);
   } catch (error) {
@@ -208,7 +136,7 @@ interface FetchCall {
 /** Turn the response into the tool result: status and type checks, reading, conversion, paging or saving. */
 async function respond(
   ctx: FetchContext,
-  res: Response,
+  res: HttpResponse,
   call: FetchCall,
   signal: AbortSignal,
 ): Promise<ToolResult> {
@@ -332,7 +260,7 @@ async function respond(
 }
 
 function readOptions(
-  res: Response,
+  res: HttpResponse,
   maxBytes: number,
   decoderFor: (head: Uint8Array) => TextDecoder,
   signal: AbortSignal,

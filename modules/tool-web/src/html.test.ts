@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToMarkdown, htmlToText, MAX_DEPTH, prepareHtml } from './html.js';
+import { htmlToMarkdown, htmlToText } from './html.js';
+import { MAX_DEPTH, prepareHtml } from './prepare.js';
 
 const PAGE = `<!doctype html><html><head><title> The Title </title><style>.x{color:red}</style>
 <script>document.write('SCRIPTED')</script></head><body>
