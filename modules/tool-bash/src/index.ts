@@ -7,6 +7,9 @@ import { AmplifierError, type Cleanup, type Coordinator } from '@amplifier/core'
 import { parseConfig } from './config.js';
 import { BashRuntime, createBashTool, createKillTool, createOutputTool } from './tool.js';
 
+// The shell lexer moved to core (`@amplifier/core/shell`); re-exported here for compatibility.
+export type { ShellCommand, ShellRedirect, ShellWord, SplitOptions } from '@amplifier/core/shell';
+export { commandLine, fullCommandText, programName, splitShellCommands } from '@amplifier/core/shell';
 export type { BashConfig, EnvPolicy } from './config.js';
 export { commandEnv, DEFAULT_ENV_ALLOWLIST, parseConfig } from './config.js';
 export type { CapturedBytes, FormattedOutput } from './output.js';
@@ -28,8 +31,6 @@ export {
   SAFETY_PROFILES,
   validateCommand,
 } from './safety.js';
-export type { ShellCommand, ShellRedirect, ShellWord, SplitOptions } from './shell-words.js';
-export { commandLine, fullCommandText, programName, splitShellCommands } from './shell-words.js';
 export { BashRuntime } from './tool.js';
 
 /**

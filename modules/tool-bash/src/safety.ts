@@ -9,7 +9,7 @@
  *
  * A guard rail against accidents, not a sandbox: see the package README.
  */
-import { commandLine, fullCommandText, type ShellCommand, splitShellCommands } from './shell-words.js';
+import { commandLine, fullCommandText, type ShellCommand, splitShellCommands } from '@amplifier/core/shell';
 
 export type SafetyProfileName = 'strict' | 'standard' | 'permissive' | 'unrestricted';
 

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import {
   commandLine,
   fullCommandText,
+  parseShellCommands,
   programName,
   type ShellCommand,
   splitShellCommands,
-} from './shell-words.js';
+} from './index.js';
 
 /** `[via, depth, commandLine]` of every command, in order. */
 function lines(script: string): string[] {
@@ -160,4 +161,37 @@ it('programName drops the directory', () => {
   expect(programName('/usr/bin/sudo')).toBe('sudo');
   expect(programName('./x')).toBe('x');
   expect(programName('dir/')).toBe('dir/');
+});
+
+describe('parseShellCommands: syntax problems', () => {
+  it.each([
+    ["echo 'abc", 'unterminated single quote'],
+    ['echo "abc', 'unterminated double quote'],
+    ["echo $'abc", "unterminated $'...' quote"],
+    ['echo `id', 'unterminated backquote'],
+    ['echo $(id', 'unterminated command or process substitution'],
+    ['diff <(ls a) <(ls b', 'unterminated command or process substitution'],
+    ['echo ${x', 'unterminated ${...}'],
+    ["echo ${x:-'y}", 'unterminated single quote'],
+    ['(a; b', 'unterminated ( subshell'],
+    ['echo "$(a \'b)"', 'unterminated single quote'],
+  ])('%j: %s', (script, problem) => {
+    const parsed = parseShellCommands(script);
+    expect(parsed.syntaxError).toBe(problem);
+    expect(parsed.commands).toEqual(splitShellCommands(script));
+  });
+
+  it.each([
+    'echo \'a b\' "c $(d "e") f" `g` $\'h\' ${i:-j}',
+    '(a; b) && { c; }',
+    'arr=(a b) && echo ${arr[0]}',
+    'case $x in (a) b;; c) d;; esac',
+    'cat <<EOF\n$(a)\nEOF',
+    'cat <<EOF\nno end',
+    'echo \\',
+    '',
+  ])('%j is complete', (script) => {
+    const parsed = parseShellCommands(script);
+    expect(parsed).not.toHaveProperty('syntaxError');
+  });
 });
