@@ -1,0 +1,166 @@
+/**
+ * `pnpm bench [-- --only peers,grep] [--runs 5] [--quick] [--write]`: runs the
+ * benchmark groups one after the other, prints one markdown table and, for a
+ * full run (or with --write), writes it to bench/RESULTS.md with the Node
+ * version, the machine, the date and the versions of our packages and the peers.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Group, Row } from './stats.js';
+
+const GROUPS: Record<string, { file: string; aliases: string[] }> = {
+  peers: { file: './peers.js', aliases: ['headline', 'loop'] },
+  hooks: { file: './hooks.js', aliases: ['emit'] },
+  loader: { file: './loader.js', aliases: ['discovery'] },
+  context: { file: './context.js', aliases: ['compaction'] },
+  filesystem: { file: './filesystem.js', aliases: ['grep', 'glob', 'fs'] },
+  bash: { file: './bash.js', aliases: [] },
+  web: { file: './web.js', aliases: ['fetch'] },
+  logging: { file: './logging.js', aliases: ['hooks-logging'] },
+};
+
+const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PEERS = [
+  'ai',
+  '@ai-sdk/provider',
+  '@openai/agents',
+  'langchain',
+  '@langchain/core',
+  '@langchain/langgraph',
+  'zod',
+];
+
+function log(message: string): void {
+  console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
+}
+
+function selectGroups(only: readonly string[]): string[] {
+  if (only.length === 0) return Object.keys(GROUPS);
+  const wanted = new Set<string>();
+  for (const name of only.flatMap((o) => o.split(','))) {
+    const found = Object.entries(GROUPS).find(([key, g]) => key === name || g.aliases.includes(name));
+    if (found === undefined)
+      throw new Error(`unknown group '${name}' (groups: ${Object.keys(GROUPS).join(', ')})`);
+    wanted.add(found[0]);
+  }
+  return Object.keys(GROUPS).filter((key) => wanted.has(key));
+}
+
+function versionOf(name: string): string {
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(benchDir, 'node_modules', name, 'package.json'), 'utf8'));
+    return String(pkg.version);
+  } catch {
+    return 'not installed';
+  }
+}
+
+function gitCommit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: benchDir }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', '..'], { cwd: benchDir }).toString();
+    return dirty.trim() === '' ? head : `${head} (with uncommitted changes in the work tree)`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const cell = (s: string | undefined): string => (s ?? '').replaceAll('|', '\\|');
+
+/** The table, and the notes that rows point to. */
+export function renderTable(rows: readonly Row[]): string {
+  const lines = [
+    '| group | what | median | min–max | ratio | peak RSS | target | meets | reproduce |',
+    '|---|---|---:|---:|---:|---:|---|---|---|',
+  ];
+  const notes: string[] = [];
+  for (const row of rows) {
+    let what = row.what;
+    if (row.note !== undefined) {
+      notes.push(row.note);
+      what += ` [${notes.length}]`;
+    }
+    const meets = row.meets === undefined ? '' : row.meets ? 'yes' : '**no**';
+    const command = `\`pnpm bench -- --only ${row.group}\``;
+    lines.push(
+      `| ${[row.group, what, row.value, row.range, row.ratio, row.rss, row.target, meets, command].map(cell).join(' | ')} |`,
+    );
+  }
+  if (notes.length > 0) lines.push('', ...notes.map((note, i) => `${i + 1}. ${note}`));
+  return lines.join('\n');
+}
+
+function header(startLoad: number[], seconds: number, names: readonly string[]): string {
+  const cpus = os.cpus();
+  const ours = [
+    'core',
+    'loop-basic',
+    'context-simple',
+    'provider-mock',
+    'hooks-logging',
+    'tool-filesystem',
+    'tool-bash',
+    'tool-web',
+  ];
+  return [
+    '# Benchmark results',
+    '',
+    'Produced by `pnpm bench` (see [README.md](README.md) for what each row measures and how each adapter is written).',
+    'Ratios are taken within one run on one machine; absolute numbers move with the machine and its load.',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Node: ${process.version} (${process.platform} ${process.arch}, V8 ${process.versions.v8})`,
+    `- Machine: ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.type()} ${os.release()}`,
+    `- Load average at start / end (1 min): ${startLoad[0]?.toFixed(2)} / ${os.loadavg()[0]?.toFixed(2)} (other work was running on the machine when this is well above 0)`,
+    `- Groups: ${names.join(', ')}; whole run ${Math.round(seconds)} s`,
+    `- Our packages (workspace, commit ${gitCommit()}): ${ours.map((id) => `@amplifier/${id} ${versionOf(`@amplifier/${id}`)}`).join(', ')}`,
+    `- Peers: ${PEERS.map((name) => `${name} ${versionOf(name)}`).join(', ')}`,
+    '',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2).filter((a) => a !== '--');
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      only: { type: 'string', multiple: true, default: [] },
+      runs: { type: 'string', default: '5' },
+      quick: { type: 'boolean', default: false },
+      write: { type: 'boolean', default: false },
+    },
+  });
+  const names = selectGroups(values.only);
+  const startLoad = os.loadavg();
+  const started = Date.now();
+  const rows: Row[] = [];
+  for (const name of names) {
+    log(`== ${name}`);
+    try {
+      const { group } = (await import(GROUPS[name]!.file)) as { group: Group };
+      rows.push(...(await group.run({ runs: Number(values.runs), quick: values.quick, log })));
+    } catch (error) {
+      log(`${name} failed: ${(error as Error).stack ?? String(error)}`);
+      rows.push({
+        group: name,
+        what: 'the whole group',
+        value: 'failed',
+        note: (error as Error).message.split('\n')[0] ?? '',
+      });
+    }
+  }
+  const table = renderTable(rows);
+  process.stdout.write(`${table}\n`);
+  const full = values.only.length === 0;
+  if ((full && !values.quick) || values.write) {
+    const file = path.join(benchDir, 'RESULTS.md');
+    writeFileSync(file, `${header(startLoad, (Date.now() - started) / 1000, names)}\n${table}\n`);
+    log(`wrote ${file}`);
+  }
+}
+
+await main();
