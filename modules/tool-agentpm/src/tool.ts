@@ -1,0 +1,222 @@
+/**
+ * A manifest as a kernel Tool: the input is validated against `inputs`,
+ * written as JSON to a fresh process's stdin, and the one JSON document the
+ * process prints is validated against `outputs` and returned. Everything that
+ * goes wrong is a `success: false` result that says what happened.
+ */
+import {
+  compileSchema,
+  type DataError,
+  type DataValidator,
+  type ExecutionProfile,
+  errorMessage,
+  formatDataErrors,
+  type JSONSchema,
+  sanitizeForLlm,
+  stringifyJson,
+  type Tool,
+  type ToolCallOptions,
+  type ToolResult,
+} from '@amplifier/core';
+import type { PreparedTool } from './loader.js';
+import type { AgentManifest } from './manifest.js';
+import { type RunOutcome, runProcess } from './runner.js';
+
+/** How much of stderr (its last bytes) an error message carries. */
+export const STDERR_TAIL_BYTES = 2000;
+/** How much of an unparseable stdout an error message carries. */
+const STDOUT_HEAD_CHARS = 200;
+/** The orchestrator's deadline is ours plus this (ours fires first and says more). */
+const ORCHESTRATOR_MARGIN_MS = 5000;
+
+/** What every tool of one mount shares: limits, and the calls in flight (stopped at cleanup). */
+export class ToolRuntime {
+  readonly maxOutputBytes: number;
+  readonly graceMs: number;
+  readonly #closing = new AbortController();
+  readonly #running = new Set<Promise<unknown>>();
+
+  constructor(options: { maxOutputBytes: number; graceMs: number }) {
+    this.maxOutputBytes = options.maxOutputBytes;
+    this.graceMs = options.graceMs;
+  }
+
+  /** Aborted when the module is cleaned up. */
+  get signal(): AbortSignal {
+    return this.#closing.signal;
+  }
+
+  track<T>(promise: Promise<T>): Promise<T> {
+    this.#running.add(promise);
+    void promise.finally(() => this.#running.delete(promise)).catch(() => {});
+    return promise;
+  }
+
+  /** Stop every running call (their process groups) and wait for them. */
+  async close(): Promise<void> {
+    this.#closing.abort(new Error('tool-agentpm was cleaned up'));
+    await Promise.allSettled([...this.#running]);
+  }
+}
+
+/** A Tool that runs an AgentPM manifest's entrypoint once per call. */
+export class AgentPmTool implements Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JSONSchema;
+  readonly executionProfile: ExecutionProfile;
+  readonly manifest: AgentManifest;
+  /** Real path of the tool folder. */
+  readonly folder: string;
+  /** The `tools` entry it was loaded from. */
+  readonly source: string;
+  readonly #spec: PreparedTool;
+  readonly #runtime: ToolRuntime;
+  readonly #validateInput: DataValidator;
+  readonly #validateOutput: DataValidator;
+
+  constructor(spec: PreparedTool, runtime: ToolRuntime) {
+    this.#spec = spec;
+    this.#runtime = runtime;
+    this.manifest = spec.manifest;
+    this.folder = spec.folder;
+    this.source = spec.source;
+    this.name = spec.name;
+    this.description = spec.manifest.description;
+    this.inputSchema = spec.manifest.inputs;
+    const timeoutMs = spec.timeoutMs + runtime.graceMs + ORCHESTRATOR_MARGIN_MS;
+    // Each call is its own process: nothing shared, so calls run concurrently unless the manifest asks for serial.
+    this.executionProfile = spec.serial ? { serial: true, timeoutMs } : { resourceKeys: () => [], timeoutMs };
+    this.#validateInput = compileSchema(spec.manifest.inputs);
+    this.#validateOutput = compileSchema(spec.manifest.outputs);
+  }
+
+  execute(input: Record<string, unknown>, options: ToolCallOptions = {}): Promise<ToolResult> {
+    return this.#runtime.track(this.#execute(input, options));
+  }
+
+  async #execute(input: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResult> {
+    if (options.signal?.aborted || this.#runtime.signal.aborted) {
+      return failure('aborted', `${this.name} was cancelled before it started`);
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      return failure('invalid_input', `${this.name} needs an object as input`);
+    }
+    const inputErrors = this.#validateInput(input);
+    if (inputErrors.length > 0) {
+      return failure(
+        'invalid_input',
+        `invalid input for ${this.name}; the tool was not run:\n${formatDataErrors(inputErrors)}`,
+        { errors: inputErrors },
+      );
+    }
+    const spec = this.#spec;
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, this.#runtime.signal])
+      : this.#runtime.signal;
+    let run: RunOutcome;
+    try {
+      run = await runProcess({
+        command: spec.command,
+        args: spec.args,
+        cwd: spec.cwd,
+        env: spec.env,
+        stdin: stringifyJson(input),
+        timeoutMs: spec.timeoutMs,
+        maxOutputBytes: this.#runtime.maxOutputBytes,
+        graceMs: this.#runtime.graceMs,
+        signal,
+      });
+    } catch (error) {
+      return failure(
+        'spawn_failed',
+        `${this.name} could not be started (${spec.command}): ${errorMessage(error)}`,
+      );
+    }
+    return this.#interpret(run);
+  }
+
+  #interpret(run: RunOutcome): ToolResult {
+    const name = this.name;
+    const stderr = stderrTail(run.stderr);
+    const details = { exit_code: run.exitCode, signal: run.signal, stderr };
+    const withStderr = (message: string): string =>
+      stderr === '' ? message : `${message}\nstderr (last ${STDERR_TAIL_BYTES} bytes at most):\n${stderr}`;
+    switch (run.outcome) {
+      case 'aborted':
+        return failure(
+          'aborted',
+          `${name} was cancelled after ${seconds(run.durationMs)}; its processes were stopped`,
+          details,
+        );
+      case 'timeout':
+        return failure(
+          'timeout',
+          withStderr(`${name} timed out after ${this.#spec.timeoutMs} ms; its processes were killed`),
+          details,
+        );
+      case 'flooded':
+        return failure(
+          'output_too_large',
+          withStderr(
+            `${name} wrote more than ${this.#runtime.maxOutputBytes} bytes to ${run.flooded ?? 'stdout'} (max_output_bytes); it was stopped`,
+          ),
+          details,
+        );
+      case 'exited':
+        break;
+    }
+    if (run.exitCode !== 0) {
+      const how =
+        run.exitCode === null
+          ? `was killed by ${run.signal ?? 'a signal'}`
+          : `exited with code ${run.exitCode}`;
+      return failure('exit', withStderr(`${name} ${how}`), details);
+    }
+    const text = run.stdout.toString('utf8').trim();
+    if (text === '') {
+      return failure(
+        'invalid_json',
+        withStderr(`${name} printed nothing on stdout (expected one JSON document)`),
+        details,
+      );
+    }
+    let output: unknown;
+    try {
+      output = JSON.parse(text);
+    } catch (error) {
+      const head = sanitizeForLlm(text.slice(0, STDOUT_HEAD_CHARS));
+      return failure(
+        'invalid_json',
+        withStderr(
+          `${name} printed invalid JSON on stdout (${errorMessage(error)}); it began with: ${JSON.stringify(head)}`,
+        ),
+        details,
+      );
+    }
+    const outputErrors: DataError[] = this.#validateOutput(output);
+    if (outputErrors.length > 0) {
+      return failure(
+        'invalid_output',
+        `${name} returned output that does not match its outputs schema:\n${formatDataErrors(outputErrors)}`,
+        { errors: outputErrors },
+      );
+    }
+    return { success: true, output };
+  }
+}
+
+/** A failed call: the message is both the error and the output the model reads. */
+function failure(type: string, message: string, extra: Record<string, unknown> = {}): ToolResult {
+  return { success: false, output: message, error: { message, type, ...extra } };
+}
+
+function stderrTail(bytes: Buffer): string {
+  const tail = bytes.length > STDERR_TAIL_BYTES ? bytes.subarray(bytes.length - STDERR_TAIL_BYTES) : bytes;
+  // A cut may split a UTF-8 character: the replacement character marks it.
+  return sanitizeForLlm(tail.toString('utf8')).trim();
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
