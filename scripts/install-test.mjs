@@ -72,7 +72,12 @@ function indent(text, max = 4000) {
 function run(command, args, { cwd = root, env = process.env, input, timeoutMs = 300_000 } = {}) {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // stdin is /dev/null unless input is given: an empty, non-TTY stdin, as in CI.
+    const child = spawn(command, args, {
+      cwd,
+      env,
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     const out = [];
     const err = [];
     child.stdout.on('data', (chunk) => out.push(chunk));
@@ -92,7 +97,10 @@ function run(command, args, { cwd = root, env = process.env, input, timeoutMs = 
         ms: Date.now() - started,
       });
     });
-    child.stdin.end(input ?? '');
+    if (child.stdin) {
+      child.stdin.on('error', () => {}); // a child that exits before reading its input is not our failure
+      child.stdin.end(input);
+    }
   });
 }
 
@@ -297,7 +305,31 @@ async function checkModulesList(installDir, home, amplifier, expected, label) {
   pass(name, `${listed.length} modules: ${listed.map((m) => m.id).join(', ')}`);
 }
 
-/** (3): `amplifier run` with no credentials is the offline demo, and it works. */
+/** Every tool:post record of the sessions logged under `home` (hooks-logging's events.jsonl files). */
+function loggedToolResults(home) {
+  const found = [];
+  const projects = join(home, 'projects');
+  for (const project of existsSync(projects) ? readdirSync(projects) : []) {
+    const sessions = join(projects, project, 'sessions');
+    for (const id of existsSync(sessions) ? readdirSync(sessions) : []) {
+      const file = join(sessions, id, 'events.jsonl');
+      if (!existsSync(file)) continue;
+      for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+        const record = JSON.parse(line);
+        if (record.event === 'tool:post') {
+          found.push({
+            session: id,
+            tool: record.data?.tool_name,
+            success: record.data?.result?.success === true,
+          });
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** (3): `amplifier run` with no credentials is the offline demo, and its real tools work. */
 async function checkOfflineRun(installDir, home, amplifier) {
   const name = '(3) amplifier run works offline (the demo)';
   const result = await run(amplifier, ['run', 'Show me around this project'], {
@@ -306,12 +338,20 @@ async function checkOfflineRun(installDir, home, amplifier) {
     timeoutMs: 120_000,
   });
   const text = both(result);
+  const banner = `${result.stderr}\n${result.stdout}`.split('\n').find((l) => /offline demo/i.test(l));
+  // The session's event log says which tools ran and how they did, whatever the display looks like.
+  const tools = loggedToolResults(home);
+  const failed = tools.filter((t) => !t.success).map((t) => t.tool);
+  const used = [...new Set(tools.map((t) => t.tool))];
   if (result.code !== 0) fail(name, `exit code ${result.code}`, text);
-  else if (!/offline demo/i.test(text)) fail(name, 'no line says it is the offline demo', text);
+  else if (!banner) fail(name, 'no line says it is the offline demo', text);
   else if (result.stdout.trim() === '') fail(name, 'no answer on stdout', text);
-  else {
-    const line = text.split('\n').find((l) => /offline demo/i.test(l)) ?? '';
-    pass(name, `exit 0 in ${seconds(result.ms)}; "${line.trim().slice(0, 100)}"`);
+  else if (tools.length === 0) fail(name, `no tool:post in the session's events.jsonl under ${home}`, text);
+  else if (failed.length > 0) fail(name, `tool calls failed: ${failed.join(', ')}`, text);
+  else if (!used.includes('bash') || !used.some((t) => t === 'read_file' || t === 'glob')) {
+    fail(name, `the demo used ${used.join(', ')}; expected bash and a filesystem tool`, text);
+  } else {
+    pass(name, `exit 0 in ${seconds(result.ms)}; ${used.join(', ')} ok; "${banner.trim().slice(0, 90)}"`);
   }
 }
 
@@ -390,6 +430,11 @@ async function main() {
   mkdirSync(tarballs);
   mkdirSync(installDir);
   mkdirSync(home);
+  /** A fresh AMPLIFIER_HOME per check, so each one reads only its own sessions. */
+  const homeFor = (name) => {
+    mkdirSync(join(home, name));
+    return join(home, name);
+  };
   if (relative(root, work).split(sep)[0] !== '..') throw new Error(`${work} is inside the workspace`);
 
   try {
@@ -509,7 +554,7 @@ async function main() {
       fail('@amplifier/core resolves inside the install dir', corePath, both(where));
     else pass('@amplifier/core resolves inside the install dir', relative(installDir, corePath));
 
-    await checkExampleApp(installDir, home);
+    await checkExampleApp(installDir, homeFor('example-app'));
 
     const amplifier = join(installDir, 'node_modules', '.bin', 'amplifier');
     const pending = !cliBin
@@ -522,11 +567,16 @@ async function main() {
       fail('(3) amplifier run works offline (the demo)', pending);
       fail('(4) amplifier run --plan needing a missing module names the npm install command', pending);
     } else {
-      await checkModulesList(installDir, home, amplifier, expectedModules, '');
-      await checkOfflineRun(installDir, home, amplifier);
+      await checkModulesList(installDir, homeFor('modules-list'), amplifier, expectedModules, '');
+      await checkOfflineRun(installDir, homeFor('offline-run'), amplifier);
     }
     const afterRemoval = expectedModules.filter((m) => m.id !== 'tool-bash');
-    await checkMissingModule(installDir, home, pending ? undefined : amplifier, afterRemoval);
+    await checkMissingModule(
+      installDir,
+      homeFor('missing-module'),
+      pending ? undefined : amplifier,
+      afterRemoval,
+    );
   } finally {
     if (keep) console.log(`     kept ${work}`);
     else rmSync(work, { recursive: true, force: true });
