@@ -163,7 +163,10 @@ export function lintManifest(folder: string): ManifestProblem[] {
 }
 
 /** One line per problem, like a linter: `agent.json: error entrypoint.args[0]: ...`. */
-export function formatManifestProblems(problems: readonly ManifestProblem[], file: string = MANIFEST_FILE): string {
+export function formatManifestProblems(
+  problems: readonly ManifestProblem[],
+  file: string = MANIFEST_FILE,
+): string {
   return problems.map((p) => `${file}: ${p.severity} ${p.path || '(file)'}: ${p.message}`).join('\n');
 }
 

@@ -227,6 +227,31 @@ process.exit(0);
   });
 });
 
+describe('working directory', () => {
+  it('the process runs in entrypoint.cwd inside the tool folder', async () => {
+    const folder = path.join(root, 'cwd-tool');
+    fs.mkdirSync(path.join(folder, 'bin'), { recursive: true });
+    fs.writeFileSync(
+      path.join(folder, 'bin', 'main.mjs'),
+      `process.stdin.resume(); process.stdin.on('end', () => process.stdout.write(JSON.stringify({ cwd: process.cwd() })));`,
+    );
+    fs.writeFileSync(
+      path.join(folder, 'agent.json'),
+      JSON.stringify(
+        manifest('cwd-tool', {
+          entrypoint: { command: 'node', args: ['main.mjs'], cwd: 'bin' },
+          files: ['bin/*'],
+        }),
+      ),
+    );
+    const { get } = await mounted([folder]);
+    expect(await get('cwd_tool').execute({})).toEqual({
+      success: true,
+      output: { cwd: path.join(folder, 'bin') },
+    });
+  });
+});
+
 describe('environment isolation', () => {
   const saved = { ...process.env };
   afterEach(() => {
@@ -313,6 +338,32 @@ describe('cancellation and cleanup', () => {
     expect(error.type).toBe('aborted');
     expect(error.message).toMatch(/^hang was cancelled after \d+\.\ds; its processes were stopped$/);
     expect(pgrep(`sleep ${marker}`)).toEqual([]);
+  });
+
+  it('a tool that ignores SIGTERM gets SIGKILL after kill_grace_ms', async () => {
+    const pidfile = path.join(root, 'stubborn.pid');
+    const folder = writeTool(
+      root,
+      'stubborn',
+      `
+import fs from 'node:fs';
+const { pidfile } = await readInput();
+process.on('SIGTERM', () => {});
+fs.writeFileSync(pidfile + '.tmp', String(process.pid));
+fs.renameSync(pidfile + '.tmp', pidfile);
+setInterval(() => {}, 1000);
+`,
+      manifest('stubborn', { inputs: objectSchema({ pidfile: { type: 'string' } }) }),
+    );
+    const { get } = await mounted([folder], { kill_grace_ms: 100 });
+    const controller = new AbortController();
+    const call = get('stubborn').execute({ pidfile }, { signal: controller.signal });
+    await fileAppears(pidfile);
+    const pid = Number(fs.readFileSync(pidfile, 'utf8'));
+    controller.abort();
+    const error = errorOf(await call);
+    expect(error).toMatchObject({ type: 'aborted', signal: 'SIGKILL' });
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
   });
 
   it('an already-aborted signal starts nothing', async () => {

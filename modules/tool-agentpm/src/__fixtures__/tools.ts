@@ -88,7 +88,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 const { marker, pidfile } = await readInput();
 const child = spawn('sleep', [marker], { stdio: 'ignore' });
-child.on('spawn', () => fs.writeFileSync(pidfile, String(child.pid)));
+child.on('spawn', () => {
+  // Written whole, then renamed: a watcher never sees a half-written file.
+  fs.writeFileSync(\`\${pidfile}.tmp\`, String(child.pid));
+  fs.renameSync(\`\${pidfile}.tmp\`, pidfile);
+});
 setInterval(() => {}, 1000);
 `,
   /** Writes \`mb\` MB to stdout (respecting back-pressure), then creates \`donefile\`. */
