@@ -74,6 +74,7 @@ export class CliProcess {
   stderr = '';
   readonly exited: Promise<Exit>;
   #waiters: Array<() => void> = [];
+  #closed = false;
 
   constructor(args: readonly string[], options: SpawnOptions) {
     const command = options.tty
@@ -94,6 +95,7 @@ export class CliProcess {
     });
     this.exited = new Promise((resolve) => {
       this.child.on('close', (code, signal) => {
+        this.#closed = true;
         this.#notify();
         resolve({ code, signal });
       });
@@ -112,12 +114,8 @@ export class CliProcess {
       const text = stream === 'stdout' ? this.stdout : this.stderr;
       return typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text);
     };
-    let exited = false;
-    void this.exited.then(() => {
-      exited = true;
-    });
     while (!found()) {
-      if (exited) {
+      if (this.#closed) {
         throw new Error(
           `process exited before ${stream} showed ${String(pattern)}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`,
         );
@@ -210,4 +208,14 @@ export function writeMockPlan(
     hooks: extra.hooks ?? [{ module: 'hooks-logging' }],
   };
   return writeFile(path.join(dir, extra.name ?? 'plan.json'), JSON.stringify(plan, null, 2));
+}
+
+/** The data of the first `event` in `--json` lines (throws when there is none). */
+export function eventData(
+  lines: ReadonlyArray<Record<string, unknown>>,
+  event: string,
+): Record<string, unknown> {
+  const found = lines.find((l) => l.event === event);
+  if (found === undefined) throw new Error(`no ${event} event in the output`);
+  return found.data as Record<string, unknown>;
 }

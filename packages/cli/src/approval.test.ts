@@ -1,0 +1,141 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CliProcess,
+  cliEnv,
+  removeTempDirs,
+  runCli,
+  sessionDirs,
+  tempDir,
+  writeFile,
+} from './__fixtures__/cli.js';
+import { interpretAnswer } from './approval.js';
+
+afterEach(removeTempDirs);
+
+/**
+ * A project with a tiny hook module (a plain folder with index.js, loaded
+ * through a `source:` path) that answers every tool:pre with ask_user, and a
+ * plan whose scripted model runs one bash command that creates a file.
+ */
+function askProject(hookResult: Record<string, unknown>): { cwd: string; plan: string; marker: string } {
+  const cwd = tempDir();
+  writeFile(
+    path.join(cwd, 'ask-hook', 'index.js'),
+    `export async function mount(coordinator) {
+  return coordinator.hooks.register('tool:pre', () => (${JSON.stringify({ action: 'ask_user', ...hookResult })}), { name: 'ask-hook' });
+}
+`,
+  );
+  const marker = path.join(cwd, 'ran.txt');
+  const plan = writeFile(
+    path.join(cwd, 'plan.yaml'),
+    [
+      'session: { orchestrator: loop-basic, context: context-simple }',
+      'providers:',
+      '  - module: provider-mock',
+      '    config:',
+      '      script:',
+      `        - tool_calls: [{ id: c1, name: bash, arguments: { command: "touch ${marker}" } }]`,
+      '        - text: all done',
+      'tools: [{ module: tool-bash }]',
+      'hooks: [{ module: ask-hook, source: ./ask-hook }]',
+    ].join('\n'),
+  );
+  return { cwd, plan, marker };
+}
+
+function toolMessage(home: string): string {
+  const [dir] = sessionDirs(home);
+  const lines = fs.readFileSync(path.join(dir!, 'transcript.jsonl'), 'utf8').trim().split('\n');
+  const tool = lines
+    .map((l) => JSON.parse(l) as { role: string; content: string })
+    .find((m) => m.role === 'tool');
+  return tool?.content ?? '';
+}
+
+describe('approval (ask_user)', () => {
+  it('maps typed answers: y/yes allow, n/anything else deny, empty takes the default', () => {
+    expect(interpretAnswer('y', 'deny')).toBe('allow');
+    expect(interpretAnswer(' YES ', 'deny')).toBe('allow');
+    expect(interpretAnswer('n', 'allow')).toBe('deny');
+    expect(interpretAnswer('maybe', 'allow')).toBe('deny');
+    expect(interpretAnswer('', 'allow')).toBe('allow');
+    expect(interpretAnswer('', 'deny')).toBe('deny');
+  });
+
+  it('without a terminal, the hook default applies: deny unless it says otherwise', async () => {
+    const home = tempDir();
+    const { cwd, plan, marker } = askProject({ approval_prompt: 'Run the command?' });
+    const result = await runCli(['run', '--plan', plan, 'go'], { cwd, env: cliEnv(home) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('Approval needed (bash): Run the command? → denied');
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(toolMessage(home)).toMatch(/^Denied by hook/);
+    expect(result.stderr).toMatch(/✗ bash touch .* Denied by hook/);
+    expect(result.stdout).toBe('all done\n');
+  });
+
+  it('without a terminal, a hook default of allow is honoured', async () => {
+    const home = tempDir();
+    const { cwd, plan, marker } = askProject({ approval_prompt: 'Run it?', approval_default: 'allow' });
+    const result = await runCli(['run', '--plan', plan, 'go'], { cwd, env: cliEnv(home) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('→ allowed');
+    expect(fs.existsSync(marker)).toBe(true);
+  });
+
+  it('on a terminal, the user is asked y/n with the hook prompt; "y" runs the tool', async () => {
+    const home = tempDir();
+    const { cwd, plan, marker } = askProject({ approval_prompt: 'Touch the file?', approval_timeout: 300 });
+    const cli = new CliProcess(['run', '--plan', plan, 'go'], {
+      cwd,
+      env: cliEnv(home, { NO_COLOR: '1' }),
+      tty: true,
+    });
+    await cli.waitFor('stdout', 'Touch the file? [y/N]');
+    expect(cli.stdout).toContain('deny in 300 s');
+    cli.write('y\r');
+    const exit = await cli.done();
+    expect(exit.code, exit.stdout).toBe(0);
+    expect(exit.stdout).toContain('allowed');
+    expect(fs.existsSync(marker)).toBe(true);
+    expect(exit.stdout).toContain('all done');
+  });
+
+  it('on a terminal, "n" denies', async () => {
+    const home = tempDir();
+    const { cwd, plan, marker } = askProject({ approval_prompt: 'Touch the file?' });
+    const cli = new CliProcess(['run', '--plan', plan, 'go'], {
+      cwd,
+      env: cliEnv(home, { NO_COLOR: '1' }),
+      tty: true,
+    });
+    await cli.waitFor('stdout', 'Touch the file?');
+    cli.write('n\r');
+    const exit = await cli.done();
+    expect(exit.code, exit.stdout).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(toolMessage(home)).toMatch(/^Denied by hook/);
+  });
+
+  it("on a terminal, the hook's timeout is honoured: no answer takes its default", async () => {
+    const home = tempDir();
+    const { cwd, plan, marker } = askProject({
+      approval_prompt: 'Quick?',
+      approval_timeout: 1,
+      approval_default: 'deny',
+    });
+    const cli = new CliProcess(['run', '--plan', plan, 'go'], {
+      cwd,
+      env: cliEnv(home, { NO_COLOR: '1' }),
+      tty: true,
+    });
+    await cli.waitFor('stdout', 'Quick?');
+    const exit = await cli.done();
+    expect(exit.code, exit.stdout).toBe(0);
+    expect(exit.stdout).toContain('no answer in time');
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+});

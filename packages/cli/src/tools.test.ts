@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliEnv, removeTempDirs, runCli, sessionDirs, tempDir, writeFile } from './__fixtures__/cli.js';
+import { parseToolArgs } from './tools.js';
+
+afterEach(removeTempDirs);
+
+describe('tool list | invoke', () => {
+  it('parses key=value arguments: JSON when it parses, otherwise the string', () => {
+    expect(parseToolArgs(['a=1', 'b=true', 'c=hello world', 'd={"x":[1]}', 'e="quoted"', 'f=a=b'])).toEqual({
+      a: 1,
+      b: true,
+      c: 'hello world',
+      d: { x: [1] },
+      e: 'quoted',
+      f: 'a=b',
+    });
+    expect(() => parseToolArgs(['novalue'])).toThrow(/key=value/);
+  });
+
+  it('lists the tools of the default plan', async () => {
+    const cwd = tempDir();
+    const result = await runCli(['tool', 'list'], { cwd, env: cliEnv(tempDir()) });
+    expect(result.code, result.stderr).toBe(0);
+    for (const name of [
+      'read_file',
+      'write_file',
+      'edit_file',
+      'glob',
+      'grep',
+      'bash',
+      'web_fetch',
+      'web_search',
+    ]) {
+      expect(result.stdout).toMatch(new RegExp(`^${name}\\s`, 'm'));
+    }
+    const json = await runCli(['tool', 'list', '--json'], { cwd, env: cliEnv(tempDir()) });
+    const bash = (JSON.parse(json.stdout) as Array<{ name: string; input_schema: object }>).find(
+      (t) => t.name === 'bash',
+    );
+    expect(bash?.input_schema).toMatchObject({ type: 'object' });
+  });
+
+  it('invokes a tool directly in --cwd and prints its result; no session is stored', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    writeFile(path.join(cwd, 'notes.txt'), 'alpha\nbeta\n');
+    const read = await runCli(['tool', 'invoke', 'read_file', 'file_path=notes.txt'], {
+      cwd,
+      env: cliEnv(home),
+    });
+    expect(read.code, read.stderr).toBe(0);
+    expect(JSON.parse(read.stdout).content).toBe('     1\talpha\n     2\tbeta');
+    const bash = await runCli(['tool', 'invoke', 'bash', 'command=echo hi from bash'], {
+      cwd,
+      env: cliEnv(home),
+    });
+    expect(bash.code, bash.stderr).toBe(0);
+    expect(JSON.parse(bash.stdout)).toMatchObject({ stdout: 'hi from bash\n', returncode: 0 });
+    const written = await runCli(['tool', 'invoke', 'write_file', 'file_path=out.txt', 'content=written'], {
+      cwd,
+      env: cliEnv(home),
+    });
+    expect(written.code, written.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(cwd, 'out.txt'), 'utf8')).toBe('written');
+    expect(sessionDirs(home)).toEqual([]);
+  });
+
+  it('exits 1 when the tool reports success: false, and prints its error', async () => {
+    const cwd = tempDir();
+    const result = await runCli(['tool', 'invoke', 'bash', 'command=exit 4'], {
+      cwd,
+      env: cliEnv(tempDir()),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/exited with code 4/i);
+    const json = await runCli(['tool', 'invoke', 'bash', 'command=exit 4', '--json'], {
+      cwd,
+      env: cliEnv(tempDir()),
+    });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ success: false, output: { returncode: 4 } });
+    const web = await runCli(['tool', 'invoke', 'web_search', 'query=amplifier'], {
+      cwd,
+      env: cliEnv(tempDir()),
+    });
+    expect(web.code).toBe(1);
+    expect(web.stderr).toContain('No search backend configured');
+  });
+
+  it('an unknown tool or input that breaks its schema is an error before anything runs', async () => {
+    const cwd = tempDir();
+    const unknown = await runCli(['tool', 'invoke', 'teleport'], { cwd, env: cliEnv(tempDir()) });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("No tool 'teleport' in the plan. Available: read_file");
+    const invalid = await runCli(['tool', 'invoke', 'bash', 'command=42'], { cwd, env: cliEnv(tempDir()) });
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('command must be string');
+  });
+
+  it('uses the tools of --plan', async () => {
+    const cwd = tempDir();
+    const plan = writeFile(
+      path.join(cwd, 'plan.yaml'),
+      'session: { orchestrator: loop-basic, context: context-simple }\ntools: [{ module: tool-bash }]\n',
+    );
+    const result = await runCli(['tool', 'list', '--plan', plan, '--json'], { cwd, env: cliEnv(tempDir()) });
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as Array<{ name: string }>).map((t) => t.name)).toEqual([
+      'bash',
+      'bash_output',
+      'bash_kill',
+    ]);
+  });
+});
