@@ -1,16 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Mounted, makeTree, mountTools, type Tree } from './__fixtures__/helpers.js';
+import { hashTree, type Mounted, makeTree, mountTools, type Tree } from './__fixtures__/helpers.js';
 
 let tree: Tree;
 let tools: Mounted;
 
+let outsideHash: string;
+
 beforeEach(async () => {
   tree = makeTree();
+  outsideHash = hashTree(tree.outside);
   tools = await mountTools({ working_dir: tree.ws });
 });
 afterEach(async () => {
+  expect(hashTree(tree.outside)).toBe(outsideHash); // nothing outside the root changed
   await tools.cleanup();
   tree.cleanup();
 });

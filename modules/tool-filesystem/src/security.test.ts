@@ -31,6 +31,8 @@ beforeEach(async () => {
   before = outsideState();
 });
 afterEach(async () => {
+  // Every case, whatever else it checks: nothing outside the root changed.
+  expect(outsideState()).toBe(before);
   await tools.cleanup();
   tree.cleanup();
 });
