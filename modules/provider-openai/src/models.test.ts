@@ -10,6 +10,8 @@ describe('model table', () => {
     expect(lookup(table, 'gpt-4o-2024-08-06')).toBe(1);
     expect(lookup(table, 'gpt-4o-mini-2024-07-18')).toBe(2);
     expect(lookup(table, 'gpt-5-mini')).toBeUndefined();
+    expect(lookup(table, 'gpt-5-2025-08-07')).toBe(3);
+    expect(lookup(table, 'gpt-5-1')).toBeUndefined(); // a newer model, not a snapshot of gpt-5
     expect(lookup(table, 'llama3.1:8b')).toBeUndefined();
     expect(lookup(table, 'constructor')).toBeUndefined();
   });

@@ -63,6 +63,9 @@ export const UNKNOWN_MODEL_LIMITS: Readonly<ModelLimits> = {
   max_output_tokens: 4096,
 };
 
+/** What a dated snapshot adds to a model id: `20250929`, `2024-08-06`, or `latest`. */
+const SNAPSHOT_SUFFIX = /^(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/;
+
 /**
  * The entry for `model` in `table`: the exact id, else the id without a
  * routing prefix (`openai/gpt-4o`), else the longest key the id extends with a
@@ -74,7 +77,7 @@ export function lookup<T>(table: Readonly<Record<string, T>>, model: string): T 
   if (Object.hasOwn(table, bare)) return table[bare];
   let best: string | undefined;
   for (const key of Object.keys(table)) {
-    if (bare.startsWith(`${key}-`) && /^\d/.test(bare.slice(key.length + 1))) {
+    if (bare.startsWith(`${key}-`) && SNAPSHOT_SUFFIX.test(bare.slice(key.length + 1))) {
       if (best === undefined || key.length > best.length) best = key;
     }
   }
