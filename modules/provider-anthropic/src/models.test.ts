@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { CostMeter, lookup, ModelCatalog, serverLimits } from './models.js';
+
+describe('model table', () => {
+  it('matches dated snapshots and aliases, never a newer model by prefix', () => {
+    const table = { 'claude-sonnet-4': 1, 'claude-sonnet-4-5': 2 };
+    expect(lookup(table, 'claude-sonnet-4-5-20250929')).toBe(2);
+    expect(lookup(table, 'claude-sonnet-4-20250514')).toBe(1);
+    expect(lookup(table, 'anthropic/claude-sonnet-4-5')).toBe(2);
+    expect(lookup(table, 'claude-sonnet-4-6')).toBeUndefined();
+  });
+
+  it('getModelInfo: built-in limits, config overrides, the API listing (all pages) when asked', async () => {
+    const catalog = new ModelCatalog(
+      'claude-sonnet-4-5',
+      { 'claude-next': { context_window: 1_000_000 } },
+      true,
+    );
+    expect(catalog.info()).toMatchObject({ context_window: 200_000, max_output_tokens: 64_000 });
+    expect(catalog.info('claude-next')).toMatchObject({ context_window: 1_000_000, max_output_tokens: 8192 });
+    const listed = await catalog.list(
+      async () => [
+        {
+          id: 'claude-opus-5',
+          display_name: 'Claude Opus 5',
+          max_input_tokens: 500_000,
+          max_tokens: 128_000,
+        },
+      ],
+      () => {},
+    );
+    expect(listed).toEqual([
+      expect.objectContaining({
+        id: 'claude-opus-5',
+        display_name: 'Claude Opus 5',
+        context_window: 500_000,
+        max_output_tokens: 128_000,
+      }),
+    ]);
+    expect(serverLimits({ id: 'x', max_input_tokens: null })).toEqual({});
+  });
+
+  it('cost: cache writes and reads at their own prices', () => {
+    const meter = new CostMeter({});
+    // sonnet 4.5: fresh 1M * 3 + write 1M * 3.75 + read 1M * 0.3 + output 1M * 15
+    const usage = {
+      input_tokens: 3_000_000,
+      output_tokens: 1_000_000,
+      total_tokens: 4_000_000,
+      cache_write_tokens: 1_000_000,
+      cache_read_tokens: 1_000_000,
+    };
+    meter.charge('claude-sonnet-4-5-20250929', usage);
+    expect(usage).toHaveProperty('cost_usd', '22.05');
+    expect(meter.totalUsd).toBe('22.05');
+  });
+});

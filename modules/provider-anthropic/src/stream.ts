@@ -1,0 +1,202 @@
+/**
+ * Streamed Messages API responses: the SSE events (`message_start`,
+ * `content_block_start|delta|stop`, `message_delta`, `message_stop`, `ping`,
+ * `error`) turned into Provider.stream() events and aggregated into the same
+ * ChatResponse a non-streamed call gives: text, thinking with its signature,
+ * redacted thinking, tool calls whose input arrives as `input_json_delta`.
+ */
+import {
+  type ChatResponse,
+  type ContentBlock,
+  createLLMError,
+  type StreamEvent,
+  type Usage,
+} from '@amplifier/core';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { buildResponse, fromWireBlock, toUsage } from './convert.js';
+import { streamPayloadError } from './errors.js';
+import type { RequestContext } from './http.js';
+
+type Json = Record<string, unknown>;
+
+/** A block being received: its content so far, and for tool_use the raw input JSON. */
+interface OpenBlock {
+  block: ContentBlock;
+  json: string;
+}
+
+/** Feeds on stream events, gives StreamEvents; `response()` once `message_stop` came. */
+export class MessageAccumulator {
+  readonly #blocks = new Map<number, OpenBlock>();
+  readonly #context: RequestContext;
+  #usage: Usage | undefined;
+  #stopReason: string | undefined;
+  #id: string | undefined;
+  #model: string | undefined;
+  #stopped = false;
+
+  constructor(context: RequestContext) {
+    this.#context = context;
+  }
+
+  /** True once `message_stop` arrived. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** The StreamEvents of one SSE event. */
+  push(type: string, payload: Json): StreamEvent[] {
+    switch (type) {
+      case 'message_start': {
+        const message = (payload.message ?? {}) as Json;
+        if (typeof message.id === 'string') this.#id = message.id;
+        if (typeof message.model === 'string') this.#model = message.model;
+        this.#usage = toUsage(message.usage);
+        return [
+          this.#model === undefined
+            ? { type: 'message.start' }
+            : { type: 'message.start', model: this.#model },
+        ];
+      }
+      case 'content_block_start':
+        return this.#start(Number(payload.index), (payload.content_block ?? {}) as Json);
+      case 'content_block_delta':
+        return this.#delta(Number(payload.index), (payload.delta ?? {}) as Json);
+      case 'content_block_stop':
+        return this.#stop(Number(payload.index));
+      case 'message_delta': {
+        const delta = (payload.delta ?? {}) as Json;
+        if (typeof delta.stop_reason === 'string') this.#stopReason = delta.stop_reason;
+        this.#usage = toUsage(payload.usage, this.#usage);
+        return [];
+      }
+      case 'message_stop':
+        this.#stopped = true;
+        return [];
+      case 'error':
+        throw streamPayloadError(payload, this.#context);
+      default:
+        return []; // ping, and event types added later
+    }
+  }
+
+  #start(index: number, wire: Json): StreamEvent[] {
+    const block = fromWireBlock(wire);
+    if (block === undefined) return []; // server tool blocks are not Amplifier content
+    this.#blocks.set(index, { block, json: '' });
+    if (block.type === 'tool_call') return [{ type: 'tool_call.start', id: block.id, name: block.name }];
+    if (block.type === 'text' && block.text !== '') return [{ type: 'text.delta', index, text: block.text }];
+    if (block.type === 'thinking' && block.thinking !== '')
+      return [{ type: 'thinking.delta', index, text: block.thinking }];
+    return [];
+  }
+
+  #delta(index: number, delta: Json): StreamEvent[] {
+    const open = this.#blocks.get(index);
+    if (open === undefined) return [];
+    const { block } = open;
+    const piece = (key: string): string => (typeof delta[key] === 'string' ? (delta[key] as string) : '');
+    switch (delta.type) {
+      case 'text_delta':
+        if (block.type !== 'text') return [];
+        block.text += piece('text');
+        return [{ type: 'text.delta', index, text: piece('text') }];
+      case 'thinking_delta':
+        if (block.type !== 'thinking') return [];
+        block.thinking += piece('thinking');
+        return [{ type: 'thinking.delta', index, text: piece('thinking') }];
+      case 'signature_delta':
+        // The signature arrives whole in one delta (the official SDK assigns it too).
+        if (block.type === 'thinking') block.signature = piece('signature');
+        return [];
+      case 'input_json_delta':
+        if (block.type !== 'tool_call') return [];
+        open.json += piece('partial_json');
+        return [{ type: 'tool_call.delta', id: block.id, arguments_fragment: piece('partial_json') }];
+      default:
+        return []; // citations_delta and later additions
+    }
+  }
+
+  #stop(index: number): StreamEvent[] {
+    const open = this.#blocks.get(index);
+    if (open?.block.type !== 'tool_call') return [];
+    const { block } = open;
+    if (open.json.trim() !== '') {
+      try {
+        const input: unknown = JSON.parse(open.json);
+        block.input =
+          typeof input === 'object' && input !== null && !Array.isArray(input)
+            ? (input as Record<string, unknown>)
+            : { _raw_arguments: open.json, _error: 'tool input must be a JSON object' };
+      } catch (error) {
+        block.input = {
+          _raw_arguments: open.json,
+          _error: `tool input is not valid JSON: ${(error as Error).message}`,
+        };
+      }
+    }
+    return [{ type: 'tool_call.end', id: block.id, name: block.name, arguments: block.input }];
+  }
+
+  /** The whole response: blocks in index order. */
+  response(): ChatResponse {
+    const blocks = [...this.#blocks.entries()].sort((a, b) => a[0] - b[0]).map(([, open]) => open.block);
+    return buildResponse({
+      blocks,
+      usage: this.#usage,
+      stopReason: this.#stopReason,
+      id: this.#id,
+      model: this.#model,
+    });
+  }
+}
+
+/**
+ * The StreamEvents of a Messages API SSE stream, ending with `message.end`.
+ * A stream cut off before `message_stop`, a data line that is not JSON, or an
+ * `error` event (e.g. overloaded mid-stream) throws an LLMError.
+ */
+export async function* messageEvents(
+  messages: AsyncIterable<EventSourceMessage>,
+  context: RequestContext,
+): AsyncGenerator<StreamEvent> {
+  const accumulator = new MessageAccumulator(context);
+  for await (const message of messages) {
+    let payload: Json;
+    try {
+      payload = JSON.parse(message.data) as Json;
+    } catch {
+      throw createLLMError(
+        'stream',
+        `${context.provider}: malformed JSON in the stream: ${message.data.slice(0, 120)}`,
+        context,
+      );
+    }
+    const type = message.event ?? (typeof payload.type === 'string' ? payload.type : '');
+    yield* accumulator.push(type, payload);
+    if (accumulator.stopped) break;
+  }
+  if (!accumulator.stopped) {
+    throw createLLMError('stream', `${context.provider}: the stream ended before message_stop`, context);
+  }
+  yield { type: 'message.end', response: accumulator.response() };
+}
+
+/** A finished response as events (for a server that answered a stream request with plain JSON). */
+export function responseEvents(response: ChatResponse, model: string | undefined): StreamEvent[] {
+  const events: StreamEvent[] = [
+    model === undefined ? { type: 'message.start' } : { type: 'message.start', model },
+  ];
+  for (const [index, block] of response.content.entries()) {
+    if (block.type === 'thinking') events.push({ type: 'thinking.delta', index, text: block.thinking });
+    else if (block.type === 'text') events.push({ type: 'text.delta', index, text: block.text });
+    else if (block.type === 'tool_call') {
+      events.push({ type: 'tool_call.start', id: block.id, name: block.name });
+      events.push({ type: 'tool_call.delta', id: block.id, arguments_fragment: JSON.stringify(block.input) });
+      events.push({ type: 'tool_call.end', id: block.id, name: block.name, arguments: block.input });
+    }
+  }
+  events.push({ type: 'message.end', response });
+  return events;
+}
