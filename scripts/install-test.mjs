@@ -202,12 +202,17 @@ function pnpmCommand() {
   return ['npx', ['-y', `pnpm@${version}`]];
 }
 
-/** An environment without provider credentials or module search paths, so runs are offline and local. */
-function cleanEnv(extra) {
+/**
+ * The environment of an npm user's shell: without the npm_* and pnpm settings a `pnpm test:install`
+ * run passes down (registry, global config, reporter, ...), without provider credentials (so runs
+ * are offline) and without AMPLIFIER_MODULES (so modules come from the install dir only).
+ */
+function userEnv(extra = {}) {
   const env = { ...process.env, NO_COLOR: '1', ...extra };
   for (const key of Object.keys(env)) {
-    if (/^(OPENAI|ANTHROPIC|AZURE_OPENAI)_/.test(key) || key === 'AMPLIFIER_MODULES') delete env[key];
+    if (/^(npm|pnpm)_/i.test(key) || /^(OPENAI|ANTHROPIC|AZURE_OPENAI)_/.test(key)) delete env[key];
   }
+  delete env.AMPLIFIER_MODULES;
   delete env.FORCE_COLOR;
   return env;
 }
@@ -219,7 +224,7 @@ async function checkExampleApp(installDir, home) {
   const name = '(2) example app composes a session through @amplifier/core and uses every tool module';
   const result = await run(process.execPath, ['main.mjs'], {
     cwd: installDir,
-    env: cleanEnv({ AMPLIFIER_HOME: home }),
+    env: userEnv({ AMPLIFIER_HOME: home }),
     timeoutMs: 120_000,
   });
   const out = result.stdout;
@@ -259,7 +264,7 @@ function parseModuleList(text) {
 /** (1): `amplifier modules list` shows exactly the installed modules. */
 async function checkModulesList(installDir, home, amplifier, expected, label) {
   const name = `(1) amplifier modules list shows exactly the installed modules${label}`;
-  const env = cleanEnv({ AMPLIFIER_HOME: home });
+  const env = userEnv({ AMPLIFIER_HOME: home });
   const json = await run(amplifier, ['modules', 'list', '--json'], {
     cwd: installDir,
     env,
@@ -334,7 +339,7 @@ async function checkOfflineRun(installDir, home, amplifier) {
   const name = '(3) amplifier run works offline (the demo)';
   const result = await run(amplifier, ['run', 'Show me around this project'], {
     cwd: installDir,
-    env: cleanEnv({ AMPLIFIER_HOME: home }),
+    env: userEnv({ AMPLIFIER_HOME: home }),
     timeoutMs: 120_000,
   });
   const text = both(result);
@@ -366,7 +371,7 @@ async function checkMissingModule(installDir, home, amplifier, expectedAfter) {
   writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
   rmSync(join(installDir, 'node_modules', ...removed.split('/')), { recursive: true, force: true });
 
-  const env = cleanEnv({ AMPLIFIER_HOME: home });
+  const env = userEnv({ AMPLIFIER_HOME: home });
   const needsInstall = new RegExp(`npm install ${removed.replace('/', '\\/')}`);
   const plan = join(installDir, 'needs-bash.yaml');
   writeFileSync(
@@ -465,18 +470,33 @@ async function main() {
       `${packages.length} packages and their dependencies (${seconds(build.ms)})`,
     );
 
-    // Pack every publishable package and the example app (pnpm resolves its catalog: ranges too).
-    const packOne = async (dir) => {
-      const result = await run(pnpm, [...pnpmArgs, 'pack', '--pack-destination', tarballs, '--json'], {
-        cwd: dir,
-      });
-      if (result.code !== 0) throw new Error(`pnpm pack in ${relative(root, dir)} failed:\n${both(result)}`);
-      return JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))).filename;
-    };
-    const packStarted = Date.now();
-    const packed = await Promise.all(packages.map(async (p) => ({ ...p, tarball: await packOne(p.dir) })));
-    const exampleTarball = await packOne(join(root, 'examples', 'basic-app'));
-    console.log(`     packed ${packed.length + 1} tarballs in ${seconds(Date.now() - packStarted)}`);
+    // Pack every publishable package and the example app in one pnpm run (pnpm rewrites their
+    // workspace: and catalog: ranges, and resolves the example's catalog: ranges too).
+    const exampleName = readJson(join(root, 'examples', 'basic-app', 'package.json')).name;
+    const pack = await run(
+      pnpm,
+      [
+        ...pnpmArgs,
+        '-r',
+        ...filters,
+        `--filter=${exampleName}`,
+        'pack',
+        '--pack-destination',
+        tarballs,
+        '--json',
+      ],
+      { timeoutMs: 300_000 },
+    );
+    if (pack.code !== 0) return fail('pnpm pack', `exit code ${pack.code}`, both(pack));
+    const tarballOf = new Map();
+    for (const item of [JSON.parse(pack.stdout.slice(pack.stdout.search(/[[{]/)))].flat()) {
+      tarballOf.set(item.name, item.filename);
+    }
+    const unpacked = [...packages.map((p) => p.pkg.name), exampleName].filter((n) => !tarballOf.has(n));
+    if (unpacked.length > 0) return fail('pnpm pack', `no tarball for ${unpacked.join(', ')}`, both(pack));
+    const packed = packages.map((p) => ({ ...p, tarball: tarballOf.get(p.pkg.name) }));
+    const exampleTarball = tarballOf.get(exampleName);
+    console.log(`     packed ${tarballOf.size} tarballs in ${seconds(pack.ms)}`);
 
     const expectedModules = [];
     for (const p of packed) {
@@ -521,9 +541,10 @@ async function main() {
       `${JSON.stringify({ name: 'amplifier-install-test', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2)}\n`,
     );
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const npmVersion = (await run(npm, ['--version'], { cwd: installDir })).stdout.trim();
+    const npmVersion = (await run(npm, ['--version'], { cwd: installDir, env: userEnv() })).stdout.trim();
     const install = await run(npm, ['install', '--no-audit', '--no-fund'], {
       cwd: installDir,
+      env: userEnv(),
       timeoutMs: 600_000,
     });
     const installed = packed.filter((p) =>
@@ -545,9 +566,7 @@ async function main() {
     const where = await run(
       process.execPath,
       ['--input-type=module', '-e', "console.log(import.meta.resolve('@amplifier/core'))"],
-      {
-        cwd: installDir,
-      },
+      { cwd: installDir, env: userEnv() },
     );
     const corePath = fileURLToPath(where.stdout.trim() || 'file:///nowhere');
     if (relative(installDir, corePath).startsWith('..'))
