@@ -99,7 +99,11 @@ async function runGrep(
   if (input.glob !== undefined && input.glob !== null && input.glob !== '') {
     if (typeof input.glob !== 'string') return fail('glob must be a string');
     const basename = !input.glob.replace(/^!/, '').includes('/');
-    include = { ...toSpec(picomatch.makeRe(input.glob, { dot: true })), basename };
+    try {
+      include = { ...toSpec(picomatch.makeRe(input.glob, { dot: true })), basename };
+    } catch (error) {
+      return fail(`Invalid glob: ${input.glob}: ${(error as Error).message}`);
+    }
   }
 
   let resolved: ResolvedPath;
