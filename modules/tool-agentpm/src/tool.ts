@@ -84,7 +84,7 @@ export class AgentPmTool implements Tool {
     this.name = spec.name;
     this.description = spec.manifest.description;
     this.inputSchema = spec.manifest.inputs;
-    const timeoutMs = spec.timeoutMs + runtime.graceMs + ORCHESTRATOR_MARGIN_MS;
+    const timeoutMs = Math.min(spec.timeoutMs + runtime.graceMs + ORCHESTRATOR_MARGIN_MS, 2 ** 31 - 1);
     // Each call is its own process: nothing shared, so calls run concurrently unless the manifest asks for serial.
     this.executionProfile = spec.serial ? { serial: true, timeoutMs } : { resourceKeys: () => [], timeoutMs };
     this.#validateInput = compileSchema(spec.manifest.inputs);
