@@ -1,0 +1,105 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliEnv, jsonLines, removeTempDirs, runCli, tempDir } from './__fixtures__/cli.js';
+
+afterEach(removeTempDirs);
+
+/** A local server speaking OpenAI's Chat Completions wire format (streamed or not). */
+async function chatServer(
+  answer: string,
+): Promise<{ url: string; bodies: Array<Record<string, unknown>>; close(): Promise<void> }> {
+  const bodies: Array<Record<string, unknown>> = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => {
+      raw += chunk;
+    });
+    req.on('end', () => {
+      const body = JSON.parse(raw) as Record<string, unknown>;
+      bodies.push(body);
+      const base = { id: 'chatcmpl-1', created: 0, model: String(body.model) };
+      const usage = { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 };
+      if (body.stream === true) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+          `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
+        res.write(chunk([{ index: 0, delta: { role: 'assistant', content: answer }, finish_reason: null }]));
+        res.write(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }], { usage }));
+        res.end('data: [DONE]\n\n');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            ...base,
+            object: 'chat.completion',
+            choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
+            usage,
+          }),
+        );
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    bodies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('providers', () => {
+  it('OPENAI_BASE_URL alone picks provider-openai (a local server needs no key); --model reaches it', async () => {
+    const server = await chatServer('hello from the local model');
+    try {
+      const result = await runCli(['run', '--json', '--model', 'local-model', 'hi'], {
+        cwd: tempDir(),
+        env: cliEnv(tempDir(), { OPENAI_BASE_URL: server.url }),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const lines = jsonLines(result.stdout);
+      expect(lines.find((l) => l.type === 'session')).toMatchObject({
+        provider: 'openai',
+        model: 'local-model',
+      });
+      expect(lines.find((l) => l.type === 'result')).toMatchObject({
+        response: 'hello from the local model',
+      });
+      expect(server.bodies[0]?.model).toBe('local-model');
+      // The default plan's tools are offered to the model.
+      const tools = (server.bodies[0]?.tools as Array<{ function: { name: string } }>).map(
+        (t) => t.function.name,
+      );
+      expect(tools).toEqual(expect.arrayContaining(['read_file', 'glob', 'grep', 'bash', 'web_fetch']));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('--provider openai without a key or base URL says how to configure one', async () => {
+    const result = await runCli(['run', '--provider', 'openai', 'hi'], {
+      cwd: tempDir(),
+      env: cliEnv(tempDir()),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('provider-openai: not mounted');
+    expect(result.stderr).toContain(
+      'No model provider is configured (provider-openai did not mount: no credentials)',
+    );
+    expect(result.stderr).toContain('OPENAI_BASE_URL');
+    expect(result.stderr).toContain('offline demo provider');
+  });
+
+  it('--provider anthropic without ANTHROPIC_API_KEY says the same', async () => {
+    const result = await runCli(['run', '--provider', 'anthropic', 'hi'], {
+      cwd: tempDir(),
+      env: cliEnv(tempDir()),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'No model provider is configured (provider-anthropic did not mount: no credentials)',
+    );
+    expect(result.stderr).toContain('ANTHROPIC_API_KEY');
+  });
+});
