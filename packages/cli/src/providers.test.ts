@@ -68,9 +68,8 @@ describe('providers', () => {
       });
       expect(server.bodies[0]?.model).toBe('local-model');
       // The default plan's tools are offered to the model.
-      const tools = (server.bodies[0]?.tools as Array<{ function: { name: string } }>).map(
-        (t) => t.function.name,
-      );
+      const offered = (server.bodies[0]?.tools ?? []) as Array<{ function: { name: string } }>;
+      const tools = offered.map((t) => t.function.name);
       expect(tools).toEqual(expect.arrayContaining(['read_file', 'glob', 'grep', 'bash', 'web_fetch']));
     } finally {
       await server.close();
