@@ -271,6 +271,15 @@ describe('errors and retries', () => {
     expect(retries[0]![1].delay as number).toBeGreaterThanOrEqual(0.05);
   });
 
+  it('with jitter on, the wait after a Retry-After is never shorter than it', async () => {
+    const limited = json(429, { error: { message: 'slow down' } }, { 'retry-after': '0.02' });
+    server.enqueue(limited, limited, limited, limited, sse(textStream(['ok'])));
+    await make({ retry_jitter: 0.5 }).complete(REQUEST);
+    const delays = recorder.getEvents('provider:retry').map(([, d]) => d.delay as number);
+    expect(delays).toHaveLength(4);
+    for (const delay of delays) expect(delay).toBeGreaterThanOrEqual(0.02);
+  });
+
   it('500 then success, and overloaded 529 then success', async () => {
     server.enqueue(
       json(500, { error: { message: 'The server had an error' } }),

@@ -41,6 +41,9 @@ import { chunkEvents, responseEvents } from './stream.js';
 
 type Json = Record<string, unknown>;
 
+/** Listing models is a lookup, not a generation: it gets at most this long. */
+const LIST_TIMEOUT_MS = 30_000;
+
 interface Call {
   context: RequestContext;
   body: Json;
@@ -117,7 +120,7 @@ export class OpenAIProvider implements Provider {
       async () => {
         const context = { provider: this.name, model: this.config.model };
         const response = await this.#http.send('GET', '/models', {
-          timeoutMs: this.config.timeoutMs,
+          timeoutMs: Math.min(this.config.timeoutMs, LIST_TIMEOUT_MS),
           context,
         });
         if (response.status !== 200) {
@@ -287,15 +290,29 @@ export class OpenAIProvider implements Provider {
     });
   }
 
-  /** Retry retryable LLMErrors with backoff, emitting `provider:retry`; an abort ends it at once. */
+  /**
+   * Retry retryable LLMErrors with backoff, emitting `provider:retry`; an
+   * abort ends it at once. After a `Retry-After` the jitter only adds, so the
+   * wait never ends before the time the server asked for.
+   */
   async #retry<T>(call: Call, operation: () => Promise<T>): Promise<T> {
     const { signal, context } = call;
+    let last: unknown;
+    const attempt = (): Promise<T> =>
+      operation().catch((error: unknown) => {
+        last = error;
+        throw error;
+      });
     try {
-      return await retryWithBackoff(operation, {
+      return await retryWithBackoff(attempt, {
         maxRetries: this.config.maxRetries,
         minDelayMs: this.config.minRetryDelayMs,
         maxDelayMs: this.config.maxRetryDelayMs,
         jitter: this.config.jitter,
+        random: () =>
+          LLMError.isLLMError(last) && last.retry_after !== undefined
+            ? 0.5 + Math.random() / 2
+            : Math.random(),
         ...(signal !== undefined && { signal }),
         onRetry: async (attempt, delayMs, error) => {
           this.#logger.info(
