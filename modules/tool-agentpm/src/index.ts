@@ -12,23 +12,15 @@ import { AgentPmTool, ToolRuntime } from './tool.js';
 
 export type { AgentPmConfig, ToolEnv } from './config.js';
 export { DEFAULT_PASS_ENV, DEFAULTS, parseConfig, toolEnvironment } from './config.js';
+export type { CheckOptions, ManifestCheck } from './lint.js';
+export { checkManifest, formatManifestProblems, lintManifest } from './lint.js';
 export type { LoadProblem, PreparedTool, PrepareOptions } from './loader.js';
 export { describeProblem, findExecutable, locateToolFolder, prepareTools } from './loader.js';
-export type {
-  AgentManifest,
-  CheckOptions,
-  EnvVarSpec,
-  ManifestCheck,
-  ManifestProblem,
-  Severity,
-} from './manifest.js';
+export type { AgentManifest, EnvVarSpec, ManifestProblem, Severity } from './manifest.js';
 export {
   AGENT_MANIFEST_SCHEMA,
   BARE_COMMANDS,
-  checkManifest,
-  formatManifestProblems,
   interpreterFamily,
-  lintManifest,
   MANIFEST_FILE,
   modelToolName,
   scriptIndex,

@@ -8,13 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findPackageDir } from '@amplifier/core';
 import { type AgentPmConfig, toolEnvironment } from './config.js';
-import {
-  type AgentManifest,
-  checkManifest,
-  MANIFEST_FILE,
-  modelToolName,
-  type Severity,
-} from './manifest.js';
+import { checkManifest } from './lint.js';
+import { type AgentManifest, MANIFEST_FILE, modelToolName, type Severity } from './manifest.js';
 
 /** A problem met while loading one configured tool. */
 export interface LoadProblem {

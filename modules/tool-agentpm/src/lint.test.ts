@@ -8,15 +8,8 @@ import path from 'node:path';
 import { compileSchema } from '@amplifier/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifest, NODE_TOOL, PYTHON_TOOL, tempDir, writeTool } from './__fixtures__/tools.js';
-import {
-  AGENT_MANIFEST_SCHEMA,
-  checkManifest,
-  formatManifestProblems,
-  interpreterFamily,
-  lintManifest,
-  type ManifestProblem,
-  modelToolName,
-} from './manifest.js';
+import { checkManifest, formatManifestProblems, lintManifest } from './lint.js';
+import { AGENT_MANIFEST_SCHEMA, interpreterFamily, type ManifestProblem, modelToolName } from './manifest.js';
 
 let root: string;
 let remove: () => void;
