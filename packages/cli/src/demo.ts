@@ -181,7 +181,7 @@ export function demoResponder(cwd: string): (request: ChatRequest) => ChatRespon
     if (afterRead === 'grep') {
       return {
         content: text('Searching for TODO and FIXME markers.'),
-        tool_calls: [call(turn, 'grep', { pattern: '\\b(TODO|FIXME)\\b', output_mode: 'count' })],
+        tool_calls: [call(turn, 'grep', { pattern: 'TODO|FIXME', output_mode: 'count' })],
       };
     }
     if (afterRead === 'bash') {

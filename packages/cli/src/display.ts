@@ -92,6 +92,8 @@ export class Display implements DisplaySystem {
   #spinner: Spinner | undefined;
   #thinking = false;
   #narrate = false;
+  /** Something was shown on stderr since the last answer (the answer is then set apart by a blank line). */
+  #shown = false;
 
   constructor(options: DisplayOptions = {}) {
     const env = options.env ?? process.env;
@@ -110,6 +112,7 @@ export class Display implements DisplaySystem {
   line(text: string): void {
     if (this.json) return;
     this.#stderr.write(`${text}\n`);
+    this.#shown = text !== '';
   }
 
   /** A line on stderr, also in JSON mode (warnings and errors must never vanish). */
@@ -135,6 +138,8 @@ export class Display implements DisplaySystem {
   answer(text: string): void {
     this.#stopSpinner();
     if (this.json) return;
+    if (this.#shown) this.#stderr.write('\n');
+    this.#shown = false;
     this.#stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
@@ -263,7 +268,7 @@ export class Display implements DisplaySystem {
     if (this.interactive) {
       this.#spin(this.#running.size === 1 ? `${name} ${args}` : `${this.#running.size} tools running`);
     } else {
-      this.line(`${this.colors.cyan('→')} ${this.colors.bold(name)} ${args}`.trimEnd());
+      this.line(`  ${this.colors.cyan('→')} ${this.colors.bold(name)} ${args}`.trimEnd());
     }
   }
 
@@ -287,7 +292,7 @@ export class Display implements DisplaySystem {
     const mark = ok ? c.green('✓') : c.red('✗');
     const took = c.dim(formatDuration(performance.now() - call.started));
     const tail = message === '' ? '' : ` ${c.red(message)}`;
-    this.line(`${mark} ${c.bold(call.name)} ${call.args}${call.args ? ' ' : ''}${took}${tail}`);
+    this.line(`  ${mark} ${c.bold(call.name)} ${call.args}${call.args ? ' ' : ''}${took}${tail}`);
     if (this.interactive) {
       const next = [...this.#running.values()][0];
       if (next !== undefined)
