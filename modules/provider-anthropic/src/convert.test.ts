@@ -154,6 +154,11 @@ describe('messages to the Messages API', () => {
         output_tokens: 5,
       }),
     );
+    const thinking = fromWireMessage({
+      ...message([{ type: 'text', text: 'x' }]),
+      usage: { input_tokens: 1, output_tokens: 50, output_tokens_details: { thinking_tokens: 40 } },
+    });
+    expect(thinking.usage).toMatchObject({ output_tokens: 50, reasoning_tokens: 40 });
     expect(response.usage).toEqual({
       input_tokens: 1210,
       output_tokens: 5,

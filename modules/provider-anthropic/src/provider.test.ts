@@ -116,6 +116,21 @@ describe('complete()', () => {
     });
   });
 
+  it('model override per request; rate-limit headers reach llm:response', async () => {
+    server.enqueue(
+      json(200, message([{ type: 'text', text: 'x' }]), {
+        'anthropic-ratelimit-requests-limit': '50',
+        'anthropic-ratelimit-requests-remaining': '49',
+      }),
+    );
+    await make({ use_streaming: false }).complete({ ...REQUEST, model: 'claude-haiku-4-5' });
+    expect(server.requests[0]!.body.model).toBe('claude-haiku-4-5');
+    expect(recorder.getEvents('llm:response')[0]![1]).toMatchObject({
+      model: 'claude-haiku-4-5',
+      rate_limits: { requests_limit: 50, requests_remaining: 49 },
+    });
+  });
+
   it('streamed: thinking with its signature, redacted thinking, text and a tool call split across input_json_delta', async () => {
     server.enqueue(sse(thinkingToolStream()));
     const response = await make().complete(REQUEST);

@@ -155,11 +155,19 @@ describe('complete()', () => {
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'not streamed' }]);
   });
 
-  it('model override per request and request timeout reach the call', async () => {
-    server.enqueue(json(200, completion({ content: 'x' })));
-    await make({ use_streaming: false }).complete({ ...REQUEST, model: 'gpt-4.1' });
+  it('model override per request; rate-limit headers reach llm:response', async () => {
+    server.enqueue(
+      json(200, completion({ content: 'x' }), {
+        'x-ratelimit-limit-requests': '500',
+        'x-ratelimit-remaining-tokens': '149000',
+      }),
+    );
+    await make({ use_streaming: false }).complete({ ...REQUEST, model: 'gpt-4.1', timeout: 5 });
     expect(server.requests[0]!.body.model).toBe('gpt-4.1');
-    expect(recorder.getEvents('llm:response')[0]![1].model).toBe('gpt-4.1');
+    expect(recorder.getEvents('llm:response')[0]![1]).toMatchObject({
+      model: 'gpt-4.1',
+      rate_limits: { requests_limit: 500, tokens_remaining: 149_000 },
+    });
   });
 });
 
@@ -382,6 +390,12 @@ describe('errors and retries', () => {
     controller.abort();
     expect((await failure(make().complete(REQUEST, { signal: controller.signal }))).kind).toBe('abort');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('request timeout: a request may set its own timeout (seconds)', async () => {
+    server.enqueue(hang().handler);
+    const error = await failure(make({ max_retries: 0 }).complete({ ...REQUEST, timeout: 0.2 }));
+    expect(error.kind).toBe('timeout');
   });
 
   it('request timeout: no answer within `timeout` seconds is a timeout error', async () => {
