@@ -19,7 +19,13 @@ import {
   tempDir,
 } from './__fixtures__/fakes.js';
 import { argsHash } from './binding.js';
-import { HOOK_NAME, mount, REGISTER_PROVIDER_CAPABILITY, VERIFY_HOOK_NAME } from './index.js';
+import {
+  HOOK_NAME,
+  mount,
+  ORIGINAL_HOOK_NAME,
+  REGISTER_PROVIDER_CAPABILITY,
+  VERIFY_HOOK_NAME,
+} from './index.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -314,6 +320,28 @@ describe('binding to the call id and the exact arguments', () => {
     ]);
   });
 
+  it('input changed by an earlier hook is refused when it must be asked (the approval could not bind to what runs)', async () => {
+    const m = await setup({}, 'Allow once');
+    m.coordinator.hooks.register(
+      'tool:pre',
+      (_event, data) => ({ action: 'modify', data: { ...data, tool_input: { command: 'make deploy' } } }),
+      { priority: -50 },
+    );
+    const asked = await toolPre(m.coordinator, bashCall('make test', 'e1'));
+    expect(asked.action).toBe('deny');
+    expect(asked.reason).toContain(
+      'an earlier tool:pre hook changed the arguments of call e1 before the approval check',
+    );
+    expect(m.approval!.requests).toEqual([]);
+    // Auto-decisions are made on the input that runs: `continue` carries the modified data on.
+    const allowed = await m.coordinator.hooks.emit('tool:pre', {
+      tool_name: 'read_file',
+      tool_call_id: 'e2',
+      tool_input: { file_path: 'a' },
+    });
+    expect(allowed).toMatchObject({ action: 'continue', data: { tool_input: { command: 'make deploy' } } });
+  });
+
   it('the same arguments in another key order are the same arguments; a changed call id is refused', async () => {
     const m = await setup();
     m.coordinator.hooks.register(
@@ -495,10 +523,11 @@ describe('audit', () => {
 });
 
 describe('fail closed and lifecycle', () => {
-  it('registers `hooks-approval` first (priority -10) and its final-input check last on tool:pre', async () => {
+  it('registers the emitted-input check first, `hooks-approval` at -10 and the final-input check last on tool:pre', async () => {
     const m = await setup();
     m.coordinator.hooks.register('tool:pre', () => undefined, { priority: 0, name: 'other' });
     expect(m.coordinator.hooks.listHandlers('tool:pre')['tool:pre']).toEqual([
+      ORIGINAL_HOOK_NAME,
       HOOK_NAME,
       'other',
       VERIFY_HOOK_NAME,

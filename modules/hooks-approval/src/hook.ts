@@ -46,6 +46,9 @@ export class ApprovalHook {
   #grants: GrantStore | undefined;
   readonly #checks = new Map<string, CallCheck>();
   readonly #checksByData = new WeakMap<object, CallCheck>();
+  /** Hashes of the input as the orchestrator emitted it, before any hook changed it. */
+  readonly #originals = new Map<string, string>();
+  readonly #originalsByData = new WeakMap<object, string>();
   #bridge: ApprovalBridge | undefined;
 
   constructor(coordinator: Coordinator, config: ApprovalConfig) {
@@ -149,6 +152,19 @@ export class ApprovalHook {
       }
     }
     this.#track(check, data, typeof given === 'string' && given !== '');
+    if (check.action === 'ask' && this.#takeOriginal(data) !== hash) {
+      // After ask_user, core's processHookResult answers a bare continue: the orchestrator runs the
+      // input it emitted, not this modified one. An approval could not be bound to what runs.
+      const reason = `hooks-approval: an earlier tool:pre hook changed the arguments of call ${toolCallId} before the approval check, so an approval could not be bound to the arguments that would run; refused (give that hook a priority above ${this.config.priority})`;
+      await this.#recorder.finish(check, {
+        decision: 'invalidated',
+        approved: false,
+        scope: null,
+        source: 'modified',
+        reason,
+      });
+      return { action: 'deny', reason };
+    }
     if (check.action === 'allow') {
       await this.#recorder.finish(check, allowOutcome(check));
       return undefined;
@@ -207,6 +223,32 @@ export class ApprovalHook {
       approval_timeout: this.config.approval_timeout,
       approval_default: this.config.approval_default,
     };
+  }
+
+  /** The first `tool:pre` handler: remember the input as the orchestrator emitted it. */
+  onOriginalInput(data: EventData): void {
+    let hash: string;
+    try {
+      hash = isRecord(data.tool_input ?? {}) ? argsHash(data.tool_input ?? {}) : 'not an object';
+    } catch {
+      hash = 'unhashable';
+    }
+    this.#originalsByData.set(data, hash);
+    const id = data.tool_call_id;
+    if (typeof id !== 'string' || id === '') return;
+    this.#originals.delete(id);
+    this.#originals.set(id, hash);
+    if (this.#originals.size > MAX_OPEN_CHECKS) this.#originals.delete(this.#originals.keys().next().value!);
+  }
+
+  #takeOriginal(data: EventData): string | undefined {
+    const id = data.tool_call_id;
+    if (typeof id === 'string' && id !== '') {
+      const hash = this.#originals.get(id);
+      this.#originals.delete(id);
+      if (hash !== undefined) return hash;
+    }
+    return this.#originalsByData.get(data);
   }
 
   /** The last `tool:pre` handler: the input that will run must be the one that was decided. */

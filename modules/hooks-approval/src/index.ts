@@ -27,6 +27,10 @@ export { ApprovalHook };
 
 /** The handler name shown by `hooks.listHandlers('tool:pre')`. */
 export const HOOK_NAME = 'hooks-approval';
+/** The first handler: remembers the input as the orchestrator emitted it. */
+export const ORIGINAL_HOOK_NAME = 'hooks-approval:emitted-input';
+/** Priority of the first handler (runs before every other `tool:pre` handler). */
+export const ORIGINAL_PRIORITY: number = Number.MIN_SAFE_INTEGER;
 /** The second handler: last on `tool:pre`, it checks the final (possibly modified) input. */
 export const VERIFY_HOOK_NAME = 'hooks-approval:final-input';
 /** Priority of the second handler (runs after every other `tool:pre` handler). */
@@ -35,7 +39,7 @@ export const VERIFY_PRIORITY: number = Number.MAX_SAFE_INTEGER;
 export const REGISTER_PROVIDER_CAPABILITY = 'approval.register_provider';
 
 /**
- * Register the `tool:pre` handlers and the `approval.register_provider`
+ * Register the three `tool:pre` handlers (emitted input, decision, final input) and the `approval.register_provider`
  * capability, and wrap the app's approval provider if one is set. Bad config
  * throws an Error naming the key. The cleanup unregisters everything, puts the
  * app's provider back, records questions never asked and closes the audit log.
@@ -46,6 +50,10 @@ export async function mount(
 ): Promise<Cleanup> {
   const hook = new ApprovalHook(coordinator, parseConfig(config));
   const offs = [
+    coordinator.hooks.register('tool:pre', (_event, data) => hook.onOriginalInput(data), {
+      priority: ORIGINAL_PRIORITY,
+      name: ORIGINAL_HOOK_NAME,
+    }),
     coordinator.hooks.register('tool:pre', (_event, data) => hook.onToolPre(data), {
       priority: hook.config.priority,
       name: HOOK_NAME,

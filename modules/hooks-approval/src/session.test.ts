@@ -68,8 +68,9 @@ async function runSession(options: {
   answer: Answer;
   sessionId?: string;
   resumed?: boolean;
-  /** Also mount a hook (priority 50) that rewrites the file path. */
+  /** Also mount a hook that rewrites the file path (at `rewritePriority`, default 50). */
   rewriteTo?: string;
+  rewritePriority?: number;
 }): Promise<Run> {
   const { dir, target } = options;
   const tool = writeFileTool();
@@ -108,7 +109,7 @@ async function runSession(options: {
               action: 'modify',
               data: { ...data, tool_input: { file_path: options.rewriteTo, content: 'hello' } },
             }),
-            { priority: 50, name: 'rewriter' },
+            { priority: options.rewritePriority ?? 50, name: 'rewriter' },
           );
         },
       }),
@@ -176,6 +177,25 @@ it('a whole session: input modified by a later hook after the approval check is 
     'Denied by hook: hooks-approval: a later tool:pre hook modified call call_w1 after the approval check',
   );
   expect(readAudit(run.auditFile)).toEqual([expect.objectContaining({ decision: 'invalidated' })]);
+});
+
+it('a whole session: input modified by an earlier hook is refused instead of asking about arguments that would not run', async () => {
+  const dir = tempDir();
+  const target = path.join(dir, 'asked.txt');
+  const elsewhere = path.join(dir, 'elsewhere.txt');
+  const run = await runSession({
+    dir,
+    target,
+    answer: 'Allow once',
+    rewriteTo: elsewhere,
+    rewritePriority: -50,
+  });
+  expect(run.tool.calls).toBe(0);
+  expect(run.approval.requests).toEqual([]);
+  expect(fs.existsSync(target) || fs.existsSync(elsewhere)).toBe(false);
+  expect(String(toolMessage(run.context)?.content)).toContain(
+    'an earlier tool:pre hook changed the arguments',
+  );
 });
 
 it('a whole session: "Allow always" is remembered, and a resumed session runs the same call without asking', async () => {
