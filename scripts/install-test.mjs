@@ -236,16 +236,20 @@ async function checkExampleApp(installDir, home) {
       'web_fetch (tool-web)',
       /^tool web_fetch: ok - HTTP 200 text\/html; charset=utf-8: # Status: all systems go$/m,
     ],
-    ['the final answer', /^answer: The workspace has two text files, .*all systems go\.$/m],
-    ['the event log (hooks-logging)', /^log: \d+ events \(4 tool:post\) in /m],
+    ['word_count (tool-agentpm)', /^tool word_count: ok - 9 words, 43 characters$/m],
+    ['the final answer', /^answer: The workspace has two text files, .*the sentence has 9 words\.$/m],
+    ['the event log (hooks-logging)', /^log: \d+ events \(5 tool:post\) in /m],
   ];
   const missing = expected.filter(([, pattern]) => !pattern.test(out)).map(([what]) => what);
-  const logFile = /^log: \d+ events \(4 tool:post\) in (.+)$/m.exec(out)?.[1];
+  const logFile = /^log: \d+ events \(5 tool:post\) in (.+)$/m.exec(out)?.[1];
   if (result.code !== 0) fail(name, `exit code ${result.code}`, both(result));
   else if (missing.length > 0) fail(name, `missing: ${missing.join(', ')}`, both(result));
   else if (!logFile?.startsWith(home) || !existsSync(logFile)) fail(name, `no event log under ${home}`, out);
   else
-    pass(name, `glob, read_file, bash, web_fetch ok; answer and event log present (${seconds(result.ms)})`);
+    pass(
+      name,
+      `glob, read_file, bash, web_fetch, word_count ok; answer and event log present (${seconds(result.ms)})`,
+    );
 }
 
 /** Parse `amplifier modules list --json`: an array, or an object holding one. */

@@ -2,7 +2,8 @@
 /**
  * The basic app: compose an Amplifier session from a mount plan through the
  * public API of @amplifier/core and run one scripted turn that uses a tool from
- * every tool module (glob + read_file, bash, web_fetch) with the event log on.
+ * every tool module (glob + read_file, bash, web_fetch, an AgentPM tool) with the
+ * event log on.
  *
  *   node main.mjs [--plan plan.yaml] [--prompt "..."]
  *
@@ -47,6 +48,8 @@ function summarize(tool, result, workDir) {
     text = `exit ${out.returncode}: ${firstLine(out.stdout)}`;
   } else if (tool === 'web_fetch') {
     text = `HTTP ${out.status} ${out.content_type}: ${firstLine(out.content)}`;
+  } else if (tool === 'word_count') {
+    text = `${out.words} words, ${out.chars} characters`;
   } else {
     text = JSON.stringify(out);
   }
@@ -110,7 +113,11 @@ async function main() {
   let failed = false;
   let session;
   try {
-    const plan = await loadPlan(resolve(values.plan), { ...process.env, STATUS_URL: server.url });
+    const plan = await loadPlan(resolve(values.plan), {
+      ...process.env,
+      STATUS_URL: server.url,
+      APP_DIR: appDir,
+    });
     // Validates the plan, then loads and mounts every module it names.
     session = await AmplifierSession.create(plan, { baseDir: appDir, workingDir: workDir });
     for (const failure of session.failures) {

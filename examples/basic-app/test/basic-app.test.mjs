@@ -38,14 +38,17 @@ describe('basic app', () => {
 
   it('exits 0 and prints the scripted answer', () => {
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^answer: The workspace has two text files, .* all systems go\.$/m);
+    assert.match(
+      run.stdout,
+      /^answer: The workspace has two text files, .* all systems go, and the sentence has 9 words\.$/m,
+    );
   });
 
-  it('runs a tool from each tool module and summarizes each result in one line', () => {
+  it('runs a tool from each tool module (filesystem, bash, web, agentpm) and summarizes each result in one line', () => {
     const lines = run.stdout.split('\n').filter((line) => line.startsWith('tool '));
     assert.deepEqual(
       lines.map((line) => line.split(':')[0]),
-      ['tool glob', 'tool read_file', 'tool bash', 'tool web_fetch'],
+      ['tool glob', 'tool read_file', 'tool bash', 'tool web_fetch', 'tool word_count'],
     );
     assert.match(run.stdout, /^tool glob: ok - 2 matches: (notes|todo)\.txt, (notes|todo)\.txt$/m);
     assert.match(run.stdout, /^tool read_file: ok - 2 of 2 lines of notes\.txt: The answer is 42\.$/m);
@@ -56,10 +59,12 @@ describe('basic app', () => {
       run.stdout,
       /^tool web_fetch: ok - HTTP 200 text\/html; charset=utf-8: # Status: all systems go$/m,
     );
+    // tools/word-count/agent.json, run by tool-agentpm in a child process of its own.
+    assert.match(run.stdout, /^tool word_count: ok - 9 words, 43 characters$/m);
   });
 
   it('writes the event log (hooks-logging) into AMPLIFIER_HOME', () => {
-    const match = /^log: (\d+) events \(4 tool:post\) in (.+)$/m.exec(run.stdout);
+    const match = /^log: (\d+) events \(5 tool:post\) in (.+)$/m.exec(run.stdout);
     assert.ok(match, run.stdout);
     const file = match[2];
     assert.ok(file.startsWith(join(home, 'projects')), file);
@@ -69,7 +74,7 @@ describe('basic app', () => {
       .map((line) => JSON.parse(line));
     assert.equal(records.length, Number(match[1]));
     const tools = records.filter((r) => r.event === 'tool:post').map((r) => r.data.tool_name);
-    assert.deepEqual(tools.sort(), ['bash', 'glob', 'read_file', 'web_fetch']);
+    assert.deepEqual(tools.sort(), ['bash', 'glob', 'read_file', 'web_fetch', 'word_count']);
     assert.ok(records.some((r) => r.event === 'session:start'));
     assert.ok(records.some((r) => r.event === 'session:end'));
   });
@@ -79,7 +84,7 @@ describe('basic app', () => {
     try {
       const own = await runApp([], { AMPLIFIER_HOME: '', TMPDIR: scratch });
       assert.equal(own.code, 0, own.stderr);
-      assert.match(own.stdout, /^log: \d+ events \(4 tool:post\)/m);
+      assert.match(own.stdout, /^log: \d+ events \(5 tool:post\)/m);
       assert.deepEqual(readdirSync(scratch), []);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
