@@ -24,8 +24,10 @@ export {
   readPlanFile,
   resolvePlan,
 } from './plan.js';
-export type { RunOptions, TurnOutcome } from './run.js';
-export { runCommand, SessionRunner } from './run.js';
+export type { RunOptions } from './run.js';
+export { runCommand } from './run.js';
+export type { OpenOptions, TurnOutcome } from './runner.js';
+export { SessionRunner } from './runner.js';
 export type { SessionMetadata, Transcript } from './sessions.js';
 export {
   amplifierHome,

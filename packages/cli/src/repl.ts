@@ -8,7 +8,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { Message } from '@amplifier/core';
 import { describeError, EXIT_CANCELLED, EXIT_OK } from './errors.js';
-import type { SessionRunner } from './run.js';
+import type { SessionRunner } from './runner.js';
 import { amplifierHome } from './sessions.js';
 
 const COMMANDS: ReadonlyArray<[string, string]> = [

@@ -1,34 +1,17 @@
 /**
- * Running sessions: `amplifier run`, `--resume` and `continue`. A
- * SessionRunner owns one AmplifierSession with its transcript on disk, the
- * live display and Ctrl+C handling (first press graceful, second immediate).
+ * `amplifier run`, `--resume` and `continue`: the prompt (argument, stdin or
+ * the REPL), the plan, process-level Ctrl+C / SIGTERM handling, and what a
+ * one-shot turn prints.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  AmplifierSession,
-  type ContextManager,
-  errorMessage,
-  type Logger,
-  type Message,
-  type ModuleLoader,
-  type ModuleLoaderLike,
-} from '@amplifier/core';
-import { CliApproval } from './approval.js';
+import { errorMessage } from '@amplifier/core';
 import { DEMO_PROMPT } from './demo.js';
 import { Display } from './display.js';
-import {
-  CliError,
-  describeError,
-  EXIT_CANCELLED,
-  EXIT_ERROR,
-  EXIT_OK,
-  EXIT_USAGE,
-  noProviderMessage,
-} from './errors.js';
-import { CLI_VERSION, createLoader } from './modules.js';
-import { planSummary, type ResolvedPlan, resolvePlan } from './plan.js';
-import { repairToolCalls, type SessionRecord, SessionStore } from './sessions.js';
+import { CliError, describeError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
+import { resolvePlan } from './plan.js';
+import { SessionRunner, type TurnOutcome } from './runner.js';
+import { type SessionRecord, SessionStore } from './sessions.js';
 
 /** Flags of `run` and `continue`. */
 export interface RunOptions {
@@ -46,13 +29,6 @@ export interface RunOptions {
   continueLatest?: boolean;
 }
 
-/** How a turn ended. */
-export interface TurnOutcome {
-  status: 'completed' | 'cancelled' | 'failed';
-  answer: string;
-  error?: unknown;
-}
-
 /** The directory a run works in: --cwd (must be a directory) or the current one. */
 export function resolveCwd(cwd: string | undefined): string {
   const dir = path.resolve(cwd ?? process.cwd());
@@ -67,274 +43,6 @@ export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Wrap a context so each added message is also appended to the transcript (one line each). */
-function recordingContext(
-  inner: ContextManager,
-  onAdd: (m: Message) => void,
-  onClear: () => void,
-): ContextManager {
-  return new Proxy(inner, {
-    get(target, property) {
-      if (property === 'addMessage') {
-        return async (message: Message) => {
-          await target.addMessage(message);
-          onAdd(message);
-        };
-      }
-      if (property === 'clear') {
-        return async () => {
-          await target.clear();
-          onClear();
-        };
-      }
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
-export interface OpenOptions {
-  resolved: ResolvedPlan;
-  cwd: string;
-  display: Display;
-  store: SessionStore;
-  /** Resume this session (its transcript is loaded). */
-  record?: SessionRecord | undefined;
-  /** Flags to remember in metadata for a later resume. */
-  remember: { provider: string | null; model: string | null; max_iterations: number | null };
-}
-
-/** One open session: turns, transcript, metadata, Ctrl+C. */
-export class SessionRunner {
-  readonly session: AmplifierSession;
-  readonly record: SessionRecord;
-  readonly display: Display;
-  readonly approval: CliApproval;
-  readonly resolved: ResolvedPlan;
-  #presses = 0;
-  #inTurn = false;
-  #closed = false;
-  #detach: () => void = () => {};
-
-  private constructor(
-    session: AmplifierSession,
-    record: SessionRecord,
-    display: Display,
-    approval: CliApproval,
-    resolved: ResolvedPlan,
-  ) {
-    this.session = session;
-    this.record = record;
-    this.display = display;
-    this.approval = approval;
-    this.resolved = resolved;
-  }
-
-  /** Load every module of the plan, check that a provider mounted, restore the transcript when resuming. */
-  static async open(options: OpenOptions): Promise<SessionRunner> {
-    const { resolved, cwd, display, store } = options;
-    const warnings: string[] = [];
-    const logger: Logger = {
-      debug: (m) => display.debug(m),
-      info: (m) => display.debug(m),
-      warn: (m) => warnings.push(m),
-      error: (m) => display.error(m),
-    };
-    let runner: SessionRunner | undefined;
-    const approval = new CliApproval({
-      display,
-      interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
-      onInterrupt: () => runner?.interrupt(),
-    });
-    // The loader resolves through the session's coordinator (module-source-resolver), made on first use.
-    let loader: ModuleLoader | undefined;
-    let session: AmplifierSession | undefined;
-    const lazyLoader: ModuleLoaderLike = {
-      load: (id, config, loadOptions) => {
-        loader ??= createLoader(cwd, { coordinator: session!.coordinator, logger });
-        return loader.load(id, config, loadOptions);
-      },
-    };
-    const resumed = options.record;
-    session = new AmplifierSession(resolved.plan, {
-      loader: lazyLoader,
-      approval,
-      display,
-      logger,
-      baseDir: cwd,
-      workingDir: cwd,
-      isResumed: resumed !== undefined,
-      ...(resumed && { sessionId: resumed.id }),
-    });
-    try {
-      await session.initialize();
-      checkModules(session, warnings);
-    } catch (error) {
-      await session.cleanup().catch(() => {});
-      throw error;
-    } finally {
-      for (const w of warnings.splice(0)) display.warn(w);
-      logger.warn = (m) => display.warn(m);
-    }
-
-    const now = new Date().toISOString();
-    const record =
-      resumed ??
-      store.create({
-        session_id: session.sessionId,
-        created: now,
-        updated: now,
-        cwd,
-        provider: resolved.provider.name,
-        model: resolved.model ?? null,
-        plan: planSummary(resolved.plan),
-        options: { plan_file: resolved.planFile ?? null, ...options.remember },
-        turn_count: 0,
-        status: 'running',
-        name: null,
-        pid: process.pid,
-        cli_version: CLI_VERSION,
-      });
-    runner = new SessionRunner(session, record, display, approval, resolved);
-    await runner.#restoreAndRecord();
-    runner.#detach = display.attach(session.coordinator.hooks);
-    return runner;
-  }
-
-  async #restoreAndRecord(): Promise<void> {
-    const coordinator = this.session.coordinator;
-    const inner = coordinator.get('context') as ContextManager;
-    const { messages, skipped } = this.record.readTranscript();
-    if (messages.length > 0 || skipped > 0) {
-      const { messages: repaired, repaired: count } = repairToolCalls(messages);
-      if (skipped > 0) {
-        this.display.warn(
-          `Skipped ${skipped} unreadable transcript line${skipped === 1 ? '' : 's'} (cut off by a crash).`,
-        );
-      }
-      if (count > 0)
-        this.display.debug(
-          `${count} tool call${count === 1 ? '' : 's'} without a result marked as interrupted`,
-        );
-      if (skipped > 0 || count > 0) this.record.rewriteTranscript(repaired);
-      await inner.setMessages(repaired);
-    }
-    this.record.saveMetadata({ pid: process.pid, status: 'running' });
-    const wrapped = recordingContext(
-      inner,
-      (message) => {
-        const stamped = message.metadata?.timestamp
-          ? message
-          : { ...message, metadata: { ...message.metadata, timestamp: new Date().toISOString() } };
-        this.record.appendMessage(stamped);
-        this.display.toolMessage(message);
-      },
-      () => this.record.rewriteTranscript([]),
-    );
-    coordinator.mount('context', wrapped);
-  }
-
-  get sessionId(): string {
-    return this.session.sessionId;
-  }
-
-  get inTurn(): boolean {
-    return this.#inTurn;
-  }
-
-  /** Ctrl+C during a turn: graceful, then immediate; a third press exits at once. */
-  interrupt(): void {
-    if (!this.#inTurn) return;
-    this.#presses++;
-    const coordinator = this.session.coordinator;
-    if (this.#presses === 1) {
-      this.display.warn(
-        'Cancelling: running tools may finish, nothing new starts. Press Ctrl+C again to stop now.',
-      );
-      void coordinator.requestCancel().catch(() => {});
-    } else if (this.#presses === 2) {
-      this.display.warn('Stopping now.');
-      void coordinator.requestCancel({ immediate: true }).catch(() => {});
-    } else {
-      process.exit(EXIT_CANCELLED);
-    }
-  }
-
-  /** Run one prompt to the end (or to cancellation); the answer is printed by the caller. */
-  async turn(prompt: string): Promise<TurnOutcome> {
-    this.#inTurn = true;
-    this.#presses = 0;
-    const metadata = this.record.metadata;
-    this.record.saveMetadata({
-      status: 'running',
-      ...(metadata.name === null && { name: prompt.replace(/\s+/g, ' ').trim().slice(0, 80) }),
-    });
-    let outcome: TurnOutcome;
-    try {
-      const answer = await this.session.execute(prompt);
-      const cancelled =
-        this.session.status.status === 'cancelled' || this.session.coordinator.cancellation.isCancelled;
-      outcome = { status: cancelled ? 'cancelled' : 'completed', answer };
-    } catch (error) {
-      const cancelled = this.session.coordinator.cancellation.isCancelled;
-      outcome = cancelled ? { status: 'cancelled', answer: '' } : { status: 'failed', answer: '', error };
-    } finally {
-      this.#inTurn = false;
-      this.display.endTurn();
-    }
-    this.record.saveMetadata({ status: outcome.status, turn_count: this.record.metadata.turn_count + 1 });
-    this.display.emitJson({
-      type: 'result',
-      session_id: this.sessionId,
-      status: outcome.status,
-      response: outcome.answer,
-      ...(outcome.error !== undefined && { error: errorMessage(outcome.error) }),
-    });
-    return outcome;
-  }
-
-  /** End the session: session:end, every module's cleanup (child processes, sockets), final metadata. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    try {
-      await this.session.cleanup();
-    } finally {
-      this.#detach();
-      this.record.close();
-      const status = this.record.metadata.status === 'running' ? 'completed' : this.record.metadata.status;
-      this.record.saveMetadata({ status });
-    }
-  }
-}
-
-/** Fail with an actionable message when the plan could not be loaded as a whole. */
-function checkModules(session: AmplifierSession, warnings: string[]): void {
-  const failures = session.failures;
-  const handled = (w: string): boolean => failures.some((f) => w.includes(`'${f.module}' was not loaded`));
-  warnings.splice(0, warnings.length, ...warnings.filter((w) => !handled(w)));
-  const noProvider = session.coordinator.get('providers').size === 0;
-  // Tools and hooks must all load (as the reference CLI); providers only when none mounted.
-  const fatal = failures.filter((f) => f.section !== 'providers' || noProvider);
-  if (fatal.length > 0) {
-    const lines = fatal.map(
-      (f) => `Could not load ${f.section.replace(/s$/, '')} '${f.module}': ${errorMessage(f.error)}`,
-    );
-    throw new CliError(lines.join('\n\n'));
-  }
-  if (noProvider) {
-    const planned = (session.config.providers ?? []).map((p) => p.module);
-    throw new CliError(
-      noProviderMessage(
-        planned.length > 0 ? `${planned.join(', ')} did not mount: no credentials` : 'the plan lists none',
-      ),
-    );
-  }
-  for (const failure of failures) {
-    warnings.push(`provider '${failure.module}' was not loaded: ${errorMessage(failure.error)}`);
-  }
 }
 
 /** Process-level Ctrl+C / SIGTERM handling for a run. */
@@ -394,6 +102,11 @@ export async function runCommand(options: RunOptions): Promise<number> {
       }
     }
     const remembered = record?.metadata.options;
+    if (options.cwd === undefined && record !== undefined && !fs.existsSync(record.metadata.cwd)) {
+      throw new CliError(
+        `The session's working directory ${record.metadata.cwd} no longer exists; pass --cwd <dir> to resume it elsewhere.`,
+      );
+    }
     const cwd = resolveCwd(options.cwd ?? record?.metadata.cwd);
     const provider = options.provider ?? remembered?.provider ?? undefined;
     const model = options.model ?? remembered?.model ?? undefined;

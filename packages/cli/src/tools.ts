@@ -15,7 +15,7 @@ import {
 } from '@amplifier/core';
 import { CliApproval } from './approval.js';
 import type { Display } from './display.js';
-import { CliError, describeError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
+import { CliError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { createLoader, table } from './modules.js';
 import { resolvePlan } from './plan.js';
 import { resolveCwd } from './run.js';
@@ -57,13 +57,14 @@ async function withTools<T>(
   const logger: Logger = {
     debug: (m) => display.debug(m),
     info: (m) => display.debug(m),
-    warn: (m) => display.warn(m),
+    // Modules that fail to load are reported below, with the advice from their error.
+    warn: (m) => {
+      if (!/^(provider|tool|hook) '[^']*' was not loaded: /.test(m)) display.warn(m);
+    },
     error: (m) => display.error(m),
   };
-  let session: AmplifierSession | undefined;
-  const loader = createLoader(cwd, { logger });
-  session = await AmplifierSession.create(plan, {
-    loader,
+  const session = await AmplifierSession.create(plan, {
+    loader: createLoader(cwd, { logger }),
     logger,
     display,
     approval: new CliApproval({
@@ -81,7 +82,6 @@ async function withTools<T>(
     return await use(session);
   } finally {
     await session.cleanup();
-    session = undefined;
   }
 }
 
@@ -179,11 +179,4 @@ export async function invokeTool(
     }
     return EXIT_OK;
   });
-}
-
-/** Shared catch for the tool commands: print, map to an exit code. */
-export function toolCommandError(error: unknown, display: Display): number {
-  const { message, exitCode } = describeError(error, display.verbose);
-  display.error(message);
-  return exitCode;
 }
