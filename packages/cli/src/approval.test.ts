@@ -138,4 +138,40 @@ describe('approval (ask_user)', () => {
     expect(exit.stdout).toContain('no answer in time');
     expect(fs.existsSync(marker)).toBe(false);
   });
+
+  it('hook user messages are shown on stderr by the display system ([source] message)', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    writeFile(
+      path.join(cwd, 'note-hook', 'index.js'),
+      `export async function mount(coordinator) {
+  return coordinator.hooks.register('tool:pre', () => ({
+    action: 'deny',
+    reason: 'not today',
+    user_message: 'bash is blocked here',
+    user_message_level: 'warning',
+    user_message_source: 'note-hook',
+  }));
+}
+`,
+    );
+    const plan = writeFile(
+      path.join(cwd, 'plan.yaml'),
+      [
+        'session: { orchestrator: loop-basic, context: context-simple }',
+        'providers:',
+        '  - module: provider-mock',
+        '    config:',
+        '      script:',
+        '        - tool_calls: [{ id: c1, name: bash, arguments: { command: "true" } }]',
+        '        - text: fine',
+        'tools: [{ module: tool-bash }]',
+        'hooks: [{ module: note-hook, source: ./note-hook }]',
+      ].join('\n'),
+    );
+    const result = await runCli(['run', '--plan', plan, 'go'], { cwd, env: cliEnv(home) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('[hook:note-hook] bash is blocked here');
+    expect(result.stdout).toBe('fine\n');
+  });
 });
