@@ -110,16 +110,26 @@ async function main() {
   if (ownHome) process.env.AMPLIFIER_HOME = ownHome;
   const server = await startStatusServer();
 
-  let failed = false;
-  let session;
   try {
-    const plan = await loadPlan(resolve(values.plan), {
-      ...process.env,
-      STATUS_URL: server.url,
-      APP_DIR: appDir,
-    });
-    // Validates the plan, then loads and mounts every module it names.
-    session = await AmplifierSession.create(plan, { baseDir: appDir, workingDir: workDir });
+    return await runTurn(values, { workDir, statusUrl: server.url, ownHome: ownHome !== undefined });
+  } finally {
+    await server.close();
+    await rm(workDir, { recursive: true, force: true });
+    if (ownHome) await rm(ownHome, { recursive: true, force: true });
+  }
+}
+
+/** Compose the session, run the turn, print the results and the log summary; resolves with the exit code. */
+async function runTurn(values, { workDir, statusUrl, ownHome }) {
+  const plan = await loadPlan(resolve(values.plan), {
+    ...process.env,
+    STATUS_URL: statusUrl,
+    APP_DIR: appDir,
+  });
+  // Validates the plan, then loads and mounts every module it names.
+  const session = await AmplifierSession.create(plan, { baseDir: appDir, workingDir: workDir });
+  let failed = false;
+  try {
     for (const failure of session.failures) {
       console.error(
         `module ${failure.module} (${failure.section}) did not load: ${errorMessage(failure.error)}`,
@@ -166,27 +176,20 @@ async function main() {
     }
     console.log(`answer: ${answer}`);
   } finally {
-    // Cleanup writes every accepted event to the log before it returns.
-    await session?.cleanup();
-    await server.close();
-    await rm(workDir, { recursive: true, force: true });
-    if (ownHome && !session) await rm(ownHome, { recursive: true, force: true });
+    // Emits session:end and writes every accepted event to the log before it returns.
+    await session.cleanup();
   }
 
-  try {
-    const log = await readEventLog(process.env.AMPLIFIER_HOME, session.sessionId);
-    if (log) {
-      const toolPosts = log.records.filter((record) => record.event === events.TOOL_POST).length;
-      const note = ownHome
-        ? ' (a temporary AMPLIFIER_HOME, removed now; set AMPLIFIER_HOME to keep the log)'
-        : '';
-      console.log(`log: ${log.records.length} events (${toolPosts} tool:post) in ${log.file}${note}`);
-    } else {
-      console.error(`no event log for session ${session.sessionId} under ${process.env.AMPLIFIER_HOME}`);
-      failed = true;
-    }
-  } finally {
-    if (ownHome) await rm(ownHome, { recursive: true, force: true });
+  const log = await readEventLog(process.env.AMPLIFIER_HOME, session.sessionId);
+  if (log) {
+    const toolPosts = log.records.filter((record) => record.event === events.TOOL_POST).length;
+    const note = ownHome
+      ? ' (a temporary AMPLIFIER_HOME, removed now; set AMPLIFIER_HOME to keep the log)'
+      : '';
+    console.log(`log: ${log.records.length} events (${toolPosts} tool:post) in ${log.file}${note}`);
+  } else {
+    console.error(`no event log for session ${session.sessionId} under ${process.env.AMPLIFIER_HOME}`);
+    failed = true;
   }
   return failed ? 1 : 0;
 }

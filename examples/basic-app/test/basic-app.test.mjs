@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -103,10 +103,14 @@ describe('basic app', () => {
           tools: [{ module: 'tool-nowhere' }],
         }),
       );
-      const missing = await runApp(['--plan', plan], { AMPLIFIER_HOME: dir });
+      // A private AMPLIFIER_HOME and scratch dirs (in TMPDIR) are removed on this path too.
+      const scratch = join(dir, 'tmp');
+      mkdirSync(scratch);
+      const missing = await runApp(['--plan', plan], { AMPLIFIER_HOME: '', TMPDIR: scratch });
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /module tool-nowhere \(tools\) did not load: .*not found/is);
       assert.match(missing.stderr, /npm install @amplifier\/tool-nowhere/);
+      assert.deepEqual(readdirSync(scratch), []);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
