@@ -123,6 +123,30 @@ function header(startLoad: number[], seconds: number, names: readonly string[]):
   ].join('\n');
 }
 
+/** Run one group; a group that throws becomes one "failed" row. */
+async function runGroup(name: string, runs: number, quick: boolean): Promise<Row[]> {
+  log(`== ${name}`);
+  try {
+    const { group } = (await import(GROUPS[name]!.file)) as { group: Group };
+    return await group.run({ runs, quick, log });
+  } catch (error) {
+    log(`${name} failed: ${(error as Error).stack ?? String(error)}`);
+    return [
+      {
+        group: name,
+        what: 'the whole group',
+        value: 'failed',
+        note: (error as Error).message.split('\n')[0] ?? '',
+      },
+    ];
+  }
+}
+
+/** A row that says the group could not run (failed, or a module's build output was missing). */
+function interrupted(row: Row): boolean {
+  return row.value === 'failed' || (row.value === 'not available' && /[\\/]dist[\\/]/.test(row.note ?? ''));
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2).filter((a) => a !== '--');
   const { values } = parseArgs({
@@ -139,19 +163,14 @@ async function main(): Promise<void> {
   const started = Date.now();
   const rows: Row[] = [];
   for (const name of names) {
-    log(`== ${name}`);
-    try {
-      const { group } = (await import(GROUPS[name]!.file)) as { group: Group };
-      rows.push(...(await group.run({ runs: Number(values.runs), quick: values.quick, log })));
-    } catch (error) {
-      log(`${name} failed: ${(error as Error).stack ?? String(error)}`);
-      rows.push({
-        group: name,
-        what: 'the whole group',
-        value: 'failed',
-        note: (error as Error).message.split('\n')[0] ?? '',
-      });
+    let groupRows = await runGroup(name, Number(values.runs), values.quick);
+    if (groupRows.some(interrupted)) {
+      // In a shared checkout another build may have emptied a dist/ folder under us: try once more.
+      log(`${name}: a module was missing or a child failed; retrying the group once in 20 s`);
+      await new Promise((resolve) => setTimeout(resolve, 20_000));
+      groupRows = await runGroup(name, Number(values.runs), values.quick);
     }
+    rows.push(...groupRows);
   }
   const table = renderTable(rows);
   process.stdout.write(`${table}\n`);
