@@ -63,6 +63,10 @@ describe('approval (ask_user)', () => {
     expect(interpretAnswer('maybe', 'allow')).toBe('deny');
     expect(interpretAnswer('', 'allow')).toBe('allow');
     expect(interpretAnswer('', 'deny')).toBe('deny');
+    // "a" means "always" only when the hook offers such an option.
+    expect(interpretAnswer('a', 'deny')).toBe('deny');
+    expect(interpretAnswer('a', 'deny', ['Allow once', 'Allow always', 'Deny'])).toBe('Allow always');
+    expect(interpretAnswer('Always', 'deny', ['Allow once', 'Allow always', 'Deny'])).toBe('Allow always');
   });
 
   it('without a terminal, the hook default applies: deny unless it says otherwise', async () => {
@@ -173,5 +177,45 @@ describe('approval (ask_user)', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('[hook:note-hook] bash is blocked here');
     expect(result.stdout).toBe('fine\n');
+  });
+});
+
+describe('approval with hooks-approval', () => {
+  it('"a" on a terminal grants "Allow always": the next matching call runs without asking, the grant is stored in the session directory', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const first = path.join(cwd, 'one.txt');
+    const second = path.join(cwd, 'two.txt');
+    const plan = writeFile(
+      path.join(cwd, 'plan.yaml'),
+      [
+        'session: { orchestrator: loop-basic, context: context-simple }',
+        'providers:',
+        '  - module: provider-mock',
+        '    config:',
+        '      script:',
+        `        - tool_calls: [{ id: c1, name: bash, arguments: { command: "touch ${first}" } }]`,
+        `        - tool_calls: [{ id: c2, name: bash, arguments: { command: "touch ${second}" } }]`,
+        '        - text: all done',
+        'tools: [{ module: tool-bash }]',
+        `hooks: [{ module: hooks-approval, config: { audit_file: ${JSON.stringify(path.join(home, 'audit.jsonl'))} } }]`,
+      ].join('\n'),
+    );
+    const cli = new CliProcess(['run', '--plan', plan, 'go'], {
+      cwd,
+      env: cliEnv(home, { NO_COLOR: '1' }),
+      tty: true,
+    });
+    await cli.waitFor('stdout', '[y/N/a]');
+    cli.write('a\r');
+    const exit = await cli.done();
+    expect(exit.code, cli.stdout).toBe(0);
+    expect(fs.existsSync(first)).toBe(true);
+    expect(fs.existsSync(second)).toBe(true);
+    // Asked once only: the second call was covered by the session grant.
+    expect(cli.stdout.split('[y/N/a]').length - 1).toBe(1);
+    const [dir] = sessionDirs(home);
+    const grants = JSON.parse(fs.readFileSync(path.join(dir!, 'approvals.json'), 'utf8')) as unknown;
+    expect(JSON.stringify(grants)).toContain('touch');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The CLI's ApprovalProvider for `ask_user` hook results: on a terminal it asks
- * y/n with the hook's prompt (the kernel enforces the timeout and aborts the
+ * y/n (and a for "always" when the hook offers it) with the hook's prompt (the kernel enforces the timeout and aborts the
  * question); without one it answers the hook's default, which is deny unless
  * the hook says otherwise.
  */
@@ -21,11 +21,27 @@ export interface ApprovalOptions {
   onInterrupt?: () => void;
 }
 
-/** Map a typed answer to the kernel's vocabulary ("allow" / "deny"); an empty answer takes the default. */
-export function interpretAnswer(answer: string, fallback: 'allow' | 'deny'): 'allow' | 'deny' {
+/**
+ * Map a typed answer to the kernel's vocabulary: "allow" or "deny", or the
+ * request's "always" option (e.g. "Allow always") when it offers one and the
+ * answer is `a`/`always`. An empty answer takes the default.
+ */
+export function interpretAnswer(
+  answer: string,
+  fallback: 'allow' | 'deny',
+  options: readonly string[] = [],
+): string {
   const a = answer.trim().toLowerCase();
   if (a === '') return fallback;
-  return a === 'y' || a === 'yes' || a === 'allow' ? 'allow' : 'deny';
+  if (a === 'y' || a === 'yes' || a === 'allow' || a === 'allow once') return 'allow';
+  const always = alwaysOption(options);
+  if (always !== undefined && (a === 'a' || a === 'always' || a === always.toLowerCase())) return always;
+  return 'deny';
+}
+
+/** The option that grants more than this one call ("Allow always"), if the hook offers one. */
+function alwaysOption(options: readonly string[]): string | undefined {
+  return options.find((option) => /^allow\b.*\balways\b/i.test(option.trim()));
 }
 
 /** A question on a terminal through a readline that lives only for this question. */
@@ -71,13 +87,16 @@ export class CliApproval implements ApprovalProvider {
       return request.default;
     }
     this.#display.pause();
-    const hint = request.default === 'allow' ? '[Y/n]' : '[y/N]';
+    const always = alwaysOption(request.options);
+    const hint = `${request.default === 'allow' ? '[Y/n' : '[y/N'}${always ? '/a' : ''}]`;
     const timeout = Number.isFinite(request.timeout) ? `, ${request.default} in ${request.timeout} s` : '';
     const question = `${c.yellow('?')} ${c.bold(`Approve${source}:`)} ${request.prompt} ${hint}${c.dim(timeout)} `;
     const signal = options.signal ?? new AbortController().signal;
     try {
-      const decision = interpretAnswer(await this.ask(question, signal), request.default);
-      this.#display.line(c.dim(decision === 'allow' ? '  allowed' : '  denied'));
+      const decision = interpretAnswer(await this.ask(question, signal), request.default, request.options);
+      const shown =
+        decision === 'deny' ? 'denied' : decision === 'allow' ? 'allowed' : `allowed (${decision})`;
+      this.#display.line(c.dim(`  ${shown}`));
       return decision;
     } catch {
       this.#display.line(c.dim(`  no answer in time: ${request.default}`));

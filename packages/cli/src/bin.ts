@@ -8,7 +8,7 @@ import { describeError, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { CLI_VERSION, listModules, validateCommand } from './modules.js';
 import { resolveCwd, runCommand } from './run.js';
 import { deleteSessions, listSessions, showSession } from './session-commands.js';
-import { invokeTool, listTools } from './tools.js';
+import { invokeTool, lintTool, listTools } from './tools.js';
 
 let exitCode = EXIT_OK;
 
@@ -244,6 +244,17 @@ common(
       ),
     ),
   );
+
+common(
+  tool
+    .command('lint')
+    .description("check an AgentPM tool folder's agent.json like a linter (exit 1 on errors)")
+    .argument('<folder>', 'a folder holding agent.json'),
+).action(
+  action((folder: string, flags: Common) =>
+    lintTool(folder, { cwd: resolveCwd(flags.cwd), json: flags.json ?? false }, process.stdout),
+  ),
+);
 
 program.addHelpText(
   'after',

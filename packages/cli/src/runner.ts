@@ -1,3 +1,4 @@
+import path from 'node:path';
 /**
  * A SessionRunner owns one AmplifierSession with its transcript on disk, the
  * live display and Ctrl+C handling during a turn (first press graceful,
@@ -125,6 +126,12 @@ export class SessionRunner {
       isResumed: resumed !== undefined,
       ...(resumed && { sessionId: resumed.id }),
     });
+    // Where this session's files live; modules that keep per-session state (hooks-approval's
+    // grants) store it here, next to the transcript.
+    session.coordinator.registerCapability(
+      'session.directory',
+      resumed?.dir ?? path.join(store.projectDir(cwd), session.sessionId),
+    );
     try {
       await session.initialize();
       checkModules(session, warnings);

@@ -114,3 +114,62 @@ describe('tool list | invoke', () => {
     ]);
   });
 });
+
+describe('tool lint (AgentPM manifests)', () => {
+  function toolFolder(manifest: Record<string, unknown>): string {
+    const dir = tempDir();
+    writeFile(path.join(dir, 'src', 'main.mjs'), 'process.stdout.write("{}");\n');
+    writeFile(path.join(dir, 'agent.json'), JSON.stringify(manifest, null, 2));
+    return dir;
+  }
+  const good = {
+    kind: 'tool',
+    name: 'echo-tool',
+    version: '1.0.0',
+    description: 'Echoes its input.',
+    entrypoint: { command: 'node', args: ['src/main.mjs'] },
+    inputs: { type: 'object', properties: { text: { type: 'string' } } },
+    outputs: { type: 'object' },
+    files: ['src/**/*.mjs'],
+  };
+
+  it('a valid folder has no problems and exits 0', async () => {
+    const dir = toolFolder(good);
+    const result = await runCli(['tool', 'lint', dir], { cwd: tempDir(), env: cliEnv(tempDir()) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('no problems');
+  });
+
+  it('reports each problem with its JSON path, like a linter, and exits 1', async () => {
+    const dir = toolFolder({
+      ...good,
+      name: 'Bad_Name',
+      version: 'one',
+      bogus: true,
+      entrypoint: { command: 'node', args: ['src/missing.mjs'] },
+    });
+    const result = await runCli(['tool', 'lint', '.'], { cwd: dir, env: cliEnv(tempDir()) });
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.every((line) => line.startsWith(`${path.join(dir, 'agent.json')}: `))).toBe(true);
+    expect(result.stdout).toMatch(/error name: /);
+    expect(result.stdout).toMatch(/error version: /);
+    expect(result.stdout).toMatch(/error bogus: /);
+    expect(result.stdout).toMatch(/error entrypoint\.args/);
+    const json = await runCli(['tool', 'lint', dir, '--json'], { cwd: tempDir(), env: cliEnv(tempDir()) });
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as {
+      passed: boolean;
+      problems: Array<{ path: string; severity: string }>;
+    };
+    expect(report.passed).toBe(false);
+    expect(report.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['name', 'version']));
+  });
+
+  it('a folder without agent.json is an error', async () => {
+    const dir = tempDir();
+    const result = await runCli(['tool', 'lint', dir], { cwd: dir, env: cliEnv(tempDir()) });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/no agent\.json/);
+  });
+});

@@ -4,6 +4,8 @@
  * called directly through its coordinator. Providers and hooks are left out:
  * no model is involved and nothing is logged.
  */
+
+import path from 'node:path';
 import {
   AmplifierSession,
   compileSchema,
@@ -13,6 +15,7 @@ import {
   type Tool,
   type ToolResult,
 } from '@amplifier/core';
+import { formatManifestProblems, lintManifest } from '@amplifier/tool-agentpm';
 import { CliApproval } from './approval.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
@@ -179,4 +182,27 @@ export async function invokeTool(
     }
     return EXIT_OK;
   });
+}
+
+/**
+ * `amplifier tool lint <folder>`: the problems of an AgentPM tool folder's
+ * `agent.json`, one per line like a linter (`<file>: <severity> <json path>: <message>`);
+ * exit 1 when one is an error.
+ */
+export function lintTool(
+  folder: string,
+  options: { cwd: string; json: boolean },
+  out: NodeJS.WritableStream,
+): number {
+  const dir = path.resolve(options.cwd, folder);
+  const problems = lintManifest(dir);
+  const failed = problems.some((p) => p.severity === 'error');
+  if (options.json) {
+    out.write(`${JSON.stringify({ folder: dir, passed: !failed, problems }, null, 2)}\n`);
+  } else if (problems.length === 0) {
+    out.write(`${path.join(dir, 'agent.json')}: no problems\n`);
+  } else {
+    out.write(`${formatManifestProblems(problems, path.join(dir, 'agent.json'))}\n`);
+  }
+  return failed ? EXIT_ERROR : EXIT_OK;
 }
