@@ -19,6 +19,7 @@ import { type HookModuleUnderTest, hookChecks } from './hook-checks.js';
 import { orchestratorChecks } from './orchestrator-checks.js';
 import { providerChecks } from './provider-checks.js';
 import { type ToolModuleUnderTest, toolChecks } from './tool-checks.js';
+import { type TransportUnderTest, transportChecks } from './transport-checks.js';
 
 function suite<M extends ModuleUnderTest>(
   title: string,
@@ -55,4 +56,17 @@ export function orchestratorConformance(module: ModuleUnderTest): void {
 /** The mounted provider answers a minimal request with a valid ChatResponse. */
 export function providerConformance(module: ModuleUnderTest): void {
   suite('provider conformance', providerChecks, module);
+}
+
+/**
+ * The transport an HTTP provider plugs into `ProviderHttpClient` maps
+ * timeouts, aborts, refused and dropped connections to LLMErrors and releases
+ * connections (against a real local server).
+ */
+export function transportConformance(subject: TransportUnderTest): void {
+  describe('transport conformance', () => {
+    for (const check of transportChecks) {
+      it(check.name, () => check.run(subject));
+    }
+  });
 }

@@ -10,8 +10,11 @@ export {
   orchestratorConformance,
   providerConformance,
   toolConformance,
+  transportConformance,
 } from './conformance.js';
 export { contextChecks, oddMessages } from './context-checks.js';
+export type { FakeReply, HeldReply, RecordedRequest, ReplyPiece } from './fake-llm-server.js';
+export { FakeLlmServer, reply, splitBytes, sseEvent } from './fake-llm-server.js';
 export type { CheckOutcome, ConformanceCheck, LogRecord, ModuleUnderTest, MountedModule } from './harness.js';
 export {
   ConformanceError,
@@ -26,6 +29,7 @@ export { hookChecks, oddEventData } from './hook-checks.js';
 export {
   createTestCoordinator,
   EventRecorder,
+  inProcessLoader,
   MockContextManager,
   MockProvider,
   MockTool,
@@ -37,5 +41,7 @@ export type { ScriptedRun } from './scripted-orchestrator.js';
 export { ScriptedOrchestrator } from './scripted-orchestrator.js';
 export type { ToolModuleUnderTest } from './tool-checks.js';
 export { assertToolResult, badInputs, toolChecks } from './tool-checks.js';
+export type { TransportCheck, TransportUnderTest } from './transport-checks.js';
+export { transportChecks } from './transport-checks.js';
 export type { WaitForOptions } from './wait-for.js';
 export { waitFor } from './wait-for.js';

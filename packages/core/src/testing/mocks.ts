@@ -1,9 +1,18 @@
 /**
  * Test doubles for module authors: a coordinator with mount history, a tool, a
  * context manager, a provider and an event recorder. Real objects, not spies:
- * they behave like the contracts say, and record what happened.
+ * they behave like the contracts say, and record what happened. Plus a loader
+ * of in-process modules, to run a real session without installed packages.
  */
-import type { ContextManager, Provider, Tool, ToolCallOptions } from '../contracts.js';
+import type {
+  ContextManager,
+  LoadedModule,
+  ModuleLoaderLike,
+  MountFunction,
+  Provider,
+  Tool,
+  ToolCallOptions,
+} from '../contracts.js';
 import { Coordinator, type CoordinatorOptions } from '../coordinator.js';
 import type { EventData, HookRegistry } from '../hooks.js';
 import { silentLogger } from '../logger.js';
@@ -172,4 +181,19 @@ export class EventRecorder {
   names(): string[] {
     return this.events.map(([name]) => name);
   }
+}
+
+/**
+ * A loader that hands out in-process modules by id: `AmplifierSession`'s real
+ * loading path, minus npm. Each `mount` gets the config the plan gives it;
+ * an id not in `modules` fails to load.
+ */
+export function inProcessLoader(modules: Record<string, MountFunction>): ModuleLoaderLike {
+  return {
+    async load(id, config = {}): Promise<LoadedModule> {
+      const mount = Object.hasOwn(modules, id) ? modules[id] : undefined;
+      if (mount === undefined) throw new Error(`inProcessLoader: no module '${id}'`);
+      return { id, type: undefined, mount: async (coordinator) => mount(coordinator, config) };
+    },
+  };
 }

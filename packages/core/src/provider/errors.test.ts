@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ApiErrorStyle,
+  classifyProviderError,
+  errorDetails,
+  httpStatusError,
+  parseJsonObject,
+  streamPayloadError,
+} from './errors.js';
+
+const context = { provider: 'test', model: 'm-1' };
+const plain: ApiErrorStyle = { kinds: { out_of_money: 'quota_exceeded', busy_error: 'unavailable' } };
+const quoting: ApiErrorStyle = {
+  kinds: { busy_error: 'unavailable' },
+  showType: true,
+  requestIdHeader: 'request-id',
+  rateLimitReset: (headers, now) =>
+    headers['x-reset-at'] === undefined
+      ? undefined
+      : (Date.parse(String(headers['x-reset-at'])) - now) / 1000,
+};
+const body = (message: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ error: { message, ...extra } });
+const failure = (status: number, text = '', headers: Record<string, string> = {}) => ({
+  status,
+  headers,
+  body: text,
+});
+
+describe('errorDetails', () => {
+  it('reads the shapes servers use, non-empty strings only', () => {
+    expect(errorDetails({ error: { message: 'm', code: 'c', type: 't' } })).toEqual({
+      message: 'm',
+      code: 'c',
+      type: 't',
+    });
+    expect(errorDetails({ type: 'error', error: { type: 'busy_error', message: 'Busy' } })).toEqual({
+      message: 'Busy',
+      type: 'busy_error',
+    });
+    expect(errorDetails({ error: 'plain text' })).toEqual({ message: 'plain text' });
+    expect(errorDetails({ detail: 'field required' })).toEqual({ message: 'field required' });
+    expect(errorDetails({ error: { code: 402, message: '' } })).toEqual({});
+    expect(errorDetails('nope')).toEqual({});
+    expect(errorDetails(null)).toEqual({});
+  });
+});
+
+describe('classifyProviderError (extends classifyErrorMessage)', () => {
+  it.each([
+    ['the kind the code names wins over the status', 'x', { code: 'out_of_money' }, 429, 'quota_exceeded'],
+    ['then the type', 'x', { type: 'busy_error' }, 504, 'unavailable'],
+    ['a name that is only inherited is ignored', 'x', { code: 'constructor' }, 400, 'invalid_request'],
+    ['402 is quota', 'Insufficient credits', {}, 402, 'quota_exceeded'],
+    ['408 is a timeout', '', {}, 408, 'timeout'],
+    ['context length in a 400 body', 'prompt is too long: 210000 tokens', {}, 400, 'context_length'],
+    ['context size (llama.cpp)', 'the request exceeds the available context size', {}, 400, 'context_length'],
+    ['in a stream (no status)', 'reduce the length of the messages', {}, undefined, 'context_length'],
+    [
+      'Anthropic max_tokens',
+      'input length and `max_tokens` exceed context limit: 1 + 2 > 3',
+      {},
+      400,
+      'context_length',
+    ],
+    ['otherwise the status', 'context window', {}, 429, 'rate_limit'],
+    ['otherwise keywords', 'Invalid API key provided', {}, undefined, 'authentication'],
+    ['unmatched 400', 'bad field', {}, 400, 'invalid_request'],
+  ] as const)('%s', (_what, message, details, status, kind) => {
+    expect(classifyProviderError(message, details, plain, status)).toBe(kind);
+  });
+});
+
+describe('httpStatusError', () => {
+  it('kind, status_code, retryable default, provider and model; the message quotes the server', () => {
+    const error = httpStatusError(plain, failure(500, body('The server had an error')), context, 60_000);
+    expect(error).toMatchObject({
+      kind: 'unavailable',
+      retryable: true,
+      status_code: 500,
+      provider: 'test',
+      model: 'm-1',
+    });
+    expect(error.message).toBe('test (HTTP 500): The server had an error');
+    expect(httpStatusError(plain, failure(502, '<html>Bad gateway</html>'), context, 1).message).toBe(
+      'test (HTTP 502): <html>Bad gateway</html>',
+    );
+    expect(httpStatusError(plain, failure(503), context, 1).message).toBe('test (HTTP 503): HTTP 503');
+  });
+
+  it('a style may quote the type and a request id', () => {
+    const text = JSON.stringify({ type: 'error', error: { type: 'busy_error', message: 'Overloaded' } });
+    const error = httpStatusError(quoting, failure(529, text, { 'request-id': 'req_1' }), context, 60_000);
+    expect(error.message).toBe('test (HTTP 529 busy_error): Overloaded [request-id req_1]');
+    expect(error).toMatchObject({ kind: 'unavailable', retryable: true });
+  });
+
+  it('Retry-After, else the style rate-limit reset on a 429', () => {
+    expect(
+      httpStatusError(plain, failure(429, '', { 'retry-after': '3' }), context, 60_000).retry_after,
+    ).toBe(3);
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    const reset = { 'x-reset-at': '2026-11-22T10:00:20Z' };
+    expect(httpStatusError(quoting, failure(429, '', reset), context, 60_000, now).retry_after).toBe(20);
+    expect(
+      httpStatusError(quoting, failure(503, '', reset), context, 60_000, now).retry_after,
+    ).toBeUndefined();
+    expect(httpStatusError(plain, failure(429), context, 60_000).retry_after).toBeUndefined();
+  });
+
+  it('a wait longer than max_retry_delay is not retried (and says so), except for quota', () => {
+    const error = httpStatusError(
+      plain,
+      failure(429, body('slow down'), { 'retry-after': '3600' }),
+      context,
+      60_000,
+    );
+    expect(error).toMatchObject({ retryable: false, retry_after: 3600 });
+    expect(error.message).toMatch(/3600s, longer than max_retry_delay/);
+    const quota = httpStatusError(
+      plain,
+      failure(429, body('no money', { code: 'out_of_money' }), { 'retry-after': '3600' }),
+      context,
+      60_000,
+    );
+    expect(quota.message).not.toMatch(/max_retry_delay/);
+  });
+
+  it('x-should-retry overrides the default; a 409 is retried', () => {
+    expect(
+      httpStatusError(plain, failure(500, '', { 'x-should-retry': 'false' }), context, 1).retryable,
+    ).toBe(false);
+    expect(httpStatusError(plain, failure(400, '', { 'x-should-retry': 'true' }), context, 1).retryable).toBe(
+      true,
+    );
+    expect(httpStatusError(plain, failure(409, body('lock timeout')), context, 1).retryable).toBe(true);
+    expect(
+      httpStatusError(plain, failure(409, '', { 'x-should-retry': 'false' }), context, 1).retryable,
+    ).toBe(false);
+  });
+});
+
+describe('streamPayloadError', () => {
+  it('maps like a response without status; an unnamed kind is a retryable stream error', () => {
+    expect(
+      streamPayloadError(plain, { error: { message: 'boom', type: 'server_error' } }, context),
+    ).toMatchObject({ kind: 'stream', retryable: true, message: 'test: boom' });
+    expect(streamPayloadError(plain, { error: { message: 'too many tokens' } }, context).kind).toBe(
+      'context_length',
+    );
+    const busy = streamPayloadError(
+      quoting,
+      { type: 'error', error: { type: 'busy_error', message: 'x' } },
+      context,
+    );
+    expect(busy).toMatchObject({ kind: 'unavailable', message: 'test: busy_error: x' });
+    expect(streamPayloadError(plain, {}, context).message).toBe(
+      'test: the server reported an error mid-stream',
+    );
+  });
+});
+
+describe('parseJsonObject', () => {
+  const where = { baseUrl: 'http://localhost:1234/', example: 'http://localhost:11434/v1' };
+
+  it('returns an object; anything else is a non-retryable error pointing at base_url', () => {
+    expect(parseJsonObject('{"a":1}', 200, context, where)).toEqual({ a: 1 });
+    for (const text of ['<!DOCTYPE html>', '[1]', '', '{"truncated']) {
+      let thrown: unknown;
+      try {
+        parseJsonObject(text, 200, context, where);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({ kind: 'unknown', retryable: false, status_code: 200 });
+      expect((thrown as Error).message).toMatch(
+        /not a JSON object .*is base_url \(http:\/\/localhost:1234\/\) the API root, e\.g\. http:\/\/localhost:11434\/v1\?$/,
+      );
+    }
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * @amplifier/core/provider: what every HTTP LLM provider module needs and
+ * nothing API-specific. HTTP without a client dependency (the provider plugs
+ * in its transport), transport failures and error responses as LLMError
+ * kinds, `Retry-After`, bounded body reads, SSE decoding, the call lifecycle
+ * (tool-sequence repair, `llm:request`, retries and `provider:retry`, stream
+ * block events, `llm:response`), model tables, exact cost arithmetic, the
+ * shared config keys and the mount flow.
+ */
+export type { CallSettings, ProviderCall, ProviderCallsOptions, ProviderWire, WireRequest } from './calls.js';
+export { ProviderCalls } from './calls.js';
+export type { ProviderConfig, ProviderDefaults, ResolvedProviderConfig } from './config.js';
+export {
+  assertProviderConfig,
+  isLocalUrl,
+  MODEL_LIMITS_SCHEMA,
+  MODEL_PRICE_SCHEMA,
+  PROVIDER_CONFIG_PROPERTIES,
+  resolveProviderConfig,
+} from './config.js';
+export type { ModelPrice } from './cost.js';
+export { CostMeter, costPico, formatUsd } from './cost.js';
+export type { ApiErrorStyle, ErrorDetails, HttpFailure } from './errors.js';
+export {
+  CONTEXT_LENGTH_PATTERN,
+  classifyProviderError,
+  errorDetails,
+  httpStatusError,
+  parseJsonObject,
+  streamPayloadError,
+} from './errors.js';
+export type { EventEmitterLike, LlmRequestFacts } from './events.js';
+export {
+  BlockEvents,
+  llmErrorPayload,
+  llmRequestPayload,
+  llmResponsePayload,
+  PROVIDER_STREAM_EVENTS,
+  providerRetryPayload,
+  usagePayload,
+} from './events.js';
+export type { ModelCatalogOptions, ModelLimits } from './models.js';
+export { lookupModel, ModelCatalog, modelInfo } from './models.js';
+export type { HttpProvider, ProviderMountSpec } from './mount.js';
+export { mountHttpProvider, sessionCostContribution, warnUnknownConfigKeys } from './mount.js';
+export type { SseMessage } from './sse.js';
+export { sseEvents } from './sse.js';
+export type {
+  HttpHeaders,
+  HttpResponse,
+  RequestContext,
+  ResponseBody,
+  SendOptions,
+  Transport,
+  TransportRequest,
+} from './transport.js';
+export {
+  abortError,
+  header,
+  ProviderHttpClient,
+  readErrorBody,
+  readText,
+  retryAfterSeconds,
+  transportError,
+} from './transport.js';
