@@ -1,0 +1,230 @@
+/**
+ * Starting a command in its own process group, and running one to the end:
+ * bounded capture of stdout and stderr, a deadline, an abort signal, an
+ * optional output limit, and the whole group killed (SIGTERM, grace, SIGKILL)
+ * when any of them fires or when the command exits leaving processes behind.
+ * A run returns when the command has exited and its pipes are drained, never
+ * waiting on pipes a leftover process holds.
+ */
+import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
+import { BoundedCapture, type CapturedBytes, type CaptureLimits } from './capture.js';
+import { ProcessGroup } from './group.js';
+
+/** How the leader of a group ended: an exit code, or the signal that killed it. */
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Options of `spawnInGroup`. */
+export interface SpawnInGroupOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** As for `child_process.spawn` (default `['ignore', 'pipe', 'pipe']`: stdin from /dev/null). */
+  stdio?: StdioOptions;
+  /** See `ProcessGroupOptions.followEscapees` (default false). */
+  followEscapees?: boolean;
+}
+
+/** A command started by `spawnInGroup`. */
+export interface GroupChild {
+  /** The leader's pid, which is also the group's id. */
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** Registered for host exit: `release()` it when done. */
+  readonly group: ProcessGroup;
+  /** Resolves when the leader exits (the group may still have members). */
+  readonly exited: Promise<ExitStatus>;
+}
+
+/**
+ * Start `command` with `args` as the leader of a new process group (and
+ * session: `detached`). Resolves once it has started; rejects with the spawn
+ * error (ENOENT, EACCES, E2BIG...).
+ */
+export async function spawnInGroup(
+  command: string,
+  args: readonly string[],
+  options: SpawnInGroupOptions = {},
+): Promise<GroupChild> {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: options.stdio ?? ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  await spawned(child);
+  const pid = child.pid!;
+  const group = new ProcessGroup(pid, { followEscapees: options.followEscapees ?? false });
+  return { pid, child, group, exited };
+}
+
+/** Options of `runInGroup`. */
+export interface RunInGroupOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Written to stdin, which is then closed; without it stdin is /dev/null. */
+  input?: string | Uint8Array;
+  /** Deadline in milliseconds; then the group is killed (outcome `timeout`). */
+  timeoutMs: number;
+  /** Time between SIGTERM and SIGKILL whenever the group is killed. */
+  graceMs: number;
+  /** How long to keep reading after the leader exited while something else holds the pipes (default 250). */
+  drainMs?: number;
+  /** Aborting it kills the group (outcome `aborted`). */
+  signal?: AbortSignal;
+  /** What is kept of each of stdout and stderr (the rest is counted). */
+  capture: CaptureLimits;
+  /** A stream that goes over this many bytes stops the reading and kills the group (outcome `overflow`). */
+  stopAfterBytes?: number;
+  /** See `ProcessGroupOptions.followEscapees` (default false). */
+  followEscapees?: boolean;
+}
+
+/** How a run ended. */
+export type RunInGroupOutcome = 'exited' | 'timeout' | 'aborted' | 'overflow';
+
+/** The result of `runInGroup`. */
+export interface RunInGroupResult {
+  outcome: RunInGroupOutcome;
+  /** The stream that went over `stopAfterBytes` (outcome `overflow`). */
+  overflowed?: 'stdout' | 'stderr';
+  /** The leader's exit code; null when a signal killed it or it was not seen exiting. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: CapturedBytes;
+  stderr: CapturedBytes;
+  /** The leader exited leaving processes in its group, and they were killed. */
+  strays: boolean;
+  durationMs: number;
+}
+
+const DRAIN_MS = 250;
+/** How long to wait for the leader's exit status after its group was killed. */
+const EXIT_STATUS_MS = 2000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Run a command to the end in its own process group. Rejects only when it cannot be started. */
+export async function runInGroup(
+  command: string,
+  args: readonly string[],
+  options: RunInGroupOptions,
+): Promise<RunInGroupResult> {
+  const started = performance.now();
+  const { child, group, exited } = await spawnInGroup(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    followEscapees: options.followEscapees ?? false,
+  });
+  const stdoutStream = child.stdout!;
+  const stderrStream = child.stderr!;
+  const stdout = new BoundedCapture(options.capture);
+  const stderr = new BoundedCapture(options.capture);
+  const drainMs = options.drainMs ?? DRAIN_MS;
+  const limit = options.stopAfterBytes ?? Number.POSITIVE_INFINITY;
+
+  let overflowed: 'stdout' | 'stderr' | undefined;
+  let stop: (why: 'timeout' | 'aborted' | 'overflow') => void = () => {};
+  const stopped = new Promise<'timeout' | 'aborted' | 'overflow'>((resolve) => {
+    stop = resolve;
+  });
+  const read = (stream: NodeJS.ReadableStream, into: BoundedCapture, name: 'stdout' | 'stderr'): void => {
+    stream.on('data', (chunk: Buffer) => {
+      into.push(chunk);
+      if (into.total <= limit || overflowed !== undefined) return;
+      overflowed = name;
+      // Stop reading at once: the next write fails (EPIPE) instead of filling memory.
+      stdoutStream.destroy();
+      stderrStream.destroy();
+      stop('overflow');
+    });
+  };
+  read(stdoutStream, stdout, 'stdout');
+  read(stderrStream, stderr, 'stderr');
+  const closed = Promise.all([streamClosed(stdoutStream), streamClosed(stderrStream)]);
+
+  if (options.input !== undefined) {
+    // The command may exit without reading its input: EPIPE on stdin is expected, not a crash.
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(options.input);
+  }
+  const timer = setTimeout(() => stop('timeout'), Math.min(Math.max(options.timeoutMs, 0), MAX_TIMER_MS));
+  const { signal } = options;
+  const onAbort = (): void => stop('aborted');
+  if (signal?.aborted) stop('aborted');
+  else signal?.addEventListener('abort', onAbort, { once: true });
+
+  const result = (outcome: RunInGroupOutcome, status: ExitStatus, strays: boolean): RunInGroupResult => ({
+    outcome,
+    ...(overflowed ? { overflowed } : {}),
+    exitCode: status.code,
+    signal: status.signal,
+    stdout: stdout.bytes(),
+    stderr: stderr.bytes(),
+    strays,
+    durationMs: performance.now() - started,
+  });
+
+  try {
+    const first = await Promise.race([exited, stopped]);
+    if (typeof first === 'object') {
+      // Read what is left; something that still holds the pipes gets `drainMs`, then is stopped.
+      await within(closed, drainMs);
+      const strays = group.alive();
+      if (strays) await group.kill({ graceMs: options.graceMs });
+      await within(closed, drainMs);
+      // An overflow seen while draining still counts.
+      return result(overflowed ? 'overflow' : 'exited', first, strays);
+    }
+    await group.kill({ graceMs: options.graceMs });
+    const status = (await within(exited, EXIT_STATUS_MS)) ?? { code: null, signal: null };
+    await within(closed, drainMs);
+    return result(first, status, false);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    child.stdin?.destroy();
+    stdoutStream.destroy();
+    stderrStream.destroy();
+    group.release();
+  }
+}
+
+/** Resolves once the child has started; rejects with the spawn error. */
+function spawned(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => {
+      child.off('spawn', onSpawn);
+      reject(error);
+    };
+    const onSpawn = (): void => {
+      child.off('error', onError);
+      resolve();
+    };
+    child.once('error', onError);
+    child.once('spawn', onSpawn);
+  });
+}
+
+function streamClosed(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => stream.once('close', () => resolve()));
+}
+
+/** `promise`'s value, or undefined after `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
