@@ -4,12 +4,11 @@
  * mount (mode 0700, removed at cleanup). `bash_output` reads what was written
  * since the last read; `bash_kill` stops a job; cleanup stops them all.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type GroupChild, type ProcessGroup, spawnInGroup } from '@amplifier/core/process';
 import { type CapturedBytes, type FormattedOutput, formatOutput, incompleteSuffix } from './output.js';
-import { ProcessGroup, spawned } from './runner.js';
 
 export type JobStatus = 'running' | 'exited' | 'killed';
 
@@ -76,22 +75,21 @@ export class JobManager {
     };
     const out = fs.openSync(files.stdout, 'a', 0o600);
     const err = fs.openSync(files.stderr, 'a', 0o600);
-    let child: ReturnType<typeof spawn>;
+    let started: GroupChild;
     try {
-      child = spawn(options.shell, ['-c', options.command], {
+      started = await spawnInGroup(options.shell, ['-c', options.command], {
         cwd: options.cwd,
         env: options.env,
-        detached: true,
         stdio: ['ignore', out, err],
+        followEscapees: true,
       });
-      await spawned(child);
     } finally {
       fs.closeSync(out);
       fs.closeSync(err);
     }
-    child.unref(); // a job never keeps the host process alive on its own
+    started.child.unref(); // a job never keeps the host process alive on its own
     const job: Job = {
-      pid: child.pid!,
+      pid: started.pid,
       command: options.command,
       startedAt: new Date(),
       files,
@@ -99,20 +97,17 @@ export class JobManager {
       status: 'running',
       exitCode: null,
       signal: null,
-      group: new ProcessGroup(child.pid!),
+      group: started.group,
       groupDone: false,
-      exited: new Promise((resolve) => {
-        child.once('exit', (code, signal) => {
-          if (job.status === 'running') job.status = 'exited';
-          job.exitCode = code;
-          job.signal = signal;
-          // An empty group is done: forget its id, which the system may give to another group later.
-          if (!job.group.alive()) {
-            job.groupDone = true;
-            job.group.release();
-          }
-          resolve();
-        });
+      exited: started.exited.then(({ code, signal }) => {
+        if (job.status === 'running') job.status = 'exited';
+        job.exitCode = code;
+        job.signal = signal;
+        // An empty group is done: forget its id, which the system may give to another group later.
+        if (!job.group.alive()) {
+          job.groupDone = true;
+          job.group.release();
+        }
       }),
     };
     this.#jobs.set(job.pid, job);
@@ -157,7 +152,7 @@ export class JobManager {
     const job = this.#jobs.get(pid)!;
     if (job.status === 'running') job.status = 'killed';
     if (job.groupDone) return summary(job);
-    await job.group.kill(this.#graceMs);
+    await job.group.kill({ graceMs: this.#graceMs });
     await Promise.race([job.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
     return summary(job);
   }

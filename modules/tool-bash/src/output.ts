@@ -5,75 +5,22 @@
  * is the reference's while memory stays flat.
  */
 import { sanitizeForLlm } from '@amplifier/core';
+import { BoundedCapture, type CapturedBytes, type CaptureLimits } from '@amplifier/core/process';
 
-/** The first `min(total, max)` bytes, the last `min(total, floor(0.4 * max))` bytes, and the total. */
-export interface CapturedBytes {
-  head: Buffer;
-  tail: Buffer;
-  total: number;
+export type { CapturedBytes };
+
+/** The reference's limits for one stream: the first `max` bytes and the last `floor(0.4 * max)` bytes. */
+export function captureLimits(max: number): CaptureLimits {
+  return { headBytes: max, tailBytes: Math.floor(max * 0.4) };
 }
 
-/** Keeps the head and a ring of the tail of a byte stream; `push` never grows past the limits. */
-export class OutputCapture {
+/** Keeps the head and a ring of the tail of a byte stream (core's `BoundedCapture` with `captureLimits(max)`). */
+export class OutputCapture extends BoundedCapture {
   readonly max: number;
-  #total = 0;
-  readonly #headChunks: Buffer[] = [];
-  #headLength = 0;
-  readonly #tailCap: number;
-  #ring: Buffer | undefined;
-  #ringPos = 0;
-  #ringLength = 0;
 
   constructor(max: number) {
+    super(captureLimits(max));
     this.max = max;
-    this.#tailCap = Math.floor(max * 0.4);
-  }
-
-  get total(): number {
-    return this.#total;
-  }
-
-  push(chunk: Uint8Array): void {
-    this.#total += chunk.length;
-    let rest = chunk;
-    if (this.#headLength < this.max) {
-      const take = Math.min(this.max - this.#headLength, rest.length);
-      this.#headChunks.push(Buffer.from(rest.subarray(0, take))); // a copy: never pin the pooled chunk
-      this.#headLength += take;
-      rest = rest.subarray(take);
-    }
-    if (rest.length === 0 || this.#tailCap === 0) return;
-    // Bytes past the head go to the ring; the tail may also reach back into the head (see tail()).
-    this.#ring ??= Buffer.allocUnsafe(this.#tailCap);
-    if (rest.length >= this.#tailCap) {
-      this.#ring.set(rest.subarray(rest.length - this.#tailCap), 0);
-      this.#ringPos = 0;
-      this.#ringLength = this.#tailCap;
-      return;
-    }
-    const first = Math.min(rest.length, this.#tailCap - this.#ringPos);
-    this.#ring.set(rest.subarray(0, first), this.#ringPos);
-    this.#ring.set(rest.subarray(first), 0);
-    this.#ringPos = (this.#ringPos + rest.length) % this.#tailCap;
-    this.#ringLength = Math.min(this.#tailCap, this.#ringLength + rest.length);
-  }
-
-  bytes(): CapturedBytes {
-    const head = Buffer.concat(this.#headChunks, this.#headLength);
-    return { head, tail: this.#tail(head), total: this.#total };
-  }
-
-  #tail(head: Buffer): Buffer {
-    const want = Math.min(this.#tailCap, this.#total);
-    let ring: Buffer = Buffer.alloc(0);
-    if (this.#ring !== undefined) {
-      ring =
-        this.#ringLength < this.#tailCap
-          ? this.#ring.subarray(0, this.#ringLength)
-          : Buffer.concat([this.#ring.subarray(this.#ringPos), this.#ring.subarray(0, this.#ringPos)]);
-    }
-    const fromHead = want - ring.length;
-    return fromHead > 0 ? Buffer.concat([head.subarray(head.length - fromHead), ring]) : ring;
   }
 }
 
