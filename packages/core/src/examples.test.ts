@@ -22,6 +22,7 @@ const PACKAGE_IMPORTS: Record<string, string> = {
   [path.join(SRC, 'index.js')]: '@amplifier/core',
   [path.join(SRC, 'testing/index.js')]: '@amplifier/core/testing',
   [path.join(SRC, 'validation/index.js')]: '@amplifier/core/validation',
+  [path.join(SRC, 'process/index.js')]: '@amplifier/core/process',
 };
 
 /** The part of a fixture the README shows: the `#region readme` if any, else the file; package imports. */
@@ -50,6 +51,7 @@ describe('README', () => {
     'cancellation.ts',
     'loader.ts',
     'validation.ts',
+    'process.ts',
   ])('shows %s exactly as tested', (file) => {
     const code = shown(file);
     expect(
@@ -92,6 +94,12 @@ describe('README examples run', () => {
     expect(afterGraceful).toEqual({ graceful: true, aborted: false });
     expect(cancelled).toBe(true);
     expect(requested).toEqual(['graceful', 'immediate']);
+  });
+
+  it('child processes: runInGroup feeds stdin and captures stdout; an aborted call returns no result', async () => {
+    const { countWords } = await import('./__fixtures__/readme/process.js');
+    expect(await countWords('one two three')).toBe(3);
+    expect(await countWords('one', AbortSignal.abort())).toBeUndefined();
   });
 });
 
