@@ -4,23 +4,19 @@
  * operation updates a running total, so compacting costs O(n) plus the
  * messages it rewrites, never a re-measure of the whole list.
  */
-import { type Message, stringifyJson } from '@amplifier/core';
+import type { Message } from '@amplifier/core';
 import { stubText, truncatedText } from './notice.js';
 import { indexPairs, KIND_CALLER, KIND_TOOL, KIND_USER, type PairIndex } from './pairs.js';
+import { jsonLength } from './snapshot.js';
 
 /**
  * Estimated tokens of one message: the length of its JSON text / 4, rounded
  * down. Keys and punctuation count, like the reference's `len(str(msg)) // 4`;
  * it overestimates English prose roughly 2x, which errs on the safe side.
+ * (`JSON.stringify`; core's `stringifyJson` where that throws: bigint, cycles.)
  */
 export function estimateTokens(message: unknown): number {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(message);
-  } catch {
-    json = stringifyJson(message);
-  }
-  return Math.floor((json?.length ?? 0) / 4);
+  return Math.floor(jsonLength(message) / 4);
 }
 
 export interface CompactionSettings {
@@ -54,13 +50,25 @@ export interface CompactionResult {
   stats: CompactionStats;
 }
 
+/** A truncated or stubbed message (frozen) and its estimate; `null` when rewriting would not shorten it. */
+export type Rewrite = { readonly message: Message; readonly tokens: number } | null;
+
+/**
+ * Rewrites kept between compactions, by the message they replace. Only valid
+ * for messages that never change (the context manager's frozen snapshots) and
+ * one `truncate_chars`: the context manager keeps one per history.
+ */
+export type RewriteCache = Map<Message, Rewrite>;
+
 /** User messages at most this long are never stubbed. */
 const STUB_MIN_CHARS = 80;
 
 /**
  * Compact `messages` (whose estimates are `tokens`, summing to `total`) toward
  * `floor(budget * target_usage)`. Returns a new list; the input and its
- * messages are never modified (rewritten messages are new objects).
+ * messages are never modified (rewritten messages are new, frozen objects).
+ * With `rewrites`, a message truncated or stubbed by an earlier compaction is
+ * not rewritten and measured again (see `RewriteCache` for when that is valid).
  */
 export function compactMessages(
   messages: readonly Message[],
@@ -68,12 +76,39 @@ export function compactMessages(
   total: number,
   budget: number,
   settings: CompactionSettings,
+  rewrites?: RewriteCache,
 ): CompactionResult {
-  return new Compaction(messages, tokens, total, budget, settings).run();
+  return new Compaction(messages, tokens, total, budget, settings, rewrites).run();
+}
+
+/** The truncated tool result, or undefined when it is short enough or would not get shorter. */
+function truncated(message: Message, keep: number): Message | undefined {
+  const content = message.content;
+  if (typeof content !== 'string' || content.length <= keep) return undefined;
+  const text = truncatedText(content, keep);
+  // A result barely over the limit would grow with the marker: leave it.
+  if (text.length >= content.length) return undefined;
+  const metadata = Object.freeze({
+    ...message.metadata,
+    _truncated: true,
+    _original_tokens: Math.floor(content.length / 4),
+  });
+  return Object.freeze({ ...message, content: text, metadata });
+}
+
+/** The stubbed user message, or undefined when it is at most `minChars` long or would not get shorter. */
+function stubbed(message: Message, minChars: number): Message | undefined {
+  const content = message.content;
+  if (typeof content !== 'string' || content.length <= minChars) return undefined;
+  const text = stubText(content);
+  if (text.length >= content.length) return undefined; // a stub of a short message would be longer
+  const metadata = Object.freeze({ ...message.metadata, _stubbed: true, _original_length: content.length });
+  return Object.freeze({ ...message, content: text, metadata });
 }
 
 class Compaction {
   readonly #settings: CompactionSettings;
+  readonly #rewrites: RewriteCache | undefined;
   readonly #budget: number;
   readonly #target: number;
   readonly #system: Message[] = [];
@@ -100,8 +135,10 @@ class Compaction {
     total: number,
     budget: number,
     settings: CompactionSettings,
+    rewrites: RewriteCache | undefined,
   ) {
     this.#settings = settings;
+    this.#rewrites = rewrites;
     this.#budget = budget;
     this.#target = Math.floor(budget * settings.target_usage);
     this.#current = total;
@@ -173,42 +210,38 @@ class Compaction {
     for (let k = Math.floor(tools.length * from); k < end && !this.#done(); k++) {
       const i = tools[k]!;
       if (i >= protectedFrom || this.#touched[i]) continue;
-      const message = this.#work[i]!;
-      const content = message.content;
-      if (typeof content !== 'string' || content.length <= keep) continue;
-      const text = truncatedText(content, keep);
-      // A result barely over the limit would grow with the marker: leave it.
-      if (text.length >= content.length) continue;
-      this.#replace(i, {
-        ...message,
-        content: text,
-        metadata: { ...message.metadata, _truncated: true, _original_tokens: Math.floor(content.length / 4) },
-      });
-      this.#truncated++;
+      if (this.#replace(i, truncated, keep)) this.#truncated++;
     }
   }
 
-  /** Put `replacement` at `i` and update the running total with its estimate. */
-  #replace(i: number, replacement: Message): void {
-    const after = estimateTokens(replacement);
-    this.#current += after - this.#tokens[i]!;
-    this.#work[i] = replacement;
-    this.#tokens[i] = after;
+  /**
+   * Put the rewrite of message `i` (made by `rewrite`, or taken from the
+   * cache) in its place and update the running total. False when there is
+   * none (the message would not get shorter).
+   */
+  #replace(
+    i: number,
+    rewrite: (message: Message, keep: number) => Message | undefined,
+    keep: number,
+  ): boolean {
+    const message = this.#work[i]!;
+    let done = this.#rewrites?.get(message);
+    if (done === undefined) {
+      const replacement = rewrite(message, keep);
+      done = replacement === undefined ? null : { message: replacement, tokens: estimateTokens(replacement) };
+      this.#rewrites?.set(message, done);
+    }
+    if (done === null) return false;
+    this.#current += done.tokens - this.#tokens[i]!;
+    this.#work[i] = done.message;
+    this.#tokens[i] = done.tokens;
     this.#touched[i] = 1;
+    return true;
   }
 
   #stub(i: number): void {
-    const message = this.#work[i]!;
-    const content = message.content;
-    if (this.#touched[i] || typeof content !== 'string' || content.length <= STUB_MIN_CHARS) return;
-    const text = stubText(content);
-    if (text.length >= content.length) return; // a stub of a short message would be longer
-    this.#replace(i, {
-      ...message,
-      content: text,
-      metadata: { ...message.metadata, _stubbed: true, _original_length: content.length },
-    });
-    this.#stubbed++;
+    if (this.#touched[i]) return;
+    if (this.#replace(i, stubbed, STUB_MIN_CHARS)) this.#stubbed++;
   }
 
   #remove(i: number): void {

@@ -304,6 +304,50 @@ describe('incremental token estimates', () => {
     expect(ctx.estimatedTokens).toBe(0);
   });
 
+  it('each estimate is floor(JSON.stringify(stored message).length / 4), escapes, unicode and nesting included', async () => {
+    const ctx = new SimpleContextManager();
+    const messages: Message[] = [
+      user('line one\nline "two"\t\\ back\u0001'),
+      user('emoji 😀, lone \ud800 surrogate, accents éàü, CJK 漢字'),
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'x' }],
+        tool_calls: [
+          { id: 'a', tool: 't', arguments: { n: -0, f: 1.5e-7, big: 1e21, list: [null, true, 'q"'] } },
+        ],
+        metadata: { skipped: undefined, kept: false },
+      } as Message,
+      result('a', `${'{"json": "inside"}\n'.repeat(40)}`),
+    ];
+    for (const m of messages) await ctx.addMessage(m);
+    const stored = await ctx.getMessages();
+    const expected = stored.reduce((n, m) => n + Math.floor(JSON.stringify(m).length / 4), 0);
+    expect(ctx.estimatedTokens).toBe(expected);
+    await ctx.setMessages(messages);
+    expect(ctx.estimatedTokens).toBe(
+      messages.reduce((n, m) => n + Math.floor(JSON.stringify(m).length / 4), 0),
+    );
+  });
+
+  it('a repeated compaction of an unchanged history gives the same view without rewriting anything again', async () => {
+    const ctx = new SimpleContextManager();
+    await longHistory(ctx, 50);
+    const first = await ctx.getMessagesForRequest({ tokenBudget: 20_000 });
+    const stats = ctx.lastCompactionStats!;
+    expect(stats.messages_truncated).toBeGreaterThan(0);
+    const stringify = vi.spyOn(JSON, 'stringify');
+    const second = await ctx.getMessagesForRequest({ tokenBudget: 20_000 });
+    expect(stringify).not.toHaveBeenCalled();
+    expect(second).toEqual(first);
+    expect(ctx.lastCompactionStats).toEqual(stats);
+    // A new message keeps the earlier rewrites valid: the view is the same plus what the new message changes.
+    await ctx.addMessage(user('one more question'));
+    const third = await ctx.getMessagesForRequest({ tokenBudget: 20_000 });
+    expect(third.at(-1)!.content).toBe('one more question');
+    await ctx.setMessages(await ctx.getMessages());
+    expect(strip(await ctx.getMessagesForRequest({ tokenBudget: 20_000 }))).toEqual(strip(third));
+  });
+
   it('does not re-measure any message for a request that needs no compaction', async () => {
     const ctx = new SimpleContextManager();
     await longHistory(ctx, 50);
@@ -345,6 +389,85 @@ describe('stored messages', () => {
     }).toThrow(TypeError);
     view.push(user('appended to the view only'));
     expect(await ctx.getMessagesForRequest()).toHaveLength(1);
+  });
+
+  it('mutating a message object after addMessage never changes the stored history', async () => {
+    const ctx = new SimpleContextManager();
+    const message: Message = {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'v1' }],
+      tool_calls: [{ id: 'c1', tool: 'bash', arguments: { cmd: 'ls', flags: ['-l'] } }],
+      metadata: { source: 'test', nested: { n: 1 } },
+    };
+    await ctx.addMessage(message);
+    const stored = JSON.stringify(await ctx.getMessages());
+    const view = JSON.stringify(await ctx.getMessagesForRequest());
+    const tokens = ctx.estimatedTokens;
+    (message.content as { text: string }[])[0]!.text = 'v2';
+    (message.content as unknown[]).push({ type: 'text', text: 'more' });
+    const args = message.tool_calls![0]!.arguments as { cmd: string; flags: string[] };
+    args.cmd = 'rm -rf /';
+    args.flags.push('-f');
+    message.tool_calls!.push({ id: 'c2', tool: 'bash', arguments: {} });
+    (message.metadata!.nested as { n: number }).n = 2;
+    message.metadata!.timestamp = 'changed';
+    message.role = 'user';
+    expect(JSON.stringify(await ctx.getMessages())).toBe(stored);
+    expect(JSON.stringify(await ctx.getMessagesForRequest())).toBe(view);
+    expect(ctx.estimatedTokens).toBe(tokens);
+  });
+
+  it('mutating objects returned by getMessages() never changes the stored history', async () => {
+    const ctx = new SimpleContextManager();
+    await ctx.addMessage({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'v1' }],
+      tool_calls: [{ id: 'c1', tool: 'bash', arguments: { cmd: 'ls' } }],
+    });
+    const before = JSON.stringify(await ctx.getMessages());
+    const [copy] = await ctx.getMessages();
+    (copy!.content as { text: string }[])[0]!.text = 'v2';
+    (copy!.tool_calls![0]!.arguments as { cmd: string }).cmd = 'changed';
+    copy!.metadata!.timestamp = 'changed';
+    expect(JSON.stringify(await ctx.getMessages())).toBe(before);
+    expect(JSON.stringify(await ctx.getMessagesForRequest())).toBe(before);
+  });
+
+  it('objects in a request view are deeply frozen, compacted or not: changing them throws and the history stays', async () => {
+    const ctx = new SimpleContextManager();
+    await longHistory(ctx, 30);
+    await ctx.addMessage({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'nested' }],
+      tool_calls: [{ id: 'z', tool: 'bash', arguments: { cmd: 'ls' } }],
+    });
+    await ctx.addMessage(result('z', 'done'));
+    const before = JSON.stringify(await ctx.getMessages());
+    for (const view of [
+      await ctx.getMessagesForRequest(),
+      await ctx.getMessagesForRequest({ tokenBudget: 6000 }),
+    ]) {
+      const rewritten = view.find((m) => m.metadata?._truncated === true);
+      for (const message of [view.at(-2)!, view.at(-1)!, ...(rewritten ? [rewritten] : [])]) {
+        expect(() => {
+          message.content = 'changed';
+        }).toThrow(TypeError);
+        expect(() => {
+          message.metadata!.timestamp = 'changed';
+        }).toThrow(TypeError);
+      }
+      const nested = view.at(-2)!;
+      expect(() => {
+        (nested.content as { text: string }[])[0]!.text = 'changed';
+      }).toThrow(TypeError);
+      expect(() => {
+        (nested.tool_calls![0]!.arguments as { cmd: string }).cmd = 'changed';
+      }).toThrow(TypeError);
+      expect(() => (nested.content as unknown[]).push('x')).toThrow(TypeError);
+      view.length = 0; // the array itself is the caller's
+    }
+    expect(ctx.lastCompactionStats!.messages_truncated).toBeGreaterThan(0);
+    expect(JSON.stringify(await ctx.getMessages())).toBe(before);
   });
 
   it('addMessage({}) does not crash, and a non-object is refused with a clear error', async () => {

@@ -12,9 +12,10 @@ import {
   type Message,
   utcTimestamp,
 } from '@amplifier/core';
-import { type CompactionStats, compactMessages, estimateTokens } from './compaction.js';
+import { type CompactionStats, compactMessages, estimateTokens, type RewriteCache } from './compaction.js';
 import { type ContextSimpleConfig, type ResolvedConfig, resolveConfig } from './config.js';
 import { noticeMessage } from './notice.js';
+import { copyPlain, snapshotMessage } from './snapshot.js';
 
 /** Tokens kept free for safety on top of the reserved output (the reference's margin). */
 export const SAFETY_MARGIN_TOKENS = 4096;
@@ -33,34 +34,23 @@ export interface SimpleContextOptions {
 /** Produces the system prompt; called on every `getMessagesForRequest`. */
 export type SystemPromptFactory = () => string | Promise<string>;
 
-/**
- * Deep-copy plain data (arrays and plain objects; other values are shared),
- * optionally freezing the copies. Cycles are preserved, not followed forever.
- */
-function copyPlain<T>(value: T, freeze: boolean, seen = new Map<object, unknown>()): T {
-  if (typeof value !== 'object' || value === null) return value;
-  const done = seen.get(value);
-  if (done !== undefined) return done as T;
-  let out: Record<string, unknown> | unknown[];
-  if (Array.isArray(value)) {
-    out = new Array(value.length);
-    seen.set(value, out);
-    for (let i = 0; i < value.length; i++) out[i] = copyPlain(value[i], freeze, seen);
-  } else {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return value;
-    out = {};
-    seen.set(value, out);
-    for (const key of Object.keys(value)) {
-      out[key] = copyPlain((value as Record<string, unknown>)[key], freeze, seen);
-    }
-  }
-  return (freeze ? Object.freeze(out) : out) as T;
-}
-
 /** A stored system message that factory mode replaces (hook injections are kept). */
 function isStaticSystem(message: Message): boolean {
   return message.role === 'system' && message.metadata?.source !== 'hook';
+}
+
+/** The provider-reported limits the budget is derived from. */
+interface Limits {
+  context_window?: unknown;
+  max_output_tokens?: unknown;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 function positive(value: unknown): value is number {
@@ -79,8 +69,13 @@ export class SimpleContextManager implements ContextManager {
   #total = 0;
   /** Estimate of the stored system messages a system prompt factory replaces. */
   #staticSystemTokens = 0;
+  #staticSystemCount = 0;
   #factory: SystemPromptFactory | undefined;
+  /** The factory's last prompt text and its estimate. */
+  #lastPrompt: { content: string; tokens: number } | undefined;
   #lastStats: CompactionStats | undefined;
+  /** Truncated and stubbed versions of stored messages, kept between requests (they never change). */
+  #rewrites: RewriteCache = new Map();
 
   constructor(
     config: ContextSimpleConfig | Record<string, unknown> = {},
@@ -116,32 +111,36 @@ export class SimpleContextManager implements ContextManager {
         `addMessage expects a message object, got ${message === null ? 'null' : typeof message}`,
       );
     }
-    const metadata = message.metadata;
-    const stamped: Message =
-      metadata?.timestamp === undefined || metadata.timestamp === null
-        ? { ...message, metadata: { ...metadata, timestamp: utcTimestamp() } }
-        : message;
-    this.#push(copyPlain(stamped, true));
+    const timestamp = message.metadata?.timestamp;
+    const stamp = timestamp === undefined || timestamp === null ? utcTimestamp() : undefined;
+    const { value, jsonLength } = snapshotMessage(message, stamp);
+    this.#push(value, Math.floor(jsonLength / 4));
   }
 
-  #push(stored: Message): void {
-    const tokens = estimateTokens(stored);
+  /** Store `stored` (a frozen snapshot) whose estimate is `tokens`. */
+  #push(stored: Message, tokens: number): void {
     this.#messages.push(stored);
     this.#tokens.push(tokens);
     this.#total += tokens;
-    if (isStaticSystem(stored)) this.#staticSystemTokens += tokens;
+    if (isStaticSystem(stored)) {
+      this.#staticSystemTokens += tokens;
+      this.#staticSystemCount++;
+    }
   }
 
   /** The full history, never compacted, as mutable copies. */
   async getMessages(): Promise<Message[]> {
-    return copyPlain(this.#messages, false);
+    return copyPlain(this.#messages);
   }
 
   /** Replace the history (session resume). Messages are stored as given: no timestamps are added. */
   async setMessages(messages: Message[]): Promise<void> {
     if (!Array.isArray(messages)) throw new TypeError('setMessages expects an array of messages');
     this.#reset();
-    for (const message of messages) this.#push(copyPlain(message, true));
+    for (const message of messages) {
+      const { value, jsonLength } = snapshotMessage(message);
+      this.#push(value, Math.floor(jsonLength / 4));
+    }
   }
 
   async clear(): Promise<void> {
@@ -153,6 +152,8 @@ export class SimpleContextManager implements ContextManager {
     this.#tokens = [];
     this.#total = 0;
     this.#staticSystemTokens = 0;
+    this.#staticSystemCount = 0;
+    this.#rewrites = new Map();
   }
 
   /**
@@ -177,31 +178,52 @@ export class SimpleContextManager implements ContextManager {
    * capped by `max_tokens` only when that was configured); else `max_tokens`.
    */
   async calculateBudget(options: GetMessagesOptions = {}): Promise<number> {
+    return this.#budget(options);
+  }
+
+  /** `calculateBudget`, without a promise when the provider answers synchronously. */
+  #budget(options: GetMessagesOptions): number | Promise<number> {
     if (typeof options.tokenBudget === 'number' && Number.isFinite(options.tokenBudget)) {
       return options.tokenBudget;
     }
     const provider = options.provider;
-    if (provider !== undefined && provider !== null) {
-      const fromModel = this.#fromLimits(await this.#safely(() => provider.getModelInfo?.()));
-      if (fromModel !== undefined) return fromModel;
-      const fromDefaults = this.#fromLimits(await this.#safely(() => provider.getInfo().defaults));
-      if (fromDefaults !== undefined) return fromDefaults;
-    }
-    return this.config.max_tokens;
+    if (provider === undefined || provider === null) return this.config.max_tokens;
+    return this.#fromLimitsOr(
+      () => provider.getModelInfo?.(),
+      () =>
+        this.#fromLimitsOr(
+          () => provider.getInfo().defaults,
+          () => this.config.max_tokens,
+        ),
+    );
   }
 
-  async #safely<T>(read: () => T): Promise<T | undefined> {
+  /** The budget from the limits `read` returns (or resolves to), else `otherwise()`; a failing `read` counts as no limits. */
+  #fromLimitsOr(read: () => unknown, otherwise: () => number | Promise<number>): number | Promise<number> {
+    let limits: unknown;
     try {
-      return await read();
+      limits = read();
     } catch (error) {
-      this.#logger?.debug(`context-simple: could not read provider limits: ${String(error)}`);
-      return undefined;
+      this.#unreadable(error);
+      return otherwise();
     }
+    if (isPromiseLike(limits)) {
+      return Promise.resolve(limits).then(
+        (resolved) => this.#fromLimits(resolved as Limits | undefined) ?? otherwise(),
+        (error: unknown) => {
+          this.#unreadable(error);
+          return otherwise();
+        },
+      );
+    }
+    return this.#fromLimits(limits as Limits | undefined) ?? otherwise();
   }
 
-  #fromLimits(
-    limits: { context_window?: unknown; max_output_tokens?: unknown } | undefined,
-  ): number | undefined {
+  #unreadable(error: unknown): void {
+    this.#logger?.debug(`context-simple: could not read provider limits: ${String(error)}`);
+  }
+
+  #fromLimits(limits: Limits | undefined | null): number | undefined {
     const window = limits?.context_window;
     const maxOutput = limits?.max_output_tokens;
     if (!positive(window) || !positive(maxOutput)) return undefined;
@@ -217,35 +239,58 @@ export class SimpleContextManager implements ContextManager {
    * returned messages are frozen snapshots: replace one to change it.
    */
   async getMessagesForRequest(options: GetMessagesOptions = {}): Promise<Message[]> {
-    const budget = await this.calculateBudget(options);
+    const pending = this.#budget(options);
+    const budget = typeof pending === 'number' ? pending : await pending;
     const effective = this.config.compaction_notice_enabled
       ? budget - this.config.compaction_notice_token_reserve
       : budget;
 
-    let working: Message[];
-    let tokens: number[];
-    let total: number;
     if (this.#factory === undefined) {
-      total = this.#total;
-      if (!this.shouldCompact(total, effective)) return this.#messages.slice();
-      working = this.#messages;
-      tokens = this.#tokens;
-    } else {
-      const prompt: Message = { role: 'system', content: await this.#factory() };
-      const promptTokens = estimateTokens(prompt);
-      total = this.#total - this.#staticSystemTokens + promptTokens;
-      working = [prompt];
-      tokens = [promptTokens];
-      for (let i = 0; i < this.#messages.length; i++) {
-        const message = this.#messages[i]!;
-        if (isStaticSystem(message)) continue;
-        working.push(message);
-        tokens.push(this.#tokens[i]!);
-      }
-      if (!this.shouldCompact(total, effective)) return working;
+      // The stored messages are frozen, so the view shares them: only the array is new.
+      if (!this.shouldCompact(this.#total, effective)) return this.#messages.slice();
+      return this.#compact(this.#messages, this.#tokens, this.#total, effective);
     }
 
-    const { messages, stats } = compactMessages(working, tokens, total, effective, this.config);
+    const text = this.#factory();
+    const content = typeof text === 'string' ? text : await text;
+    const prompt: Message = { role: 'system', content };
+    // A factory usually returns the same text request after request: measure it once.
+    let promptTokens: number;
+    if (typeof content === 'string' && this.#lastPrompt?.content === content) {
+      promptTokens = this.#lastPrompt.tokens;
+    } else {
+      promptTokens = estimateTokens(prompt);
+      if (typeof content === 'string') this.#lastPrompt = { content, tokens: promptTokens };
+    }
+    const total = this.#total - this.#staticSystemTokens + promptTokens;
+    const compact = this.shouldCompact(total, effective);
+    if (!compact && this.#staticSystemCount === 0) return [prompt, ...this.#messages];
+    const working: Message[] = [prompt];
+    const tokens: number[] = [promptTokens];
+    for (let i = 0; i < this.#messages.length; i++) {
+      const message = this.#messages[i]!;
+      if (isStaticSystem(message)) continue;
+      working.push(message);
+      if (compact) tokens.push(this.#tokens[i]!);
+    }
+    return compact ? this.#compact(working, tokens, total, effective) : working;
+  }
+
+  /** Compact `working` (estimates `tokens`, summing to `total`), emit `context:compaction`, add the notice. */
+  async #compact(
+    working: readonly Message[],
+    tokens: readonly number[],
+    total: number,
+    effective: number,
+  ): Promise<Message[]> {
+    const { messages, stats } = compactMessages(
+      working,
+      tokens,
+      total,
+      effective,
+      this.config,
+      this.#rewrites,
+    );
     this.#lastStats = stats;
     if (this.#hooks !== undefined) {
       try {

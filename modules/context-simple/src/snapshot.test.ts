@@ -1,0 +1,188 @@
+import { stringifyJson } from '@amplifier/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { copyPlain, jsonLength, snapshotMessage } from './snapshot.js';
+
+const STAMP = '2026-11-22T10:15:00.123+00:00';
+
+/** Every array and plain object reachable from `value` is frozen. */
+function deepFrozen(value: unknown, seen = new Set<unknown>()): boolean {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return true;
+  seen.add(value);
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return true;
+  if (!Object.isFrozen(value)) return false;
+  return Object.values(value).every((v) => deepFrozen(v, seen));
+}
+
+/** No array or plain object of `copy` is one of `original`'s (other objects may be shared). */
+function sharesNoContainer(original: unknown, copy: unknown): boolean {
+  const containers = new Set<unknown>();
+  const collect = (v: unknown): void => {
+    if (typeof v !== 'object' || v === null || containers.has(v)) return;
+    containers.add(v);
+    Object.values(v).forEach(collect);
+  };
+  collect(original);
+  const check = (v: unknown): boolean => {
+    if (typeof v !== 'object' || v === null) return true;
+    if (Object.isFrozen(v) && Array.isArray(v) && v.length === 0) return true; // the shared empty array
+    if (containers.has(v)) return false;
+    return Object.values(v).every(check);
+  };
+  return check(copy);
+}
+
+/** JSON-like data with the values JSON.stringify treats specially: undefined, -0, NaN, escapes, lone surrogates. */
+const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  any: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.string({ unit: 'grapheme', maxLength: 40 }),
+    fc.constantFrom('line\nbreak', 'tab\t"quote"\\', '\u0000\u001f', '\ud800', 'a\udc00b', '😀 emoji'),
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.array(tie('any'), { maxLength: 5 }),
+    fc.dictionary(fc.string({ unit: 'binary', maxLength: 8 }), tie('any'), { maxKeys: 5 }),
+  ),
+})).any;
+
+const message = fc.record(
+  {
+    role: fc.constantFrom('user', 'assistant', 'tool', 'system'),
+    content: fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.array(value, { maxLength: 4 })),
+    tool_call_id: fc.string({ maxLength: 12 }),
+    tool_calls: fc.array(fc.record({ id: fc.string(), tool: fc.string(), arguments: value })),
+    metadata: fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.dictionary(fc.string({ maxLength: 8 }), value, { maxKeys: 4 }),
+      fc.record({ timestamp: fc.oneof(fc.constant(null), fc.constant(undefined), fc.string()) }),
+    ),
+  },
+  { requiredKeys: ['role'] },
+);
+
+describe('snapshotMessage', () => {
+  it('measures exactly JSON.stringify(message).length and copies into deeply frozen new containers', () => {
+    fc.assert(
+      fc.property(message, value, (m, extra) => {
+        const input = { ...m, extra } as Record<string, unknown>;
+        const before = JSON.stringify(input);
+        const { value: stored, jsonLength: length } = snapshotMessage(input);
+        expect(length).toBe(JSON.stringify(input).length);
+        expect(JSON.stringify(stored)).toBe(before); // same data, same key order
+        expect(stored).toEqual(input);
+        expect(deepFrozen(stored)).toBe(true);
+        expect(sharesNoContainer(input, stored)).toBe(true);
+        expect(JSON.stringify(input)).toBe(before); // the input is not touched
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('with a stamp, stores { ...m, metadata: { ...m.metadata, timestamp } } when the timestamp is missing or null', () => {
+    fc.assert(
+      fc.property(message, (m) => {
+        const input = m as Record<string, unknown>;
+        const metadata = input.metadata as Record<string, unknown> | null | undefined;
+        const missing = metadata?.timestamp === undefined || metadata.timestamp === null;
+        const expected = missing ? { ...input, metadata: { ...metadata, timestamp: STAMP } } : input;
+        const { value: stored, jsonLength: length } = snapshotMessage(input, STAMP);
+        expect(JSON.stringify(stored)).toBe(JSON.stringify(expected));
+        expect(length).toBe(JSON.stringify(expected).length);
+        expect(deepFrozen(stored)).toBe(true);
+        expect(input.metadata).toBe(metadata); // the caller's message keeps its own metadata
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stamps a null timestamp in place and leaves an existing one alone', () => {
+    const { value: stamped } = snapshotMessage(
+      { role: 'user', metadata: { a: 1, timestamp: null, b: 2 } },
+      STAMP,
+    );
+    expect(Object.keys(stamped.metadata as object)).toEqual(['a', 'timestamp', 'b']);
+    expect((stamped.metadata as Record<string, unknown>).timestamp).toBe(STAMP);
+    const odd = snapshotMessage({ role: 'user', metadata: 'text' } as Record<string, unknown>, STAMP);
+    expect(odd.value.metadata).toEqual({ 0: 't', 1: 'e', 2: 'x', 3: 't', timestamp: STAMP });
+  });
+
+  it('shares objects that are not plain data and measures them as JSON.stringify does', () => {
+    class Point {
+      readonly x: number;
+      readonly y: number;
+      constructor(x: number, y: number) {
+        this.x = x;
+        this.y = y;
+      }
+    }
+    const date = new Date(0);
+    const point = new Point(1, 2);
+    const input = { role: 'user', content: [{ date, point, map: new Map([[1, 2]]) }] };
+    const { value: stored, jsonLength: length } = snapshotMessage(input);
+    const block = (stored.content as Record<string, unknown>[])[0]!;
+    expect(block.date).toBe(date);
+    expect(block.point).toBe(point);
+    expect(length).toBe(JSON.stringify(input).length);
+    const custom = { role: 'user', content: { toJSON: () => 'replaced' } };
+    expect(snapshotMessage(custom).jsonLength).toBe(JSON.stringify(custom).length);
+  });
+
+  it('survives a bigint and a cycle: measured by core stringifyJson, the cycle kept in the copy', () => {
+    const big = { role: 'user', content: 'n', count: 10n };
+    expect(snapshotMessage(big).jsonLength).toBe(stringifyJson(big).length);
+    const cyclic: Record<string, unknown> = { role: 'user', content: 'loop' };
+    cyclic.self = cyclic;
+    const { value: stored, jsonLength: length } = snapshotMessage(cyclic);
+    expect(stored).not.toBe(cyclic);
+    expect(stored.self).toBe(stored);
+    expect(length).toBe(stringifyJson(cyclic).length);
+    expect(copyPlain(stored).self).not.toBe(stored);
+  });
+
+  it('keeps an own __proto__ key (as JSON.parse makes) as data, not as a prototype', () => {
+    const input = JSON.parse('{"role":"tool","content":"x","metadata":{"__proto__":{"polluted":true}}}');
+    const { value: stored, jsonLength: length } = snapshotMessage(input);
+    expect(JSON.stringify(stored)).toBe(JSON.stringify(input));
+    expect(length).toBe(JSON.stringify(input).length);
+    expect(Object.getPrototypeOf(stored.metadata)).toBe(Object.prototype);
+    expect(Object.keys(copyPlain(stored).metadata as object)).toEqual(['__proto__']);
+  });
+
+  it('copies nesting deeper than the fast walk goes, exactly', () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 200; i++) deep = i % 2 ? [deep] : { level: i, next: deep };
+    const input = { role: 'user', content: deep };
+    const { value: stored, jsonLength: length } = snapshotMessage(input);
+    expect(length).toBe(JSON.stringify(input).length);
+    expect(stored).toEqual(input);
+    expect(deepFrozen(stored)).toBe(true);
+  });
+});
+
+describe('copyPlain and jsonLength', () => {
+  it('copyPlain gives mutable copies of frozen snapshots', () => {
+    const { value: stored } = snapshotMessage({
+      role: 'assistant',
+      content: [] as unknown[],
+      tool_calls: [{ id: 'a' }],
+    });
+    const copy = copyPlain(stored);
+    expect(copy).toEqual(stored);
+    copy.content.push({ type: 'text', text: 'x' });
+    (copy.tool_calls as { id: string }[])[0]!.id = 'b';
+    expect(stored.content).toEqual([]);
+    expect((stored.tool_calls as { id: string }[])[0]!.id).toBe('a');
+  });
+
+  it('jsonLength is JSON.stringify(value).length, or stringifyJson where that throws', () => {
+    expect(jsonLength({ a: 'x\n' })).toBe(JSON.stringify({ a: 'x\n' }).length);
+    expect(jsonLength(undefined)).toBe(0);
+    expect(jsonLength({ n: 1n })).toBe(stringifyJson({ n: 1n }).length);
+  });
+});

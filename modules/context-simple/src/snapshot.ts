@@ -1,0 +1,298 @@
+/**
+ * Private copies of messages and their JSON length, in one walk. The context
+ * manager stores deep, frozen copies (so neither the caller's later changes nor
+ * a change to a request view can reach the history) and needs each message's
+ * `JSON.stringify` length for its token estimate: the walk that copies also
+ * counts, so a message is read once and no JSON text is built.
+ */
+import { stringifyJson } from '@amplifier/core';
+
+/** Characters `JSON.stringify` writes as more than themselves (any surrogate: lone ones are escaped). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(text).length`, without building the text when there is nothing to escape. */
+function stringLength(text: string): number {
+  const n = text.length;
+  if (n > 24) return NEEDS_ESCAPE.test(text) ? JSON.stringify(text).length : n + 2;
+  // Keys and short values: a loop is cheaper than entering the regexp engine.
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) {
+      return JSON.stringify(text).length;
+    }
+  }
+  return n + 2;
+}
+
+/** Plain data: an object literal or a null-prototype object (arrays are handled apart). */
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** `out[key] = value` as an own property, even for the key `__proto__` (JSON.parse makes those). */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+  } else out[key] = value;
+}
+
+/** A plain object JSON writes as is (no `toJSON`). */
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    isPlainObject(value) &&
+    typeof (value as { toJSON?: unknown }).toJSON !== 'function'
+  );
+}
+
+/** `snapshot`: copy, freeze and measure; `copy`: a mutable copy only. */
+type Mode = 'snapshot' | 'copy';
+
+/** `"timestamp":` and `"metadata":`. */
+const TIMESTAMP_KEY_LENGTH = 12;
+const METADATA_KEY_LENGTH = 11;
+
+/** Nesting deeper than this is walked again watching for cycles (messages are a few levels deep). */
+const FAST_DEPTH = 64;
+
+/** Thrown inside a fast walk that went deeper than `FAST_DEPTH`. */
+const TOO_DEEP: unique symbol = Symbol('too deep');
+
+/** Frozen empty arrays are all alike: one is shared. */
+const FROZEN_EMPTY: readonly unknown[] = Object.freeze([]);
+
+/**
+ * One walk over plain data (arrays and plain objects; anything else is shared,
+ * not copied). `length` is exactly `JSON.stringify(value).length` while `exact`
+ * holds; values JSON treats specially (`toJSON`, class instances, bigint,
+ * cycles) clear it and the caller measures the old way. A fast walk keeps no
+ * list of ancestors; past `FAST_DEPTH` levels it gives up (`TOO_DEEP`) and the
+ * caller walks again with `watch`, which finds cycles and keeps them in the copy.
+ */
+class Walk {
+  length = 0;
+  exact = true;
+  /** Snapshot mode: freeze the copies and count the JSON length. */
+  #snapshot = true;
+  #depth = 0;
+  /** In a watching walk: the objects being copied, root first, and their copies. */
+  #path: object[] | undefined;
+  #copies: object[] | undefined;
+
+  /** Start a new walk (a walker is reused: walks are synchronous). */
+  reset(mode: Mode, watch = false): this {
+    this.length = 0;
+    this.exact = true;
+    this.#snapshot = mode === 'snapshot';
+    this.#depth = 0;
+    this.#path = watch ? [] : undefined;
+    this.#copies = watch ? [] : undefined;
+    return this;
+  }
+
+  /** Copy `value`, which JSON writes as a value (an array element writes `null` for undefined). */
+  value(value: unknown): unknown {
+    switch (typeof value) {
+      case 'string':
+        if (this.#snapshot) this.length += stringLength(value);
+        return value;
+      case 'number':
+        this.length += Number.isFinite(value) ? String(value).length : 4;
+        return value;
+      case 'boolean':
+        this.length += value ? 4 : 5;
+        return value;
+      case 'object':
+        if (value === null) {
+          this.length += 4;
+          return value;
+        }
+        if (Array.isArray(value)) return this.#array(value);
+        if (!isPlainObject(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+          this.exact = false;
+          return value;
+        }
+        return this.object(value as Record<string, unknown>);
+      case 'bigint':
+        this.exact = false;
+        return value;
+      default:
+        // undefined, functions and symbols: `null` in an array (their keys are skipped in objects).
+        this.length += 4;
+        return value;
+    }
+  }
+
+  #array(value: readonly unknown[]): unknown {
+    const n = value.length;
+    if (n === 0) {
+      this.length += 2;
+      return this.#snapshot ? FROZEN_EMPTY : [];
+    }
+    const cycle = this.#enter(value);
+    if (cycle !== undefined) return cycle;
+    const out: unknown[] = new Array(n);
+    this.#copies?.push(out);
+    this.length += n + 1; // brackets and commas
+    for (let i = 0; i < n; i++) out[i] = this.value(value[i]);
+    return this.#leave(out);
+  }
+
+  /**
+   * Copy a plain object. With `stamp`, a missing or null
+   * `timestamp` is set to it (in place when the key exists, else last), as
+   * `{ ...value, timestamp: stamp }` would. With `metadataStamp`, the same is
+   * done to the `metadata` object (created when missing or null), as
+   * `{ ...value, metadata: { ...value.metadata, timestamp } }` would; a
+   * `metadata` that is not a plain object is left to the caller.
+   */
+  object(value: Record<string, unknown>, stamp?: string, metadataStamp?: string): Record<string, unknown> {
+    const cycle = this.#enter(value);
+    if (cycle !== undefined) return cycle as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    this.#copies?.push(out);
+    let written = 0;
+    let stamped = stamp === undefined;
+    let metadataDone = metadataStamp === undefined;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      let item = value[key];
+      if (!stamped && key === 'timestamp') {
+        if (item === undefined || item === null) item = stamp;
+        stamped = true;
+      }
+      let copied: unknown;
+      if (!metadataDone && key === 'metadata') {
+        metadataDone = true;
+        copied =
+          item === undefined || item === null
+            ? this.#stampOnly(metadataStamp!)
+            : this.object(item as Record<string, unknown>, metadataStamp);
+      } else if (item === undefined || typeof item === 'function' || typeof item === 'symbol') {
+        // JSON leaves the key out; the copy keeps it as it was.
+        put(out, key, item);
+        continue;
+      } else {
+        copied = this.value(item);
+      }
+      if (this.#snapshot) this.length += stringLength(key) + 1; // "key":
+      written++;
+      put(out, key, copied);
+    }
+    if (!stamped) {
+      this.length += TIMESTAMP_KEY_LENGTH + stringLength(stamp!);
+      written++;
+      out.timestamp = stamp;
+    }
+    if (!metadataDone) {
+      out.metadata = this.#stampOnly(metadataStamp!);
+      this.length += METADATA_KEY_LENGTH;
+      written++;
+    }
+    this.length += written === 0 ? 2 : written + 1; // braces and commas
+    return this.#leave(out);
+  }
+
+  /** `{ timestamp: stamp }`, counted. */
+  #stampOnly(stamp: string): Record<string, unknown> {
+    this.length += TIMESTAMP_KEY_LENGTH + stringLength(stamp) + 2;
+    const out = { timestamp: stamp };
+    return this.#snapshot ? Object.freeze(out) : out;
+  }
+
+  /** Go one level down into `value`; returns the copy to reuse when `value` is its own ancestor. */
+  #enter(value: object): object | undefined {
+    const path = this.#path;
+    if (path === undefined) {
+      if (++this.#depth > FAST_DEPTH) throw TOO_DEEP;
+      return undefined;
+    }
+    const at = path.indexOf(value);
+    if (at >= 0) {
+      this.exact = false; // JSON.stringify throws on a cycle
+      return this.#copies![at];
+    }
+    path.push(value);
+    return undefined;
+  }
+
+  #leave<T extends object>(out: T): T {
+    if (this.#path === undefined) this.#depth--;
+    else {
+      this.#path.pop();
+      this.#copies!.pop();
+    }
+    return this.#snapshot ? Object.freeze(out) : out;
+  }
+}
+
+/** The walker not in use; taken by a walk and put back after it (a getter could start a walk inside a walk). */
+let idle: Walk | undefined = new Walk();
+
+/** Run `fn` on a reset walker; a walk that went too deep runs again watching for cycles. */
+function walk<T>(mode: Mode, fn: (walk: Walk) => T): { result: T; length: number; exact: boolean } {
+  const walker = idle ?? new Walk();
+  idle = undefined;
+  let result: T;
+  try {
+    result = fn(walker.reset(mode));
+  } catch (error) {
+    if (error !== TOO_DEEP) throw error;
+    result = fn(walker.reset(mode, true));
+  }
+  const { length, exact } = walker;
+  idle = walker;
+  return { result, length, exact };
+}
+
+/** `JSON.stringify(value).length`, falling back to core's `stringifyJson` where JSON.stringify throws. */
+export function jsonLength(value: unknown): number {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    json = stringifyJson(value);
+  }
+  return json?.length ?? 0;
+}
+
+/** A stored message: a frozen deep copy and its JSON length. */
+export interface Snapshot<T> {
+  value: T;
+  jsonLength: number;
+}
+
+/**
+ * A frozen deep copy of a message (arrays and plain objects are copied and
+ * frozen; other objects are shared) and its JSON length. With `stamp`,
+ * `metadata.timestamp` is set to it when missing or null, as
+ * `{ ...message, metadata: { ...message.metadata, timestamp: stamp } }` would;
+ * the caller's objects are never changed.
+ */
+export function snapshotMessage<T extends object>(message: T, stamp?: string): Snapshot<T> {
+  let source: unknown = message;
+  let metadataStamp: string | undefined;
+  if (stamp !== undefined) {
+    const metadata = (message as { metadata?: unknown }).metadata;
+    const inPlace =
+      isPlainRecord(message) &&
+      (metadata === undefined || metadata === null || (isPlainRecord(metadata) && metadata !== message));
+    // The common case stamps while copying; anything unusual is spread first, as the shape says.
+    if (inPlace) metadataStamp = stamp;
+    else source = { ...message, metadata: { ...(metadata as object), timestamp: stamp } };
+  }
+  const { result, length, exact } = walk('snapshot', (w) =>
+    metadataStamp === undefined
+      ? w.value(source)
+      : w.object(source as Record<string, unknown>, undefined, metadataStamp),
+  );
+  return { value: result as T, jsonLength: exact ? length : jsonLength(result) };
+}
+
+/** A mutable deep copy of plain data (arrays and plain objects; other values are shared). */
+export function copyPlain<T>(value: T): T {
+  return walk('copy', (w) => w.value(value)).result as T;
+}
