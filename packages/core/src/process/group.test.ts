@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../testing/wait-for.js';
 import { killAll, makeTempDir, readySignal, running, uniqueSleep } from './__fixtures__/children.js';
 import { ProcessGroup } from './group.js';
+import { requireProcessGroups } from './platform.js';
 
 const HAS_PROC = process.platform === 'linux' && fs.existsSync('/proc/self/stat');
 const dir = makeTempDir();
@@ -167,5 +168,28 @@ process.exit(0);
     // The host is gone; SIGKILL is delivered asynchronously, so look until the kept one is gone.
     expect(await waitFor(() => running(kept).length === 0, { timeoutMs: 20_000 })).toBe(true);
     expect(running(released)).toHaveLength(1);
+  });
+});
+
+describe('requireProcessGroups', () => {
+  it('does nothing on a POSIX system', () => {
+    expect(process.platform).not.toBe('win32');
+    expect(() => requireProcessGroups('tool-x')).not.toThrow();
+  });
+
+  it('refuses Windows with MOUNT_FAILED naming the module (platform stubbed: Windows cannot be had here)', () => {
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });
+    try {
+      expect(() => requireProcessGroups('tool-x')).toThrow(
+        expect.objectContaining({
+          code: 'MOUNT_FAILED',
+          message:
+            'tool-x needs a POSIX system (process groups); Windows is not supported: run the kernel in WSL',
+        }),
+      );
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
   });
 });

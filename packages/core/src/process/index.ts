@@ -18,12 +18,15 @@
  *   their parent was alive are found through `/proc` and killed with it.
  * - `BoundedCapture`: the first and last bytes of a stream and its total.
  *
- * POSIX only (process groups); Linux adds `/proc` (zombies, escapees).
+ * POSIX only (process groups): `requireProcessGroups(moduleId)` at the top of
+ * a module's `mount` refuses Windows with a clear error. Linux adds `/proc`
+ * (zombies, escapees).
  */
 export type { CapturedBytes, CaptureLimits } from './capture.js';
 export { BoundedCapture } from './capture.js';
 export type { KillGroupOptions, ProcessGroupOptions } from './group.js';
 export { ProcessGroup } from './group.js';
+export { requireProcessGroups } from './platform.js';
 export type {
   ExitStatus,
   GroupChild,
