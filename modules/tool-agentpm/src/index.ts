@@ -5,7 +5,8 @@
  * and process-group kills. `lintManifest(folder)` checks a tool folder the
  * way a linter would.
  */
-import { AmplifierError, type Cleanup, type Coordinator } from '@amplifier/core';
+import type { Cleanup, Coordinator } from '@amplifier/core';
+import { requireProcessGroups } from '@amplifier/core/process';
 import { parseConfig } from './config.js';
 import { describeProblem, type LoadProblem, prepareTools } from './loader.js';
 import { AgentPmTool, ToolRuntime } from './tool.js';
@@ -54,12 +55,7 @@ export async function mount(
   coordinator: Coordinator,
   config: Record<string, unknown> = {},
 ): Promise<Cleanup> {
-  if (process.platform === 'win32') {
-    throw new AmplifierError(
-      'MOUNT_FAILED',
-      'tool-agentpm needs a POSIX system (process groups); Windows is not supported: run the kernel in WSL',
-    );
-  }
+  requireProcessGroups('tool-agentpm');
   const settings = parseConfig(config, coordinator.logger);
   const fromCapability = coordinator.getCapability<unknown>('session.working_dir');
   const baseDir =

@@ -3,7 +3,8 @@
  * killable commands, safety profiles and tracked background jobs
  * (`bash_output`, `bash_kill`).
  */
-import { AmplifierError, type Cleanup, type Coordinator } from '@amplifier/core';
+import type { Cleanup, Coordinator } from '@amplifier/core';
+import { requireProcessGroups } from '@amplifier/core/process';
 import { parseConfig } from './config.js';
 import { BashRuntime, createBashTool, createKillTool, createOutputTool } from './tool.js';
 
@@ -42,12 +43,7 @@ export async function mount(
   coordinator: Coordinator,
   config: Record<string, unknown> = {},
 ): Promise<Cleanup> {
-  if (process.platform === 'win32') {
-    throw new AmplifierError(
-      'MOUNT_FAILED',
-      'tool-bash needs a POSIX system (process groups); Windows is not supported: run the kernel in WSL',
-    );
-  }
+  requireProcessGroups('tool-bash');
   const runtime = new BashRuntime(coordinator, parseConfig(config, coordinator.logger));
   for (const tool of [createBashTool(runtime), createOutputTool(runtime), createKillTool(runtime)]) {
     coordinator.mount('tools', tool, { name: tool.name });
