@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { responseText } from './messages.js';
+import { type ContentBlock, responseText } from './messages.js';
 
 describe('responseText', () => {
   it('joins text blocks with a blank line and never includes thinking or tool calls', () => {
@@ -18,5 +18,10 @@ describe('responseText', () => {
     expect(responseText(undefined)).toBe('');
     expect(responseText([])).toBe('');
     expect(responseText([{ type: 'redacted_thinking', data: 'x' }])).toBe('');
+  });
+
+  it('skips null and malformed blocks instead of throwing (odd messages from callers)', () => {
+    const odd = [null, { type: 'text', text: 'kept' }, { type: 'text' }] as unknown as ContentBlock[];
+    expect(responseText(odd)).toBe('kept');
   });
 });

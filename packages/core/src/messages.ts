@@ -189,7 +189,7 @@ export function responseText(content: string | readonly ContentBlock[] | undefin
   if (typeof content === 'string') return content;
   const parts: string[] = [];
   for (const block of content) {
-    if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+    if (block?.type === 'text' && typeof block.text === 'string') parts.push(block.text);
   }
   return parts.join('\n\n');
 }

@@ -5,6 +5,7 @@
  */
 import { DataValidationError } from '../errors.js';
 import type { JSONSchema } from '../messages.js';
+import type { ConfigField } from '../models.js';
 import { compileSchema, formatDataErrors } from '../schemas.js';
 import type { ModelPrice } from './cost.js';
 import type { ModelLimits } from './models.js';
@@ -206,4 +207,56 @@ export function resolveProviderConfig(
     extraBody: config.extra_body ?? {},
     raw: config.raw ?? false,
   };
+}
+
+/** What the setup fields ask, in the provider's words. */
+export interface SetupPrompts {
+  apiKey: string;
+  /** False when some servers need no key (local ones). */
+  apiKeyRequired: boolean;
+  /** Ask for the base URL too (servers that speak the same API elsewhere). */
+  baseUrl?: string;
+}
+
+/**
+ * What an app asks for when a user sets the provider up interactively
+ * (`ProviderInfo.config_fields`): the API key (a secret, from its variable),
+ * the base URL when `prompts.baseUrl` is given, and the model.
+ */
+export function providerConfigFields(
+  defaults: ProviderDefaults,
+  model: string,
+  prompts: SetupPrompts,
+): ConfigField[] {
+  return [
+    {
+      id: 'api_key',
+      display_name: 'API key',
+      field_type: 'secret',
+      prompt: prompts.apiKey,
+      env_var: defaults.apiKeyEnv,
+      required: prompts.apiKeyRequired,
+    },
+    ...(prompts.baseUrl === undefined
+      ? []
+      : [
+          {
+            id: 'base_url',
+            display_name: 'Base URL',
+            field_type: 'text' as const,
+            prompt: prompts.baseUrl,
+            env_var: defaults.baseUrlEnv,
+            required: false,
+            default: defaults.baseUrl,
+          },
+        ]),
+    {
+      id: 'default_model',
+      display_name: 'Model',
+      field_type: 'text',
+      prompt: 'Model id',
+      required: false,
+      default: model,
+    },
+  ];
 }

@@ -3,8 +3,10 @@ import {
   type ApiErrorStyle,
   classifyProviderError,
   errorDetails,
+  exhaustedLimitWait,
   httpStatusError,
   parseJsonObject,
+  rateLimitFields,
   streamPayloadError,
 } from './errors.js';
 
@@ -14,10 +16,14 @@ const quoting: ApiErrorStyle = {
   kinds: { busy_error: 'unavailable' },
   showType: true,
   requestIdHeader: 'request-id',
-  rateLimitReset: (headers, now) =>
-    headers['x-reset-at'] === undefined
-      ? undefined
-      : (Date.parse(String(headers['x-reset-at'])) - now) / 1000,
+  rateLimits: {
+    resources: ['requests', 'input-tokens'],
+    header: (resource, field) => `x-limit-${resource}-${field}`,
+    resetSeconds: (value, now) => {
+      const date = Date.parse(value);
+      return Number.isNaN(date) ? undefined : (date - now) / 1000;
+    },
+  },
 };
 const body = (message: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ error: { message, ...extra } });
@@ -100,7 +106,12 @@ describe('httpStatusError', () => {
       httpStatusError(plain, failure(429, '', { 'retry-after': '3' }), context, 60_000).retry_after,
     ).toBe(3);
     const now = Date.parse('2026-11-22T10:00:00Z');
-    const reset = { 'x-reset-at': '2026-11-22T10:00:20Z' };
+    const reset = {
+      'x-limit-requests-remaining': '3',
+      'x-limit-requests-reset': '2026-11-22T10:00:05Z',
+      'x-limit-input-tokens-remaining': '0',
+      'x-limit-input-tokens-reset': '2026-11-22T10:00:20Z',
+    };
     expect(httpStatusError(quoting, failure(429, '', reset), context, 60_000, now).retry_after).toBe(20);
     expect(
       httpStatusError(quoting, failure(503, '', reset), context, 60_000, now).retry_after,
@@ -137,6 +148,41 @@ describe('httpStatusError', () => {
     expect(
       httpStatusError(plain, failure(409, '', { 'x-should-retry': 'false' }), context, 1).retryable,
     ).toBe(false);
+  });
+});
+
+describe('rate-limit headers', () => {
+  const scheme = quoting.rateLimits!;
+
+  it('rateLimitFields: every field present, integers as numbers, dashes as underscores', () => {
+    expect(
+      rateLimitFields(
+        {
+          'x-limit-requests-limit': '50',
+          'x-limit-input-tokens-remaining': '7000',
+          'x-limit-input-tokens-reset': '2026-11-22T10:00:20Z',
+        },
+        scheme,
+      ),
+    ).toEqual({
+      requests_limit: 50,
+      input_tokens_remaining: 7000,
+      input_tokens_reset: '2026-11-22T10:00:20Z',
+    });
+    expect(rateLimitFields({ other: '1' }, scheme)).toBeUndefined();
+  });
+
+  it('exhaustedLimitWait: the latest reset among limits with nothing remaining', () => {
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    const headers = {
+      'x-limit-requests-remaining': '0',
+      'x-limit-requests-reset': '2026-11-22T10:00:05Z',
+      'x-limit-input-tokens-remaining': '0',
+      'x-limit-input-tokens-reset': '2026-11-22T10:00:20Z',
+    };
+    expect(exhaustedLimitWait(headers, scheme, now)).toBe(20);
+    expect(exhaustedLimitWait({ ...headers, 'x-limit-input-tokens-reset': 'soon' }, scheme, now)).toBe(5);
+    expect(exhaustedLimitWait({ 'x-limit-requests-remaining': '1' }, scheme, now)).toBeUndefined();
   });
 });
 

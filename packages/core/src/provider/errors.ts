@@ -14,12 +14,22 @@ export interface ErrorDetails {
   type?: string;
 }
 
+/** How an API names its rate-limit headers: a limit, what remains and when it resets, per resource. */
+export interface RateLimitScheme {
+  /** `requests`, `tokens`, `input-tokens`... */
+  resources: readonly string[];
+  /** The header of one field: `x-ratelimit-remaining-requests`, `anthropic-ratelimit-requests-remaining`. */
+  header(resource: string, field: 'limit' | 'remaining' | 'reset'): string;
+  /** Seconds from `now` until the time a reset header names (a duration or a date). */
+  resetSeconds(value: string, now: number): number | undefined;
+}
+
 /** How one API reports errors. */
 export interface ApiErrorStyle {
   /** Kinds by the payload's `code`, else its `type` (`insufficient_quota`, `overloaded_error`). */
   kinds: Readonly<Record<string, LLMErrorKind>>;
-  /** Seconds until an exhausted rate limit resets: the wait for a 429 without Retry-After. */
-  rateLimitReset?: (headers: HttpHeaders, now: number) => number | undefined;
+  /** Its rate-limit headers: reported in `llm:response`, and the wait for a 429 without Retry-After. */
+  rateLimits?: RateLimitScheme;
   /** Quote the payload's `type` in messages: `anthropic (HTTP 529 overloaded_error): Overloaded`. */
   showType?: boolean;
   /** A response header whose request id ends the message: `[request-id req_1]`. */
@@ -111,7 +121,8 @@ export function httpStatusError(
   const message = details.message ?? (snippet || `HTTP ${status}`);
   const kind = classifyProviderError(message, details, style, status);
   let retryAfter = retryAfterSeconds(headers, now);
-  if (retryAfter === undefined && status === 429) retryAfter = style.rateLimitReset?.(headers, now);
+  if (retryAfter === undefined && status === 429 && style.rateLimits !== undefined)
+    retryAfter = exhaustedLimitWait(headers, style.rateLimits, now);
   const shouldRetry = header(headers, 'x-should-retry');
   let retryable: boolean | undefined =
     shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : undefined;
@@ -130,6 +141,42 @@ export function httpStatusError(
     ...(retryable !== undefined && { retryable }),
     ...(retryAfter !== undefined && { retry_after: retryAfter }),
   });
+}
+
+/**
+ * The rate-limit headers as `{requests_limit, requests_remaining, requests_reset,
+ * input_tokens_limit, ...}` (integers as numbers), or undefined when there are none.
+ */
+export function rateLimitFields(
+  headers: HttpHeaders,
+  scheme: RateLimitScheme,
+): Record<string, number | string> | undefined {
+  let out: Record<string, number | string> | undefined;
+  for (const resource of scheme.resources) {
+    for (const field of ['limit', 'remaining', 'reset'] as const) {
+      const value = header(headers, scheme.header(resource, field));
+      if (value === undefined) continue;
+      out ??= {};
+      out[`${resource.replaceAll('-', '_')}_${field}`] = /^\d+$/.test(value) ? Number(value) : value;
+    }
+  }
+  return out;
+}
+
+/** Seconds until the latest reset of a limit with nothing remaining, or undefined when none is exhausted. */
+export function exhaustedLimitWait(
+  headers: HttpHeaders,
+  scheme: RateLimitScheme,
+  now: number = Date.now(),
+): number | undefined {
+  let wait: number | undefined;
+  for (const resource of scheme.resources) {
+    if (header(headers, scheme.header(resource, 'remaining')) !== '0') continue;
+    const reset = header(headers, scheme.header(resource, 'reset'));
+    const seconds = reset === undefined ? undefined : scheme.resetSeconds(reset, now);
+    if (seconds !== undefined) wait = Math.max(wait ?? 0, seconds);
+  }
+  return wait;
 }
 
 /** An error payload received inside a stream; a kind nobody names is a (retryable) stream error. */

@@ -47,13 +47,9 @@ export function modelInfo(id: string, limits: ModelLimits, capabilities: readonl
   };
 }
 
-/** What one provider's catalog is built from. */
-export interface ModelCatalogOptions {
-  /** The configured model (`getModelInfo()` without an id). */
-  defaultModel: string;
-  /** Config `models`: wins over everything. */
-  overrides: Readonly<Record<string, Partial<ModelLimits>>>;
-  /** The provider's table of well-known models. */
+/** What a provider knows about its models before any config or server says more. */
+export interface ModelTable {
+  /** Well-known models. */
   builtin: Readonly<Record<string, ModelLimits>>;
   /** Limits assumed for a model nobody described. */
   unknown: Readonly<ModelLimits>;
@@ -61,6 +57,14 @@ export interface ModelCatalogOptions {
   capabilities: readonly string[];
   /** The limits one entry of the server's model listing reports (the names differ per API). */
   serverLimits: (entry: Record<string, unknown>) => Partial<ModelLimits>;
+}
+
+/** What one provider instance's catalog is built from. */
+export interface ModelCatalogOptions extends ModelTable {
+  /** The configured model (`getModelInfo()` without an id). */
+  defaultModel: string;
+  /** Config `models`: wins over everything. */
+  overrides: Readonly<Record<string, Partial<ModelLimits>>>;
   /** List the built-in models too when the server cannot list them. */
   listBuiltin: boolean;
 }

@@ -4,7 +4,7 @@ import type { JSONSchema } from '../messages.js';
 import { RecordingLogger } from '../testing/harness.js';
 import { createTestCoordinator } from '../testing/mocks.js';
 import type { EventEmitterLike } from './events.js';
-import { type HttpProvider, mountHttpProvider, type ProviderMountSpec } from './mount.js';
+import { type MountableProvider, mountHttpProvider, type ProviderMountSpec } from './mount.js';
 
 const schema: JSONSchema = {
   type: 'object',
@@ -16,7 +16,7 @@ interface Resolved {
   local: boolean;
 }
 
-class FakeProvider implements HttpProvider {
+class FakeProvider implements MountableProvider {
   readonly name = 'fake';
   costUsd: string | null = null;
   closed = 0;

@@ -12,7 +12,7 @@ import { assertProviderConfig } from './config.js';
 import type { EventEmitterLike } from './events.js';
 
 /** A provider that counts what it spent and holds connections. */
-export interface HttpProvider extends Provider {
+export interface MountableProvider extends Provider {
   /** Total cost of its calls so far (decimal USD string), or null when no price is known. */
   readonly costUsd: string | null;
   /** Release the connections (in-flight requests are aborted). */
@@ -20,7 +20,7 @@ export interface HttpProvider extends Provider {
 }
 
 /** How one provider module mounts. */
-export interface ProviderMountSpec<C extends { apiKey: string | undefined }, P extends HttpProvider> {
+export interface ProviderMountSpec<C extends { apiKey: string | undefined }, P extends MountableProvider> {
   /** The module id: log prefix and contributor name (`provider-openai`). */
   module: string;
   /** The config schema; its `properties` are the keys the module reads. */
@@ -63,7 +63,10 @@ export function sessionCostContribution(provider: {
  * Mount a provider module's provider. Bad config fails with every problem
  * listed; without credentials it returns undefined and mounts nothing.
  */
-export async function mountHttpProvider<C extends { apiKey: string | undefined }, P extends HttpProvider>(
+export async function mountHttpProvider<
+  C extends { apiKey: string | undefined },
+  P extends MountableProvider,
+>(
   coordinator: Coordinator,
   config: Record<string, unknown>,
   spec: ProviderMountSpec<C, P>,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitBytes } from '../testing/fake-llm-server.js';
-import { type SseMessage, sseEvents } from './sse.js';
+import { type SseMessage, sseEvents, sseJson } from './sse.js';
 
 const context = { provider: 'test', model: 'm' };
 
@@ -67,5 +67,19 @@ describe('SSE decoding (eventsource-parser)', () => {
     await expect(drain()).rejects.toMatchObject({ kind: 'stream', retryable: true });
     expect(seen).toEqual(['1']);
     await expect(drain(AbortSignal.abort())).rejects.toMatchObject({ kind: 'abort' });
+  });
+
+  it('sseJson: the data as a JSON object, anything else a retryable stream error quoting it', () => {
+    expect(sseJson({ data: '{"a":1}' }, context)).toEqual({ a: 1 });
+    for (const data of ['{oops', 'null', '[1]', '5']) {
+      let thrown: unknown;
+      try {
+        sseJson({ data }, context);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({ kind: 'stream', retryable: true, provider: 'test' });
+      expect((thrown as Error).message).toBe(`test: malformed JSON in the stream: ${data}`);
+    }
   });
 });

@@ -4,6 +4,7 @@
  * keep-alives, CR/LF/CRLF line ends, UTF-8 characters split across chunks).
  */
 import { createParser } from 'eventsource-parser';
+import { createLLMError } from '../llm-errors.js';
 import { type RequestContext, type ResponseBody, transportError } from './transport.js';
 
 /** One SSE message. `event` is undefined when the server named none. */
@@ -54,4 +55,21 @@ export async function* sseEvents(
       }
     }
   }
+}
+
+/** A message's data as a JSON object; anything else is a (retryable) stream error that quotes it. */
+export function sseJson(message: SseMessage, context: RequestContext): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(message.data);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value))
+    return value as Record<string, unknown>;
+  throw createLLMError(
+    'stream',
+    `${context.provider}: malformed JSON in the stream: ${message.data.slice(0, 120)}`,
+    context,
+  );
 }

@@ -1,8 +1,8 @@
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LLMError } from '../llm-errors.js';
 import { transportConformance } from '../testing/conformance.js';
 import { FakeLlmServer, reply } from '../testing/fake-llm-server.js';
+import { fetchTransport } from './__fixtures__/fetch-transport.js';
 import {
   abortError,
   header,
@@ -15,38 +15,6 @@ import {
 } from './transport.js';
 
 const context = { provider: 'test', model: 'm' };
-
-/**
- * A transport over Node's global fetch (no dependency): the timeout covers
- * the whole exchange through `AbortSignal.timeout`, whose `TimeoutError`
- * core maps to a timeout.
- */
-function fetchTransport(baseUrl: URL): Transport {
-  const inFlight = new Set<AbortController>();
-  return {
-    async request(request) {
-      const controller = new AbortController();
-      inFlight.add(controller);
-      const signals = [controller.signal, AbortSignal.timeout(request.timeoutMs)];
-      if (request.signal !== undefined) signals.push(request.signal);
-      const response = await fetch(new URL(request.path, baseUrl.origin), {
-        method: request.method,
-        headers: request.headers,
-        ...(request.body !== undefined && { body: request.body }),
-        signal: AbortSignal.any(signals),
-      });
-      const headers: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        headers[name] = value;
-      });
-      const body = response.body ?? Readable.from([]);
-      return { status: response.status, headers, body: body as AsyncIterable<Uint8Array> };
-    },
-    async close() {
-      for (const controller of inFlight) controller.abort();
-    },
-  };
-}
 
 transportConformance({ create: fetchTransport });
 

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLLMError } from '../llm-errors.js';
 import { silentLogger } from '../logger.js';
 import { AmplifierSession } from '../session.js';
-import { FakeLlmServer, reply, splitBytes, sseEvent } from './fake-llm-server.js';
+import { FakeLlmServer, llmErrorOf, reply, splitBytes, sseEvent } from './fake-llm-server.js';
 import { ConformanceError } from './harness.js';
 import { inProcessLoader, MockContextManager, MockProvider, ScriptedOrchestrator } from './index.js';
 import { transportChecks } from './transport-checks.js';
@@ -86,6 +87,17 @@ describe('FakeLlmServer', () => {
       req.destroy();
       await held.closed;
     }
+  });
+});
+
+describe('llmErrorOf', () => {
+  it('gives the LLMError a promise rejects with; anything else fails', async () => {
+    const error = createLLMError('timeout', 'slow');
+    expect(await llmErrorOf(Promise.reject(error))).toBe(error);
+    await expect(llmErrorOf(Promise.resolve('fine'))).rejects.toThrow('expected an LLMError, got undefined');
+    await expect(llmErrorOf(Promise.reject(new Error('plain')))).rejects.toThrow(
+      'expected an LLMError, got Error: plain',
+    );
   });
 });
 

@@ -3,10 +3,11 @@
  * provider tests: it answers each request with the next queued reply,
  * records every request (JSON bodies parsed), and can answer with JSON, SSE
  * sent in pieces, any status with headers, a connection dropped mid-stream,
- * a stream held open, or no answer at all.
+ * a stream held open, or no answer at all. Plus `llmErrorOf` for the failures.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LLMError } from '../llm-errors.js';
 
 /** A request as the server received it. */
 export interface RecordedRequest {
@@ -181,3 +182,13 @@ export const reply: {
     }),
   hang: () => held(() => {}),
 };
+
+/** The LLMError `promise` rejects with; throws when it resolves or rejects with anything else. */
+export async function llmErrorOf(promise: Promise<unknown>): Promise<LLMError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!LLMError.isLLMError(error)) throw new Error(`expected an LLMError, got ${String(error)}`);
+  return error;
+}

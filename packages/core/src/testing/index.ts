@@ -14,7 +14,7 @@ export {
 } from './conformance.js';
 export { contextChecks, oddMessages } from './context-checks.js';
 export type { FakeReply, HeldReply, RecordedRequest, ReplyPiece } from './fake-llm-server.js';
-export { FakeLlmServer, reply, splitBytes, sseEvent } from './fake-llm-server.js';
+export { FakeLlmServer, llmErrorOf, reply, splitBytes, sseEvent } from './fake-llm-server.js';
 export type { CheckOutcome, ConformanceCheck, LogRecord, ModuleUnderTest, MountedModule } from './harness.js';
 export {
   ConformanceError,

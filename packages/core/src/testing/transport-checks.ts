@@ -4,11 +4,11 @@
  * arrive as sent, and timeouts, aborts, refused and dropped connections and
  * early stops come out as the right LLMErrors with the connection released.
  */
-import { LLMError } from '../llm-errors.js';
+import type { LLMError } from '../llm-errors.js';
 import { sseEvents } from '../provider/sse.js';
 import { ProviderHttpClient, type RequestContext, readText, type Transport } from '../provider/transport.js';
-import { FakeLlmServer, reply } from './fake-llm-server.js';
-import { ensure } from './harness.js';
+import { FakeLlmServer, llmErrorOf, reply } from './fake-llm-server.js';
+import { ConformanceError, ensure } from './harness.js';
 
 /** A transport factory under test. */
 export interface TransportUnderTest {
@@ -45,12 +45,11 @@ async function withServer(
 }
 
 async function failure(promise: Promise<unknown>, what: string): Promise<LLMError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  ensure(LLMError.isLLMError(error), `${what}: expected an LLMError, got ${String(error)}`);
-  return error;
+  try {
+    return await llmErrorOf(promise);
+  } catch (error) {
+    throw new ConformanceError(`${what}: ${(error as Error).message}`);
+  }
 }
 
 function expectKind(error: LLMError, kind: string, retryable: boolean): void {
