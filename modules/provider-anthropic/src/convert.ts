@@ -9,33 +9,15 @@ import {
   type ContentBlock,
   type ImageSource,
   type Message,
-  serializeToolOutput,
+  responseText,
   type ToolCall,
   type Usage,
 } from '@amplifier/core';
+import { toolBlocksText, toolResultText } from '@amplifier/core/provider';
 
 type Json = Record<string, unknown>;
 
 const EPHEMERAL = { type: 'ephemeral' };
-
-function text(content: Message['content']): string {
-  if (typeof content === 'string') return content;
-  return content
-    .filter((b): b is Extract<ContentBlock, { type: 'text' }> => b?.type === 'text')
-    .map((b) => b.text)
-    .join('\n\n');
-}
-
-function toolResultText(output: unknown): string {
-  return typeof output === 'string' ? output : serializeToolOutput({ success: true, output });
-}
-
-function blocksAsToolText(blocks: readonly ContentBlock[]): string {
-  return blocks
-    .map((b) => (b?.type === 'tool_result' ? toolResultText(b.output) : b?.type === 'text' ? b.text : ''))
-    .filter((t) => t !== '')
-    .join('\n\n');
-}
 
 function image(source: ImageSource): Json | undefined {
   if (source.type === 'base64' && typeof source.data === 'string') {
@@ -130,7 +112,7 @@ export function toWireMessages(messages: readonly Message[]): { system: Json[]; 
     switch (message.role) {
       case 'system':
       case 'developer': {
-        const body = text(message.content);
+        const body = responseText(message.content);
         if (body === '') break;
         if (!started) system.push({ type: 'text', text: body });
         else push('user', [{ type: 'text', text: `<system-reminder>\n${body}\n</system-reminder>` }]);
@@ -147,8 +129,7 @@ export function toWireMessages(messages: readonly Message[]): { system: Json[]; 
           {
             type: 'tool_result',
             tool_use_id: message.tool_call_id ?? '',
-            content:
-              typeof message.content === 'string' ? message.content : blocksAsToolText(message.content),
+            content: typeof message.content === 'string' ? message.content : toolBlocksText(message.content),
           },
         ]);
         break;

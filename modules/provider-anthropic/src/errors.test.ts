@@ -1,8 +1,17 @@
+import {
+  type HttpHeaders,
+  httpStatusError,
+  rateLimitFields,
+  streamPayloadError,
+} from '@amplifier/core/provider';
 import { describe, expect, it } from 'vitest';
 import { errorBody } from './__fixtures__/wire.js';
-import { httpError, parseJsonObject, rateLimits, streamPayloadError } from './errors.js';
+import { ERROR_STYLE } from './errors.js';
 
 const context = { provider: 'anthropic', model: 'claude-sonnet-4-5' };
+/** What the Anthropic error style makes of a response (max_retry_delay 60 s by default). */
+const mapped = (status: number, text = '', headers: HttpHeaders = {}, maxRetryDelayMs = 60_000) =>
+  httpStatusError(ERROR_STYLE, { status, headers, body: text }, context, maxRetryDelayMs);
 const body = (type: string, message: string) => JSON.stringify(errorBody(type, message));
 
 describe('HTTP errors as LLMError kinds', () => {
@@ -18,7 +27,7 @@ describe('HTTP errors as LLMError kinds', () => {
     [529, 'overloaded_error', 'Overloaded', 'unavailable', true],
     [504, 'timeout_error', 'Request timed out', 'timeout', true],
   ])('HTTP %i %s -> %s', (status, type, message, kind, retryable) => {
-    const error = httpError(status, { 'request-id': 'req_1' }, body(type, message), context, 60_000);
+    const error = mapped(status, body(type, message), { 'request-id': 'req_1' });
     expect(error).toMatchObject({
       kind,
       retryable,
@@ -31,40 +40,37 @@ describe('HTTP errors as LLMError kinds', () => {
 
   it('context length is detected in 400 invalid_request bodies', () => {
     expect(
-      httpError(
-        400,
-        {},
-        body('invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum'),
-        context,
-        1,
-      ).kind,
+      mapped(400, body('invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum'), {}, 1)
+        .kind,
     ).toBe('context_length');
     expect(
-      httpError(
+      mapped(
         400,
-        {},
         body(
           'invalid_request_error',
           'input length and `max_tokens` exceed context limit: 190000 + 64000 > 200000',
         ),
-        context,
+        {},
         1,
       ).kind,
     ).toBe('context_length');
   });
 
   it('Retry-After wins; a 429 without it waits for the anthropic-ratelimit reset of the exhausted limit', () => {
-    expect(httpError(429, { 'retry-after': '12' }, '', context, 60_000).retry_after).toBe(12);
+    expect(mapped(429, '', { 'retry-after': '12' }).retry_after).toBe(12);
     const now = Date.parse('2026-11-22T10:00:00Z');
-    const error = httpError(
-      429,
+    const error = httpStatusError(
+      ERROR_STYLE,
       {
-        'anthropic-ratelimit-requests-remaining': '10',
-        'anthropic-ratelimit-requests-reset': '2026-11-22T10:00:05Z',
-        'anthropic-ratelimit-input-tokens-remaining': '0',
-        'anthropic-ratelimit-input-tokens-reset': '2026-11-22T10:00:20Z',
+        status: 429,
+        headers: {
+          'anthropic-ratelimit-requests-remaining': '10',
+          'anthropic-ratelimit-requests-reset': '2026-11-22T10:00:05Z',
+          'anthropic-ratelimit-input-tokens-remaining': '0',
+          'anthropic-ratelimit-input-tokens-reset': '2026-11-22T10:00:20Z',
+        },
+        body: '',
       },
-      '',
       context,
       60_000,
       now,
@@ -73,34 +79,33 @@ describe('HTTP errors as LLMError kinds', () => {
   });
 
   it('a wait longer than max_retry_delay is not retried; x-should-retry overrides', () => {
-    expect(httpError(429, { 'retry-after': '600' }, '', context, 60_000).retryable).toBe(false);
-    expect(httpError(529, { 'x-should-retry': 'false' }, '', context, 60_000).retryable).toBe(false);
+    expect(mapped(429, '', { 'retry-after': '600' }).retryable).toBe(false);
+    expect(mapped(529, '', { 'x-should-retry': 'false' }).retryable).toBe(false);
   });
 
   it('rateLimits collects the anthropic-ratelimit headers', () => {
     expect(
-      rateLimits({
-        'anthropic-ratelimit-requests-limit': '50',
-        'anthropic-ratelimit-output-tokens-remaining': '7000',
-        'anthropic-ratelimit-tokens-reset': '2026-11-22T10:00:20Z',
-      }),
+      rateLimitFields(
+        {
+          'anthropic-ratelimit-requests-limit': '50',
+          'anthropic-ratelimit-output-tokens-remaining': '7000',
+          'anthropic-ratelimit-tokens-reset': '2026-11-22T10:00:20Z',
+        },
+        ERROR_STYLE.rateLimits!,
+      ),
     ).toEqual({ requests_limit: 50, output_tokens_remaining: 7000, tokens_reset: '2026-11-22T10:00:20Z' });
   });
 
   it('in-stream error events: overloaded is retryable, unknown types are stream errors', () => {
-    expect(streamPayloadError(errorBody('overloaded_error', 'Overloaded'), context)).toMatchObject({
+    expect(
+      streamPayloadError(ERROR_STYLE, errorBody('overloaded_error', 'Overloaded'), context),
+    ).toMatchObject({
       kind: 'unavailable',
       retryable: true,
     });
-    expect(streamPayloadError(errorBody('weird_error', 'x'), context)).toMatchObject({
+    expect(streamPayloadError(ERROR_STYLE, errorBody('weird_error', 'x'), context)).toMatchObject({
       kind: 'stream',
       retryable: true,
     });
-  });
-
-  it('malformed JSON: a body that is not JSON fails with a hint', () => {
-    expect(() => parseJsonObject('<html>', 200, context, 'https://x/')).toThrow(
-      /not a JSON object.*base_url/,
-    );
   });
 });

@@ -1,13 +1,12 @@
 import { OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
-import { createTestCoordinator, RecordingLogger } from '@amplifier/core/testing';
+import { createTestCoordinator, FakeLlmServer, RecordingLogger, reply } from '@amplifier/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeServer, sse } from './__fixtures__/fake-server.js';
 import { MODEL, textStream } from './__fixtures__/wire.js';
 import { AnthropicProvider, mount } from './index.js';
 
-let server: FakeServer;
+let server: FakeLlmServer;
 beforeEach(async () => {
-  server = await FakeServer.start();
+  server = await FakeLlmServer.start();
   vi.stubEnv('ANTHROPIC_API_KEY', '');
   vi.stubEnv('ANTHROPIC_BASE_URL', '');
 });
@@ -32,7 +31,7 @@ describe('mount', () => {
   it('reads the key and base URL from the environment', async () => {
     vi.stubEnv('ANTHROPIC_API_KEY', 'sk-ant-env');
     vi.stubEnv('ANTHROPIC_BASE_URL', server.url);
-    server.enqueue(sse(textStream(['hi'])));
+    server.enqueue(reply.sse(textStream(['hi'])));
     const { coordinator: c } = coordinator();
     const cleanup = await mount(c, {});
     const provider = c.get('providers', 'anthropic')!;
@@ -54,7 +53,7 @@ describe('mount', () => {
   });
 
   it('priority, session.cost and observability.events contributions; cleanup closes the pool', async () => {
-    server.enqueue(sse(textStream(['hi'])));
+    server.enqueue(reply.sse(textStream(['hi'])));
     const { coordinator: c, logger } = coordinator();
     const cleanup = await mount(c, {
       api_key: 'k',

@@ -2,11 +2,12 @@
  * @amplifier/provider-anthropic: the Anthropic Messages API as an Amplifier
  * provider named `anthropic`.
  */
-import { type Cleanup, type Coordinator, OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
-import { type AnthropicConfig, assertConfig, CONFIG_KEYS, resolveConfig } from './config.js';
-import { EXTRA_EVENTS } from './events.js';
+import type { Cleanup, Coordinator } from '@amplifier/core';
+import { assertProviderConfig, mountHttpProvider, PROVIDER_STREAM_EVENTS } from '@amplifier/core/provider';
+import { type AnthropicConfig, CONFIG_SCHEMA, resolveConfig } from './config.js';
 import { AnthropicProvider } from './provider.js';
 
+export type { EventEmitterLike } from '@amplifier/core/provider';
 export type { AnthropicConfig, ResolvedConfig } from './config.js';
 export {
   CONFIG_SCHEMA,
@@ -15,16 +16,17 @@ export {
   DEFAULT_MODEL,
   resolveConfig,
 } from './config.js';
-export type { EventEmitterLike } from './events.js';
-export { EXTRA_EVENTS } from './events.js';
 export type { ModelLimits, ModelPrice } from './models.js';
 export { BUILTIN_MODELS, BUILTIN_PRICES } from './models.js';
 export { AnthropicProvider } from './provider.js';
 export { EFFORT_BUDGETS } from './request.js';
 
+/** Events this provider emits beyond the canonical set (declared on `observability.events`). */
+export const EXTRA_EVENTS: readonly string[] = PROVIDER_STREAM_EVENTS;
+
 /** A provider built in code (not mounted): same config as the mount plan's, validated. */
 export function createAnthropicProvider(config: AnthropicConfig = {}): AnthropicProvider {
-  assertConfig(config as Record<string, unknown>);
+  assertProviderConfig(CONFIG_SCHEMA, config as Record<string, unknown>, 'provider-anthropic');
   return new AnthropicProvider(resolveConfig(config));
 }
 
@@ -39,26 +41,12 @@ export async function mount(
   coordinator: Coordinator,
   config: Record<string, unknown> = {},
 ): Promise<Cleanup | undefined> {
-  assertConfig(config);
-  for (const key of Object.keys(config)) {
-    if (!CONFIG_KEYS.has(key))
-      coordinator.logger.warn(`provider-anthropic: unknown config key '${key}' is ignored`);
-  }
-  const resolved = resolveConfig(config);
-  if (resolved.apiKey === undefined) {
-    coordinator.logger.warn(
-      "provider-anthropic: not mounted: no API key. Set ANTHROPIC_API_KEY or the provider's api_key config.",
-    );
-    return undefined;
-  }
-  const provider = new AnthropicProvider(resolved, { hooks: coordinator.hooks, logger: coordinator.logger });
-  coordinator.mount('providers', provider, { name: provider.name });
-  coordinator.registerContributor('session.cost', 'provider-anthropic', () => {
-    const cost = provider.costUsd;
-    return cost === null ? null : { provider: provider.name, cost_usd: cost };
+  return mountHttpProvider(coordinator, config, {
+    module: 'provider-anthropic',
+    schema: CONFIG_SCHEMA,
+    resolve: (valid) => resolveConfig(valid as AnthropicConfig),
+    missingKey: () => "no API key. Set ANTHROPIC_API_KEY or the provider's api_key config.",
+    create: (resolved, options) => new AnthropicProvider(resolved, options),
+    events: EXTRA_EVENTS,
   });
-  coordinator.registerContributor(OBSERVABILITY_EVENTS_CHANNEL, 'provider-anthropic', () => [
-    ...EXTRA_EVENTS,
-  ]);
-  return () => provider.close();
 }

@@ -1,21 +1,22 @@
+import { CostMeter, lookupModel, ModelCatalog } from '@amplifier/core/provider';
 import { describe, expect, it } from 'vitest';
-import { CostMeter, lookup, ModelCatalog, serverLimits } from './models.js';
+import { BUILTIN_MODELS, BUILTIN_PRICES, MODEL_TABLE, serverLimits } from './models.js';
 
 describe('model table', () => {
-  it('matches dated snapshots and aliases, never a newer model by prefix', () => {
-    const table = { 'claude-sonnet-4': 1, 'claude-sonnet-4-5': 2 };
-    expect(lookup(table, 'claude-sonnet-4-5-20250929')).toBe(2);
-    expect(lookup(table, 'claude-sonnet-4-20250514')).toBe(1);
-    expect(lookup(table, 'anthropic/claude-sonnet-4-5')).toBe(2);
-    expect(lookup(table, 'claude-sonnet-4-6')).toBeUndefined();
+  it('the built-in table: dated snapshots and aliases find their model, a newer model does not', () => {
+    expect(lookupModel(BUILTIN_MODELS, 'claude-sonnet-4-5-20250929')?.max_output_tokens).toBe(64_000);
+    expect(lookupModel(BUILTIN_MODELS, 'claude-opus-4-20250514')?.max_output_tokens).toBe(32_000);
+    expect(lookupModel(BUILTIN_MODELS, 'anthropic/claude-3-5-haiku')?.max_output_tokens).toBe(8192);
+    expect(lookupModel(BUILTIN_MODELS, 'claude-sonnet-4-6')).toBeUndefined();
   });
 
   it('getModelInfo: built-in limits, config overrides, the API listing (all pages) when asked', async () => {
-    const catalog = new ModelCatalog(
-      'claude-sonnet-4-5',
-      { 'claude-next': { context_window: 1_000_000 } },
-      true,
-    );
+    const catalog = new ModelCatalog({
+      ...MODEL_TABLE,
+      defaultModel: 'claude-sonnet-4-5',
+      overrides: { 'claude-next': { context_window: 1_000_000 } },
+      listBuiltin: true,
+    });
     expect(catalog.info()).toMatchObject({ context_window: 200_000, max_output_tokens: 64_000 });
     expect(catalog.info('claude-next')).toMatchObject({ context_window: 1_000_000, max_output_tokens: 8192 });
     const listed = await catalog.list(
@@ -41,7 +42,7 @@ describe('model table', () => {
   });
 
   it('cost: cache writes and reads at their own prices', () => {
-    const meter = new CostMeter({});
+    const meter = new CostMeter({}, BUILTIN_PRICES);
     // sonnet 4.5: fresh 1M * 3 + write 1M * 3.75 + read 1M * 0.3 + output 1M * 15
     const usage = {
       input_tokens: 3_000_000,

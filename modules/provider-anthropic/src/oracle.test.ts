@@ -5,9 +5,9 @@
  */
 
 import { type ChatRequest, type ContentBlock, LLMError } from '@amplifier/core';
+import { FakeLlmServer, type FakeReply, reply } from '@amplifier/core/testing';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeServer, type Handler, json, sse } from './__fixtures__/fake-server.js';
 import {
   errorBody,
   MODEL,
@@ -23,12 +23,12 @@ import { AnthropicProvider } from './provider.js';
 const REQUEST: ChatRequest = { messages: [{ role: 'user', content: 'hi' }] };
 const PARAMS = { model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: 'hi' }] };
 
-let server: FakeServer;
+let server: FakeLlmServer;
 let sdk: Anthropic;
 let provider: AnthropicProvider;
 
 beforeEach(async () => {
-  server = await FakeServer.start();
+  server = await FakeLlmServer.start();
   sdk = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.url, maxRetries: 0 });
   provider = new AnthropicProvider(
     resolveConfig({ api_key: 'sk-ant-test', base_url: server.url, default_model: MODEL, max_retries: 0 }, {}),
@@ -64,15 +64,15 @@ function amplifierBlocks(content: Anthropic.ContentBlock[]): ContentBlock[] {
   });
 }
 
-async function sdkStream(handler: Handler): Promise<Anthropic.Message> {
+async function sdkStream(handler: FakeReply): Promise<Anthropic.Message> {
   server.enqueue(handler);
   return sdk.messages.stream(PARAMS).finalMessage();
 }
 
 describe('the official SDK parses the same bytes to the same content', () => {
   it('thinking with signature, redacted thinking, text and a tool call whose input arrives in pieces', async () => {
-    const oracle = await sdkStream(sse(thinkingToolStream()));
-    server.enqueue(sse(thinkingToolStream()));
+    const oracle = await sdkStream(reply.sse(thinkingToolStream()));
+    server.enqueue(reply.sse(thinkingToolStream()));
     const ours = await provider.complete(REQUEST);
     expect(ours.content).toEqual(amplifierBlocks(oracle.content));
     const thinking = oracle.content[0] as Anthropic.ThinkingBlock;
@@ -92,15 +92,15 @@ describe('the official SDK parses the same bytes to the same content', () => {
 
   it('a streamed text answer split in pieces, with a ping', async () => {
     const pieces = textStream(['Hel', 'lo, ', 'wörld ✓']);
-    const oracle = await sdkStream(sse(pieces));
-    server.enqueue(sse(pieces));
+    const oracle = await sdkStream(reply.sse(pieces));
+    server.enqueue(reply.sse(pieces));
     expect((await provider.complete(REQUEST)).content).toEqual(amplifierBlocks(oracle.content));
   });
 
   it('a stream with CRLF line ends', async () => {
     const pieces = textStream(['a\r\nb']).map((e) => e.replaceAll('\n', '\r\n'));
-    const oracle = await sdkStream(sse(pieces));
-    server.enqueue(sse(pieces));
+    const oracle = await sdkStream(reply.sse(pieces));
+    server.enqueue(reply.sse(pieces));
     expect((await provider.complete(REQUEST)).content).toEqual(amplifierBlocks(oracle.content));
   });
 
@@ -113,7 +113,7 @@ describe('the official SDK parses the same bytes to the same content', () => {
       ],
       'tool_use',
     );
-    server.enqueue(json(200, body), json(200, body));
+    server.enqueue(reply.json(200, body), reply.json(200, body));
     const oracle = await sdk.messages.create(PARAMS);
     const p = new AnthropicProvider(
       resolveConfig({ api_key: 'k', base_url: server.url, use_streaming: false, max_retries: 0 }, {}),
@@ -135,7 +135,7 @@ describe('the official SDK parses the same bytes to the same content', () => {
       [529, 'overloaded_error', 'OverloadedError', 'unavailable'],
     ];
     for (const [status, type, sdkClass, kind] of cases) {
-      const handler = json(status, errorBody(type, `status ${status}`));
+      const handler = reply.json(status, errorBody(type, `status ${status}`));
       server.enqueue(handler, handler);
       const sdkError = await sdk.messages.create(PARAMS).catch((e: unknown) => e);
       const ours = await provider.complete(REQUEST).catch((e: unknown) => e);

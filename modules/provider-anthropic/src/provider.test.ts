@@ -1,7 +1,6 @@
-import { type ChatRequest, checkData, LLMError, type StreamEvent } from '@amplifier/core';
-import { EventRecorder } from '@amplifier/core/testing';
+import { type ChatRequest, checkData, type StreamEvent } from '@amplifier/core';
+import { EventRecorder, FakeLlmServer, llmErrorOf, reply } from '@amplifier/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeServer, hang, json, raw, sse, sseThenDrop, sseThenHang } from './__fixtures__/fake-server.js';
 import {
   delta,
   errorBody,
@@ -22,7 +21,7 @@ import { AnthropicProvider } from './provider.js';
 
 const REQUEST: ChatRequest = { messages: [{ role: 'user', content: 'Say hello.' }] };
 
-let server: FakeServer;
+let server: FakeLlmServer;
 let provider: AnthropicProvider;
 let recorder: EventRecorder;
 
@@ -46,25 +45,16 @@ function make(config: AnthropicConfig = {}): AnthropicProvider {
 }
 
 beforeEach(async () => {
-  server = await FakeServer.start();
+  server = await FakeLlmServer.start();
 });
 afterEach(async () => {
   await provider?.close();
   await server.close();
 });
 
-async function failure(promise: Promise<unknown>): Promise<LLMError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!LLMError.isLLMError(error)) throw new Error(`expected an LLMError, got ${String(error)}`);
-  return error;
-}
-
 describe('complete()', () => {
   it('non-streamed: x-api-key and anthropic-version headers, content, usage and cost', async () => {
-    server.enqueue(json(200, message([{ type: 'text', text: 'Hello!' }])));
+    server.enqueue(reply.json(200, message([{ type: 'text', text: 'Hello!' }])));
     const response = await make({ use_streaming: false, enable_prompt_caching: false }).complete(REQUEST);
     expect(checkData('chat-response', response)).toEqual([]);
     expect(response.content).toEqual([{ type: 'text', text: 'Hello!' }]);
@@ -92,7 +82,7 @@ describe('complete()', () => {
   });
 
   it('llm:request / llm:response payloads, with thinking from the extended_thinking option', async () => {
-    server.enqueue(sse(textStream(['Hi'])));
+    server.enqueue(reply.sse(textStream(['Hi'])));
     await make({ beta_headers: ['a-2025', 'b-2026'] }).complete(
       { messages: [{ role: 'system', content: 's' }, ...REQUEST.messages] },
       { extended_thinking: true },
@@ -118,7 +108,7 @@ describe('complete()', () => {
 
   it('model override per request; rate-limit headers reach llm:response', async () => {
     server.enqueue(
-      json(200, message([{ type: 'text', text: 'x' }]), {
+      reply.json(200, message([{ type: 'text', text: 'x' }]), {
         'anthropic-ratelimit-requests-limit': '50',
         'anthropic-ratelimit-requests-remaining': '49',
       }),
@@ -132,7 +122,7 @@ describe('complete()', () => {
   });
 
   it('streamed: thinking with its signature, redacted thinking, text and a tool call split across input_json_delta', async () => {
-    server.enqueue(sse(thinkingToolStream()));
+    server.enqueue(reply.sse(thinkingToolStream()));
     const response = await make().complete(REQUEST);
     expect(response.content).toEqual([
       { type: 'thinking', thinking: 'The user wants a file read.', signature: SIGNATURE },
@@ -154,7 +144,7 @@ describe('complete()', () => {
   });
 
   it('thinking signatures preserved across turns: the next request carries the blocks unchanged', async () => {
-    server.enqueue(sse(thinkingToolStream()), sse(textStream(['done'])));
+    server.enqueue(reply.sse(thinkingToolStream()), reply.sse(textStream(['done'])));
     const p = make();
     const first = await p.complete(REQUEST);
     await p.complete({
@@ -183,7 +173,7 @@ describe('complete()', () => {
 
 describe('stream()', () => {
   it('yields message.start, deltas as sent, tool call events with the raw input fragments, message.end', async () => {
-    server.enqueue(sse(thinkingToolStream()));
+    server.enqueue(reply.sse(thinkingToolStream()));
     const events: StreamEvent[] = [];
     for await (const e of make().stream(REQUEST)) events.push(e);
     expect(events.map((e) => e.type)).toEqual([
@@ -217,14 +207,14 @@ describe('stream()', () => {
 
   it('a connection dropped mid-stream: the events so far, then a StreamError (not retried)', async () => {
     server.enqueue(
-      sseThenDrop([
+      reply.sseThenDrop([
         messageStart(),
         start(0, { type: 'text', text: '' }),
         delta(0, { type: 'text_delta', text: 'Hel' }),
       ]),
     );
     const seen: string[] = [];
-    const error = await failure(
+    const error = await llmErrorOf(
       (async () => {
         for await (const e of make().stream(REQUEST)) seen.push(e.type);
       })(),
@@ -239,14 +229,14 @@ describe('stream()', () => {
   });
 
   it('a slow stream aborted by signal: abort error, connection closed', async () => {
-    const slow = sseThenHang([
+    const slow = reply.sseThenHang([
       messageStart(),
       start(0, { type: 'text', text: '' }),
       delta(0, { type: 'text_delta', text: 'slow' }),
     ]);
     server.enqueue(slow.handler);
     const controller = new AbortController();
-    const error = await failure(
+    const error = await llmErrorOf(
       (async () => {
         for await (const e of make().stream(REQUEST, { signal: controller.signal })) {
           if (e.type === 'text.delta') controller.abort();
@@ -261,12 +251,12 @@ describe('stream()', () => {
 describe('errors and retries', () => {
   it('429 with Retry-After, then success', async () => {
     server.enqueue(
-      json(
+      reply.json(
         429,
         errorBody('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'),
         { 'retry-after': '0.05' },
       ),
-      sse(textStream(['ok'])),
+      reply.sse(textStream(['ok'])),
     );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'ok' }]);
     const [retry] = recorder.getEvents('provider:retry');
@@ -282,9 +272,9 @@ describe('errors and retries', () => {
 
   it('500 then success; overloaded (529) then success', async () => {
     server.enqueue(
-      json(500, errorBody('api_error', 'Internal server error')),
-      json(529, errorBody('overloaded_error', 'Overloaded')),
-      sse(textStream(['ok'])),
+      reply.json(500, errorBody('api_error', 'Internal server error')),
+      reply.json(529, errorBody('overloaded_error', 'Overloaded')),
+      reply.sse(textStream(['ok'])),
     );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'ok' }]);
     expect(recorder.getEvents('provider:retry').map(([, d]) => d.status_code)).toEqual([500, 529]);
@@ -292,12 +282,12 @@ describe('errors and retries', () => {
 
   it('overloaded error event mid-stream: complete() retries and succeeds', async () => {
     server.enqueue(
-      sse([
+      reply.sse([
         messageStart(),
         start(0, { type: 'text', text: '' }),
         ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }),
       ]),
-      sse(textStream(['after'])),
+      reply.sse(textStream(['after'])),
     );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'after' }]);
     expect(recorder.getEvents('provider:retry')[0]![1]).toMatchObject({ error_kind: 'unavailable' });
@@ -305,39 +295,46 @@ describe('errors and retries', () => {
   });
 
   it('bounded by max_retries', async () => {
-    server.fallback(json(529, errorBody('overloaded_error', 'Overloaded')));
-    const error = await failure(make({ max_retries: 1 }).complete(REQUEST));
+    server.fallback(reply.json(529, errorBody('overloaded_error', 'Overloaded')));
+    const error = await llmErrorOf(make({ max_retries: 1 }).complete(REQUEST));
     expect(error).toMatchObject({ kind: 'unavailable', status_code: 529 });
     expect(server.requests).toHaveLength(2);
   });
 
   it('authentication errors are not retried', async () => {
-    server.enqueue(json(401, errorBody('authentication_error', 'invalid x-api-key')));
-    expect((await failure(make().complete(REQUEST))).kind).toBe('authentication');
+    server.enqueue(reply.json(401, errorBody('authentication_error', 'invalid x-api-key')));
+    expect((await llmErrorOf(make().complete(REQUEST))).kind).toBe('authentication');
     expect(server.requests).toHaveLength(1);
   });
 
   it('context length from a 400 body', async () => {
     server.enqueue(
-      json(400, errorBody('invalid_request_error', 'prompt is too long: 250000 tokens > 200000 maximum')),
+      reply.json(
+        400,
+        errorBody('invalid_request_error', 'prompt is too long: 250000 tokens > 200000 maximum'),
+      ),
     );
-    expect((await failure(make().complete(REQUEST))).kind).toBe('context_length');
+    expect((await llmErrorOf(make().complete(REQUEST))).kind).toBe('context_length');
   });
 
   it('malformed JSON: a non-JSON body fails at once; malformed JSON in a stream is retried', async () => {
-    server.enqueue(raw(200, '{"content": [', 'application/json'));
-    expect((await failure(make({ use_streaming: false }).complete(REQUEST))).retryable).toBe(false);
+    server.enqueue(reply.raw(200, '{"content": [', 'application/json'));
+    const error = await llmErrorOf(make({ use_streaming: false }).complete(REQUEST));
+    expect(error.retryable).toBe(false);
+    expect(error.message).toMatch(
+      /not a JSON object.*is base_url \(.*\) the API root, e\.g\. https:\/\/api\.anthropic\.com\?$/,
+    );
     await provider.close();
     server.enqueue(
-      sse([messageStart(), 'event: content_block_start\ndata: {oops\n\n']),
-      sse(textStream(['fine'])),
+      reply.sse([messageStart(), 'event: content_block_start\ndata: {oops\n\n']),
+      reply.sse(textStream(['fine'])),
     );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'fine' }]);
   });
 
   it('a stream that ends before message_stop is incomplete', async () => {
     server.enqueue(
-      sse([
+      reply.sse([
         messageStart(),
         start(0, { type: 'text', text: '' }),
         delta(0, { type: 'text_delta', text: 'x' }),
@@ -345,35 +342,35 @@ describe('errors and retries', () => {
         messageDelta('end_turn'),
       ]),
     );
-    expect((await failure(make({ max_retries: 0 }).complete(REQUEST))).message).toMatch(
+    expect((await llmErrorOf(make({ max_retries: 0 }).complete(REQUEST))).message).toMatch(
       /before message_stop/,
     );
   });
 
   it('a connection dropped mid-stream is retried by complete()', async () => {
     server.enqueue(
-      sseThenDrop([messageStart(), start(0, { type: 'text', text: '' })]),
-      sse(textStream(['whole'])),
+      reply.sseThenDrop([messageStart(), start(0, { type: 'text', text: '' })]),
+      reply.sse(textStream(['whole'])),
     );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'whole' }]);
   });
 
   it('signal aborts a waiting request', async () => {
-    const never = hang();
+    const never = reply.hang();
     server.enqueue(never.handler);
     const controller = new AbortController();
     const arrived = server.nextRequest();
     const pending = make().complete(REQUEST, { signal: controller.signal });
     await arrived;
     controller.abort();
-    expect((await failure(pending)).kind).toBe('abort');
+    expect((await llmErrorOf(pending)).kind).toBe('abort');
     await never.closed;
   });
 });
 
 describe('missing tool results', () => {
   it('repair event: synthetic tool_result blocks keep the API from rejecting the conversation', async () => {
-    server.enqueue(sse(textStream(['ok'])));
+    server.enqueue(reply.sse(textStream(['ok'])));
     await make().complete({
       messages: [
         { role: 'user', content: 'go' },
@@ -403,7 +400,7 @@ describe('missing tool results', () => {
 describe('models', () => {
   it('listModels pages through GET /v1/models', async () => {
     server.enqueue(
-      json(200, {
+      reply.json(200, {
         data: [
           { type: 'model', id: 'claude-a', display_name: 'A', max_input_tokens: 300_000, max_tokens: 32_000 },
         ],
@@ -411,7 +408,7 @@ describe('models', () => {
         first_id: 'claude-a',
         last_id: 'claude-a',
       }),
-      json(200, {
+      reply.json(200, {
         data: [{ type: 'model', id: 'claude-b', display_name: 'B' }],
         has_more: false,
         first_id: 'claude-b',

@@ -4,18 +4,10 @@
  * through AmplifierSession (dev dependencies only; modules never import each other).
  */
 import { mount as mountContext } from '@amplifier/context-simple';
-import {
-  AmplifierSession,
-  type Coordinator,
-  type LoadedModule,
-  type ModuleLoaderLike,
-  type MountFunction,
-  silentLogger,
-} from '@amplifier/core';
-import { EventRecorder, MockTool } from '@amplifier/core/testing';
+import { AmplifierSession, silentLogger } from '@amplifier/core';
+import { EventRecorder, FakeLlmServer, inProcessLoader, MockTool, reply } from '@amplifier/core/testing';
 import { mount as mountLoop } from '@amplifier/loop-basic';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { FakeServer, sse } from './__fixtures__/fake-server.js';
 import {
   delta,
   MODEL,
@@ -28,27 +20,16 @@ import {
 } from './__fixtures__/wire.js';
 import { mount } from './index.js';
 
-let server: FakeServer;
+let server: FakeLlmServer;
 beforeEach(async () => {
-  server = await FakeServer.start();
+  server = await FakeLlmServer.start();
 });
 afterEach(() => server.close());
-
-/** A loader that hands out in-process modules by id (the session's real loading path, minus npm). */
-function loaderOf(modules: Record<string, MountFunction>): ModuleLoaderLike {
-  return {
-    async load(id, config = {}): Promise<LoadedModule> {
-      const mountFn = modules[id];
-      if (mountFn === undefined) throw new Error(`no module ${id}`);
-      return { id, type: undefined, mount: async (coordinator: Coordinator) => mountFn(coordinator, config) };
-    },
-  };
-}
 
 it('a whole turn: loop-basic + context-simple + provider-anthropic + a tool, against the fake server', async () => {
   const tool = new MockTool({ name: 'lookup', output: { answer: 42 } });
   server.enqueue(
-    sse([
+    reply.sse([
       messageStart(),
       start(0, { type: 'text', text: '' }),
       delta(0, { type: 'text_delta', text: 'Let me look.' }),
@@ -60,7 +41,7 @@ it('a whole turn: loop-basic + context-simple + provider-anthropic + a tool, aga
       messageDelta('tool_use'),
       messageStop(),
     ]),
-    sse(textStream(['The answer ', 'is 42.'])),
+    reply.sse(textStream(['The answer ', 'is 42.'])),
   );
   const session = new AmplifierSession(
     {
@@ -74,7 +55,7 @@ it('a whole turn: loop-basic + context-simple + provider-anthropic + a tool, aga
       tools: [{ module: 'tools-test' }],
     },
     {
-      loader: loaderOf({
+      loader: inProcessLoader({
         'loop-basic': mountLoop,
         'context-simple': mountContext,
         'provider-anthropic': mount,

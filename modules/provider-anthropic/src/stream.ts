@@ -12,10 +12,9 @@ import {
   type StreamEvent,
   type Usage,
 } from '@amplifier/core';
-import type { EventSourceMessage } from 'eventsource-parser';
+import { type RequestContext, type SseMessage, sseJson, streamPayloadError } from '@amplifier/core/provider';
 import { buildResponse, fromWireBlock, toUsage } from './convert.js';
-import { streamPayloadError } from './errors.js';
-import type { RequestContext } from './http.js';
+import { ERROR_STYLE } from './errors.js';
 
 type Json = Record<string, unknown>;
 
@@ -74,7 +73,7 @@ export class MessageAccumulator {
         this.#stopped = true;
         return [];
       case 'error':
-        throw streamPayloadError(payload, this.#context);
+        throw streamPayloadError(ERROR_STYLE, payload, this.#context);
       default:
         return []; // ping, and event types added later
     }
@@ -158,21 +157,12 @@ export class MessageAccumulator {
  * `error` event (e.g. overloaded mid-stream) throws an LLMError.
  */
 export async function* messageEvents(
-  messages: AsyncIterable<EventSourceMessage>,
+  messages: AsyncIterable<SseMessage>,
   context: RequestContext,
 ): AsyncGenerator<StreamEvent> {
   const accumulator = new MessageAccumulator(context);
   for await (const message of messages) {
-    let payload: Json;
-    try {
-      payload = JSON.parse(message.data) as Json;
-    } catch {
-      throw createLLMError(
-        'stream',
-        `${context.provider}: malformed JSON in the stream: ${message.data.slice(0, 120)}`,
-        context,
-      );
-    }
+    const payload = sseJson(message, context);
     const type = message.event ?? (typeof payload.type === 'string' ? payload.type : '');
     yield* accumulator.push(type, payload);
     if (accumulator.stopped) break;

@@ -1,234 +1,83 @@
 /**
  * Module config: its JSON Schema (checked at mount with core's ajv), the
  * defaults, where the key and base URL come from, and the resolved settings
- * the provider works with.
+ * the provider works with. The keys every HTTP provider shares are core's
+ * (`@amplifier/core/provider`); these are the OpenAI-specific ones.
  */
+import type { ConfigField, JSONSchema } from '@amplifier/core';
 import {
-  type ConfigField,
-  compileSchema,
-  DataValidationError,
-  formatDataErrors,
-  type JSONSchema,
-} from '@amplifier/core';
-import type { ModelLimits, ModelPrice } from './models.js';
+  PROVIDER_CONFIG_PROPERTIES,
+  type ProviderConfig,
+  type ProviderDefaults,
+  providerConfigFields,
+  type ResolvedProviderConfig,
+  resolveProviderConfig,
+} from '@amplifier/core/provider';
+
+export { isLocalUrl } from '@amplifier/core/provider';
 
 /** The module config as a mount plan gives it (snake_case). Every key is optional. */
-export interface OpenAIConfig {
+export interface OpenAIConfig extends ProviderConfig {
   /** Default: env `OPENAI_API_KEY`. */
   api_key?: string;
   /** Default: env `OPENAI_BASE_URL`, else https://api.openai.com/v1. */
   base_url?: string;
-  default_model?: string;
-  /** Alias of `default_model`. */
-  model?: string;
-  max_tokens?: number;
-  temperature?: number;
-  top_p?: number;
-  /** Seconds to wait for the response to start and, once it streams, between two chunks. */
-  timeout?: number;
-  max_retries?: number;
-  /** Seconds. */
-  min_retry_delay?: number;
-  /** Seconds; a server asking to wait longer than this is not retried. */
-  max_retry_delay?: number;
-  /** `true` = ±20 %, a number = that fraction, `false` = none. */
-  retry_jitter?: boolean | number;
-  use_streaming?: boolean;
-  priority?: number;
-  /** Connections of the pool: requests beyond this wait for a free one. */
-  max_concurrent_requests?: number;
-  models?: Record<string, Partial<ModelLimits>>;
-  prices?: Record<string, ModelPrice>;
-  headers?: Record<string, string>;
   organization?: string;
   project?: string;
   /** Which body field carries the output limit. Default: `max_completion_tokens` for api.openai.com, else `max_tokens`. */
   max_tokens_field?: 'max_completion_tokens' | 'max_tokens';
-  /** Merged into every request body (server-specific parameters). */
-  extra_body?: Record<string, unknown>;
-  /** Include the request body (secrets redacted) in `llm:request` as `raw`. */
-  raw?: boolean;
 }
 
 /** The settings the provider runs with (all defaults applied). */
-export interface ResolvedConfig {
-  apiKey: string | undefined;
-  baseUrl: URL;
-  model: string;
-  maxTokens: number | undefined;
-  temperature: number | undefined;
-  topP: number | undefined;
-  timeoutMs: number;
-  maxRetries: number;
-  minRetryDelayMs: number;
-  maxRetryDelayMs: number;
-  jitter: number;
-  useStreaming: boolean;
-  priority: number;
-  connections: number;
-  models: Record<string, Partial<ModelLimits>>;
-  prices: Record<string, ModelPrice>;
-  headers: Record<string, string>;
+export interface ResolvedConfig extends ResolvedProviderConfig {
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
-  extraBody: Record<string, unknown>;
-  raw: boolean;
 }
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_MODEL = 'gpt-5-mini';
 
-const seconds = { type: 'number', exclusiveMinimum: 0 };
-const count = { type: 'integer', minimum: 1 };
-const limits = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    context_window: count,
-    max_output_tokens: count,
-    display_name: { type: 'string' },
-    capabilities: { type: 'array', items: { type: 'string' } },
-  },
-};
-const price = {
-  type: 'object',
-  required: ['input', 'output'],
-  additionalProperties: false,
-  properties: {
-    input: { type: 'number', minimum: 0 },
-    output: { type: 'number', minimum: 0 },
-    cache_read: { type: 'number', minimum: 0 },
-    cache_write: { type: 'number', minimum: 0 },
-  },
+/** Where the key, base URL and model come from when config does not say. */
+const DEFAULTS: ProviderDefaults = {
+  module: 'provider-openai',
+  apiKeyEnv: 'OPENAI_API_KEY',
+  baseUrlEnv: 'OPENAI_BASE_URL',
+  baseUrl: DEFAULT_BASE_URL,
+  model: DEFAULT_MODEL,
+  baseUrlHint: '; use the API root, e.g. http://localhost:11434/v1',
 };
 
 /** JSON Schema of the module config. */
 export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {
-    api_key: { type: 'string' },
-    base_url: { type: 'string', pattern: '^https?://' },
-    default_model: { type: 'string', minLength: 1 },
-    model: { type: 'string', minLength: 1 },
-    max_tokens: count,
+    ...PROVIDER_CONFIG_PROPERTIES,
     temperature: { type: 'number', minimum: 0, maximum: 2 },
-    top_p: { type: 'number', minimum: 0, maximum: 1 },
-    timeout: seconds,
-    max_retries: { type: 'integer', minimum: 0 },
-    min_retry_delay: { type: 'number', minimum: 0 },
-    max_retry_delay: { type: 'number', minimum: 0 },
-    retry_jitter: { type: ['boolean', 'number'], minimum: 0, maximum: 1 },
-    use_streaming: { type: 'boolean' },
-    priority: { type: 'number' },
-    max_concurrent_requests: count,
-    models: { type: 'object', additionalProperties: limits },
-    prices: { type: 'object', additionalProperties: price },
-    headers: { type: 'object', additionalProperties: { type: 'string' } },
     organization: { type: 'string' },
     project: { type: 'string' },
     max_tokens_field: { enum: ['max_completion_tokens', 'max_tokens'] },
-    extra_body: { type: 'object' },
-    raw: { type: 'boolean' },
   },
 };
 
-/** The config keys this module reads (others are warned about at mount). */
-export const CONFIG_KEYS: ReadonlySet<string> = new Set(Object.keys(CONFIG_SCHEMA.properties as object));
-
-/** Throws a DataValidationError that names every bad key and what it must be. */
-export function assertConfig(
-  config: Record<string, unknown>,
-): asserts config is Record<string, unknown> & OpenAIConfig {
-  const errors = compileSchema(CONFIG_SCHEMA)(config);
-  if (errors.length > 0) {
-    throw new DataValidationError(
-      `provider-openai: invalid config:\n${formatDataErrors(errors)}\nFix these keys in the provider's config (see the package README).`,
-      errors,
-    );
-  }
-}
-
-/** localhost, 127.x.x.x, ::1 and 0.0.0.0: servers that usually need no key. */
-export function isLocalUrl(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host === '::1' ||
-    host === '0.0.0.0' ||
-    /^127\.\d+\.\d+\.\d+$/.test(host)
-  );
-}
-
 /** Apply defaults and the environment to a validated config. */
 export function resolveConfig(config: OpenAIConfig, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
-  const rawUrl = config.base_url ?? (env.OPENAI_BASE_URL || DEFAULT_BASE_URL);
-  let baseUrl: URL;
-  try {
-    baseUrl = new URL(rawUrl.replace(/\/+$/, ''));
-  } catch {
-    throw new DataValidationError(
-      `provider-openai: base_url '${rawUrl}' is not a URL; use the API root, e.g. http://localhost:11434/v1`,
-      [{ path: 'base_url', message: 'must be an http(s) URL' }],
-    );
-  }
+  const common = resolveProviderConfig(config, DEFAULTS, env);
   const headers: Record<string, string> = {};
   if (config.organization) headers['openai-organization'] = config.organization;
   if (config.project) headers['openai-project'] = config.project;
-  for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = value;
-  const jitter = config.retry_jitter;
   return {
-    apiKey: config.api_key || env.OPENAI_API_KEY || undefined,
-    baseUrl,
-    model: config.default_model ?? config.model ?? DEFAULT_MODEL,
-    maxTokens: config.max_tokens,
-    temperature: config.temperature,
-    topP: config.top_p,
-    timeoutMs: (config.timeout ?? 600) * 1000,
-    maxRetries: config.max_retries ?? 5,
-    minRetryDelayMs: (config.min_retry_delay ?? 1) * 1000,
-    maxRetryDelayMs: (config.max_retry_delay ?? 60) * 1000,
-    jitter: jitter === false ? 0 : typeof jitter === 'number' ? jitter : 0.2,
-    useStreaming: config.use_streaming ?? true,
-    priority: config.priority ?? 100,
-    connections: config.max_concurrent_requests ?? 5,
-    models: config.models ?? {},
-    prices: config.prices ?? {},
-    headers,
+    ...common,
+    headers: { ...headers, ...common.headers },
     maxTokensField:
       config.max_tokens_field ??
-      (baseUrl.hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens'),
-    extraBody: config.extra_body ?? {},
-    raw: config.raw ?? false,
+      (common.baseUrl.hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens'),
   };
 }
 
 /** What an app asks for when a user sets this provider up interactively. */
 export function configFields(model: string): ConfigField[] {
-  return [
-    {
-      id: 'api_key',
-      display_name: 'API key',
-      field_type: 'secret',
-      prompt: 'OpenAI API key (not needed for a local server)',
-      env_var: 'OPENAI_API_KEY',
-      required: false,
-    },
-    {
-      id: 'base_url',
-      display_name: 'Base URL',
-      field_type: 'text',
-      prompt: 'API root of an OpenAI-compatible server (e.g. http://localhost:11434/v1 for Ollama)',
-      env_var: 'OPENAI_BASE_URL',
-      required: false,
-      default: DEFAULT_BASE_URL,
-    },
-    {
-      id: 'default_model',
-      display_name: 'Model',
-      field_type: 'text',
-      prompt: 'Model id',
-      required: false,
-      default: model,
-    },
-  ];
+  return providerConfigFields(DEFAULTS, model, {
+    apiKey: 'OpenAI API key (not needed for a local server)',
+    apiKeyRequired: false,
+    baseUrl: 'API root of an OpenAI-compatible server (e.g. http://localhost:11434/v1 for Ollama)',
+  });
 }

@@ -10,11 +10,12 @@ import {
   type ContentBlock,
   type ImageSource,
   type Message,
-  serializeToolOutput,
+  responseText,
   type ToolCall,
   type ToolChoice,
   type Usage,
 } from '@amplifier/core';
+import { toolBlocksText, toolResultText } from '@amplifier/core/provider';
 
 type Json = Record<string, unknown>;
 
@@ -38,23 +39,10 @@ function imageUrl(source: ImageSource): string | undefined {
   return undefined;
 }
 
-function toolResultText(output: unknown): string {
-  return typeof output === 'string' ? output : serializeToolOutput({ success: true, output });
-}
-
-/** Text of string or block content (text blocks joined by blank lines). */
-function textOf(content: Message['content']): string {
-  if (typeof content === 'string') return content;
-  return content
-    .filter((b): b is Extract<ContentBlock, { type: 'text' }> => b?.type === 'text')
-    .map((b) => b.text)
-    .join('\n\n');
-}
-
 /** User content: a string, or parts (text, image_url) when it has images. */
 function userContent(content: Message['content']): string | Json[] {
   if (typeof content === 'string') return content;
-  if (!content.some((b) => b?.type === 'image')) return textOf(content);
+  if (!content.some((b) => b?.type === 'image')) return responseText(content);
   const parts: Json[] = [];
   for (const block of content) {
     if (block?.type === 'text') parts.push({ type: 'text', text: block.text });
@@ -96,11 +84,11 @@ export function toWireMessages(messages: readonly Message[]): Json[] {
     switch (message.role) {
       case 'system':
       case 'developer':
-        out.push({ role: 'system', content: textOf(message.content), ...named });
+        out.push({ role: 'system', content: responseText(message.content), ...named });
         break;
       case 'assistant': {
         const calls = assistantCalls(message);
-        const text = textOf(message.content);
+        const text = responseText(message.content);
         if (calls.length === 0 && text === '') break; // nothing to say: servers reject empty turns
         out.push({
           role: 'assistant',
@@ -115,7 +103,7 @@ export function toWireMessages(messages: readonly Message[]): Json[] {
         out.push({
           role: 'tool',
           tool_call_id: message.tool_call_id ?? '',
-          content: typeof message.content === 'string' ? message.content : blocksAsToolText(message.content),
+          content: typeof message.content === 'string' ? message.content : toolBlocksText(message.content),
         });
         break;
       default: {
@@ -138,13 +126,6 @@ export function toWireMessages(messages: readonly Message[]): Json[] {
     }
   }
   return out;
-}
-
-function blocksAsToolText(blocks: readonly ContentBlock[]): string {
-  return blocks
-    .map((b) => (b?.type === 'tool_result' ? toolResultText(b.output) : b?.type === 'text' ? b.text : ''))
-    .filter((t) => t !== '')
-    .join('\n\n');
 }
 
 function wireToolChoice(choice: ToolChoice): unknown {

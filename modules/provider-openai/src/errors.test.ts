@@ -1,7 +1,16 @@
+import {
+  type HttpHeaders,
+  httpStatusError,
+  rateLimitFields,
+  streamPayloadError,
+} from '@amplifier/core/provider';
 import { describe, expect, it } from 'vitest';
-import { httpError, parseDuration, parseJsonObject, rateLimits, streamPayloadError } from './errors.js';
+import { ERROR_STYLE, parseDuration } from './errors.js';
 
 const context = { provider: 'openai', model: 'gpt-4o' };
+/** What the OpenAI error style makes of a response (max_retry_delay 60 s by default). */
+const mapped = (status: number, text = '', headers: HttpHeaders = {}, maxRetryDelayMs = 60_000) =>
+  httpStatusError(ERROR_STYLE, { status, headers, body: text }, context, maxRetryDelayMs);
 const body = (message: string, code?: string, type?: string) =>
   JSON.stringify({ error: { message, code, type } });
 
@@ -20,7 +29,7 @@ describe('HTTP errors as LLMError kinds', () => {
     [422, JSON.stringify({ detail: 'field required' }), 'invalid_request', false],
     [408, '', 'timeout', true],
   ])('HTTP %i %s -> %s', (status, text, kind, retryable) => {
-    const error = httpError(status, {}, text, context, 60_000);
+    const error = mapped(status, text);
     expect(error.kind).toBe(kind);
     expect(error.retryable).toBe(retryable);
     expect(error.status_code).toBe(status);
@@ -48,20 +57,19 @@ describe('HTTP errors as LLMError kinds', () => {
     }),
     body('prompt is too long: 210000 tokens > 200000 maximum'),
   ])('context length is detected in 400 bodies: %s', (text) => {
-    expect(httpError(400, {}, text, context, 60_000).kind).toBe('context_length');
+    expect(mapped(400, text).kind).toBe('context_length');
   });
 
   it('reads Retry-After, and x-ratelimit reset headers for a 429 without it', () => {
-    expect(httpError(429, { 'retry-after': '3' }, '', context, 60_000).retry_after).toBe(3);
-    const fromReset = httpError(
+    expect(mapped(429, '', { 'retry-after': '3' }).retry_after).toBe(3);
+    const fromReset = mapped(
       429,
+      '',
       {
         'x-ratelimit-remaining-requests': '0',
         'x-ratelimit-reset-requests': '1m30s',
         'x-ratelimit-remaining-tokens': '100',
       },
-      '',
-      context,
       120_000,
     );
     expect(fromReset.retry_after).toBe(90);
@@ -69,20 +77,20 @@ describe('HTTP errors as LLMError kinds', () => {
   });
 
   it('a server asking to wait longer than max_retry_delay is not retried', () => {
-    const error = httpError(429, { 'retry-after': '3600' }, body('slow down'), context, 60_000);
+    const error = mapped(429, body('slow down'), { 'retry-after': '3600' });
     expect(error.retryable).toBe(false);
     expect(error.retry_after).toBe(3600);
     expect(error.message).toMatch(/3600s, longer than max_retry_delay/);
   });
 
   it('x-should-retry overrides the default', () => {
-    expect(httpError(500, { 'x-should-retry': 'false' }, '', context, 60_000).retryable).toBe(false);
-    expect(httpError(400, { 'x-should-retry': 'true' }, '', context, 60_000).retryable).toBe(true);
+    expect(mapped(500, '', { 'x-should-retry': 'false' }).retryable).toBe(false);
+    expect(mapped(400, '', { 'x-should-retry': 'true' }).retryable).toBe(true);
   });
 
   it('the message says provider, status and the server message', () => {
-    expect(httpError(400, {}, body('bad thing'), context, 1).message).toBe('openai (HTTP 400): bad thing');
-    expect(httpError(502, {}, '<html>Bad gateway</html>', context, 1).message).toContain('<html>Bad gateway');
+    expect(mapped(400, body('bad thing'), {}, 1).message).toBe('openai (HTTP 400): bad thing');
+    expect(mapped(502, '<html>Bad gateway</html>', {}, 1).message).toContain('<html>Bad gateway');
   });
 });
 
@@ -97,34 +105,25 @@ describe('helpers', () => {
 
   it('rateLimits collects the x-ratelimit headers', () => {
     expect(
-      rateLimits({
-        'x-ratelimit-limit-requests': '500',
-        'x-ratelimit-remaining-requests': '499',
-        'x-ratelimit-reset-requests': '120ms',
-      }),
+      rateLimitFields(
+        {
+          'x-ratelimit-limit-requests': '500',
+          'x-ratelimit-remaining-requests': '499',
+          'x-ratelimit-reset-requests': '120ms',
+        },
+        ERROR_STYLE.rateLimits!,
+      ),
     ).toEqual({ requests_limit: 500, requests_remaining: 499, requests_reset: '120ms' });
-    expect(rateLimits({})).toBeUndefined();
+    expect(rateLimitFields({}, ERROR_STYLE.rateLimits!)).toBeUndefined();
   });
 
   it('in-stream error payloads map by code, else to a retryable stream error', () => {
-    expect(streamPayloadError({ error: { message: 'boom', type: 'server_error' } }, context).kind).toBe(
-      'stream',
-    );
     expect(
-      streamPayloadError({ error: { message: 'x', code: 'context_length_exceeded' } }, context).kind,
+      streamPayloadError(ERROR_STYLE, { error: { message: 'boom', type: 'server_error' } }, context).kind,
+    ).toBe('stream');
+    expect(
+      streamPayloadError(ERROR_STYLE, { error: { message: 'x', code: 'context_length_exceeded' } }, context)
+        .kind,
     ).toBe('context_length');
-  });
-
-  it('malformed JSON: a body that is not JSON is a non-retryable error pointing at base_url', () => {
-    expect(() => parseJsonObject('<!DOCTYPE html>', 200, context, 'http://localhost:1234/')).toThrow(
-      /not a JSON object \("<!DOCTYPE html>"\); is base_url \(http:\/\/localhost:1234\/\) the API root/,
-    );
-    let thrown: unknown;
-    try {
-      parseJsonObject('{"truncated', 200, context, 'x');
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toMatchObject({ kind: 'unknown', retryable: false, status_code: 200 });
   });
 });

@@ -1,13 +1,12 @@
 import { OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
-import { createTestCoordinator, RecordingLogger } from '@amplifier/core/testing';
+import { createTestCoordinator, FakeLlmServer, RecordingLogger, reply } from '@amplifier/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeServer, json, sse } from './__fixtures__/fake-server.js';
 import { MODEL, textStream } from './__fixtures__/wire.js';
-import { createOpenAIProvider, isLocalUrl, mount, OpenAIProvider } from './index.js';
+import { createOpenAIProvider, mount, OpenAIProvider } from './index.js';
 
-let server: FakeServer;
+let server: FakeLlmServer;
 beforeEach(async () => {
-  server = await FakeServer.start();
+  server = await FakeLlmServer.start();
   vi.stubEnv('OPENAI_API_KEY', '');
   vi.stubEnv('OPENAI_BASE_URL', '');
 });
@@ -38,7 +37,7 @@ describe('mount', () => {
   });
 
   it('local base_url without key: mounts and sends no Authorization header', async () => {
-    server.enqueue(sse(textStream(['hi'])));
+    server.enqueue(reply.sse(textStream(['hi'])));
     const { coordinator: c } = coordinator();
     const cleanup = await mount(c, { base_url: `${server.url}/v1`, default_model: 'llama3.1:8b' });
     const provider = c.get('providers', 'openai')!;
@@ -52,7 +51,7 @@ describe('mount', () => {
   it('reads the key and base URL from the environment', async () => {
     vi.stubEnv('OPENAI_API_KEY', 'sk-env');
     vi.stubEnv('OPENAI_BASE_URL', `${server.url}/v1/`);
-    server.enqueue(sse(textStream(['hi'])));
+    server.enqueue(reply.sse(textStream(['hi'])));
     const { coordinator: c } = coordinator();
     const cleanup = await mount(c, {});
     await c.get('providers', 'openai')!.complete({ messages: [{ role: 'user', content: 'hi' }] });
@@ -85,7 +84,7 @@ describe('mount', () => {
   });
 
   it('priority, session.cost and observability.events contributions; cleanup closes the pool', async () => {
-    server.enqueue(sse(textStream(['hi'])));
+    server.enqueue(reply.sse(textStream(['hi'])));
     const { coordinator: c } = coordinator();
     const cleanup = await mount(c, {
       api_key: 'k',
@@ -116,7 +115,7 @@ describe('mount', () => {
 
   it('config prices override the built-in table (a local model priced at zero reports "0")', async () => {
     server.enqueue(
-      json(200, {
+      reply.json(200, {
         choices: [{ message: { content: 'x' }, finish_reason: 'stop' }],
         usage: { prompt_tokens: 5, completion_tokens: 5 },
       }),
@@ -131,19 +130,5 @@ describe('mount', () => {
     expect(response.usage?.cost_usd).toBe('0');
     expect(provider.costUsd).toBe('0');
     await provider.close();
-  });
-});
-
-describe('isLocalUrl', () => {
-  it.each([
-    ['http://localhost:11434/v1', true],
-    ['http://127.0.0.1:8000/v1', true],
-    ['http://[::1]:1234/v1', true],
-    ['http://0.0.0.0:8080', true],
-    ['https://api.openai.com/v1', false],
-    ['http://192.168.1.10:11434/v1', false],
-    ['http://localhost.example.com/v1', false],
-  ])('%s -> %s', (url, local) => {
-    expect(isLocalUrl(new URL(url))).toBe(local);
   });
 });

@@ -3,9 +3,9 @@
  * must parse with the SDK to the same content this provider produces.
  */
 import { type ChatRequest, LLMError, type StreamEvent } from '@amplifier/core';
+import { FakeLlmServer, type FakeReply, reply } from '@amplifier/core/testing';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeServer, type Handler, json, sse } from './__fixtures__/fake-server.js';
 import {
   chunk,
   completion,
@@ -21,12 +21,12 @@ import { OpenAIProvider } from './provider.js';
 const REQUEST: ChatRequest = { messages: [{ role: 'user', content: 'hi' }] };
 const MESSAGES = [{ role: 'user' as const, content: 'hi' }];
 
-let server: FakeServer;
+let server: FakeLlmServer;
 let sdk: OpenAI;
 let provider: OpenAIProvider;
 
 beforeEach(async () => {
-  server = await FakeServer.start();
+  server = await FakeLlmServer.start();
   sdk = new OpenAI({ apiKey: 'sk-test', baseURL: `${server.url}/v1`, maxRetries: 0 });
   provider = new OpenAIProvider(
     resolveConfig(
@@ -41,7 +41,7 @@ afterEach(async () => {
 });
 
 /** The SDK's aggregate of a stream. */
-async function sdkStream(handler: Handler) {
+async function sdkStream(handler: FakeReply) {
   server.enqueue(handler);
   const stream = sdk.chat.completions.stream({
     model: MODEL,
@@ -54,8 +54,8 @@ async function sdkStream(handler: Handler) {
 describe('the official SDK parses the same bytes to the same content', () => {
   it('a streamed text answer', async () => {
     const pieces = textStream(['Hel', 'lo, ', 'wörld ✓']);
-    const oracle = await sdkStream(sse(pieces));
-    server.enqueue(sse(pieces));
+    const oracle = await sdkStream(reply.sse(pieces));
+    server.enqueue(reply.sse(pieces));
     const ours = await provider.complete(REQUEST);
     expect(ours.content).toEqual([{ type: 'text', text: oracle.choices[0]!.message.content }]);
     expect(ours.usage).toMatchObject({
@@ -67,8 +67,8 @@ describe('the official SDK parses the same bytes to the same content', () => {
   });
 
   it('tool calls split across chunks: ids, names, arguments (and the raw argument text of stream())', async () => {
-    const oracle = await sdkStream(sse(toolCallStream()));
-    server.enqueue(sse(toolCallStream()));
+    const oracle = await sdkStream(reply.sse(toolCallStream()));
+    server.enqueue(reply.sse(toolCallStream()));
     const events: StreamEvent[] = [];
     for await (const e of provider.stream(REQUEST)) events.push(e);
     const end = events.at(-1) as Extract<StreamEvent, { type: 'message.end' }>;
@@ -101,9 +101,9 @@ describe('the official SDK parses the same bytes to the same content', () => {
       },
       'tool_calls',
     );
-    server.enqueue(json(200, body));
+    server.enqueue(reply.json(200, body));
     const oracle = await sdk.chat.completions.create({ model: MODEL, messages: MESSAGES });
-    server.enqueue(json(200, body));
+    server.enqueue(reply.json(200, body));
     const p = new OpenAIProvider(
       resolveConfig({ api_key: 'k', base_url: `${server.url}/v1`, use_streaming: false, max_retries: 0 }, {}),
     );
@@ -130,8 +130,8 @@ describe('the official SDK parses the same bytes to the same content', () => {
         DONE,
       ].map((e) => e.replaceAll('\n\n', '\r\n\r\n')),
     ];
-    const oracle = await sdkStream(sse(crlf));
-    server.enqueue(sse(crlf));
+    const oracle = await sdkStream(reply.sse(crlf));
+    server.enqueue(reply.sse(crlf));
     const ours = await provider.complete(REQUEST);
     expect(ours.content).toEqual([{ type: 'text', text: oracle.choices[0]!.message.content }]);
   });
@@ -146,7 +146,7 @@ describe('the official SDK parses the same bytes to the same content', () => {
       [500, 'InternalServerError', 'unavailable'],
     ];
     for (const [status, sdkClass, kind] of cases) {
-      const handler = json(status, { error: { message: `status ${status}`, type: 'x' } });
+      const handler = reply.json(status, { error: { message: `status ${status}`, type: 'x' } });
       server.enqueue(handler, handler);
       const sdkError = await sdk.chat.completions
         .create({ model: MODEL, messages: MESSAGES })

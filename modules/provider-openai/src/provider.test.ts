@@ -1,16 +1,6 @@
-import { type ChatRequest, checkData, LLMError, type StreamEvent } from '@amplifier/core';
-import { EventRecorder } from '@amplifier/core/testing';
+import { type ChatRequest, checkData, type StreamEvent } from '@amplifier/core';
+import { EventRecorder, FakeLlmServer, llmErrorOf, reply, sseEvent } from '@amplifier/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  event,
-  FakeServer,
-  hang,
-  json,
-  raw,
-  sse,
-  sseThenDrop,
-  sseThenHang,
-} from './__fixtures__/fake-server.js';
 import {
   chunk,
   completion,
@@ -25,7 +15,7 @@ import { OpenAIProvider } from './provider.js';
 
 const REQUEST: ChatRequest = { messages: [{ role: 'user', content: 'Say hello.' }] };
 
-let server: FakeServer;
+let server: FakeLlmServer;
 let provider: OpenAIProvider;
 let recorder: EventRecorder;
 
@@ -49,21 +39,12 @@ function make(config: OpenAIConfig = {}): OpenAIProvider {
 }
 
 beforeEach(async () => {
-  server = await FakeServer.start();
+  server = await FakeLlmServer.start();
 });
 afterEach(async () => {
   await provider?.close();
   await server.close();
 });
-
-async function failure(promise: Promise<unknown>): Promise<LLMError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!LLMError.isLLMError(error)) throw new Error(`expected an LLMError, got ${String(error)}`);
-  return error;
-}
 
 async function collect(iterable: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
   const out: StreamEvent[] = [];
@@ -73,7 +54,7 @@ async function collect(iterable: AsyncIterable<StreamEvent>): Promise<StreamEven
 
 describe('complete()', () => {
   it('non-streamed: sends the request with the key and returns content, usage and cost', async () => {
-    server.enqueue(json(200, completion({ content: 'Hello!' })));
+    server.enqueue(reply.json(200, completion({ content: 'Hello!' })));
     const response = await make({ use_streaming: false }).complete(REQUEST);
     expect(checkData('chat-response', response)).toEqual([]);
     expect(response.content).toEqual([{ type: 'text', text: 'Hello!' }]);
@@ -93,7 +74,7 @@ describe('complete()', () => {
   });
 
   it('llm:request and llm:response carry the reference payloads', async () => {
-    server.enqueue(sse(textStream(['Hel', 'lo'])));
+    server.enqueue(reply.sse(textStream(['Hel', 'lo'])));
     await make({ raw: true }).complete({
       ...REQUEST,
       messages: [{ role: 'system', content: 's' }, ...REQUEST.messages],
@@ -125,7 +106,7 @@ describe('complete()', () => {
   });
 
   it('streaming aggregated: text pieces and usage from the final chunk make one response', async () => {
-    server.enqueue(sse(textStream(['Hel', 'lo', ' wor', 'ld'])));
+    server.enqueue(reply.sse(textStream(['Hel', 'lo', ' wor', 'ld'])));
     const response = await make().complete(REQUEST);
     expect(response.content).toEqual([{ type: 'text', text: 'Hello world' }]);
     expect(response.usage).toMatchObject({ input_tokens: 12, output_tokens: 7 });
@@ -139,7 +120,7 @@ describe('complete()', () => {
   });
 
   it('tool calls split across chunks (arguments deltas, interleaved calls) are reassembled with their ids', async () => {
-    server.enqueue(sse(toolCallStream()));
+    server.enqueue(reply.sse(toolCallStream()));
     const response = await make().complete(REQUEST);
     expect(response.tool_calls).toEqual([
       { id: 'call_read', name: 'read_file', arguments: { path: 'a.txt' } },
@@ -151,13 +132,13 @@ describe('complete()', () => {
   });
 
   it('a server that answers a stream request with plain JSON still works', async () => {
-    server.enqueue(json(200, completion({ content: 'not streamed' })));
+    server.enqueue(reply.json(200, completion({ content: 'not streamed' })));
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'not streamed' }]);
   });
 
   it('model override per request; rate-limit headers reach llm:response', async () => {
     server.enqueue(
-      json(200, completion({ content: 'x' }), {
+      reply.json(200, completion({ content: 'x' }), {
         'x-ratelimit-limit-requests': '500',
         'x-ratelimit-remaining-tokens': '149000',
       }),
@@ -174,7 +155,7 @@ describe('complete()', () => {
 describe('stream()', () => {
   it('yields message.start, deltas as the server sent them, tool call events, then message.end', async () => {
     server.enqueue(
-      sse([
+      reply.sse([
         chunk({ role: 'assistant', content: '' }),
         chunk({ content: 'Ok' }),
         ...toolCallStream().slice(1),
@@ -205,9 +186,9 @@ describe('stream()', () => {
   });
 
   it('a connection dropped mid-stream: the events so far, then a StreamError; llm:stream_aborted and llm:response error', async () => {
-    server.enqueue(sseThenDrop([chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hel' })]));
+    server.enqueue(reply.sseThenDrop([chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hel' })]));
     const seen: StreamEvent[] = [];
-    const error = await failure(
+    const error = await llmErrorOf(
       (async () => {
         for await (const e of make().stream!(REQUEST)) seen.push(e);
       })(),
@@ -223,13 +204,13 @@ describe('stream()', () => {
   });
 
   it('a slow stream aborted by signal: rejects with an abort error and closes the connection', async () => {
-    const slow = sseThenHang([
+    const slow = reply.sseThenHang([
       chunk({ role: 'assistant', content: '' }),
       chunk({ content: 'thinking slowly' }),
     ]);
     server.enqueue(slow.handler);
     const controller = new AbortController();
-    const error = await failure(
+    const error = await llmErrorOf(
       (async () => {
         for await (const e of make().stream!(REQUEST, { signal: controller.signal })) {
           if (e.type === 'text.delta') controller.abort(new Error('stop'));
@@ -242,7 +223,7 @@ describe('stream()', () => {
   });
 
   it('a consumer that stops reading releases the connection and reports the stream aborted', async () => {
-    const slow = sseThenHang([chunk({ role: 'assistant', content: '' }), chunk({ content: 'a' })]);
+    const slow = reply.sseThenHang([chunk({ role: 'assistant', content: '' }), chunk({ content: 'a' })]);
     server.enqueue(slow.handler);
     for await (const e of make().stream!(REQUEST)) if (e.type === 'text.delta') break;
     await slow.closed;
@@ -255,12 +236,12 @@ describe('stream()', () => {
 describe('errors and retries', () => {
   it('429 with Retry-After, then success: one provider:retry honouring Retry-After', async () => {
     server.enqueue(
-      json(
+      reply.json(
         429,
         { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } },
         { 'retry-after': '0.05' },
       ),
-      sse(textStream(['fine'])),
+      reply.sse(textStream(['fine'])),
     );
     const response = await make().complete(REQUEST);
     expect(response.content).toEqual([{ type: 'text', text: 'fine' }]);
@@ -280,8 +261,8 @@ describe('errors and retries', () => {
   });
 
   it('with jitter on, the wait after a Retry-After is never shorter than it', async () => {
-    const limited = json(429, { error: { message: 'slow down' } }, { 'retry-after': '0.02' });
-    server.enqueue(limited, limited, limited, limited, sse(textStream(['ok'])));
+    const limited = reply.json(429, { error: { message: 'slow down' } }, { 'retry-after': '0.02' });
+    server.enqueue(limited, limited, limited, limited, reply.sse(textStream(['ok'])));
     await make({ retry_jitter: 0.5 }).complete(REQUEST);
     const delays = recorder.getEvents('provider:retry').map(([, d]) => d.delay as number);
     expect(delays).toHaveLength(4);
@@ -290,17 +271,17 @@ describe('errors and retries', () => {
 
   it('500 then success, and overloaded 529 then success', async () => {
     server.enqueue(
-      json(500, { error: { message: 'The server had an error' } }),
-      json(529, { error: { message: 'Overloaded' } }),
-      sse(textStream(['ok'])),
+      reply.json(500, { error: { message: 'The server had an error' } }),
+      reply.json(529, { error: { message: 'Overloaded' } }),
+      reply.sse(textStream(['ok'])),
     );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'ok' }]);
     expect(recorder.getEvents('provider:retry').map(([, d]) => d.status_code)).toEqual([500, 529]);
   });
 
   it('retries are bounded by max_retries; the last error is thrown and llm:response reports it once', async () => {
-    server.fallback(json(503, { error: { message: 'unavailable' } }));
-    const error = await failure(make({ max_retries: 2 }).complete(REQUEST));
+    server.fallback(reply.json(503, { error: { message: 'unavailable' } }));
+    const error = await llmErrorOf(make({ max_retries: 2 }).complete(REQUEST));
     expect(error).toMatchObject({ kind: 'unavailable', status_code: 503, retryable: true });
     expect(server.requests).toHaveLength(3);
     expect(recorder.getEvents('provider:retry').map(([, d]) => d.attempt)).toEqual([1, 2]);
@@ -309,70 +290,74 @@ describe('errors and retries', () => {
   });
 
   it('a non-retryable error (401) is thrown at once', async () => {
-    server.enqueue(json(401, { error: { message: 'Incorrect API key', code: 'invalid_api_key' } }));
-    const error = await failure(make().complete(REQUEST));
+    server.enqueue(reply.json(401, { error: { message: 'Incorrect API key', code: 'invalid_api_key' } }));
+    const error = await llmErrorOf(make().complete(REQUEST));
     expect(error).toMatchObject({ kind: 'authentication', status_code: 401, retryable: false });
     expect(server.requests).toHaveLength(1);
   });
 
   it('context length detected from a 400 body', async () => {
     server.enqueue(
-      json(400, { error: { message: "This model's maximum context length is 8192 tokens", code: null } }),
+      reply.json(400, {
+        error: { message: "This model's maximum context length is 8192 tokens", code: null },
+      }),
     );
-    expect((await failure(make().complete(REQUEST))).kind).toBe('context_length');
+    expect((await llmErrorOf(make().complete(REQUEST))).kind).toBe('context_length');
   });
 
   it('malformed JSON in a non-streamed answer fails at once with a hint about base_url', async () => {
-    server.enqueue(raw(200, '{"choices": [', 'application/json'));
-    const error = await failure(make({ use_streaming: false }).complete(REQUEST));
+    server.enqueue(reply.raw(200, '{"choices": [', 'application/json'));
+    const error = await llmErrorOf(make({ use_streaming: false }).complete(REQUEST));
     expect(error.retryable).toBe(false);
-    expect(error.message).toMatch(/not a JSON object.*base_url/);
+    expect(error.message).toMatch(
+      /not a JSON object.*is base_url \(http:\/\/127\.0\.0\.1:\d+\/v1\) the API root, e\.g\. https:\/\/api\.openai\.com\/v1 or http:\/\/localhost:11434\/v1\?$/,
+    );
   });
 
   it('malformed JSON in a stream is a stream error, retried by complete()', async () => {
-    server.enqueue(sse([chunk({ content: 'a' }), 'data: {not json\n\n']), sse(textStream(['b'])));
+    server.enqueue(reply.sse([chunk({ content: 'a' }), 'data: {not json\n\n']), reply.sse(textStream(['b'])));
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'b' }]);
     expect(recorder.getEvents('provider:retry')[0]![1]).toMatchObject({ error_type: 'StreamError' });
   });
 
   it('a connection dropped mid-stream is retried by complete() and the retry succeeds', async () => {
-    server.enqueue(sseThenDrop([chunk({ content: 'par' })]), sse(textStream(['whole'])));
+    server.enqueue(reply.sseThenDrop([chunk({ content: 'par' })]), reply.sse(textStream(['whole'])));
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'whole' }]);
     expect(recorder.names()).toContain('llm:stream_aborted');
   });
 
   it('a stream that ends without [DONE] or finish_reason is incomplete', async () => {
-    server.enqueue(sse([chunk({ content: 'cut' })]));
-    expect((await failure(make({ max_retries: 0 }).complete(REQUEST))).message).toMatch(
+    server.enqueue(reply.sse([chunk({ content: 'cut' })]));
+    expect((await llmErrorOf(make({ max_retries: 0 }).complete(REQUEST))).message).toMatch(
       /ended before the response was complete/,
     );
   });
 
   it('an error event inside the stream is mapped', async () => {
     server.enqueue(
-      sse([
+      reply.sse([
         chunk({ content: 'a' }),
-        event({ error: { message: 'Rate limit', code: 'rate_limit_exceeded' } }),
+        sseEvent({ error: { message: 'Rate limit', code: 'rate_limit_exceeded' } }),
       ]),
     );
-    expect((await failure(make({ max_retries: 0 }).complete(REQUEST))).kind).toBe('rate_limit');
+    expect((await llmErrorOf(make({ max_retries: 0 }).complete(REQUEST))).kind).toBe('rate_limit');
   });
 
   it('signal aborts a waiting request: abort error, no retry, the server sees the close', async () => {
-    const never = hang();
+    const never = reply.hang();
     server.enqueue(never.handler);
     const controller = new AbortController();
     const arrived = server.nextRequest();
     const pending = make().complete(REQUEST, { signal: controller.signal });
     await arrived;
     controller.abort();
-    expect((await failure(pending)).kind).toBe('abort');
+    expect((await llmErrorOf(pending)).kind).toBe('abort');
     await never.closed;
     expect(server.requests).toHaveLength(1);
   });
 
   it('signal aborts the wait between retries', async () => {
-    server.enqueue(json(429, { error: { message: 'slow down' } }, { 'retry-after': '30' }));
+    server.enqueue(reply.json(429, { error: { message: 'slow down' } }, { 'retry-after': '30' }));
     const controller = new AbortController();
     const p = make();
     recorder.emit = async (name, data = {}) => {
@@ -380,7 +365,7 @@ describe('errors and retries', () => {
       if (name === 'provider:retry') controller.abort();
       return { action: 'continue' };
     };
-    const error = await failure(p.complete(REQUEST, { signal: controller.signal }));
+    const error = await llmErrorOf(p.complete(REQUEST, { signal: controller.signal }));
     expect(error.kind).toBe('abort');
     expect(server.requests).toHaveLength(1);
   });
@@ -388,26 +373,26 @@ describe('errors and retries', () => {
   it('an already-aborted signal fails before any request', async () => {
     const controller = new AbortController();
     controller.abort();
-    expect((await failure(make().complete(REQUEST, { signal: controller.signal }))).kind).toBe('abort');
+    expect((await llmErrorOf(make().complete(REQUEST, { signal: controller.signal }))).kind).toBe('abort');
     expect(server.requests).toHaveLength(0);
   });
 
   it('request timeout: a request may set its own timeout (seconds)', async () => {
-    server.enqueue(hang().handler);
-    const error = await failure(make({ max_retries: 0 }).complete({ ...REQUEST, timeout: 0.2 }));
+    server.enqueue(reply.hang().handler);
+    const error = await llmErrorOf(make({ max_retries: 0 }).complete({ ...REQUEST, timeout: 0.2 }));
     expect(error.kind).toBe('timeout');
   });
 
   it('request timeout: no answer within `timeout` seconds is a timeout error', async () => {
-    server.enqueue(hang().handler);
-    const error = await failure(make({ timeout: 0.2, max_retries: 0 }).complete(REQUEST));
+    server.enqueue(reply.hang().handler);
+    const error = await llmErrorOf(make({ timeout: 0.2, max_retries: 0 }).complete(REQUEST));
     expect(error.kind).toBe('timeout');
   });
 });
 
 describe('missing tool results', () => {
   it('repair event: a call without a result gets a synthetic one and provider:tool_sequence_repaired', async () => {
-    server.enqueue(sse(textStream(['ok'])));
+    server.enqueue(reply.sse(textStream(['ok'])));
     await make().complete({
       messages: [
         { role: 'user', content: 'go' },
@@ -440,7 +425,7 @@ describe('missing tool results', () => {
 describe('models', () => {
   it('listModels reads GET /models and the context sizes servers report', async () => {
     server.enqueue(
-      json(200, {
+      reply.json(200, {
         object: 'list',
         data: [
           { id: 'llama3.1:8b', object: 'model', owned_by: 'library', max_model_len: 131_072 },
@@ -459,7 +444,7 @@ describe('models', () => {
   });
 
   it('listModels falls back to the table when the server has no /models', async () => {
-    server.enqueue(json(404, { error: 'not found' }));
+    server.enqueue(reply.json(404, { error: 'not found' }));
     const models = await make({
       models: { custom: { context_window: 2048, max_output_tokens: 512 } },
     }).listModels();
@@ -477,7 +462,7 @@ describe('models', () => {
 describe('usage', () => {
   it('cache reads and reasoning tokens are reported; cost prices cached tokens at the cached rate', async () => {
     server.enqueue(
-      sse([chunk({ content: 'x' }), chunk({}, 'stop'), usageChunk(1_000_000, 0, 400_000), DONE]),
+      reply.sse([chunk({ content: 'x' }), chunk({}, 'stop'), usageChunk(1_000_000, 0, 400_000), DONE]),
     );
     const response = await make().complete(REQUEST);
     // gpt-4o-mini: 600k * 0.15 + 400k * 0.075 per million

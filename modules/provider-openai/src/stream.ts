@@ -11,10 +11,15 @@ import {
   type ToolCall,
   type Usage,
 } from '@amplifier/core';
-import type { EventSourceMessage } from 'eventsource-parser';
+import {
+  errorDetails,
+  type RequestContext,
+  type SseMessage,
+  sseJson,
+  streamPayloadError,
+} from '@amplifier/core/provider';
 import { buildResponse, parseArguments, reasoningOf, toUsage } from './convert.js';
-import { errorDetails, streamPayloadError } from './errors.js';
-import type { RequestContext } from './http.js';
+import { ERROR_STYLE } from './errors.js';
 
 type Json = Record<string, unknown>;
 
@@ -159,7 +164,7 @@ export function responseEvents(response: ChatResponse, model: string | undefined
  * line that is not JSON, or an `{"error": ...}` payload throws an LLMError.
  */
 export async function* chunkEvents(
-  messages: AsyncIterable<EventSourceMessage>,
+  messages: AsyncIterable<SseMessage>,
   context: RequestContext,
 ): AsyncGenerator<StreamEvent> {
   const accumulator = new ChunkAccumulator();
@@ -169,18 +174,9 @@ export async function* chunkEvents(
       done = true;
       break;
     }
-    let payload: Json;
-    try {
-      payload = JSON.parse(message.data) as Json;
-    } catch {
-      throw createLLMError(
-        'stream',
-        `${context.provider}: malformed JSON in the stream: ${message.data.slice(0, 120)}`,
-        context,
-      );
-    }
+    const payload = sseJson(message, context);
     if (message.event === 'error' || (payload.error !== undefined && errorDetails(payload).message)) {
-      throw streamPayloadError(payload, context);
+      throw streamPayloadError(ERROR_STYLE, payload, context);
     }
     yield* accumulator.push(payload);
   }

@@ -1,11 +1,11 @@
 /** Messages API payloads as Anthropic sends them, for the fake server. */
-import { event } from './fake-server.js';
+import { sseEvent } from '@amplifier/core/testing';
 
 export const MODEL = 'claude-sonnet-4-5-20250929';
 
 /** One SSE event: `event: <type>` and the JSON with the same `type`. */
 export function ev(type: string, payload: Record<string, unknown> = {}): string {
-  return event({ type, ...payload }, type);
+  return sseEvent({ type, ...payload }, type);
 }
 
 export function messageStart(usage: Record<string, number> = {}): string {

@@ -1,11 +1,11 @@
 /** Chat Completions payloads as OpenAI sends them, for the fake server. */
-import { event } from './fake-server.js';
+import { sseEvent } from '@amplifier/core/testing';
 
 export const MODEL = 'gpt-4o-mini';
 
 /** A `chat.completion.chunk` SSE event with one choice delta. */
 export function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
-  return event({
+  return sseEvent({
     id: 'chatcmpl-abc',
     object: 'chat.completion.chunk',
     created: 1_700_000_000,
@@ -17,7 +17,7 @@ export function chunk(delta: Record<string, unknown>, finishReason: string | nul
 
 /** The final usage chunk (`stream_options.include_usage`). */
 export function usageChunk(prompt = 12, completion = 7, cached = 0): string {
-  return event({
+  return sseEvent({
     id: 'chatcmpl-abc',
     object: 'chat.completion.chunk',
     created: 1_700_000_000,
