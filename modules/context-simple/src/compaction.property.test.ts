@@ -41,8 +41,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 const text = (prefix: string, size: number): string =>
   `${prefix} ${'lorem ipsum dolor '.repeat(size / 18 + 1)}`.slice(0, size + prefix.length);
 
-/** Build a history with unique call ids; tool results follow their call. */
-function build(steps: Step[]): Message[] {
+/** Build a history with unique call ids (or ids reused every 3 steps); tool results follow their call. */
+function build(steps: Step[], reuseIds = false): Message[] {
   const out: Message[] = [];
   steps.forEach((s, n) => {
     if (s.kind === 'system') {
@@ -54,7 +54,7 @@ function build(steps: Step[]): Message[] {
     } else if (s.kind === 'user') out.push({ role: 'user', content: text(`user${n}`, s.size) });
     else if (s.kind === 'assistant') out.push({ role: 'assistant', content: text(`asst${n}`, s.size) });
     else {
-      const ids = Array.from({ length: s.calls }, (_, k) => `call_${n}_${k}`);
+      const ids = Array.from({ length: s.calls }, (_, k) => `call_${reuseIds ? n % 3 : n}_${k}`);
       out.push({
         role: 'assistant',
         content: '',
@@ -115,6 +115,40 @@ describe('compaction invariants (property-based)', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('state kept between requests (tool pairs, rewrites) gives the views a fresh manager computes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 40 }),
+        fc.boolean(),
+        config,
+        fc.array(fc.double({ min: 0.1, max: 1.2, noNaN: true }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 6 }),
+        async (steps, reuseIds, cfg, fractions, every) => {
+          const ctx = new SimpleContextManager(cfg);
+          const history = build(steps, reuseIds);
+          for (let i = 0; i < history.length; i++) {
+            await ctx.addMessage(history[i]!);
+            if (i % every !== 0 && i !== history.length - 1) continue;
+            const fresh = new SimpleContextManager(cfg);
+            await fresh.setMessages(await ctx.getMessages());
+            for (const fraction of fractions) {
+              const tokenBudget = Math.max(1, Math.floor(ctx.estimatedTokens * fraction));
+              const once = new SimpleContextManager(cfg);
+              await once.setMessages(await ctx.getMessages());
+              const view = await ctx.getMessagesForRequest({ tokenBudget });
+              expect(view).toEqual(await fresh.getMessagesForRequest({ tokenBudget }));
+              expect(view).toEqual(await once.getMessagesForRequest({ tokenBudget }));
+              if (once.lastCompactionStats !== undefined) {
+                expect(ctx.lastCompactionStats).toEqual(once.lastCompactionStats);
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 });

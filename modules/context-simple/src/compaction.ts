@@ -1,11 +1,13 @@
 /**
  * The reference's progressive, view-only compaction (8 levels), working from
- * per-message token estimates computed once by the context manager. Every
- * operation updates a running total, so compacting costs O(n) plus the
- * messages it rewrites, never a re-measure of the whole list.
+ * what the context manager keeps up to date as messages are added: per-message
+ * token estimates, the tool-pair index and earlier rewrites. Every operation
+ * updates a running total, so compacting costs a few passes over flat arrays
+ * plus the messages it rewrites for the first time, never a re-measure or a
+ * re-read of the whole list.
  */
 import type { Message } from '@amplifier/core';
-import { stubText, truncatedText } from './notice.js';
+import { stubbed, truncated } from './notice.js';
 import { indexPairs, KIND_CALLER, KIND_TOOL, KIND_USER, type PairIndex } from './pairs.js';
 import { jsonLength } from './snapshot.js';
 
@@ -53,12 +55,25 @@ export interface CompactionResult {
 /** A truncated or stubbed message (frozen) and its estimate; `null` when rewriting would not shorten it. */
 export type Rewrite = { readonly message: Message; readonly tokens: number } | null;
 
-/**
- * Rewrites kept between compactions, by the message they replace. Only valid
- * for messages that never change (the context manager's frozen snapshots) and
- * one `truncate_chars`: the context manager keeps one per history.
- */
-export type RewriteCache = Map<Message, Rewrite>;
+/** What a compaction starts from; the context manager keeps it up to date as messages are added. */
+export interface CompactionInput {
+  /** The system messages: never touched, first in the result, in this order. */
+  system: readonly Message[];
+  /** Every other message, in order. */
+  work: readonly Message[];
+  /** The estimate of each `work` message. */
+  tokens: ArrayLike<number>;
+  /** The estimate of all the messages, system included. */
+  total: number;
+  /** The pair index of `work`. */
+  pairs: PairIndex;
+  /**
+   * Rewrites of `work[i]` made by earlier compactions (`undefined`: none yet),
+   * filled in by this one. Only valid while `work[i]` and `truncate_chars`
+   * stay the same: the context manager keeps one per history.
+   */
+  rewrites?: (Rewrite | undefined)[];
+}
 
 /** User messages at most this long are never stubbed. */
 const STUB_MIN_CHARS = 80;
@@ -67,8 +82,6 @@ const STUB_MIN_CHARS = 80;
  * Compact `messages` (whose estimates are `tokens`, summing to `total`) toward
  * `floor(budget * target_usage)`. Returns a new list; the input and its
  * messages are never modified (rewritten messages are new, frozen objects).
- * With `rewrites`, a message truncated or stubbed by an earlier compaction is
- * not rewritten and measured again (see `RewriteCache` for when that is valid).
  */
 export function compactMessages(
   messages: readonly Message[],
@@ -76,45 +89,43 @@ export function compactMessages(
   total: number,
   budget: number,
   settings: CompactionSettings,
-  rewrites?: RewriteCache,
 ): CompactionResult {
-  return new Compaction(messages, tokens, total, budget, settings, rewrites).run();
+  const system: Message[] = [];
+  const work: Message[] = [];
+  const workTokens: number[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === 'system') system.push(message);
+    else {
+      work.push(message);
+      workTokens.push(tokens[i] ?? 0);
+    }
+  }
+  return compactPrepared(
+    { system, work, tokens: workTokens, total, pairs: indexPairs(work) },
+    budget,
+    settings,
+  );
 }
 
-/** The truncated tool result, or undefined when it is short enough or would not get shorter. */
-function truncated(message: Message, keep: number): Message | undefined {
-  const content = message.content;
-  if (typeof content !== 'string' || content.length <= keep) return undefined;
-  const text = truncatedText(content, keep);
-  // A result barely over the limit would grow with the marker: leave it.
-  if (text.length >= content.length) return undefined;
-  const metadata = Object.freeze({
-    ...message.metadata,
-    _truncated: true,
-    _original_tokens: Math.floor(content.length / 4),
-  });
-  return Object.freeze({ ...message, content: text, metadata });
-}
-
-/** The stubbed user message, or undefined when it is at most `minChars` long or would not get shorter. */
-function stubbed(message: Message, minChars: number): Message | undefined {
-  const content = message.content;
-  if (typeof content !== 'string' || content.length <= minChars) return undefined;
-  const text = stubText(content);
-  if (text.length >= content.length) return undefined; // a stub of a short message would be longer
-  const metadata = Object.freeze({ ...message.metadata, _stubbed: true, _original_length: content.length });
-  return Object.freeze({ ...message, content: text, metadata });
+/** `compactMessages` from an input the caller keeps (see `CompactionInput`). */
+export function compactPrepared(
+  input: CompactionInput,
+  budget: number,
+  settings: CompactionSettings,
+): CompactionResult {
+  return new Compaction(input, budget, settings).run();
 }
 
 class Compaction {
   readonly #settings: CompactionSettings;
-  readonly #rewrites: RewriteCache | undefined;
+  readonly #rewrites: (Rewrite | undefined)[] | undefined;
   readonly #budget: number;
   readonly #target: number;
-  readonly #system: Message[] = [];
-  /** Non-system messages; indices stay stable, removal clears `#alive`. */
-  readonly #work: Message[] = [];
-  readonly #tokens: number[] = [];
+  readonly #system: readonly Message[];
+  /** Non-system messages (a copy: rewrites replace entries); indices stay stable, removal clears `#alive`. */
+  readonly #work: Message[];
+  readonly #tokens: Float64Array;
   readonly #alive: Uint8Array;
   readonly #pairs: PairIndex;
   /** Set on messages this run truncated or stubbed (never done twice). */
@@ -129,34 +140,21 @@ class Compaction {
   #stubbed = 0;
   #level = 1;
 
-  constructor(
-    messages: readonly Message[],
-    tokens: readonly number[],
-    total: number,
-    budget: number,
-    settings: CompactionSettings,
-    rewrites: RewriteCache | undefined,
-  ) {
+  constructor(input: CompactionInput, budget: number, settings: CompactionSettings) {
     this.#settings = settings;
-    this.#rewrites = rewrites;
+    this.#rewrites = input.rewrites;
     this.#budget = budget;
     this.#target = Math.floor(budget * settings.target_usage);
-    this.#current = total;
-    this.#beforeTokens = total;
-    this.#beforeMessages = messages.length;
-    // System messages are set aside, never touched, and put first in the result.
-    for (let i = 0; i < messages.length; i++) {
-      const message = messages[i]!;
-      if (message.role === 'system') this.#system.push(message);
-      else {
-        this.#work.push(message);
-        this.#tokens.push(tokens[i] ?? 0);
-      }
-    }
+    this.#current = input.total;
+    this.#beforeTokens = input.total;
+    this.#system = input.system;
+    this.#work = input.work.slice();
+    this.#tokens = new Float64Array(input.tokens);
+    this.#beforeMessages = this.#system.length + this.#work.length;
     const n = this.#work.length;
     this.#alive = new Uint8Array(n).fill(1);
     this.#touched = new Uint8Array(n);
-    this.#pairs = indexPairs(this.#work);
+    this.#pairs = input.pairs;
     // Users are only ever removed at level 8 (never the first or the last), so these hold throughout.
     this.#firstUser = this.#pairs.kind.indexOf(KIND_USER);
     this.#lastUser = this.#pairs.kind.lastIndexOf(KIND_USER);
@@ -224,12 +222,11 @@ class Compaction {
     rewrite: (message: Message, keep: number) => Message | undefined,
     keep: number,
   ): boolean {
-    const message = this.#work[i]!;
-    let done = this.#rewrites?.get(message);
+    let done = this.#rewrites?.[i];
     if (done === undefined) {
-      const replacement = rewrite(message, keep);
+      const replacement = rewrite(this.#work[i]!, keep);
       done = replacement === undefined ? null : { message: replacement, tokens: estimateTokens(replacement) };
-      this.#rewrites?.set(message, done);
+      if (this.#rewrites !== undefined) this.#rewrites[i] = done;
     }
     if (done === null) return false;
     this.#current += done.tokens - this.#tokens[i]!;

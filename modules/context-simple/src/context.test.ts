@@ -273,6 +273,36 @@ describe('budget', () => {
     expect(await ctx.calculateBudget({ provider: broken })).toBe(200_000);
   });
 
+  it('reads limits a provider returns as promises, and falls back when they reject', async () => {
+    const ctx = new SimpleContextManager();
+    const base = limitsProvider({ defaults: { context_window: 100_000, max_output_tokens: 8000 } });
+    const asyncModel = {
+      ...base,
+      getModelInfo: async (): Promise<ModelInfo> => ({
+        id: 'm',
+        display_name: 'm',
+        context_window: 50_000,
+        max_output_tokens: 2000,
+      }),
+    } as unknown as Provider;
+    expect(await ctx.calculateBudget({ provider: asyncModel })).toBe(50_000 - 1000 - 4096);
+    const rejecting = {
+      ...base,
+      getModelInfo: () => Promise.reject(new Error('offline')),
+    } as unknown as Provider;
+    expect(await ctx.calculateBudget({ provider: rejecting })).toBe(100_000 - 4000 - 4096);
+    const throwing = {
+      ...base,
+      getModelInfo: () => {
+        throw new Error('no model');
+      },
+    } as Provider;
+    expect(await ctx.calculateBudget({ provider: throwing })).toBe(100_000 - 4000 - 4096);
+    await longHistory(ctx, 20, 8000);
+    await ctx.getMessagesForRequest({ provider: asyncModel });
+    expect(ctx.lastCompactionStats?.budget).toBe(50_000 - 1000 - 4096 - 800);
+  });
+
   it('max_tokens caps the provider budget only when set explicitly', async () => {
     const provider = limitsProvider({ model: { context_window: 200_000, max_output_tokens: 32_000 } });
     expect(await new SimpleContextManager().calculateBudget({ provider })).toBe(179_904);

@@ -12,13 +12,12 @@ import {
   type Message,
   utcTimestamp,
 } from '@amplifier/core';
-import { type CompactionStats, compactMessages, estimateTokens, type RewriteCache } from './compaction.js';
+import { requestBudget } from './budget.js';
+import { type CompactionStats, compactPrepared, estimateTokens, type Rewrite } from './compaction.js';
 import { type ContextSimpleConfig, type ResolvedConfig, resolveConfig } from './config.js';
 import { noticeMessage } from './notice.js';
+import { PairTracker } from './pairs.js';
 import { copyPlain, snapshotMessage } from './snapshot.js';
-
-/** Tokens kept free for safety on top of the reserved output (the reference's margin). */
-export const SAFETY_MARGIN_TOKENS = 4096;
 
 /** Anything with a HookRegistry-like `emit` (the coordinator's `hooks`, an `EventRecorder`). */
 export interface EventEmitterLike {
@@ -39,34 +38,24 @@ function isStaticSystem(message: Message): boolean {
   return message.role === 'system' && message.metadata?.source !== 'hook';
 }
 
-/** The provider-reported limits the budget is derived from. */
-interface Limits {
-  context_window?: unknown;
-  max_output_tokens?: unknown;
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-function positive(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0;
-}
-
 /** The reference's in-memory context manager with ephemeral, progressive compaction. */
 export class SimpleContextManager implements ContextManager {
   /** The validated config with defaults applied. */
   readonly config: Readonly<ResolvedConfig>;
   readonly #hooks: EventEmitterLike | undefined;
   readonly #logger: Logger | undefined;
+  /** The history: frozen snapshots, in order. */
   #messages: Message[] = [];
-  /** `#tokens[i]` is the estimate of `#messages[i]`. */
-  #tokens: number[] = [];
+  /** Estimate of the whole history. */
   #total = 0;
+  // What compaction starts from: the history split into system messages and the rest (kept
+  // up to date by every add), the estimates of the rest, and, brought up to date by each
+  // compaction, the tool pairs of the rest and their rewrites (truncations, stubs) so far.
+  #systems: Message[] = [];
+  #work: Message[] = [];
+  #workTokens: number[] = [];
+  #pairs = new PairTracker();
+  #rewrites: (Rewrite | undefined)[] = [];
   /** Estimate of the stored system messages a system prompt factory replaces. */
   #staticSystemTokens = 0;
   #staticSystemCount = 0;
@@ -74,8 +63,6 @@ export class SimpleContextManager implements ContextManager {
   /** The factory's last prompt text and its estimate. */
   #lastPrompt: { content: string; tokens: number } | undefined;
   #lastStats: CompactionStats | undefined;
-  /** Truncated and stubbed versions of stored messages, kept between requests (they never change). */
-  #rewrites: RewriteCache = new Map();
 
   constructor(
     config: ContextSimpleConfig | Record<string, unknown> = {},
@@ -120,11 +107,16 @@ export class SimpleContextManager implements ContextManager {
   /** Store `stored` (a frozen snapshot) whose estimate is `tokens`. */
   #push(stored: Message, tokens: number): void {
     this.#messages.push(stored);
-    this.#tokens.push(tokens);
     this.#total += tokens;
-    if (isStaticSystem(stored)) {
-      this.#staticSystemTokens += tokens;
-      this.#staticSystemCount++;
+    if (stored.role === 'system') {
+      this.#systems.push(stored);
+      if (isStaticSystem(stored)) {
+        this.#staticSystemTokens += tokens;
+        this.#staticSystemCount++;
+      }
+    } else {
+      this.#work.push(stored);
+      this.#workTokens.push(tokens);
     }
   }
 
@@ -149,11 +141,14 @@ export class SimpleContextManager implements ContextManager {
 
   #reset(): void {
     this.#messages = [];
-    this.#tokens = [];
     this.#total = 0;
+    this.#systems = [];
+    this.#work = [];
+    this.#workTokens = [];
+    this.#pairs = new PairTracker();
+    this.#rewrites = [];
     this.#staticSystemTokens = 0;
     this.#staticSystemCount = 0;
-    this.#rewrites = new Map();
   }
 
   /**
@@ -178,58 +173,7 @@ export class SimpleContextManager implements ContextManager {
    * capped by `max_tokens` only when that was configured); else `max_tokens`.
    */
   async calculateBudget(options: GetMessagesOptions = {}): Promise<number> {
-    return this.#budget(options);
-  }
-
-  /** `calculateBudget`, without a promise when the provider answers synchronously. */
-  #budget(options: GetMessagesOptions): number | Promise<number> {
-    if (typeof options.tokenBudget === 'number' && Number.isFinite(options.tokenBudget)) {
-      return options.tokenBudget;
-    }
-    const provider = options.provider;
-    if (provider === undefined || provider === null) return this.config.max_tokens;
-    return this.#fromLimitsOr(
-      () => provider.getModelInfo?.(),
-      () =>
-        this.#fromLimitsOr(
-          () => provider.getInfo().defaults,
-          () => this.config.max_tokens,
-        ),
-    );
-  }
-
-  /** The budget from the limits `read` returns (or resolves to), else `otherwise()`; a failing `read` counts as no limits. */
-  #fromLimitsOr(read: () => unknown, otherwise: () => number | Promise<number>): number | Promise<number> {
-    let limits: unknown;
-    try {
-      limits = read();
-    } catch (error) {
-      this.#unreadable(error);
-      return otherwise();
-    }
-    if (isPromiseLike(limits)) {
-      return Promise.resolve(limits).then(
-        (resolved) => this.#fromLimits(resolved as Limits | undefined) ?? otherwise(),
-        (error: unknown) => {
-          this.#unreadable(error);
-          return otherwise();
-        },
-      );
-    }
-    return this.#fromLimits(limits as Limits | undefined) ?? otherwise();
-  }
-
-  #unreadable(error: unknown): void {
-    this.#logger?.debug(`context-simple: could not read provider limits: ${String(error)}`);
-  }
-
-  #fromLimits(limits: Limits | undefined | null): number | undefined {
-    const window = limits?.context_window;
-    const maxOutput = limits?.max_output_tokens;
-    if (!positive(window) || !positive(maxOutput)) return undefined;
-    const budget =
-      window - Math.floor(maxOutput * this.config.output_reserve_fraction) - SAFETY_MARGIN_TOKENS;
-    return this.config.max_tokens_explicit ? Math.min(budget, this.config.max_tokens) : budget;
+    return requestBudget(options, this.config, this.#logger);
   }
 
   /**
@@ -239,7 +183,7 @@ export class SimpleContextManager implements ContextManager {
    * returned messages are frozen snapshots: replace one to change it.
    */
   async getMessagesForRequest(options: GetMessagesOptions = {}): Promise<Message[]> {
-    const pending = this.#budget(options);
+    const pending = requestBudget(options, this.config, this.#logger);
     const budget = typeof pending === 'number' ? pending : await pending;
     const effective = this.config.compaction_notice_enabled
       ? budget - this.config.compaction_notice_token_reserve
@@ -248,7 +192,7 @@ export class SimpleContextManager implements ContextManager {
     if (this.#factory === undefined) {
       // The stored messages are frozen, so the view shares them: only the array is new.
       if (!this.shouldCompact(this.#total, effective)) return this.#messages.slice();
-      return this.#compact(this.#messages, this.#tokens, this.#total, effective);
+      return this.#compact(this.#systems, this.#total, effective);
     }
 
     const text = this.#factory();
@@ -263,34 +207,34 @@ export class SimpleContextManager implements ContextManager {
       if (typeof content === 'string') this.#lastPrompt = { content, tokens: promptTokens };
     }
     const total = this.#total - this.#staticSystemTokens + promptTokens;
-    const compact = this.shouldCompact(total, effective);
-    if (!compact && this.#staticSystemCount === 0) return [prompt, ...this.#messages];
-    const working: Message[] = [prompt];
-    const tokens: number[] = [promptTokens];
-    for (let i = 0; i < this.#messages.length; i++) {
-      const message = this.#messages[i]!;
-      if (isStaticSystem(message)) continue;
-      working.push(message);
-      if (compact) tokens.push(this.#tokens[i]!);
+    if (this.shouldCompact(total, effective)) {
+      const systems = [prompt];
+      for (const message of this.#systems) if (!isStaticSystem(message)) systems.push(message);
+      return this.#compact(systems, total, effective);
     }
-    return compact ? this.#compact(working, tokens, total, effective) : working;
+    if (this.#staticSystemCount === 0) return [prompt, ...this.#messages];
+    const view: Message[] = [prompt];
+    for (const message of this.#messages) if (!isStaticSystem(message)) view.push(message);
+    return view;
   }
 
-  /** Compact `working` (estimates `tokens`, summing to `total`), emit `context:compaction`, add the notice. */
-  async #compact(
-    working: readonly Message[],
-    tokens: readonly number[],
-    total: number,
-    effective: number,
-  ): Promise<Message[]> {
-    const { messages, stats } = compactMessages(
-      working,
-      tokens,
+  /**
+   * Compact the stored non-system messages behind `systems` (whose estimates
+   * and the history's add up to `total`), emit `context:compaction`, add the notice.
+   */
+  async #compact(systems: readonly Message[], total: number, effective: number): Promise<Message[]> {
+    const work = this.#work;
+    for (let i = this.#pairs.length; i < work.length; i++) this.#pairs.add(work[i]!);
+    while (this.#rewrites.length < work.length) this.#rewrites.push(undefined);
+    const input = {
+      system: systems,
+      work,
+      tokens: this.#workTokens,
       total,
-      effective,
-      this.config,
-      this.#rewrites,
-    );
+      pairs: this.#pairs.index(),
+      rewrites: this.#rewrites,
+    };
+    const { messages, stats } = compactPrepared(input, effective, this.config);
     this.#lastStats = stats;
     if (this.#hooks !== undefined) {
       try {

@@ -7,12 +7,13 @@ import type { Coordinator } from '@amplifier/core';
 import { unknownConfigKeys } from './config.js';
 import { SimpleContextManager } from './context.js';
 
+export { SAFETY_MARGIN_TOKENS } from './budget.js';
 export type { CompactionResult, CompactionSettings, CompactionStats } from './compaction.js';
 export { compactMessages, estimateTokens } from './compaction.js';
 export type { ContextSimpleConfig, NoticeVerbosity, ResolvedConfig } from './config.js';
 export { CONFIG_SCHEMA, DEFAULT_CONFIG, resolveConfig } from './config.js';
 export type { EventEmitterLike, SimpleContextOptions, SystemPromptFactory } from './context.js';
-export { SAFETY_MARGIN_TOKENS, SimpleContextManager } from './context.js';
+export { SimpleContextManager } from './context.js';
 export { formatCompactionNotice, NOTICE_SOURCE, noticeMessage, stubText, truncatedText } from './notice.js';
 
 /**

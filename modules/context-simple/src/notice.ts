@@ -1,7 +1,8 @@
 /**
  * The texts compaction writes, in the reference's exact wording: truncated
- * tool results, stubbed user messages, and the notice (a system message that
- * tells the model what the compacted view left out).
+ * tool results, stubbed user messages (and the frozen messages carrying them),
+ * and the notice (a system message that tells the model what the compacted
+ * view left out).
  */
 import type { Message } from '@amplifier/core';
 import type { CompactionStats } from './compaction.js';
@@ -30,6 +31,31 @@ export function stubText(content: string): string {
 export function truncatedText(content: string, keepChars: number): string {
   const originalTokens = Math.floor(content.length / 4);
   return `[truncated: ~${thousands(originalTokens)} tokens - call tool again if needed] ${safeSlice(content, keepChars)}...`;
+}
+
+/** The truncated tool result, or undefined when it is short enough or would not get shorter. */
+export function truncated(message: Message, keep: number): Message | undefined {
+  const content = message.content;
+  if (typeof content !== 'string' || content.length <= keep) return undefined;
+  const text = truncatedText(content, keep);
+  // A result barely over the limit would grow with the marker: leave it.
+  if (text.length >= content.length) return undefined;
+  const metadata = Object.freeze({
+    ...message.metadata,
+    _truncated: true,
+    _original_tokens: Math.floor(content.length / 4),
+  });
+  return Object.freeze({ ...message, content: text, metadata });
+}
+
+/** The stubbed user message, or undefined when it is at most `minChars` long or would not get shorter. */
+export function stubbed(message: Message, minChars: number): Message | undefined {
+  const content = message.content;
+  if (typeof content !== 'string' || content.length <= minChars) return undefined;
+  const text = stubText(content);
+  if (text.length >= content.length) return undefined; // a stub of a short message would be longer
+  const metadata = Object.freeze({ ...message.metadata, _stubbed: true, _original_length: content.length });
+  return Object.freeze({ ...message, content: text, metadata });
 }
 
 const percent = (fraction: number): string => `${Math.round(fraction * 100)}%`;

@@ -1,6 +1,6 @@
 /**
  * Tool pairs: which assistant message made the call each tool result answers,
- * computed once per compaction in one pass, in flat typed arrays.
+ * in flat typed arrays, built as messages are added.
  */
 import type { Message } from '@amplifier/core';
 
@@ -26,20 +26,21 @@ export interface PairIndex {
 /** Distinct call ids of an assistant (`tool_calls` and `tool_call` blocks); '' for an id-less call. */
 function callIds(message: Message): string[] {
   const ids: string[] = [];
-  const add = (id: unknown): void => {
-    const key = typeof id === 'string' ? id : '';
-    if (!ids.includes(key)) ids.push(key);
-  };
   if (Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls as unknown[]) {
       const c = call as { id?: unknown; tool_call_id?: unknown } | null;
-      add(c?.id ?? c?.tool_call_id);
+      addId(ids, c?.id ?? c?.tool_call_id);
     }
   }
   if (Array.isArray(message.content)) {
-    for (const block of message.content) if (block?.type === 'tool_call') add(block.id);
+    for (const block of message.content) if (block?.type === 'tool_call') addId(ids, block.id);
   }
   return ids;
+}
+
+function addId(ids: string[], id: unknown): void {
+  const key = typeof id === 'string' ? id : '';
+  if (!ids.includes(key)) ids.push(key);
 }
 
 /** Call ids a tool message answers (`tool_call_id` and `tool_result` blocks). */
@@ -54,72 +55,115 @@ function resultIds(message: Message): string[] {
   return ids;
 }
 
-/**
- * Bind every tool result to the latest earlier assistant that declared its
- * call id (so ids reused across turns bind correctly). A caller is removable
- * only when every call has a result; one with an id-less call, or sharing a
- * result message with another caller, never is.
- */
-export function indexPairs(messages: readonly Message[]): PairIndex {
-  const n = messages.length;
-  const kind = new Uint8Array(n);
-  const owner = new Int32Array(n).fill(-1);
-  const calls = new Int32Array(n);
-  const answered = new Int32Array(n);
-  const pinned = new Uint8Array(n);
-  // id -> caller index * 2 + (1 once that caller got a result for it)
-  const pending = new Map<string, number>();
-  let resultCount = 0;
+/** Typed arrays that grow (doubling) as messages are added. */
+function grown<T extends Uint8Array | Int32Array>(array: T, need: number): T {
+  if (need <= array.length) return array;
+  const next = new (array.constructor as new (n: number) => T)(Math.max(need, array.length * 2));
+  next.set(array);
+  return next;
+}
 
-  for (let i = 0; i < n; i++) {
-    const message = messages[i]!;
+/**
+ * Builds the pair index one message at a time, so the context manager keeps it
+ * up to date as its history grows and a compaction starts from it instead of
+ * reading every message again. Each tool result binds to the latest earlier
+ * assistant that declared its call id (so ids reused across turns bind
+ * correctly). A caller is removable only when every call has a result; one
+ * with an id-less call, or sharing a result message with another caller, never is.
+ */
+export class PairTracker {
+  #n = 0;
+  #kind = new Uint8Array(16);
+  #owner = new Int32Array(16);
+  #calls = new Int32Array(16);
+  #answered = new Int32Array(16);
+  #pinned = new Uint8Array(16);
+  /** id -> caller index * 2 + (1 once that caller got a result for it) */
+  readonly #pending = new Map<string, number>();
+
+  /** How many messages were added. */
+  get length(): number {
+    return this.#n;
+  }
+
+  /** Add the next message (messages are indexed in the order they are added). */
+  add(message: Message): void {
+    const i = this.#n++;
+    if (i >= this.#kind.length) {
+      this.#kind = grown(this.#kind, i + 1);
+      this.#owner = grown(this.#owner, i + 1);
+      this.#calls = grown(this.#calls, i + 1);
+      this.#answered = grown(this.#answered, i + 1);
+      this.#pinned = grown(this.#pinned, i + 1);
+    }
+    this.#owner[i] = -1;
     const role = message?.role;
-    if (role === 'user') kind[i] = KIND_USER;
+    if (role === 'user') this.#kind[i] = KIND_USER;
     else if (role === 'assistant') {
+      // A plain answer (no tool_calls, text content) makes no call: skip the id lists.
+      if (!Array.isArray(message.tool_calls) && !Array.isArray(message.content)) return;
       const ids = callIds(message);
-      if (ids.length === 0) continue;
-      kind[i] = KIND_CALLER;
-      calls[i] = ids.length;
+      if (ids.length === 0) return;
+      this.#kind[i] = KIND_CALLER;
+      this.#calls[i] = ids.length;
       for (const id of ids) {
-        if (id === '') pinned[i] = 1;
-        else pending.set(id, i * 2);
+        if (id === '') this.#pinned[i] = 1;
+        else this.#pending.set(id, i * 2);
       }
     } else if (role === 'tool') {
-      kind[i] = KIND_TOOL;
+      this.#kind[i] = KIND_TOOL;
       let bound = -1;
       let ambiguous = false;
-      for (const id of resultIds(message)) {
-        const value = pending.get(id);
+      // The usual result (one tool_call_id, text content) needs no id list.
+      const ids = Array.isArray(message.content)
+        ? resultIds(message)
+        : typeof message.tool_call_id === 'string'
+          ? [message.tool_call_id]
+          : [];
+      for (const id of ids) {
+        const value = this.#pending.get(id);
         if (value === undefined) continue;
         const a = value >> 1;
         if ((value & 1) === 0) {
-          answered[a]!++;
-          pending.set(id, value | 1);
+          this.#answered[a]!++;
+          this.#pending.set(id, value | 1);
         }
         if (bound === -1) bound = a;
         else if (bound !== a) {
           ambiguous = true;
-          pinned[a] = 1;
-          pinned[bound] = 1;
+          this.#pinned[a] = 1;
+          this.#pinned[bound] = 1;
         }
       }
-      if (bound >= 0 && !ambiguous) {
-        owner[i] = bound;
-        resultCount++;
-      }
+      if (bound >= 0 && !ambiguous) this.#owner[i] = bound;
     }
   }
 
-  const start = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) if (owner[i]! >= 0) start[owner[i]! + 1]!++;
-  for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
-  const results = new Int32Array(resultCount);
-  const fill = start.slice(0, n);
-  for (let i = 0; i < n; i++) if (owner[i]! >= 0) results[fill[owner[i]!]!++] = i;
-
-  const removable = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    if (kind[i] === KIND_CALLER && pinned[i] === 0 && answered[i] === calls[i]) removable[i] = 1;
+  /** The index of the messages added so far (its arrays are valid until the next `add`). */
+  index(): PairIndex {
+    const n = this.#n;
+    const kind = this.#kind.subarray(0, n);
+    const owner = this.#owner.subarray(0, n);
+    const start = new Int32Array(n + 1);
+    for (let i = 0; i < n; i++) if (owner[i]! >= 0) start[owner[i]! + 1]!++;
+    for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+    const results = new Int32Array(start[n]!);
+    const fill = start.slice(0, n);
+    for (let i = 0; i < n; i++) if (owner[i]! >= 0) results[fill[owner[i]!]!++] = i;
+    const removable = new Uint8Array(n);
+    const calls = this.#calls;
+    const answered = this.#answered;
+    const pinned = this.#pinned;
+    for (let i = 0; i < n; i++) {
+      if (kind[i] === KIND_CALLER && pinned[i] === 0 && answered[i] === calls[i]) removable[i] = 1;
+    }
+    return { kind, owner, removable, start, results };
   }
-  return { kind, owner, removable, start, results };
+}
+
+/** The pair index of `messages` (see `PairTracker`). */
+export function indexPairs(messages: readonly Message[]): PairIndex {
+  const tracker = new PairTracker();
+  for (const message of messages) tracker.add(message);
+  return tracker.index();
 }

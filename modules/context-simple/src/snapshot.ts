@@ -13,7 +13,7 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** `JSON.stringify(text).length`, without building the text when there is nothing to escape. */
 function stringLength(text: string): number {
   const n = text.length;
-  if (n > 24) return NEEDS_ESCAPE.test(text) ? JSON.stringify(text).length : n + 2;
+  if (n > 64) return NEEDS_ESCAPE.test(text) ? JSON.stringify(text).length : n + 2;
   // Keys and short values: a loop is cheaper than entering the regexp engine.
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
@@ -24,17 +24,27 @@ function stringLength(text: string): number {
   return n + 2;
 }
 
+/** The last stamp measured: every message of the same millisecond carries the same stamp string. */
+let lastStamp = '';
+let lastStampLength = 2;
+
+function stampLength(stamp: string): number {
+  if (stamp !== lastStamp) {
+    lastStampLength = stringLength(stamp);
+    lastStamp = stamp;
+  }
+  return lastStampLength;
+}
+
 /** Plain data: an object literal or a null-prototype object (arrays are handled apart). */
 function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
-/** `out[key] = value` as an own property, even for the key `__proto__` (JSON.parse makes those). */
-function put(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
-  } else out[key] = value;
+/** `out.__proto__ = value` as an own data property (JSON.parse makes such keys), not a prototype change. */
+function putProto(out: Record<string, unknown>, value: unknown): void {
+  Object.defineProperty(out, '__proto__', { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** A plain object JSON writes as is (no `toJSON`). */
@@ -73,6 +83,8 @@ const FROZEN_EMPTY: readonly unknown[] = Object.freeze([]);
  * caller walks again with `watch`, which finds cycles and keeps them in the copy.
  */
 class Walk {
+  /** The copy made by `copyRoot`. */
+  result: unknown;
   length = 0;
   exact = true;
   /** Snapshot mode: freeze the copies and count the JSON length. */
@@ -84,6 +96,7 @@ class Walk {
 
   /** Start a new walk (a walker is reused: walks are synchronous). */
   reset(mode: Mode, watch = false): this {
+    this.result = undefined;
     this.length = 0;
     this.exact = true;
     this.#snapshot = mode === 'snapshot';
@@ -91,6 +104,14 @@ class Walk {
     this.#path = watch ? [] : undefined;
     this.#copies = watch ? [] : undefined;
     return this;
+  }
+
+  /** Copy a message (or any value); with `metadataStamp`, see `object`. */
+  copyRoot(value: unknown, metadataStamp: string | undefined): void {
+    this.result =
+      metadataStamp === undefined
+        ? this.value(value)
+        : this.object(value as Record<string, unknown>, undefined, metadataStamp);
   }
 
   /** Copy `value`, which JSON writes as a value (an array element writes `null` for undefined). */
@@ -173,17 +194,19 @@ class Walk {
             : this.object(item as Record<string, unknown>, metadataStamp);
       } else if (item === undefined || typeof item === 'function' || typeof item === 'symbol') {
         // JSON leaves the key out; the copy keeps it as it was.
-        put(out, key, item);
+        if (key === '__proto__') putProto(out, item);
+        else out[key] = item;
         continue;
       } else {
         copied = this.value(item);
       }
       if (this.#snapshot) this.length += stringLength(key) + 1; // "key":
       written++;
-      put(out, key, copied);
+      if (key === '__proto__') putProto(out, copied);
+      else out[key] = copied;
     }
     if (!stamped) {
-      this.length += TIMESTAMP_KEY_LENGTH + stringLength(stamp!);
+      this.length += TIMESTAMP_KEY_LENGTH + stampLength(stamp!);
       written++;
       out.timestamp = stamp;
     }
@@ -198,7 +221,7 @@ class Walk {
 
   /** `{ timestamp: stamp }`, counted. */
   #stampOnly(stamp: string): Record<string, unknown> {
-    this.length += TIMESTAMP_KEY_LENGTH + stringLength(stamp) + 2;
+    this.length += TIMESTAMP_KEY_LENGTH + stampLength(stamp) + 2;
     const out = { timestamp: stamp };
     return this.#snapshot ? Object.freeze(out) : out;
   }
@@ -232,20 +255,22 @@ class Walk {
 /** The walker not in use; taken by a walk and put back after it (a getter could start a walk inside a walk). */
 let idle: Walk | undefined = new Walk();
 
-/** Run `fn` on a reset walker; a walk that went too deep runs again watching for cycles. */
-function walk<T>(mode: Mode, fn: (walk: Walk) => T): { result: T; length: number; exact: boolean } {
+/**
+ * Copy `value` (through `object(value, undefined, metadataStamp)` with a
+ * stamp) on a reset walker, again watching for cycles if it went too deep.
+ * Returns the walker: read `result`, `length` and `exact` before the next walk.
+ */
+function walk(mode: Mode, value: unknown, metadataStamp?: string): Walk {
   const walker = idle ?? new Walk();
   idle = undefined;
-  let result: T;
   try {
-    result = fn(walker.reset(mode));
+    walker.reset(mode).copyRoot(value, metadataStamp);
   } catch (error) {
     if (error !== TOO_DEEP) throw error;
-    result = fn(walker.reset(mode, true));
+    walker.reset(mode, true).copyRoot(value, metadataStamp);
   }
-  const { length, exact } = walker;
   idle = walker;
-  return { result, length, exact };
+  return walker;
 }
 
 /** `JSON.stringify(value).length`, falling back to core's `stringifyJson` where JSON.stringify throws. */
@@ -284,15 +309,11 @@ export function snapshotMessage<T extends object>(message: T, stamp?: string): S
     if (inPlace) metadataStamp = stamp;
     else source = { ...message, metadata: { ...(metadata as object), timestamp: stamp } };
   }
-  const { result, length, exact } = walk('snapshot', (w) =>
-    metadataStamp === undefined
-      ? w.value(source)
-      : w.object(source as Record<string, unknown>, undefined, metadataStamp),
-  );
+  const { result, length, exact } = walk('snapshot', source, metadataStamp);
   return { value: result as T, jsonLength: exact ? length : jsonLength(result) };
 }
 
 /** A mutable deep copy of plain data (arrays and plain objects; other values are shared). */
 export function copyPlain<T>(value: T): T {
-  return walk('copy', (w) => w.value(value)).result as T;
+  return walk('copy', value).result as T;
 }
