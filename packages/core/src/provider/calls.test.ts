@@ -5,94 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createLLMError, LLMError } from '../llm-errors.js';
-import type { ChatRequest, ChatResponse, StreamEvent } from '../messages.js';
 import { RecordingLogger } from '../testing/harness.js';
-import { EventRecorder } from '../testing/mocks.js';
 import { waitFor } from '../testing/wait-for.js';
-import { type CallSettings, type ProviderCall, ProviderCalls, type ProviderWire } from './calls.js';
+import { REQUEST, RESPONSE, setup, textEvents, unavailable } from './__fixtures__/scripted-wire.js';
+import { ProviderCalls } from './calls.js';
 import { CostMeter } from './cost.js';
-
-const REQUEST: ChatRequest = { messages: [{ role: 'user', content: 'Say hello.' }] };
-const RESPONSE: ChatResponse = {
-  content: [{ type: 'text', text: 'Hello!' }],
-  usage: { input_tokens: 1_000_000, output_tokens: 0, total_tokens: 1_000_000 },
-  finish_reason: 'stop',
-};
-
-/** What one `open` gives: an error to throw, or events (the last one `message.end` unless cut). */
-type Outcome = Error | { events: StreamEvent[]; fail?: Error; hang?: true };
-
-function textEvents(response: ChatResponse = structuredClone(RESPONSE)): StreamEvent[] {
-  return [
-    { type: 'message.start' },
-    { type: 'text.delta', text: 'Hel' },
-    { type: 'text.delta', text: 'lo!' },
-    { type: 'message.end', response },
-  ];
-}
-
-function setup(outcomes: Outcome[], settings: Partial<CallSettings> = {}) {
-  const recorder = new EventRecorder();
-  const logger = new RecordingLogger();
-  const calls: ProviderCall[] = [];
-  const built: unknown[] = [];
-  const wire: ProviderWire<Exclude<Outcome, Error>> = {
-    build(request, messages, { model, stream }) {
-      built.push(messages);
-      return {
-        body: { model, stream, messages, api_key: 'sk-secret' },
-        messageCount: messages.length,
-        hasInstructions: false,
-        thinking: { enabled: request.reasoning_effort !== undefined, budget: null },
-        extra: { has_system: false },
-      };
-    },
-    async open(call) {
-      calls.push(call);
-      const next = outcomes.shift();
-      if (next === undefined) throw new Error('no outcome scripted');
-      if (next instanceof Error) throw next;
-      return next;
-    },
-    async read(_call, opened) {
-      const end = opened.events.at(-1);
-      if (end?.type !== 'message.end') throw new Error('not a whole response');
-      return end.response;
-    },
-    async *events(call, opened) {
-      yield* opened.events;
-      if (opened.hang) {
-        await new Promise((_resolve, reject) =>
-          call.signal?.addEventListener('abort', () => reject(createLLMError('abort', 'aborted')), {
-            once: true,
-          }),
-        );
-      }
-      if (opened.fail) throw opened.fail;
-    },
-  };
-  const runner = new ProviderCalls({
-    provider: 'fake',
-    module: 'provider-fake',
-    hooks: recorder,
-    logger,
-    config: {
-      model: 'default-model',
-      timeoutMs: 30_000,
-      maxRetries: 2,
-      minRetryDelayMs: 1,
-      maxRetryDelayMs: 60_000,
-      jitter: 0,
-      raw: false,
-      ...settings,
-    },
-    costs: new CostMeter({}, { 'default-model': { input: 2, output: 10 } }),
-    wire,
-  });
-  return { runner, recorder, logger, calls, built };
-}
-
-const unavailable = () => createLLMError('unavailable', 'busy', { status_code: 503 });
 
 describe('complete()', () => {
   it('llm:request from what the wire built, llm:response with usage, cost and duration', async () => {
@@ -291,56 +208,5 @@ describe('complete()', () => {
     expect(logger.records.filter((r) => r.level === 'debug').map((r) => r.message)).toContain(
       'provider-fake: emitting llm:request failed: hook bug',
     );
-  });
-});
-
-describe('stream()', () => {
-  it('yields the events; llm:response once message.end is reached', async () => {
-    const { runner, recorder } = setup([unavailable(), { events: textEvents() }]);
-    const seen: string[] = [];
-    for await (const event of runner.stream(REQUEST, {})) {
-      seen.push(event.type);
-      if (event.type === 'message.end') expect(recorder.names()).toContain('llm:response');
-    }
-    expect(seen).toEqual(['message.start', 'text.delta', 'text.delta', 'message.end']);
-    expect(recorder.getEvents('provider:retry')).toHaveLength(1);
-    expect(recorder.getEvents('llm:request')[0]![1].stream).toBe(true);
-  });
-
-  it('a failure after the first event is not retried: llm:stream_aborted, then llm:response error', async () => {
-    const failed = { events: textEvents().slice(0, 2), fail: createLLMError('stream', 'lost') };
-    const { runner, recorder } = setup([failed, { events: textEvents() }]);
-    const seen: string[] = [];
-    const error = await (async () => {
-      for await (const event of runner.stream(REQUEST, {})) seen.push(event.type);
-    })().catch((e: unknown) => e);
-    expect(LLMError.isLLMError(error) && error.kind).toBe('stream');
-    expect(seen).toEqual(['message.start', 'text.delta']);
-    expect(recorder.names().slice(-2)).toEqual(['llm:stream_aborted', 'llm:response']);
-    expect(recorder.getEvents('llm:response')[0]![1]).toMatchObject({
-      status: 'error',
-      error_kind: 'stream',
-    });
-  });
-
-  it('a consumer that stops reading: llm:stream_aborted and an abort in llm:response', async () => {
-    const { runner, recorder } = setup([{ events: textEvents().slice(0, 2), hang: true }]);
-    for await (const event of runner.stream(REQUEST, {})) {
-      if (event.type === 'text.delta') break;
-    }
-    expect(recorder.getEvents('llm:stream_aborted')[0]![1]).toMatchObject({
-      reason: 'the consumer stopped reading',
-    });
-    expect(recorder.getEvents('llm:response')[0]![1]).toMatchObject({ status: 'error', error_kind: 'abort' });
-  });
-
-  it('when it never starts, llm:response reports the error', async () => {
-    const { runner, recorder } = setup([createLLMError('not_found', 'no such model', { status_code: 404 })]);
-    await expect(
-      (async () => {
-        for await (const _ of runner.stream(REQUEST, {}));
-      })(),
-    ).rejects.toMatchObject({ kind: 'not_found' });
-    expect(recorder.getEvents('llm:response')[0]![1]).toMatchObject({ status: 'error', status_code: 404 });
   });
 });
