@@ -28,6 +28,9 @@ function stringLength(text: string): number {
 let lastStamp = '';
 let lastStampLength = 2;
 
+/** The frozen `{ timestamp }` of the last stamp. */
+let lastStampOnly: Readonly<{ timestamp: string }> = Object.freeze({ timestamp: '' });
+
 function stampLength(stamp: string): number {
   if (stamp !== lastStamp) {
     lastStampLength = stringLength(stamp);
@@ -219,11 +222,12 @@ class Walk {
     return this.#leave(out);
   }
 
-  /** `{ timestamp: stamp }`, counted. */
+  /** `{ timestamp: stamp }`, counted (frozen ones are alike: the messages of one millisecond share one). */
   #stampOnly(stamp: string): Record<string, unknown> {
     this.length += TIMESTAMP_KEY_LENGTH + stampLength(stamp) + 2;
-    const out = { timestamp: stamp };
-    return this.#snapshot ? Object.freeze(out) : out;
+    if (!this.#snapshot) return { timestamp: stamp };
+    if (stamp !== lastStampOnly.timestamp) lastStampOnly = Object.freeze({ timestamp: stamp });
+    return lastStampOnly;
   }
 
   /** Go one level down into `value`; returns the copy to reuse when `value` is its own ancestor. */
