@@ -454,11 +454,13 @@ describe('stored messages', () => {
       content: [{ type: 'text', text: 'v1' }],
       tool_calls: [{ id: 'c1', tool: 'bash', arguments: { cmd: 'ls' } }],
     });
+    await ctx.addMessage(user('second, likely stamped in the same millisecond'));
     const before = JSON.stringify(await ctx.getMessages());
-    const [copy] = await ctx.getMessages();
+    const [copy, second] = await ctx.getMessages();
     (copy!.content as { text: string }[])[0]!.text = 'v2';
     (copy!.tool_calls![0]!.arguments as { cmd: string }).cmd = 'changed';
     copy!.metadata!.timestamp = 'changed';
+    expect(second!.metadata!.timestamp).not.toBe('changed'); // copies share nothing
     expect(JSON.stringify(await ctx.getMessages())).toBe(before);
     expect(JSON.stringify(await ctx.getMessagesForRequest())).toBe(before);
   });

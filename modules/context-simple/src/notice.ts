@@ -33,29 +33,51 @@ export function truncatedText(content: string, keepChars: number): string {
   return `[truncated: ~${thousands(originalTokens)} tokens - call tool again if needed] ${safeSlice(content, keepChars)}...`;
 }
 
-/** The truncated tool result, or undefined when it is short enough or would not get shorter. */
+/**
+ * A frozen `{ ...source, ...changes }` (keys in the same order). Built key by
+ * key: V8 freezes such an object quickly, while freezing a spread copy of a
+ * frozen object takes it down a slow path (microseconds each).
+ */
+function frozenWith(
+  source: object | undefined | null,
+  changes: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const put = (key: string, value: unknown): void => {
+    if (key === '__proto__') {
+      Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+    } else out[key] = value;
+  };
+  if (source !== undefined && source !== null) {
+    for (const key in source)
+      if (Object.hasOwn(source, key)) put(key, (source as Record<string, unknown>)[key]);
+  }
+  for (const key in changes) put(key, changes[key]);
+  return Object.freeze(out);
+}
+
+/** The truncated tool result (frozen), or undefined when it is short enough or would not get shorter. */
 export function truncated(message: Message, keep: number): Message | undefined {
   const content = message.content;
   if (typeof content !== 'string' || content.length <= keep) return undefined;
   const text = truncatedText(content, keep);
   // A result barely over the limit would grow with the marker: leave it.
   if (text.length >= content.length) return undefined;
-  const metadata = Object.freeze({
-    ...message.metadata,
+  const metadata = frozenWith(message.metadata, {
     _truncated: true,
     _original_tokens: Math.floor(content.length / 4),
   });
-  return Object.freeze({ ...message, content: text, metadata });
+  return frozenWith(message, { content: text, metadata }) as unknown as Message;
 }
 
-/** The stubbed user message, or undefined when it is at most `minChars` long or would not get shorter. */
+/** The stubbed user message (frozen), or undefined when it is at most `minChars` long or would not get shorter. */
 export function stubbed(message: Message, minChars: number): Message | undefined {
   const content = message.content;
   if (typeof content !== 'string' || content.length <= minChars) return undefined;
   const text = stubText(content);
   if (text.length >= content.length) return undefined; // a stub of a short message would be longer
-  const metadata = Object.freeze({ ...message.metadata, _stubbed: true, _original_length: content.length });
-  return Object.freeze({ ...message, content: text, metadata });
+  const metadata = frozenWith(message.metadata, { _stubbed: true, _original_length: content.length });
+  return frozenWith(message, { content: text, metadata }) as unknown as Message;
 }
 
 const percent = (fraction: number): string => `${Math.round(fraction * 100)}%`;
