@@ -233,10 +233,7 @@ async function loopRows() {
   const systems = [
     ['hand-written loop', plainRun],
     ['loop-basic + a bare array context (session)', (s, t) => sessionRun(s, t, 'array')],
-    [
-      `loop-basic + context-simple (session${useProviderMock ? ', provider-mock' : ''})`,
-      (s, t) => sessionRun(s, t, 'simple'),
-    ],
+    ['loop-basic + context-simple (session)', (s, t) => sessionRun(s, t, 'simple')],
     ...others.map(({ label, module }) => [
       `loop-basic + context-simple ${label} (session)`,
       (s, t) => sessionRun(s, t, module),
@@ -262,7 +259,10 @@ async function loopRows() {
     }
   }
   for (const clock of ['cpu', 'wall']) {
-    out(`## Loop: µs per step, ${clock} time (median of ${rounds} rounds; Node ${process.version})`);
+    const model = useProviderMock ? 'provider-mock with respond' : 'scripted MockProvider';
+    out(
+      `## Loop: µs per step, ${clock} time (median of ${rounds} rounds; ${model}; Node ${process.version})`,
+    );
     out();
     out(
       '| system | 1 tool, 10 steps | 1 tool, 1,000 steps | growth 10→1,000 | 8 tools, 10 steps | 8 tools, 1,000 steps |',
