@@ -109,6 +109,13 @@ class Walk {
     return this;
   }
 
+  /** The copy `copyRoot` made, handed over (the walker, reused, keeps no reference to it). */
+  take(): unknown {
+    const result = this.result;
+    this.result = undefined;
+    return result;
+  }
+
   /** Copy a message (or any value); with `metadataStamp`, see `object`. */
   copyRoot(value: unknown, metadataStamp: string | undefined): void {
     this.result =
@@ -262,7 +269,7 @@ let idle: Walk | undefined = new Walk();
 /**
  * Copy `value` (through `object(value, undefined, metadataStamp)` with a
  * stamp) on a reset walker, again watching for cycles if it went too deep.
- * Returns the walker: read `result`, `length` and `exact` before the next walk.
+ * Returns the walker: `take()` the copy and read `length` and `exact` before the next walk.
  */
 function walk(mode: Mode, value: unknown, metadataStamp?: string): Walk {
   const walker = idle ?? new Walk();
@@ -313,11 +320,12 @@ export function snapshotMessage<T extends object>(message: T, stamp?: string): S
     if (inPlace) metadataStamp = stamp;
     else source = { ...message, metadata: { ...(metadata as object), timestamp: stamp } };
   }
-  const { result, length, exact } = walk('snapshot', source, metadataStamp);
-  return { value: result as T, jsonLength: exact ? length : jsonLength(result) };
+  const walker = walk('snapshot', source, metadataStamp);
+  const result = walker.take();
+  return { value: result as T, jsonLength: walker.exact ? walker.length : jsonLength(result) };
 }
 
 /** A mutable deep copy of plain data (arrays and plain objects; other values are shared). */
 export function copyPlain<T>(value: T): T {
-  return walk('copy', value).result as T;
+  return walk('copy', value).take() as T;
 }
