@@ -9,6 +9,8 @@ const coordinator = createTestCoordinator({ bare: true });
 const cleanup = await mount(coordinator, {
   session_log_template: path.resolve(file),
   queue_max_records: 50,
+  // Never drop for lack of room: this run is about write errors, not a slow disk (CI machines are loaded).
+  queue_full_wait_ms: 600_000,
 });
 const run = process.env.BURST_RUN ?? 'run';
 for (let i = 0; i < Number(count); i++) {
