@@ -37,7 +37,10 @@ async function logger(config: Record<string, unknown> = {}) {
 
 describe('lossless, bounded writing', () => {
   it('a burst of 100k events loses nothing: every line is there after cleanup, in order', async () => {
-    const { coordinator, cleanup, file } = await logger({ queue_max_records: 1000, queue_full_wait_ms: 600_000 });
+    const { coordinator, cleanup, file } = await logger({
+      queue_max_records: 1000,
+      queue_full_wait_ms: 600_000,
+    });
     const before = process.memoryUsage().rss;
     for (let i = 0; i < 100_000; i++)
       await coordinator.hooks.emit('tool:post', { i, result: 'x'.repeat(50) });
