@@ -93,9 +93,6 @@ export function createDecoder(
   }
 }
 
-/** Signals that the wire-byte limit was reached (handled as a cut, not a failure). */
-class WireLimit extends Error {}
-
 /** A decompressor for each Content-Encoding, in the order they must be undone. */
 function decoders(contentEncoding: string | undefined): Transform[] {
   const codings = (contentEncoding ?? '')
@@ -155,11 +152,25 @@ export interface ReadBodyResult {
  */
 export async function readBody(body: Readable, options: ReadBodyOptions): Promise<ReadBodyResult> {
   let wire = 0;
+  let wireCapped = false;
+  // Passes at most maxWireBytes on, then ends: the bytes below the limit are still decoded (a large
+  // first chunk must not be thrown away whole), and nothing after it is read.
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
+      if (wireCapped) {
+        callback();
+        return;
+      }
+      const room = options.maxWireBytes - wire;
       wire += chunk.length;
-      if (wire > options.maxWireBytes) callback(new WireLimit());
-      else callback(null, chunk);
+      if (chunk.length <= room) {
+        callback(null, chunk);
+        return;
+      }
+      wireCapped = true;
+      if (room > 0) this.push(chunk.subarray(0, room));
+      this.push(null);
+      callback();
     },
   });
   let stages: Transform[];
@@ -231,10 +242,12 @@ export async function readBody(body: Readable, options: ReadBodyOptions): Promis
       }
       if (stop || result.capped) break;
     }
+    if (wireCapped) result.capped = true;
     if (!stop && !result.capped) result.complete = true;
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
-    if (!(error instanceof WireLimit)) throw error;
+    // A compressed stream cut at the wire limit fails to decompress at its end: that is the cap too.
+    if (!wireCapped) throw error;
     result.capped = true;
   } finally {
     options.signal.removeEventListener('abort', onAbort);
