@@ -4,17 +4,15 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../contracts.js';
 import { Coordinator } from '../coordinator.js';
+import { createLargeProject, pnpmStoreDir, writeProject } from '../testing/package-trees.js';
 import {
-  createLargeProject,
   fixtureLog,
   installNpm,
   installPnpm,
   makeTempDir,
   moduleSource,
-  pnpmStoreDir,
   removeDir,
   writePackage,
-  writeProject,
 } from './__fixtures__/trees.js';
 import { clearDiscoveryCache, findPackageDir } from './discovery.js';
 import { ModuleLoader, type ModuleLoaderOptions } from './loader.js';

@@ -60,6 +60,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AmplifierSession, Coordinator, ModuleLoader } from './core/src/index.js';
 import * as trees from './core/src/loader/__fixtures__/trees.js';
+import * as kit from './core/src/testing/package-trees.js';
 
 const quiet = { debug() {}, info() {}, warn(m) { process.stderr.write('warn: ' + m + '\n'); }, error() {} };
 const out = {};
@@ -96,19 +97,19 @@ await attempt('oddPaths', async () => {
 
 await attempt('pnpmSibling', async () => {
   const project = path.join(root, 'pnpm #proj');
-  trees.writeProject(project, { 'acme-tools': '1.0.0' });
+  kit.writeProject(project, { 'acme-tools': '1.0.0' });
   trees.installPnpm(project, [
     { name: 'acme-tools', id: 'with-dep', dependencies: { 'acme-helper': '1.0.0' },
       files: { 'index.js': trees.moduleSource('with-dep', "import { helper } from 'acme-helper';\nexport const helped = helper();\nlog.events.push('helped:' + helped);\n") } },
     { name: 'acme-helper', amplifier: null, files: { 'index.js': "export function helper() { return 'store sibling'; }\n" } },
   ], { direct: ['acme-tools'] });
   const loaded = await new ModuleLoader({ baseDir: project, searchPaths: [], logger: quiet }).load('with-dep');
-  return { path: loaded.path, expected: trees.pnpmStoreDir(project, 'acme-tools'), events: trees.fixtureLog().events.filter((e) => e.startsWith('helped:')) };
+  return { path: loaded.path, expected: kit.pnpmStoreDir(project, 'acme-tools'), events: trees.fixtureLog().events.filter((e) => e.startsWith('helped:')) };
 });
 
 await attempt('syntaxError', async () => {
   const project = path.join(root, 'broken #1');
-  trees.writeProject(project);
+  kit.writeProject(project);
   trees.installNpm(project, [{ name: '@amplifier/broken', files: { 'index.js': 'export const = 1;\n' } }]);
   await new ModuleLoader({ baseDir: project, searchPaths: [], logger: quiet }).load('broken');
   return 'loaded?!';
@@ -116,7 +117,7 @@ await attempt('syntaxError', async () => {
 
 await attempt('commonjs', async () => {
   const project = path.join(root, 'cjs');
-  trees.writeProject(project);
+  kit.writeProject(project);
   trees.installNpm(project, [{ name: '@amplifier/cjs-tool', packageJson: { type: 'commonjs' },
     files: { 'index.js': "exports.mount = async (coordinator, config) => { coordinator.registerCapability('cjs', config); };\n" } }]);
   const loaded = await new ModuleLoader({ baseDir: project, searchPaths: [], logger: quiet }).load('cjs-tool', { c: 1 });
@@ -127,7 +128,7 @@ await attempt('commonjs', async () => {
 
 await attempt('importedOnce', async () => {
   const project = path.join(root, 'once');
-  trees.writeProject(project);
+  kit.writeProject(project);
   const [dir] = trees.installNpm(project, [{ name: '@amplifier/once' }]);
   for (const config of [{ a: 1 }, { a: 2 }]) {
     const loader = new ModuleLoader({ baseDir: project, searchPaths: [], logger: quiet });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger, ModuleSourceResolver } from '../contracts.js';
 import { Coordinator } from '../coordinator.js';
 import { AmplifierError, ModuleNotFoundError } from '../errors.js';
+import { writeFiles, writeProject } from '../testing/package-trees.js';
 import { VERSION } from '../version.js';
 import {
   fixtureLog,
@@ -12,9 +13,7 @@ import {
   makeTempDir,
   moduleSource,
   removeDir,
-  writeFiles,
   writePackage,
-  writeProject,
 } from './__fixtures__/trees.js';
 import { clearDiscoveryCache } from './discovery.js';
 import { ModuleLoader, type ModuleLoaderOptions } from './loader.js';

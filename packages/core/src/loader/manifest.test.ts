@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AmplifierError } from '../errors.js';
-import { makeTempDir, removeDir, writeFiles, writePackage } from './__fixtures__/trees.js';
+import { type PackageSpec, writeFiles, writePackage } from '../testing/package-trees.js';
+import { makeTempDir, removeDir } from './__fixtures__/trees.js';
 import { readModulePackage, resolveEntry } from './manifest.js';
 
 let root: string;
@@ -86,7 +87,7 @@ describe('the "amplifier" package.json field (validated with ajv)', () => {
 });
 
 describe('the entry file', () => {
-  function entryOf(spec: Parameters<typeof writePackage>[1]): string {
+  function entryOf(spec: PackageSpec): string {
     return resolveEntry(readModulePackage(writePackage(path.join(root, 'p'), spec))!);
   }
 

@@ -36,6 +36,17 @@ export {
   TestCoordinator,
 } from './mocks.js';
 export { orchestratorChecks } from './orchestrator-checks.js';
+export type { LargeProject, LargeProjectOptions, PackageSpec } from './package-trees.js';
+export {
+  createLargeProject,
+  idOf,
+  installNpm,
+  installPnpm,
+  pnpmStoreDir,
+  writeFiles,
+  writePackage,
+  writeProject,
+} from './package-trees.js';
 export { MINIMAL_REQUEST, providerChecks } from './provider-checks.js';
 export type { ScriptedRun } from './scripted-orchestrator.js';
 export { ScriptedOrchestrator } from './scripted-orchestrator.js';

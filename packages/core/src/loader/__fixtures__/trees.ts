@@ -1,19 +1,19 @@
 /**
- * Builders of real package trees for the loader's tests and benchmarks: npm
- * hoisted `node_modules`, pnpm's symlinked `.pnpm` virtual store, plain
- * folders, and module packages whose entry is a small ESM file written here
- * (no build step). Depends on `node:` modules only, so a benchmark can import
- * it as is.
- *
- * Every generated module entry records what happens to it on
- * `globalThis.__amplifierFixtures` (see `fixtureLog()`): how often the file was
- * evaluated (a module-level counter, keyed by `import.meta.url`) and each
- * `mount` call with its config.
+ * The loader tests' fixtures, on top of the package-tree builders of the test
+ * kit (`../../testing/package-trees.ts`): module entries that record what
+ * happens to them on `globalThis.__amplifierFixtures` (see `fixtureLog()`):
+ * how often the file was evaluated (a module-level counter, keyed by
+ * `import.meta.url`) and each `mount` call with its config; `writePackage`,
+ * `installNpm` and `installPnpm` that give a package such an entry when its
+ * spec names no files; and the end-to-end session project. Depends on
+ * `node:` modules and the kit only, so a plain `node` can run it transpiled.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MountPlan } from '../../mount-plan.js';
+import * as kit from '../../testing/package-trees.js';
+import { idOf, type PackageSpec, writeFiles, writeProject } from '../../testing/package-trees.js';
 
 /** What the generated modules record. */
 export interface FixtureLog {
@@ -42,15 +42,6 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Write `files` (relative path -> content; objects are written as JSON) under `root`. */
-export function writeFiles(root: string, files: Record<string, string | object>): void {
-  for (const [rel, content] of Object.entries(files)) {
-    const file = path.join(root, rel);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`);
-  }
-}
-
 const LOG_PRELUDE = `const log = (globalThis.__amplifierFixtures ??= { imports: {}, mounts: [], ready: [], events: [] });`;
 
 /**
@@ -69,179 +60,28 @@ export async function mount(coordinator, config) {
 ${extra}`;
 }
 
-export type FixtureModuleType = 'orchestrator' | 'context' | 'provider' | 'tool' | 'hook' | 'resolver';
-
-/** A package to write. Everything but `name` has a default. */
-export interface PackageSpec {
-  name: string;
-  version?: string;
-  /** The module id; default: the name without `@amplifier/` or `amplifier-module-`. */
-  id?: string;
-  type?: FixtureModuleType;
-  /** The `"amplifier"` field as written; `null` writes none; default `{ module: id, type }`. */
-  amplifier?: unknown;
-  /** `peerDependencies["@amplifier/core"]`; default: none. */
-  coreRange?: string;
-  dependencies?: Record<string, string>;
-  description?: string;
-  /** More package.json fields (`main`, `exports`, ...), merged last. */
-  packageJson?: Record<string, unknown>;
-  /** Files in the package; default `{ 'index.js': moduleSource(id) }`. Set to `{}` for none. */
-  files?: Record<string, string | object>;
+/** `spec` with `moduleSource(id)` as its entry when it names no files. */
+function recorded(spec: PackageSpec): PackageSpec {
+  return spec.files === undefined ? { ...spec, files: { 'index.js': moduleSource(idOf(spec)) } } : spec;
 }
 
-/** The id a package stands for by default. */
-export function idOf(spec: PackageSpec): string {
-  return spec.id ?? spec.name.replace(/^@amplifier\//, '').replace(/^amplifier-module-/, '');
-}
-
-/** Write a package (package.json and files) into `dir`; returns `dir`. */
+/** The test kit's `writePackage`, with a recording entry by default. */
 export function writePackage(dir: string, spec: PackageSpec): string {
-  const id = idOf(spec);
-  const pkg: Record<string, unknown> = {
-    name: spec.name,
-    version: spec.version ?? '1.0.0',
-    type: 'module',
-    main: 'index.js',
-  };
-  if (spec.description !== undefined) pkg.description = spec.description;
-  if (spec.amplifier !== null) pkg.amplifier = spec.amplifier ?? { module: id, type: spec.type ?? 'tool' };
-  if (spec.dependencies !== undefined) pkg.dependencies = spec.dependencies;
-  if (spec.coreRange !== undefined) pkg.peerDependencies = { '@amplifier/core': spec.coreRange };
-  Object.assign(pkg, spec.packageJson);
-  writeFiles(dir, { 'package.json': pkg, ...(spec.files ?? { 'index.js': moduleSource(id) }) });
-  return dir;
+  return kit.writePackage(dir, recorded(spec));
 }
 
-/** Write a project's root package.json declaring `dependencies` (and more fields). */
-export function writeProject(
-  root: string,
-  dependencies: Record<string, string> = {},
-  more: Record<string, unknown> = {},
-): string {
-  writeFiles(root, {
-    'package.json': { name: 'fixture-project', private: true, type: 'module', dependencies, ...more },
-  });
-  return root;
-}
-
-/** npm's hoisted layout: each package is a real directory at `root/node_modules/<name>`. */
+/** The test kit's `installNpm`, with a recording entry by default. */
 export function installNpm(root: string, specs: readonly PackageSpec[]): string[] {
-  return specs.map((spec) => writePackage(path.join(root, 'node_modules', spec.name), spec));
+  return kit.installNpm(root, specs.map(recorded));
 }
 
-/** The folder of `name@version` in pnpm's virtual store under `root`. */
-export function pnpmStoreDir(root: string, name: string, version = '1.0.0'): string {
-  return path.join(
-    root,
-    'node_modules',
-    '.pnpm',
-    `${name.replace('/', '+')}@${version}`,
-    'node_modules',
-    name,
-  );
-}
-
-function link(target: string, at: string): void {
-  mkdirSync(path.dirname(at), { recursive: true });
-  symlinkSync(path.relative(path.dirname(at), target), at, 'dir');
-}
-
-/**
- * pnpm's layout: every package is a real directory in
- * `node_modules/.pnpm/<name>@<ver>/node_modules/<name>`; the project's
- * `node_modules/<name>` is a symlink to it (only for `direct` packages, default
- * all); a package's own `dependencies` are symlinked next to it inside the
- * store, as pnpm does. Returns the real package directories.
- */
+/** The test kit's `installPnpm`, with a recording entry by default. */
 export function installPnpm(
   root: string,
   specs: readonly PackageSpec[],
   options: { direct?: readonly string[] } = {},
 ): string[] {
-  const byName = new Map(specs.map((spec) => [spec.name, spec]));
-  const dirs = specs.map((spec) => writePackage(pnpmStoreDir(root, spec.name, spec.version), spec));
-  for (const spec of specs) {
-    if (options.direct === undefined || options.direct.includes(spec.name)) {
-      link(pnpmStoreDir(root, spec.name, spec.version), path.join(root, 'node_modules', spec.name));
-    }
-    const own = path.dirname(pnpmStoreDir(root, spec.name, spec.version));
-    for (const dep of Object.keys(spec.dependencies ?? {})) {
-      const target = byName.get(dep);
-      if (target === undefined) continue;
-      link(
-        pnpmStoreDir(root, target.name, target.version),
-        path.join(own, ...(dep.startsWith('@') ? dep.split('/') : [dep])),
-      );
-    }
-  }
-  return dirs;
-}
-
-/** A project with many installed packages, a few of them modules (see `createLargeProject`). */
-export interface LargeProject {
-  root: string;
-  /** Ids of the module packages, in declaration order. */
-  moduleIds: string[];
-  /** Package names of the module packages. */
-  modulePackages: string[];
-  /** Every declared dependency. */
-  dependencies: string[];
-}
-
-/**
- * A project like a big app: `packages` declared dependencies (default 2,000),
- * `modules` of which (default 20) are Amplifier modules spread evenly through
- * the list; half are named `@amplifier/<id>`, half have unconventional names
- * and are only found through their `"amplifier"` field. Non-module packages
- * have package.json files of realistic size (about 1 KB) and an `index.js`.
- * Layout `npm` (hoisted real directories) or `pnpm` (symlinks into `.pnpm`).
- */
-export function createLargeProject(
-  root: string,
-  options: { packages?: number; modules?: number; layout?: 'npm' | 'pnpm' } = {},
-): LargeProject {
-  const total = options.packages ?? 2000;
-  const moduleCount = Math.min(options.modules ?? 20, total);
-  const step = moduleCount === 0 ? Number.POSITIVE_INFINITY : Math.floor(total / moduleCount);
-  const types: FixtureModuleType[] = ['tool', 'provider', 'hook', 'context', 'orchestrator'];
-  const specs: PackageSpec[] = [];
-  const project: LargeProject = { root, moduleIds: [], modulePackages: [], dependencies: [] };
-  for (let i = 0; i < total; i++) {
-    const n = String(i).padStart(4, '0');
-    const moduleIndex = i % step === 0 ? i / step : -1;
-    if (moduleIndex >= 0 && moduleIndex < moduleCount) {
-      const id = `bench-module-${String(moduleIndex).padStart(2, '0')}`;
-      const name = moduleIndex % 2 === 0 ? `@amplifier/${id}` : `acme-agent-plugin-${n}`;
-      specs.push({ name, id, type: types[moduleIndex % types.length] ?? 'tool', coreRange: '*' });
-      project.moduleIds.push(id);
-      project.modulePackages.push(name);
-      continue;
-    }
-    const name = i % 7 === 0 ? `@scope-${i % 13}/dep-${n}` : `dep-${n}`;
-    specs.push({
-      name,
-      amplifier: null,
-      description: `Fixture dependency number ${n}, standing in for an ordinary npm package of an app.`,
-      packageJson: {
-        keywords: ['fixture', 'dependency', 'benchmark', `n${n}`],
-        license: 'MIT',
-        repository: { type: 'git', url: `git+https://example.invalid/${name}.git` },
-        exports: { '.': { types: './index.d.ts', import: './index.js', default: './index.js' } },
-        files: ['index.js', 'index.d.ts'],
-        scripts: { build: 'tsc -p tsconfig.build.json', test: 'vitest run', lint: 'biome check .' },
-        engines: { node: '>=20' },
-        dependencies: { 'left-pad': '^1.3.0', ms: '^2.1.3', debug: '^4.3.4' },
-        devDependencies: { typescript: '^5.6.0', vitest: '^3.0.0' },
-      },
-      files: { 'index.js': `export const value = ${i};\n` },
-    });
-  }
-  for (const spec of specs) project.dependencies.push(spec.name);
-  writeProject(root, Object.fromEntries(specs.map((s) => [s.name, s.version ?? '1.0.0'])));
-  if (options.layout === 'pnpm') installPnpm(root, specs);
-  else installNpm(root, specs);
-  return project;
+  return kit.installPnpm(root, specs.map(recorded), options);
 }
 
 /** Entry source of a session module: the log prelude, the import counter and `body` (which defines mount). */
