@@ -1,6 +1,6 @@
 /**
  * The loader over a project with 2,000 installed packages of which 20 are
- * modules (core's `createLargeProject`, npm and pnpm layouts): the
+ * modules (`createLargeProject` of `@amplifier/core/testing`, npm and pnpm layouts): the
  * conventional-name fast path (`@amplifier/<id>`) against discovery (a module
  * with another name, found through its package.json "amplifier" field).
  * "Cold" is the first resolve in a fresh process (no in-process index; the OS
@@ -9,7 +9,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { cached } from './cache.js';
-import { createLargeProject } from './fixtures/large-project.js';
 import { fmt, type Group, type GroupOptions, meets, type Row, runChild, summarize } from './stats.js';
 
 const GROUP = 'loader';
@@ -56,7 +55,9 @@ async function run(options: GroupOptions): Promise<Row[]> {
   const packages = options.quick ? 200 : 2000;
   for (const layout of ['npm', 'pnpm'] as const) {
     options.log(`loader: ${layout} project with ${packages} packages (generated once)`);
-    const root = await cached(`loader-${layout}-${packages}`, (dir) => {
+    const root = await cached(`loader-${layout}-${packages}`, async (dir) => {
+      // Imported here, not at the top: the resolving children import this file too.
+      const { createLargeProject } = await import('@amplifier/core/testing');
       createLargeProject(dir, { packages, modules: 20, layout });
     });
     for (const [label, [id, otherId]] of [
