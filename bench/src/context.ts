@@ -1,12 +1,26 @@
 /**
- * context-simple `getMessagesForRequest` over histories of 1k, 10k and 100k
- * messages (a realistic mix: user prompts, assistant tool calls, tool results
- * of ~400 characters, assistant answers), with a budget the history fits in
- * (no compaction) and with half the history's tokens as budget (compaction).
+ * context-simple: what it costs per agent-loop step, and how
+ * `getMessagesForRequest` scales.
+ *
+ * - Loop step: the headline scenario over 1,000 steps (1 and 8 tool calls per
+ *   step) through an `AmplifierSession`, once with a bare array context (no
+ *   copy, no accounting: loop-basic and the session alone) and once with
+ *   context-simple, next to the hand-written loop, in interleaved rounds.
+ * - Scaling: histories of 1k, 10k and 100k messages (user prompts, assistant
+ *   tool calls, tool results of ~400 characters, assistant answers) with a
+ *   budget the history fits in (no compaction) and with half its tokens
+ *   (compaction: a fresh manager's first request, then later requests, which
+ *   reuse what the first kept); and `addMessage` per message.
+ *
+ * `--also <label>=<path of another build's dist/index.js>` measures another
+ * build of context-simple (an older commit built elsewhere) in the same run.
  */
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import type { Message } from '@amplifier/core';
+import { type Adapter, measure } from './adapters/scenario.js';
 import {
+  type Build,
   fmt,
   type Group,
   type GroupOptions,
@@ -15,6 +29,7 @@ import {
   notAvailable,
   type Row,
   runChild,
+  sampleRow,
   summarize,
 } from './stats.js';
 
@@ -51,74 +66,194 @@ export function history(n: number): Message[] {
   return messages;
 }
 
+/** µs per step, one sample per round, by system label and tool calls per step. */
+type StepTimes = Record<string, Record<string, number[]>>;
+
+/** Child task: the hand-written loop and a session with each context, interleaved rounds of `steps` steps. */
+async function stepTimes(args: { runs: number; steps: number; also: Build[] }): Promise<StepTimes> {
+  const plain = await import('./adapters/plain.js');
+  const { createAdapter, ARRAY_CONTEXT_SOURCE } = await import('./adapters/amplifier.js');
+  const systems: [string, Adapter][] = [
+    ['plain', await plain.createAdapter()],
+    [
+      'array',
+      await createAdapter({ context: { module: 'bench-array-context', source: ARRAY_CONTEXT_SOURCE } }),
+    ],
+    ['this', await createAdapter()],
+  ];
+  for (const build of args.also) {
+    systems.push([
+      build.label,
+      await createAdapter({ context: { module: 'context-simple', source: build.path } }),
+    ]);
+  }
+  const times: StepTimes = {};
+  for (const [label, adapter] of systems) {
+    times[label] = { '1': [], '8': [] };
+    for (const tools of [1, 8]) {
+      await measure(adapter, 10, tools, 3); // warm-up
+      await measure(adapter, 100, tools, 1);
+    }
+  }
+  for (const tools of [1, 8]) {
+    for (let round = 0; round < args.runs; round++) {
+      for (const [label, adapter] of systems) {
+        times[label]![String(tools)]!.push(await measure(adapter, args.steps, tools, 2));
+      }
+    }
+  }
+  return times;
+}
+
 interface Sample {
   none: number[];
-  compacting: number[];
+  first: number[];
+  later: number[];
+  addUs: number[];
   kept: number;
   tokens: number;
 }
 
-/** Child task: time `getMessagesForRequest` for `n` messages without and with compaction. */
-async function requestTimes(args: { n: number; calls: number }): Promise<Sample> {
-  const { SimpleContextManager, estimateTokens } = await import('@amplifier/context-simple');
+/** Child task: for `n` messages, time `getMessagesForRequest` and `addMessage` of a build of context-simple. */
+async function requestTimes(args: { n: number; calls: number; path?: string }): Promise<Sample> {
+  const { SimpleContextManager, estimateTokens } = (await import(
+    args.path === undefined ? '@amplifier/context-simple' : pathToFileURL(args.path).href
+  )) as typeof import('@amplifier/context-simple');
   const messages = history(args.n);
+  const tokens = messages.reduce((sum, m) => sum + estimateTokens(m), 0);
+  const big = tokens * 10;
+  const half = Math.floor(tokens / 2);
+  // A fresh manager's first compacting request (nothing kept from earlier requests); two unrecorded first.
+  const first: number[] = [];
+  for (let r = 0; r < args.calls + 2; r++) {
+    const fresh = new SimpleContextManager({});
+    await fresh.setMessages(messages);
+    const start = performance.now();
+    await fresh.getMessagesForRequest({ tokenBudget: half });
+    if (r >= 2) first.push(performance.now() - start);
+  }
+  const addUs: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const fresh = new SimpleContextManager({});
+    const start = performance.now();
+    for (const m of messages) await fresh.addMessage(m);
+    addUs.push(((performance.now() - start) * 1000) / args.n);
+  }
   const context = new SimpleContextManager({});
   await context.setMessages(messages);
-  const tokens = messages.reduce((sum, m) => sum + estimateTokens(m), 0);
   const time = async (tokenBudget: number): Promise<{ ms: number; length: number }> => {
     const start = performance.now();
     const view = await context.getMessagesForRequest({ tokenBudget });
     return { ms: performance.now() - start, length: view.length };
   };
-  const big = tokens * 10;
-  const half = Math.floor(tokens / 2);
   await time(big);
   await time(half);
   const none: number[] = [];
-  const compacting: number[] = [];
+  const later: number[] = [];
   let kept = 0;
   for (let i = 0; i < args.calls; i++) {
     none.push((await time(big)).ms);
     const c = await time(half);
-    compacting.push(c.ms);
+    later.push(c.ms);
     kept = c.length;
   }
-  return { none, compacting, kept, tokens };
+  return { none, first, later, addUs, kept, tokens };
 }
 
-export const tasks = { requestTimes };
+export const tasks = { stepTimes, requestTimes };
 
-async function run(options: GroupOptions): Promise<Row[]> {
-  const reason = await missing('@amplifier/context-simple');
-  if (reason !== undefined) return [notAvailable(GROUP, 'context-simple getMessagesForRequest', reason)];
+const timed = (what: string, samples: number[], unit: string, extra: Partial<Row> = {}): Row =>
+  sampleRow(GROUP, what, samples, unit, extra);
+
+async function stepRows(options: GroupOptions): Promise<Row[]> {
+  const steps = options.quick ? 200 : 1000;
+  const runs = Math.max(7, options.runs);
+  options.log(`context: loop step, ${steps} steps, ${runs} interleaved rounds`);
+  const { value } = await runChild<StepTimes>('child.js', [
+    GROUP,
+    'stepTimes',
+    JSON.stringify({ runs, steps, also: options.also }),
+  ]);
+  type Median = (label: string) => number;
+  const systems: { label: string; name: string; note?: (median: Median) => string }[] = [
+    { label: 'plain', name: 'hand-written loop' },
+    {
+      label: 'array',
+      name: 'loop-basic + a bare array context (session)',
+      note: () =>
+        'a context that pushes to one array and hands it out as is: loop-basic and the session alone',
+    },
+    {
+      label: 'this',
+      name: 'loop-basic + context-simple (session)',
+      note: (m) =>
+        `context-simple's share: ${fmt(m('this') - m('array'))} µs/step (this row minus the bare-array-context row)`,
+    },
+    ...options.also.map((b) => ({
+      label: b.label,
+      name: `loop-basic + context-simple ${b.label} (session)`,
+      note: (m: Median) => `${fmt(m(b.label) / m('this'))}× this workspace's build, same rounds`,
+    })),
+  ];
   const rows: Row[] = [];
-  for (const n of options.quick ? [1_000, 10_000] : SIZES) {
-    options.log(`context: ${n} messages`);
-    const calls = Math.max(options.runs, n >= 100_000 ? 5 : 20);
-    const { value } = await runChild<Sample>('child.js', [
-      GROUP,
-      'requestTimes',
-      JSON.stringify({ n, calls }),
-    ]);
-    const none = summarize(value.none);
-    const comp = summarize(value.compacting);
-    const at10k = n === 10_000;
-    rows.push({
-      group: GROUP,
-      what: `getMessagesForRequest, ${fmt(n)} messages (~${fmt(value.tokens)} tokens), no compaction needed`,
-      value: `${fmt(none.median)} ms`,
-      range: `${fmt(none.min)}–${fmt(none.max)}`,
-      ...(at10k && { target: '≤ 0.5 ms', meets: meets(none.median, 0.5) }),
-    });
-    rows.push({
-      group: GROUP,
-      what: `getMessagesForRequest, ${fmt(n)} messages, compacting to half the tokens' budget (keeps ${fmt(value.kept)})`,
-      value: `${fmt(comp.median)} ms`,
-      range: `${fmt(comp.min)}–${fmt(comp.max)}`,
-      ...(at10k && { target: '≤ 20 ms', meets: meets(comp.median, 20) }),
-    });
+  for (const tools of ['1', '8']) {
+    const median: Median = (label) => summarize(value[label]![tools]!).median;
+    for (const { label, name, note } of systems) {
+      const what = `loop step, ${tools} tool call(s)/step, ${fmt(steps)} steps: ${name}`;
+      rows.push(
+        timed(what, value[label]![tools]!, 'µs', {
+          ratio: `${fmt(median(label) / median('plain'))}×`,
+          ...(note !== undefined && { note: note(median) }),
+        }),
+      );
+    }
   }
   return rows;
 }
 
-export const group: Group = { name: GROUP, title: 'context-simple scaling', run };
+async function scalingRows(options: GroupOptions, n: number, build: Build | undefined): Promise<Row[]> {
+  const calls = Math.max(options.runs, n >= 100_000 ? 5 : 20);
+  const { value } = await runChild<Sample>('child.js', [
+    GROUP,
+    'requestTimes',
+    JSON.stringify({ n, calls, path: build?.path }),
+  ]);
+  const at10k = n === 10_000 && build === undefined;
+  const of = build === undefined ? '' : ` [${build.label}]`;
+  return [
+    timed(
+      `getMessagesForRequest${of}, ${fmt(n)} messages (~${fmt(value.tokens)} tokens), no compaction needed`,
+      value.none,
+      'ms',
+      at10k ? { target: '≤ 0.5 ms', meets: meets(summarize(value.none).median, 0.5) } : {},
+    ),
+    timed(
+      `getMessagesForRequest${of}, ${fmt(n)} messages, compacting to half the tokens' budget, a fresh manager's first request`,
+      value.first,
+      'ms',
+      at10k ? { target: '≤ 20 ms', meets: meets(summarize(value.first).median, 20) } : {},
+    ),
+    timed(
+      `getMessagesForRequest${of}, ${fmt(n)} messages, compacting, later requests (keeps ${fmt(value.kept)})`,
+      value.later,
+      'ms',
+      at10k ? { target: '≤ 20 ms', meets: meets(summarize(value.later).median, 20) } : {},
+    ),
+    timed(`addMessage${of}, ${fmt(n)} messages, per message`, value.addUs, 'µs'),
+  ];
+}
+
+async function run(options: GroupOptions): Promise<Row[]> {
+  const reason = await missing('@amplifier/context-simple');
+  if (reason !== undefined) return [notAvailable(GROUP, 'context-simple', reason)];
+  const rows = await stepRows(options);
+  for (const n of options.quick ? [1_000, 10_000] : SIZES) {
+    for (const build of [undefined, ...options.also]) {
+      options.log(`context: ${n} messages${build === undefined ? '' : ` (${build.label})`}`);
+      rows.push(...(await scalingRows(options, n, build)));
+    }
+  }
+  return rows;
+}
+
+export const group: Group = { name: GROUP, title: 'context-simple: cost per loop step and scaling', run };

@@ -5,11 +5,9 @@
  * and measured interleaved (round r measures every system before round r+1);
  * peak RSS and cold start are taken in a fresh process per system.
  */
-import { performance } from 'node:perf_hooks';
 import { SYSTEMS, systemById } from './adapters/index.js';
-import { type Adapter, Script } from './adapters/scenario.js';
+import { type Adapter, measure } from './adapters/scenario.js';
 import {
-  collectGarbage,
   fmt,
   type Group,
   type GroupOptions,
@@ -61,27 +59,6 @@ interface CellResult {
   samples: number[];
 }
 type Timing = Record<string, Record<string, CellResult>>;
-
-/** Run `conversations` fresh conversations; µs per step over all of them (setup not timed). */
-async function measure(
-  adapter: Adapter,
-  steps: number,
-  tools: number,
-  conversations: number,
-): Promise<number> {
-  let total = 0;
-  collectGarbage();
-  for (let c = 0; c < conversations; c++) {
-    const script = new Script(steps, tools);
-    const run = await adapter.prepare(script);
-    const start = performance.now();
-    const text = await run();
-    total += performance.now() - start;
-    script.check(text);
-    await adapter.finish?.();
-  }
-  return (total * 1000) / (steps * conversations);
-}
 
 /**
  * The most steps (of `wanted`, 500, 300, 200, 100) one run can take within

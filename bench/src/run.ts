@@ -1,16 +1,19 @@
 /**
- * `pnpm bench [-- --only peers,grep] [--runs 5] [--quick] [--write]`: runs the
- * benchmark groups one after the other, prints one markdown table and, for a
- * full run (or with --write), writes it to bench/RESULTS.md with the Node
- * version, the machine, the date and the versions of our packages and the peers.
+ * `pnpm bench [-- --only peers,grep] [--runs 5] [--quick] [--write]
+ * [--also <label>=<path>]`: runs the benchmark groups one after the other,
+ * prints one markdown table and, for a full run (or with --write), writes it
+ * to bench/RESULTS.md with the Node version, the machine, the date and the
+ * versions of our packages and the peers. `--also` (repeatable) names another
+ * build of context-simple (its `dist/index.js`) that the context group
+ * measures next to this workspace's.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Group, Row } from './stats.js';
+import type { Build, Group, GroupOptions, Row } from './stats.js';
 
 const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   peers: { file: './peers.js', aliases: ['headline', 'loop'] },
@@ -123,12 +126,25 @@ function header(startLoad: number[], seconds: number, names: readonly string[]):
   ].join('\n');
 }
 
+/** `--also <label>=<path>` values, each path an existing file. */
+function parseBuilds(values: readonly string[]): Build[] {
+  return values.map((value) => {
+    const at = value.indexOf('=');
+    const label = value.slice(0, at);
+    const file = path.resolve(value.slice(at + 1));
+    if (at <= 0 || !existsSync(file)) {
+      throw new Error(`--also ${value}: expected <label>=<path of another build's dist/index.js>`);
+    }
+    return { label, path: file };
+  });
+}
+
 /** Run one group; a group that throws becomes one "failed" row. */
-async function runGroup(name: string, runs: number, quick: boolean): Promise<Row[]> {
+async function runGroup(name: string, options: GroupOptions): Promise<Row[]> {
   log(`== ${name}`);
   try {
     const { group } = (await import(GROUPS[name]!.file)) as { group: Group };
-    return await group.run({ runs, quick, log });
+    return await group.run(options);
   } catch (error) {
     log(`${name} failed: ${(error as Error).stack ?? String(error)}`);
     return [
@@ -156,19 +172,26 @@ async function main(): Promise<void> {
       runs: { type: 'string', default: '5' },
       quick: { type: 'boolean', default: false },
       write: { type: 'boolean', default: false },
+      also: { type: 'string', multiple: true, default: [] },
     },
   });
   const names = selectGroups(values.only);
+  const options: GroupOptions = {
+    runs: Number(values.runs),
+    quick: values.quick,
+    also: parseBuilds(values.also),
+    log,
+  };
   const startLoad = os.loadavg();
   const started = Date.now();
   const rows: Row[] = [];
   for (const name of names) {
-    let groupRows = await runGroup(name, Number(values.runs), values.quick);
+    let groupRows = await runGroup(name, options);
     if (groupRows.some(interrupted)) {
       // In a shared checkout another build may have emptied a dist/ folder under us: try once more.
       log(`${name}: a module was missing or a child failed; retrying the group once in 20 s`);
       await new Promise((resolve) => setTimeout(resolve, 20_000));
-      groupRows = await runGroup(name, Number(values.runs), values.quick);
+      groupRows = await runGroup(name, options);
     }
     rows.push(...groupRows);
   }

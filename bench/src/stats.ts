@@ -90,6 +90,18 @@ export interface Row {
   note?: string;
 }
 
+/** A row whose value is the median of `samples` and whose range is their min–max. */
+export function sampleRow(
+  group: string,
+  what: string,
+  samples: readonly number[],
+  unit: string,
+  extra: Partial<Row> = {},
+): Row {
+  const s = summarize(samples);
+  return { group, what, value: `${fmt(s.median)} ${unit}`, range: `${fmt(s.min)}–${fmt(s.max)}`, ...extra };
+}
+
 /** `'yes'`/`'no'` for a value checked against an upper (`le`) or lower (`ge`) bound. */
 export function meets(value: number, bound: number, kind: 'le' | 'ge' = 'le'): boolean {
   return kind === 'le' ? value <= bound : value >= bound;
@@ -158,12 +170,21 @@ export function reportResult(value: unknown): void {
   process.stdout.write(`${RESULT}${JSON.stringify({ value, peakRssMb: peakRssMb() })}\n`);
 }
 
+/** Another build of context-simple to measure next to this one (`--also <label>=<path>`). */
+export interface Build {
+  label: string;
+  /** Its `dist/index.js`. */
+  path: string;
+}
+
 /** Options every group gets from the runner. */
 export interface GroupOptions {
   /** Samples per measurement (at least 5 for the headline). */
   runs: number;
   /** Smaller sizes for a quick look (not for RESULTS.md). */
   quick: boolean;
+  /** Other builds of context-simple, measured by the context group next to this one. */
+  also: readonly Build[];
   /** Progress on stderr. */
   log(message: string): void;
 }

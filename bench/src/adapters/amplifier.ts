@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AmplifierSession, type MountPlan } from '@amplifier/core';
+import { AmplifierSession, type ModuleSpec, type MountPlan } from '@amplifier/core';
 import { SCRIPT_CAPABILITY } from '../modules/scripted-provider.js';
 import { type Adapter, ECHO_ARGS, FINAL_TEXT, PROMPT } from './scenario.js';
 
@@ -20,10 +20,12 @@ export const BENCH_DIR: string = path.resolve(here, '..', '..');
 export const PROVIDER_SOURCE: string = path.resolve(here, '..', 'modules', 'scripted-provider.js');
 export const ECHO_SOURCE: string = path.resolve(here, '..', 'modules', 'echo-tool.js');
 
-/** The mount plan of the headline runs. */
-export function headlinePlan(logDir?: string): MountPlan {
+export const ARRAY_CONTEXT_SOURCE: string = path.resolve(here, '..', 'modules', 'array-context.js');
+
+/** The mount plan of the headline runs (`context`: another context module, for the context group). */
+export function headlinePlan(logDir?: string, context: string | ModuleSpec = 'context-simple'): MountPlan {
   return {
-    session: { orchestrator: 'loop-basic', context: 'context-simple' },
+    session: { orchestrator: 'loop-basic', context },
     providers: [{ module: 'bench-scripted-provider', source: PROVIDER_SOURCE }],
     tools: [{ module: 'bench-echo-tool', source: ECHO_SOURCE }],
     hooks:
@@ -38,15 +40,20 @@ export function headlinePlan(logDir?: string): MountPlan {
   };
 }
 
-/** Amplifier through a session; `logging` mounts hooks-logging (logs under a temp dir removed at exit). */
-export async function createAdapter(options: { logging?: boolean } = {}): Promise<Adapter> {
+/**
+ * Amplifier through a session; `logging` mounts hooks-logging (logs under a temp
+ * dir removed at exit); `context` replaces context-simple in the plan.
+ */
+export async function createAdapter(
+  options: { logging?: boolean; context?: ModuleSpec } = {},
+): Promise<Adapter> {
   let logDir: string | undefined;
   if (options.logging) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'amp-bench-logs-'));
     logDir = dir;
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
-  const plan = headlinePlan(logDir);
+  const plan = headlinePlan(logDir, options.context);
   let session: AmplifierSession | undefined;
   return {
     name: options.logging ? 'amplifier+logging' : 'amplifier',

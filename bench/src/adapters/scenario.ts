@@ -5,6 +5,8 @@
  * text. The script is O(1) per model call and records nothing, so the model
  * costs the same (next to nothing) under every framework.
  */
+import { performance } from 'node:perf_hooks';
+import { collectGarbage } from '../stats.js';
 
 export const TOOL_NAME = 'echo';
 export const TOOL_DESCRIPTION = 'Returns its text argument unchanged.';
@@ -69,4 +71,25 @@ export interface Adapter {
   prepare(script: Script): Promise<() => Promise<string>>;
   /** Anything to do after a run (not timed), e.g. a session's cleanup. */
   finish?(): Promise<void>;
+}
+
+/** Run `conversations` fresh conversations; µs per step over all of them (setup not timed). */
+export async function measure(
+  adapter: Adapter,
+  steps: number,
+  tools: number,
+  conversations: number,
+): Promise<number> {
+  let total = 0;
+  collectGarbage();
+  for (let c = 0; c < conversations; c++) {
+    const script = new Script(steps, tools);
+    const run = await adapter.prepare(script);
+    const start = performance.now();
+    const text = await run();
+    total += performance.now() - start;
+    script.check(text);
+    await adapter.finish?.();
+  }
+  return (total * 1000) / (steps * conversations);
 }
