@@ -1,9 +1,12 @@
 /**
  * tool-bash: the cost of one `echo` call through the tool against
  * `child_process.execFile('bash', ['-c', 'echo hi'])` (the same shell work,
- * without the tool's process group, capture, safety check and result), the
- * peak RSS of a process whose command prints 1 GB, and the time from a
- * command's timeout to the call returning.
+ * without the tool's process group, capture, safety check and result); the
+ * RSS growth of a process whose command prints 1 GiB, for the first such
+ * flood of a fresh process and for later ones (short lines, and one 1 GiB
+ * line); the time from a command's timeout to the call returning (a plain
+ * command, one with grandchildren, one that ignores SIGTERM); and the return
+ * of a call whose background child keeps stdout open.
  */
 import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -15,8 +18,10 @@ import {
   meets,
   missing,
   notAvailable,
+  peakRssMb,
   type Row,
   runChild,
+  sampleRow,
   summarize,
 } from './stats.js';
 
@@ -60,22 +65,58 @@ async function echoCost(args: { runs: number; calls: number }) {
   return { tool: tool_, direct };
 }
 
-/** Child task: a command printing `bytes` bytes through the tool; RSS before, time, output kept. */
-async function flood(args: { bytes: number }) {
-  const { tool, cleanup } = await bashTool({ timeout: 600 });
-  const before = process.memoryUsage().rss / 2 ** 20;
-  const start = performance.now();
-  const r = await tool.execute({
-    command: `yes 'a line of command output, 40 bytes...' | head -c ${args.bytes}`,
-    timeout: 600,
-  });
-  const ms = performance.now() - start;
-  await cleanup();
-  const output = JSON.stringify(r.output ?? r.error ?? '');
-  return { before, ms, success: r.success, returned: output.length };
+interface Flood {
+  /** RSS growth (MiB): peak RSS during the call minus RSS just before it. */
+  growth: number;
+  ms: number;
+  /** Characters of the result the tool kept. */
+  returned: number;
 }
 
-/** Child task: time from the timeout to the call returning, for a plain and a TERM-ignoring command. */
+/**
+ * Child task: three commands printing `bytes` bytes through the tool in this
+ * fresh process: the first flood (its peak from maxRSS), then a second one of
+ * short lines and one of a single line of NULs (each peak sampled every 10 ms).
+ */
+async function flood(args: { bytes: number }): Promise<{ before: number; floods: Flood[] }> {
+  const { tool, cleanup } = await bashTool({ timeout: 600 });
+  const rss = (): number => process.memoryUsage().rss / 2 ** 20;
+  const call = async (command: string, peak: () => number): Promise<Flood> => {
+    const before = rss();
+    const start = performance.now();
+    const r = await tool.execute({ command, timeout: 600 });
+    const ms = performance.now() - start;
+    const total = (r.output as { stdout_total_bytes?: number } | undefined)?.stdout_total_bytes;
+    if (!r.success || total !== args.bytes) throw new Error(`flood: ${JSON.stringify(r).slice(0, 300)}`);
+    return { growth: peak() - before, ms, returned: JSON.stringify(r.output).length };
+  };
+  const sampled = async (command: string): Promise<Flood> => {
+    let max = rss();
+    const timer = setInterval(() => {
+      max = Math.max(max, rss());
+    }, 10);
+    try {
+      return await call(command, () => Math.max(max, rss()));
+    } finally {
+      clearInterval(timer);
+    }
+  };
+  const before = rss();
+  const lines = `yes 'a line of command output, 40 bytes...' | head -c ${args.bytes}`;
+  const floods = [
+    await call(lines, peakRssMb),
+    await sampled(lines),
+    await sampled(`head -c ${args.bytes} /dev/zero`),
+  ];
+  await cleanup();
+  return { before, floods };
+}
+
+/**
+ * Child task: time from the timeout to the call returning (a plain command, one
+ * with grandchildren, one that ignores SIGTERM), and the whole call of a
+ * command that leaves a child holding stdout.
+ */
 async function timeoutLag(args: { runs: number }) {
   const { tool, cleanup } = await bashTool();
   const lag = async (command: string): Promise<number> => {
@@ -85,13 +126,19 @@ async function timeoutLag(args: { runs: number }) {
     return performance.now() - start - 500;
   };
   const plain: number[] = [];
+  const grandchildren: number[] = [];
   const stubborn: number[] = [];
+  const leftover: number[] = [];
   for (let i = 0; i < args.runs; i++) {
     plain.push(await lag('sleep 30'));
+    grandchildren.push(await lag('sleep 30 & sleep 30 & bash -c "sleep 30" & wait'));
     stubborn.push(await lag("trap '' TERM; sleep 30; sleep 30"));
+    const start = performance.now();
+    await tool.execute({ command: 'sleep 30 & echo started' });
+    leftover.push(performance.now() - start);
   }
   await cleanup();
-  return { plain, stubborn };
+  return { plain, grandchildren, stubborn, leftover };
 }
 
 export const tasks = { echoCost, flood, timeoutLag };
@@ -120,57 +167,79 @@ async function run(options: GroupOptions): Promise<Row[]> {
     note: `ratio to \`execFile('bash', ['-c', 'echo hi'])\` in the same rounds: ${fmt(d.median)} ms (${fmt(d.min)}–${fmt(d.max)}); overhead ${fmt(t.median - d.median)} ms per call`,
   });
   const bytes = options.quick ? GIB / 16 : GIB;
-  options.log(`bash: a command printing ${fmt(bytes / 2 ** 20)} MiB`);
-  const floods: { growth: number; peak: number; before: number; ms: number; returned: number }[] = [];
+  const size = bytes === GIB ? '1 GiB' : `${fmt(bytes / 2 ** 20)} MiB`;
+  options.log(`bash: commands printing ${size}, three fresh processes`);
+  const reports: { before: number; floods: Flood[] }[] = [];
   for (let i = 0; i < 3; i++) {
-    const f = await runChild<{ before: number; ms: number; success: boolean; returned: number }>('child.js', [
-      GROUP,
-      'flood',
-      JSON.stringify({ bytes }),
-    ]);
-    floods.push({
-      growth: f.peakRssMb - f.value.before,
-      peak: f.peakRssMb,
-      before: f.value.before,
-      ms: f.value.ms,
-      returned: f.value.returned,
-    });
+    reports.push(
+      (
+        await runChild<{ before: number; floods: Flood[] }>('child.js', [
+          GROUP,
+          'flood',
+          JSON.stringify({ bytes }),
+        ])
+      ).value,
+    );
   }
-  const growth = summarize(floods.map((f) => f.growth));
-  const ms = summarize(floods.map((f) => f.ms));
-  rows.push({
-    group: GROUP,
-    what: `\`bash\` tool, a command printing ${bytes === GIB ? '1 GiB' : `${fmt(bytes / 2 ** 20)} MiB`}: RSS growth of the process running the tool`,
-    value: `${fmt(growth.median)} MiB`,
-    range: `${fmt(growth.min)}–${fmt(growth.max)}`,
-    rss: `${fmt(summarize(floods.map((f) => f.peak)).median)} MiB`,
-    target: '≤ 50 MB RSS growth',
-    meets: meets(growth.median * 1.048576, 50),
-    note: `3 fresh processes; growth = peak RSS − RSS just before the call (${fmt(floods[0]!.before)} MiB); a call took ${fmt(ms.median / 1000)} s (${fmt(bytes / 2 ** 20 / (ms.median / 1000))} MiB/s); the result kept ${fmt(floods[0]!.returned)} characters`,
-  });
+  const floodRow = (k: number, what: string, note: string, extra: Partial<Row> = {}): Row => {
+    const growth = summarize(reports.map((r) => r.floods[k]!.growth));
+    const ms = summarize(reports.map((r) => r.floods[k]!.ms)).median;
+    return {
+      group: GROUP,
+      what: `\`bash\` tool, ${what}: RSS growth of the process running the tool`,
+      value: `${fmt(growth.median)} MiB`,
+      range: `${fmt(growth.min)}–${fmt(growth.max)}`,
+      note: `${note}; a call took ${fmt(ms / 1000)} s (${fmt(bytes / 2 ** 20 / (ms / 1000))} MiB/s); the result kept ${fmt(reports[0]!.floods[k]!.returned)} characters`,
+      ...extra,
+    };
+  };
+  rows.push(
+    floodRow(
+      0,
+      `a command printing ${size} (\`yes ... | head -c\`), the first of a fresh process`,
+      `3 fresh processes; growth = peak RSS (maxRSS) − RSS just before the call (${fmt(reports[0]!.before)} MiB)`,
+      {
+        target: '≤ 50 MB RSS growth',
+        meets: meets(summarize(reports.map((r) => r.floods[0]!.growth)).median * 1.048576, 50),
+      },
+    ),
+    floodRow(
+      1,
+      `the same command again in that process`,
+      'peak RSS sampled every 10 ms during the call, minus RSS just before it',
+    ),
+    floodRow(
+      2,
+      `then ${size} as one line (\`head -c ... /dev/zero\`)`,
+      'peak RSS sampled every 10 ms during the call, minus RSS just before it',
+    ),
+  );
   options.log('bash: timeout lag');
   const lag = (
-    await runChild<{ plain: number[]; stubborn: number[] }>('child.js', [
-      GROUP,
-      'timeoutLag',
-      JSON.stringify({ runs }),
-    ])
+    await runChild<{ plain: number[]; grandchildren: number[]; stubborn: number[]; leftover: number[] }>(
+      'child.js',
+      [GROUP, 'timeoutLag', JSON.stringify({ runs })],
+    )
   ).value;
-  const p = summarize(lag.plain);
-  const s = summarize(lag.stubborn);
-  rows.push({
-    group: GROUP,
-    what: '`bash` tool, timeout 0.5 s on `sleep 30`: from the timeout to the call returning',
-    value: `${fmt(p.median)} ms`,
-    range: `${fmt(p.min)}–${fmt(p.max)}`,
-  });
-  rows.push({
-    group: GROUP,
-    what: "the same for a command that ignores SIGTERM (`trap '' TERM; sleep 30`)",
-    value: `${fmt(s.median)} ms`,
-    range: `${fmt(s.min)}–${fmt(s.max)}`,
-    note: 'tool-bash sends SIGTERM to the process group, then SIGKILL after kill_grace (default 0.5 s)',
-  });
+  const lagRow = (samples: number[], what: string, note?: string): Row =>
+    sampleRow(GROUP, what, samples, 'ms', note === undefined ? {} : { note });
+  rows.push(
+    lagRow(lag.plain, '`bash` tool, timeout 0.5 s on `sleep 30`: from the timeout to the call returning'),
+    lagRow(
+      lag.grandchildren,
+      'the same with three grandchildren (`sleep 30 & sleep 30 & bash -c "sleep 30" & wait`)',
+    ),
+    lagRow(
+      lag.stubborn,
+      "the same for a command that ignores SIGTERM (`trap '' TERM; sleep 30`)",
+      'tool-bash sends SIGTERM to the process group, then SIGKILL after kill_grace (default 0.5 s)',
+    ),
+    lagRow(
+      lag.leftover,
+      '`sleep 30 & echo started` (a background child keeps stdout open): the whole call',
+      'the shell exits at once; the tool reads what is left for up to 250 ms, then stops what the command left in its group',
+    ),
+  );
   return rows;
 }
 
