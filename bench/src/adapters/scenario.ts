@@ -6,7 +6,6 @@
  * costs the same (next to nothing) under every framework.
  */
 import { performance } from 'node:perf_hooks';
-import { collectGarbage } from '../stats.js';
 
 export const TOOL_NAME = 'echo';
 export const TOOL_DESCRIPTION = 'Returns its text argument unchanged.';
@@ -81,7 +80,8 @@ export async function measure(
   conversations: number,
 ): Promise<number> {
   let total = 0;
-  collectGarbage();
+  // No forced garbage collection here: it shrinks the heap, and the next samples pay to grow it again
+  // (measured: the plain loop 1.8x and Amplifier about 3x slower per step); a running agent never sees that.
   for (let c = 0; c < conversations; c++) {
     const script = new Script(steps, tools);
     const run = await adapter.prepare(script);
