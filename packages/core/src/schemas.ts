@@ -1,16 +1,21 @@
 /**
- * JSON Schema validation with one shared ajv instance (draft 2020-12). The
- * schemas shipped in `schemas/*.json` are the single source of truth for the
- * data types; validators are compiled on first use and cached. Tool input
- * schemas are compiled once per schema object.
+ * JSON Schema validation (draft 2020-12). The schemas shipped in
+ * `schemas/*.json` are the single source of truth for the data types.
+ *
+ * A schema within the common subset of JSON Schema (`schema-subset.ts`) is
+ * checked by closures built in microseconds; ajv (loaded and compiled on first
+ * need, its codegen costs milliseconds per schema) is asked only for the errors
+ * of invalid data, so every problem reported is ajv's. Other schemas are
+ * compiled with ajv right away, as before. Validators are cached per schema
+ * object (tool input schemas) or per data schema name.
  */
 import { createRequire } from 'node:module';
-import type { ErrorObject, Options, ValidateFunction } from 'ajv';
-import { Ajv } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { type DataError, DataValidationError } from './errors.js';
 import type { JSONSchema } from './messages.js';
+import { buildSubsetCheck, type SubsetCheck } from './schema-subset.js';
 
 /** The data schemas that ship in `@amplifier/core/schemas/<name>.json`. */
 export type DataSchemaName =
@@ -33,7 +38,8 @@ export const DATA_SCHEMA_NAMES: readonly DataSchemaName[] = [
 ];
 
 const SCHEMA_BASE = 'https://amplifier-ts.dev/schemas/v1/';
-const requireJson = createRequire(import.meta.url);
+// ajv is CommonJS: required on first use, so a process that validates only valid data never loads it.
+const require = createRequire(import.meta.url);
 
 const AJV_OPTIONS: Options = {
   allErrors: true,
@@ -49,9 +55,15 @@ let ajvInstance: Ajv2020 | undefined;
 let ajv2019Instance: Ajv2019 | undefined;
 let ajv07Instance: Ajv | undefined;
 
+/** Whether ajv has been loaded in this process (it is loaded on first need). */
+export function ajvLoaded(): boolean {
+  return ajvInstance !== undefined || ajv2019Instance !== undefined || ajv07Instance !== undefined;
+}
+
 /** The shared ajv (draft 2020-12, all errors, lenient about unknown keywords). */
 export function sharedAjv(): Ajv2020 {
   if (ajvInstance === undefined) {
+    const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
     ajvInstance = new Ajv2020(AJV_OPTIONS);
     for (const name of DATA_SCHEMA_NAMES) {
       ajvInstance.addSchema(loadSchema(name));
@@ -60,31 +72,62 @@ export function sharedAjv(): Ajv2020 {
   return ajvInstance;
 }
 
+type Draft = '2020-12' | '2019-09' | 'draft-07';
+
+/** The draft a schema's declared `$schema` asks for (older drafts differ, e.g. tuple `items`). */
+function draftOf(declared: unknown): Draft {
+  if (typeof declared !== 'string' || /draft\/2020-12/.test(declared)) return '2020-12';
+  if (/draft\/2019-09/.test(declared)) return '2019-09';
+  if (/draft-0[4-7]/.test(declared)) return 'draft-07';
+  return '2020-12';
+}
+
 type SchemaCompiler = { compile(schema: object): ValidateFunction };
 
-/** The ajv for a schema's declared `$schema` (older drafts differ, e.g. tuple `items`). */
-function ajvFor(declared: unknown): SchemaCompiler | undefined {
-  if (typeof declared !== 'string' || /draft\/2020-12/.test(declared)) return undefined;
-  if (/draft\/2019-09/.test(declared)) {
-    ajv2019Instance ??= new Ajv2019(AJV_OPTIONS);
+function ajvOf(draft: Draft): SchemaCompiler {
+  if (draft === '2020-12') return sharedAjv();
+  if (draft === '2019-09') {
+    if (ajv2019Instance === undefined) {
+      const { Ajv2019 } = require('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js');
+      ajv2019Instance = new Ajv2019(AJV_OPTIONS);
+    }
     return ajv2019Instance;
   }
-  if (/draft-0[4-7]/.test(declared)) return draft07Ajv();
-  return undefined;
+  return draft07Ajv();
 }
 
 function draft07Ajv(): Ajv {
-  ajv07Instance ??= new Ajv(AJV_OPTIONS);
+  if (ajv07Instance === undefined) {
+    const { Ajv } = require('ajv') as typeof import('ajv');
+    ajv07Instance = new Ajv(AJV_OPTIONS);
+  }
   return ajv07Instance;
 }
 
 /** The parsed JSON Schema of a data type (the file shipped in the package). */
 export function loadSchema(name: DataSchemaName): JSONSchema {
-  return requireJson(`../schemas/${name}.json`) as JSONSchema;
+  return require(`../schemas/${name}.json`) as JSONSchema;
 }
+
+/** A shipped data schema by its `$id`, for `$ref`s between them. */
+function dataSchemaAt(uri: string): unknown {
+  if (!uri.startsWith(SCHEMA_BASE) || !uri.endsWith('.json')) return undefined;
+  const name = uri.slice(SCHEMA_BASE.length, -'.json'.length) as DataSchemaName;
+  return DATA_SCHEMA_NAMES.includes(name) ? loadSchema(name) : undefined;
+}
+
+/** Subset checks of the data schemas, built on first use (null: outside the subset). */
+const dataChecks = new Map<DataSchemaName, SubsetCheck | null>();
 
 /** Check `value` against a shipped schema; returns every problem (empty when valid). */
 export function checkData(name: DataSchemaName, value: unknown): DataError[] {
+  let check = dataChecks.get(name);
+  if (check === undefined) {
+    const uri = `${SCHEMA_BASE}${name}.json`;
+    check = buildSubsetCheck(loadSchema(name), uri, dataSchemaAt) ?? null;
+    dataChecks.set(name, check);
+  }
+  if (check?.(value)) return [];
   const validate = sharedAjv().getSchema(`${SCHEMA_BASE}${name}.json`);
   if (validate === undefined) throw new Error(`schema ${name} is not registered`);
   return validate(value) ? [] : formatAjvErrors(validate.errors);
@@ -104,6 +147,31 @@ export type DataValidator = (value: unknown) => DataError[];
 const compiled = new WeakMap<object, DataValidator>();
 
 /**
+ * Compile with ajv: the declared draft's rules, and a schema without `$schema`
+ * that only compiles as draft-07 is accepted as such. Throws a
+ * `DataValidationError` when the schema itself is invalid.
+ */
+function compileWithAjv(declared: unknown, schema: object): ValidateFunction {
+  try {
+    const draft = draftOf(declared);
+    if (draft !== '2020-12' || declared !== undefined) return ajvOf(draft).compile(schema);
+    try {
+      return sharedAjv().compile(schema);
+    } catch (error) {
+      try {
+        return draft07Ajv().compile(schema);
+      } catch {
+        throw error;
+      }
+    }
+  } catch (error) {
+    throw new DataValidationError(`Invalid JSON Schema: ${(error as Error).message}`, [
+      { path: '', message: (error as Error).message },
+    ]);
+  }
+}
+
+/**
  * Compile (once per schema object) a validator for a tool's input schema or
  * any other JSON Schema. Draft 2020-12 by default; a `$schema` naming draft-04
  * to draft-07 or 2019-09 is compiled with that draft's rules (tuple `items`,
@@ -115,29 +183,19 @@ export function compileSchema(schema: JSONSchema): DataValidator {
   let validator = compiled.get(schema);
   if (validator !== undefined) return validator;
   const { $schema: declared, $id: _id, ...rest } = schema;
-  let validate: ValidateFunction;
-  try {
-    const ajv = ajvFor(declared);
-    if (ajv !== undefined) {
-      validate = ajv.compile(rest);
-    } else {
-      try {
-        validate = sharedAjv().compile(rest);
-      } catch (error) {
-        if (declared !== undefined) throw error;
-        try {
-          validate = draft07Ajv().compile(rest);
-        } catch {
-          throw error;
-        }
-      }
-    }
-  } catch (error) {
-    throw new DataValidationError(`Invalid JSON Schema: ${(error as Error).message}`, [
-      { path: '', message: (error as Error).message },
-    ]);
+  const check = draftOf(declared) === '2020-12' ? buildSubsetCheck(rest, undefined, dataSchemaAt) : undefined;
+  if (check === undefined) {
+    const validate = compileWithAjv(declared, rest);
+    validator = (value) => (validate(value) ? [] : formatAjvErrors(validate.errors));
+  } else {
+    // Within the subset ajv compiles the schema too; it is compiled when some data first fails.
+    let validate: ValidateFunction | undefined;
+    validator = (value) => {
+      if (check(value)) return [];
+      validate ??= compileWithAjv(declared, rest);
+      return validate(value) ? [] : formatAjvErrors(validate.errors);
+    };
   }
-  validator = (value) => (validate(value) ? [] : formatAjvErrors(validate.errors));
   compiled.set(schema, validator);
   return validator;
 }
