@@ -11,7 +11,6 @@ import { realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import semver from 'semver';
 import type {
   LoadedModule,
   LoadOptions,
@@ -33,6 +32,7 @@ import {
   readPackageJsonText,
   resolveEntry,
 } from './manifest.js';
+import { satisfiesRange } from './peer-range.js';
 
 export interface ModuleLoaderOptions {
   /** The project modules are resolved from. Default: `process.cwd()`. */
@@ -316,13 +316,14 @@ export class ModuleLoader implements ModuleLoaderLike {
     // pnpm workspace protocol: workspace:* / workspace:^ / workspace:~ mean "this workspace's core".
     const range = declared.startsWith('workspace:') ? declared.slice('workspace:'.length) : declared;
     if (range === '*' || range === '^' || range === '~' || range === '') return;
-    if (semver.validRange(range) === null) {
+    const satisfied = satisfiesRange(this.#coreVersion, range);
+    if (satisfied === undefined) {
       this.#logger.warn(
         `${found.packageName} declares an invalid ${CORE_PACKAGE} peer range '${declared}'; not checked`,
       );
       return;
     }
-    if (!semver.satisfies(this.#coreVersion, range, { includePrerelease: true })) {
+    if (!satisfied) {
       throw new ModuleLoadError(
         id,
         `Module '${id}' (${found.packageName}@${found.version} at ${found.dir}) needs ${CORE_PACKAGE} ${range}, but ${CORE_PACKAGE} ${this.#coreVersion} is running. Install a version of ${found.packageName} made for this core, or ${CORE_PACKAGE}@"${range}".`,
