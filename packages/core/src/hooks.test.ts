@@ -179,6 +179,28 @@ describe('HookRegistry: emit semantics (B)', () => {
     expect(data).toEqual({ shared: 'explicit', n: 2 }); // the caller's object is not mutated
   });
 
+  it('B11: the payload keeps the order of {...defaults, ...data, timestamp} and copies __proto__ keys as data', async () => {
+    const hooks = registry();
+    hooks.setDefaultFields({ session_id: 's1', parent_id: null });
+    const seen: EventData[] = [];
+    hooks.register('e', (_event, data) => {
+      seen.push(data);
+    });
+    await hooks.emit('e', { tool_name: 't', session_id: 'explicit', timestamp: 'replaced', n: 1 });
+    expect(Object.keys(seen[0]!)).toEqual(['session_id', 'parent_id', 'tool_name', 'timestamp', 'n']);
+    expect(seen[0]!.session_id).toBe('explicit');
+    expect(seen[0]!.timestamp).toMatch(TIMESTAMP);
+    // JSON.parse makes an own "__proto__" key: it must arrive as a key, never as the prototype.
+    await hooks.emit('e', JSON.parse('{"__proto__": {"polluted": true}, "n": 2}') as EventData);
+    expect(Object.getPrototypeOf(seen[1]!)).toBe(Object.prototype);
+    expect(Object.hasOwn(seen[1]!, '__proto__')).toBe(true);
+    expect(Object.keys(seen[1]!)).toEqual(['session_id', 'parent_id', '__proto__', 'n', 'timestamp']);
+    hooks.setDefaultFields(JSON.parse('{"__proto__": {"polluted": true}}') as EventData);
+    await hooks.emit('e', { n: 3 });
+    expect(Object.getPrototypeOf(seen[2]!)).toBe(Object.prototype);
+    expect(Object.keys(seen[2]!)).toEqual(['__proto__', 'n', 'timestamp']);
+  });
+
   it('B11: handlers receive the event name as their first argument', async () => {
     const hooks = registry();
     const events: string[] = [];

@@ -113,7 +113,7 @@ export class HookRegistry {
     const list = this.#handlers.get(event);
     if (list === undefined || list.length === 0) return { action: 'continue', data };
 
-    let current: EventData = { ...this.#defaults, ...data, timestamp: utcTimestamp() };
+    let current = payload(this.#defaults, data);
     let askUser: EmitResult | undefined;
     let injections: EmitResult[] | undefined;
 
@@ -205,6 +205,21 @@ export class HookRegistry {
     for (const [name, list] of this.#handlers) out[name] = list.map((e) => e.name);
     return out;
   }
+}
+
+/**
+ * `{ ...defaults, ...data, timestamp }`. Built with Object.assign onto a fresh
+ * object: V8 (Node 20) builds the spread literal through a slow path (~3 µs,
+ * against ~0.1 µs). Assigning a `__proto__` key would change the prototype
+ * instead of copying it, so such data (from JSON.parse) takes the spread.
+ */
+function payload(defaults: EventData, data: EventData | undefined): EventData {
+  if (Object.hasOwn(defaults, '__proto__') || (data != null && Object.hasOwn(data, '__proto__'))) {
+    return { ...defaults, ...data, timestamp: utcTimestamp() };
+  }
+  const out: EventData = Object.assign({}, defaults, data);
+  out.timestamp = utcTimestamp();
+  return out;
 }
 
 /**
