@@ -19,7 +19,6 @@ import {
   type ToolCall,
   type Usage,
 } from '@amplifier/core';
-import { parse as parseYaml } from 'yaml';
 
 /** A scripted tool call; `id` is generated when omitted, `arguments` default to `{}`. */
 export interface ScriptToolCall {
@@ -205,9 +204,11 @@ export async function loadScriptFile(file: string, baseDir: string = process.cwd
       [{ path: 'script_file', message: 'cannot be read' }],
     );
   }
+  // yaml is imported only for a YAML script: most sessions never read one, and it costs start-up.
+  const parse: (text: string) => unknown = full.endsWith('.json') ? JSON.parse : (await import('yaml')).parse;
   let data: unknown;
   try {
-    data = full.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    data = parse(text);
   } catch (error) {
     throw new DataValidationError(
       `provider-mock: script_file ${full} is not valid: ${(error as Error).message}`,
