@@ -7,9 +7,8 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
-import picomatch from 'picomatch';
-import { glob } from 'tinyglobby';
 import type { ToolContext } from './config.js';
+import { loadGlob, loadPicomatch, type Picomatch } from './glob-libs.js';
 import { checkPathString, type ResolvedPath } from './sandbox.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
 
@@ -58,7 +57,7 @@ function prunedReaddir(
  * A matcher for the user's `exclude` list: a pattern without a slash matches
  * a file name anywhere, one with a slash matches the path relative to the base.
  */
-function excludeMatcher(patterns: string[]): ((rel: string) => boolean) | undefined {
+function excludeMatcher(picomatch: Picomatch, patterns: string[]): ((rel: string) => boolean) | undefined {
   if (patterns.length === 0) return undefined;
   const names = patterns.filter((p) => !p.includes('/'));
   const paths = patterns.filter((p) => p.includes('/'));
@@ -93,6 +92,7 @@ async function runGlob(
   }
   const bad = checkPathString(pattern, 'pattern');
   if (bad !== undefined) return fail(bad, { type: 'InvalidPath' });
+  const [picomatch, glob] = await Promise.all([loadPicomatch(), loadGlob()]);
   // An absolute pattern ("/etc/*.conf") is a base directory plus a pattern.
   if ((pattern.startsWith('/') || pattern.startsWith('~/')) && input.path === undefined) {
     const scan = picomatch.scan(pattern);
@@ -137,7 +137,7 @@ async function runGlob(
     if (!signal.aborted) return fail(`Glob search failed: ${(error as Error).message}`);
     found = [];
   }
-  const userExclude = excludeMatcher(exclude as string[]);
+  const userExclude = excludeMatcher(picomatch, exclude as string[]);
 
   const matches: Match[] = [];
   for (let i = 0; i < found.length && !signal.aborted; i += 64) {

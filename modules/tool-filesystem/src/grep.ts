@@ -5,9 +5,9 @@
  * time limit or on cancellation (see grep-pool.ts).
  */
 import type { Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
-import picomatch from 'picomatch';
 import type { ToolContext } from './config.js';
 import { typeGlobs } from './file-types.js';
+import { loadPicomatch } from './glob-libs.js';
 import type { GrepWorkers } from './grep-pool.js';
 import type { GrepJob, GrepMode, RegexSpec } from './grep-worker.js';
 import { MAX_LINE_CHARS } from './read.js';
@@ -93,12 +93,14 @@ async function runGrep(
     if (typeof input.type !== 'string') return fail('type must be a string');
     const globs = typeGlobs(input.type);
     if (typeof globs === 'string') return fail(globs);
+    const picomatch = await loadPicomatch();
     types = globs.map((g) => toSpec(picomatch.makeRe(g, { dot: true })));
   }
   let include: GrepJob['include'] = null;
   if (input.glob !== undefined && input.glob !== null && input.glob !== '') {
     if (typeof input.glob !== 'string') return fail('glob must be a string');
     const basename = !input.glob.replace(/^!/, '').includes('/');
+    const picomatch = await loadPicomatch();
     try {
       include = { ...toSpec(picomatch.makeRe(input.glob, { dot: true })), basename };
     } catch (error) {
