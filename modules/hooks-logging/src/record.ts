@@ -13,7 +13,7 @@ export const LOG_SCHEMA: Readonly<{ name: string; ver: string }> = Object.freeze
 });
 
 /** Keys lifted from the event data to the top level of the record. */
-const PROMOTED = [
+const PROMOTED: ReadonlySet<string> = new Set([
   'redaction',
   'status',
   'duration_ms',
@@ -24,7 +24,7 @@ const PROMOTED = [
   'span_id',
   'parent_span_id',
   'session_id',
-] as const;
+]);
 
 const MAX_DEPTH = 64;
 
@@ -43,10 +43,20 @@ export interface BuiltRecord {
 
 class Sanitizer {
   readonly fired = new Set<string>();
-  readonly #seen = new Set<object>();
-  readonly options: RecordOptions;
+  /** The objects being copied, outermost first (a value found among them is a cycle). */
+  readonly #path: object[] = [];
+  options: RecordOptions;
   constructor(options: RecordOptions) {
     this.options = options;
+  }
+
+  /** Ready for the next record (a sanitizer is reused: records are built synchronously). */
+  reset(options: RecordOptions): this {
+    this.options = options;
+    // clear() allocates a new table even for an empty Set: most records fire no rule.
+    if (this.fired.size > 0) this.fired.clear();
+    this.#path.length = 0;
+    return this;
   }
 
   value(value: unknown, key: string | undefined, depth: number): unknown {
@@ -82,15 +92,16 @@ class Sanitizer {
     }
     if (value === null) return null;
     const object = value as object;
-    if (this.#seen.has(object)) return '[Circular]';
+    const path = this.#path;
+    if (path.includes(object)) return '[Circular]';
     if (depth >= MAX_DEPTH) return '[MaxDepth]';
-    this.#seen.add(object);
+    path.push(object);
     try {
       return this.object(object, depth + 1);
     } catch (error) {
       return `[Unserializable: ${(error as Error)?.message ?? 'error'}]`;
     } finally {
-      this.#seen.delete(object);
+      path.pop();
     }
   }
 
@@ -146,10 +157,17 @@ class Sanitizer {
   }
 }
 
+const SEPARATORS = /[\u2028\u2029]/;
+
 /** JSON.stringify plus escapes for U+2028/U+2029, so no reader sees a line break inside a record. */
 function toLine(record: Record<string, unknown>): string {
-  return JSON.stringify(record).replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+  const json = JSON.stringify(record);
+  if (!SEPARATORS.test(json)) return json;
+  return json.replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
 }
+
+/** The sanitizer not in use (taken by a record and put back after it; a getter could log inside a log). */
+let idle: Sanitizer | undefined;
 
 /**
  * Build the record for `event`; undefined when the data has no session id
@@ -163,7 +181,25 @@ export function buildRecord(
   const source = data ?? {};
   const sessionId = source.session_id;
   if (typeof sessionId !== 'string' || sessionId === '') return undefined;
-  const sanitizer = new Sanitizer(options);
+  const sanitizer = idle?.reset(options) ?? new Sanitizer(options);
+  idle = undefined;
+  try {
+    return build(event, source, sessionId, sanitizer);
+  } finally {
+    sanitizer.reset(NO_OPTIONS);
+    idle = sanitizer;
+  }
+}
+
+const NO_OPTIONS: RecordOptions = { redactor: undefined, stripRaw: false, maxValueChars: 0 };
+
+function build(
+  event: string,
+  source: Record<string, unknown>,
+  sessionId: string,
+  sanitizer: Sanitizer,
+): BuiltRecord {
+  const options = sanitizer.options;
   const ts = typeof source.timestamp === 'string' ? source.timestamp : new Date().toISOString();
   let level = typeof source.lvl === 'string' ? source.lvl : 'INFO';
   const record: Record<string, unknown> = { ts, lvl: level, schema: LOG_SCHEMA, event };
@@ -180,7 +216,7 @@ export function buildRecord(
       }
       const safe = sanitizer.value(value, key, 0);
       if (safe === undefined) continue;
-      if ((PROMOTED as readonly string[]).includes(key)) record[key] = safe;
+      if (PROMOTED.has(key)) record[key] = safe;
       else rest[key] = safe;
     }
     if (Object.keys(rest).length > 0) record.data = rest;

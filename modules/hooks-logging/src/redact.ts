@@ -86,9 +86,14 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Keys remembered by `isSecretKey` before the memo starts over (records reuse a few dozen keys). */
+const KEY_MEMO_LIMIT = 4096;
+
 /** Applies the configured rules; counts what it replaced. */
 export class Redactor {
   readonly #keys: Set<string>;
+  /** `isSecretKey` answers by key: normalizing and testing suffixes on every key of every record adds up. */
+  readonly #keyMemo = new Map<string, boolean>();
   readonly #rules: Rule[];
   /** One alternation of every rule, to skip strings with nothing to redact in a single pass. */
   readonly #any: RegExp;
@@ -121,9 +126,14 @@ export class Redactor {
 
   /** True when a value stored under `key` is a secret. */
   isSecretKey(key: string): boolean {
-    const k = normalizeKey(key);
-    if (this.#keys.has(k)) return true;
-    return SECRET_KEY_SUFFIXES.some((suffix) => k.endsWith(suffix));
+    let secret = this.#keyMemo.get(key);
+    if (secret === undefined) {
+      const k = normalizeKey(key);
+      secret = this.#keys.has(k) || SECRET_KEY_SUFFIXES.some((suffix) => k.endsWith(suffix));
+      if (this.#keyMemo.size >= KEY_MEMO_LIMIT) this.#keyMemo.clear();
+      this.#keyMemo.set(key, secret);
+    }
+    return secret;
   }
 
   /** `text` with secrets replaced, and the rule names that fired (empty when nothing did). */
