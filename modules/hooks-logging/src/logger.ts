@@ -10,15 +10,17 @@ import {
   errorMessage,
   OBSERVABILITY_EVENTS_CHANNEL,
 } from '@amplifier/core';
-import picomatch from 'picomatch';
 import type { ConsoleLevel, LoggingConfig } from './config.js';
 import { logPath } from './config.js';
+import { eventMatcher } from './event-match.js';
 import { buildRecord, type RecordOptions } from './record.js';
 import { Redactor } from './redact.js';
 import { LogWriter } from './writer.js';
 
 const CONSOLE_RANK: Record<string, number> = { DEBUG: 0, INFO: 1, WARN: 2, WARNING: 2, ERROR: 3 };
 const CONSOLE_MIN: Record<ConsoleLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+/** Event names whose exclusion is remembered before the memo starts over. */
+const EXCLUDED_MEMO_LIMIT = 1024;
 
 export class EventLogger {
   readonly config: LoggingConfig;
@@ -38,10 +40,18 @@ export class EventLogger {
       stripRaw: config.strip_raw,
       maxValueChars: config.max_value_chars,
     };
-    this.#excluded =
-      config.exclude_events.length === 0
-        ? () => false
-        : picomatch(config.exclude_events, { dot: true, nobrace: false });
+    const matches = eventMatcher(config.exclude_events);
+    // Events are a small set of names: match each once.
+    const known = new Map<string, boolean>();
+    this.#excluded = (event) => {
+      let excluded = known.get(event);
+      if (excluded === undefined) {
+        excluded = matches(event);
+        if (known.size >= EXCLUDED_MEMO_LIMIT) known.clear();
+        known.set(event, excluded);
+      }
+      return excluded;
+    };
   }
 
   /** Every writer opened so far (one per session id seen). */
