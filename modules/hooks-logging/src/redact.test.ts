@@ -151,6 +151,32 @@ describe('redaction (on by default)', () => {
   });
 });
 
+describe('Redactor answers remembered per string and key', () => {
+  it('a repeated string is redacted the same way and reports its rules every time, past the memo limit too', () => {
+    const redactor = new Redactor(DEFAULTS.redaction, {});
+    const secret = `key ${SECRETS.aws}`;
+    for (let round = 0; round < 3; round++) {
+      const fired = new Set<string>();
+      expect(redactor.redactString(secret, fired)).toBe('key [REDACTED:aws_access_key]');
+      expect([...fired]).toEqual(['aws_access_key']);
+      const clean = new Set<string>();
+      expect(redactor.redactString('read_file', clean)).toBe('read_file');
+      expect(clean.size).toBe(0);
+      // Thousands of distinct strings (call ids) go through the bounded memo.
+      for (let i = 0; i < 3000; i++)
+        expect(redactor.redactString(`call_${round}_${i}`, clean)).toBe(`call_${round}_${i}`);
+      expect(clean.size).toBe(0);
+    }
+    const long = `${'x'.repeat(200)} ${SECRETS.github}`;
+    const fired = new Set<string>();
+    expect(redactor.redactString(long, fired)).toBe(`${'x'.repeat(200)} [REDACTED:github_token]`);
+    expect([...fired]).toEqual(['github_token']);
+    for (let i = 0; i < 5000; i++) redactor.isSecretKey(`field_${i}`);
+    expect(redactor.isSecretKey('OPENAI_API_KEY')).toBe(true);
+    expect(redactor.isSecretKey('tool_name')).toBe(false);
+  });
+});
+
 describe('console option', () => {
   it('writes a compact, redacted line per event on stderr at or above the level', async () => {
     const writes: string[] = [];

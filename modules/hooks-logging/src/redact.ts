@@ -88,12 +88,27 @@ function escapeRegex(text: string): string {
 
 /** Keys remembered by `isSecretKey` before the memo starts over (records reuse a few dozen keys). */
 const KEY_MEMO_LIMIT = 4096;
+/** Strings up to this length have their redaction remembered, up to this many of them. */
+const STRING_MEMO_MAX_CHARS = 128;
+const STRING_MEMO_LIMIT = 2048;
+const NONE: readonly string[] = Object.freeze([]);
+
+interface Redacted {
+  out: string;
+  rules: readonly string[];
+}
 
 /** Applies the configured rules; counts what it replaced. */
 export class Redactor {
   readonly #keys: Set<string>;
   /** `isSecretKey` answers by key: normalizing and testing suffixes on every key of every record adds up. */
   readonly #keyMemo = new Map<string, boolean>();
+  /**
+   * `redactString` answers for short strings, which repeat from record to
+   * record (session ids, tool and provider names): the text to write and the
+   * rules that fired (none for most).
+   */
+  readonly #stringMemo = new Map<string, Redacted>();
   readonly #rules: Rule[];
   /** One alternation of every rule, to skip strings with nothing to redact in a single pass. */
   readonly #any: RegExp;
@@ -136,8 +151,22 @@ export class Redactor {
     return secret;
   }
 
-  /** `text` with secrets replaced, and the rule names that fired (empty when nothing did). */
+  /** `text` with secrets replaced; adds the names of the rules that fired to `fired`. */
   redactString(text: string, fired: Set<string>): string {
+    if (text.length > STRING_MEMO_MAX_CHARS) return this.#redact(text, fired);
+    let known = this.#stringMemo.get(text);
+    if (known === undefined) {
+      const rules = new Set<string>();
+      const out = this.#redact(text, rules);
+      known = rules.size === 0 ? { out, rules: NONE } : { out, rules: [...rules] };
+      if (this.#stringMemo.size >= STRING_MEMO_LIMIT) this.#stringMemo.clear();
+      this.#stringMemo.set(text, known);
+    }
+    for (const rule of known.rules) fired.add(rule);
+    return known.out;
+  }
+
+  #redact(text: string, fired: Set<string>): string {
     if (!this.#any.test(text)) return text;
     let out = text;
     for (const rule of this.#rules) {
