@@ -101,6 +101,33 @@ function typeTest(type: string): SubsetCheck {
   }
 }
 
+function both(a: SubsetCheck, b: SubsetCheck): SubsetCheck {
+  return (v) => a(v) && b(v);
+}
+
+/** Whether a key is one of `names` (a few names are compared, more go through a Set). */
+function declaredTest(names: readonly string[]): (key: string) => boolean {
+  switch (names.length) {
+    case 0:
+      return () => false;
+    case 1: {
+      const [a] = names as [string];
+      return (key) => key === a;
+    }
+    case 2: {
+      const [a, b] = names as [string, string];
+      return (key) => key === a || key === b;
+    }
+    default: {
+      if (names.length > 8) {
+        const set = new Set(names);
+        return (key) => set.has(key);
+      }
+      return (key) => names.includes(key);
+    }
+  }
+}
+
 /** One closure for every check of a list (each must pass). */
 function every(checks: readonly SubsetCheck[]): SubsetCheck {
   switch (checks.length) {
@@ -336,19 +363,33 @@ class Builder {
     const string = every(strings);
     const array = every(arrays);
     const object = every(objects);
-    const byType: SubsetCheck =
-      numbers.length + strings.length + arrays.length + objects.length === 0
-        ? always
-        : (v) => {
-            if (typeof v === 'number') return number(v);
-            if (typeof v === 'string') return string(v);
-            if (Array.isArray(v)) return array(v);
-            if (typeof v === 'object' && v !== null) return object(v);
-            return true;
-          };
     const checks: SubsetCheck[] = [];
-    if (type !== undefined) checks.push(type);
-    if (byType !== always) checks.push(byType);
+    const single = typeof schema.type === 'string' ? schema.type : undefined;
+    if (single !== undefined) {
+      // One type: after its test only that type's keywords can apply.
+      const group =
+        single === 'object'
+          ? object
+          : single === 'string'
+            ? string
+            : single === 'array'
+              ? array
+              : single === 'number' || single === 'integer'
+                ? number
+                : always;
+      checks.push(group === always ? type! : both(type!, group));
+    } else {
+      if (type !== undefined) checks.push(type);
+      if (numbers.length + strings.length + arrays.length + objects.length > 0) {
+        checks.push((v) => {
+          if (typeof v === 'number') return number(v);
+          if (typeof v === 'string') return string(v);
+          if (Array.isArray(v)) return array(v);
+          if (typeof v === 'object' && v !== null) return object(v);
+          return true;
+        });
+      }
+    }
     checks.push(...any);
     return every(checks);
   }
@@ -388,18 +429,21 @@ class Builder {
       extra = this.node(additionalProperties, doc);
       if (extra === always) extra = undefined;
     }
-    const declared = new Set(names);
     const n = names.length;
+    const declared = declaredTest(names);
+    const closed = extra === never;
     return (v) => {
       const object = v as Record<string, unknown>;
-      for (const name of needed) if (object[name] === undefined) return false;
+      for (let i = 0; i < needed.length; i++) if (object[needed[i]!] === undefined) return false;
       for (let i = 0; i < n; i++) {
         const item = object[names[i]!];
         if (item !== undefined && !checks[i]!(item)) return false;
       }
       if (extra !== undefined) {
         // `for...in`, as ajv's generated code: inherited enumerable keys count too.
-        for (const key in object) if (!declared.has(key) && !extra(object[key])) return false;
+        for (const key in object) {
+          if (!declared(key) && (closed || !extra(object[key]))) return false;
+        }
       }
       return true;
     };
