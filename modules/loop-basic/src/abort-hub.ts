@@ -11,9 +11,17 @@ export interface AbortWatcher {
 
 export class AbortHub {
   readonly signal: AbortSignal;
+  /**
+   * `signal.aborted`, kept by the hub's own listener: the loop asks several
+   * times per tool call, and AbortSignal's getter (a brand check) costs more
+   * than a field. It turns true when the abort event reaches the hub, which
+   * then tells every watcher at once.
+   */
+  aborted: boolean;
   // An array, not a Set: a Set that goes 0 -> 1 -> 0 entries reallocates its table every call.
   #watchers: AbortWatcher[] = [];
   readonly #onAbort = (): void => {
+    this.aborted = true;
     const watchers = this.#watchers;
     this.#watchers = [];
     for (const watcher of watchers) watcher.onAbort();
@@ -21,12 +29,13 @@ export class AbortHub {
 
   constructor(signal: AbortSignal) {
     this.signal = signal;
-    if (!signal.aborted) signal.addEventListener('abort', this.#onAbort, { once: true });
+    this.aborted = signal.aborted;
+    if (!this.aborted) signal.addEventListener('abort', this.#onAbort, { once: true });
   }
 
   /** Call `watcher.onAbort()` once when the signal aborts (now, if it already has). */
   watch(watcher: AbortWatcher): void {
-    if (this.signal.aborted) watcher.onAbort();
+    if (this.aborted) watcher.onAbort();
     else this.#watchers.push(watcher);
   }
 

@@ -151,7 +151,7 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
-      if (hub.signal.aborted) controller.abort(hub.signal.reason);
+      if (hub.aborted) controller.abort(hub.signal.reason);
       else if (this.#timedOut) controller.abort(timeoutReason(this.#timeoutMs));
     }
     return this.#controller.signal;
@@ -177,7 +177,7 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     if (this.#timeoutMs !== null) this.#deadlines.remove(this);
     this.#hub.unwatch(this);
     // Once the call was stopped, it counts as cancelled or timed out, whatever it returned.
-    this.#resolve(this.#hub.signal.aborted ? STOPPED : this.#timedOut ? this.#timeoutMs : value);
+    this.#resolve(this.#hub.aborted ? STOPPED : this.#timedOut ? this.#timeoutMs : value);
   }
 }
 

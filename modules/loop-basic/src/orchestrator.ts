@@ -122,7 +122,7 @@ export class BasicOrchestrator implements Orchestrator {
   }
 
   async #run(turn: Turn, submitted: HookResult): Promise<string> {
-    const { context, hooks, coordinator, signal, provider, providerName } = turn;
+    const { context, hooks, coordinator, hub, provider, providerName } = turn;
     // An ephemeral injection on prompt:submit goes with the first request.
     pushEphemeral(turn, submitted);
 
@@ -130,7 +130,7 @@ export class BasicOrchestrator implements Orchestrator {
     let finalContent = '';
     let empties = 0;
     while (maxIterations === -1 || turn.iteration < maxIterations) {
-      if (coordinator.cancellation.isCancelled || signal.aborted) return this.#cancel(turn, finalContent);
+      if (coordinator.cancellation.isCancelled || hub.aborted) return this.#cancel(turn, finalContent);
 
       const requested = hooks.has(E.PROVIDER_REQUEST)
         ? await emitAndApply(hooks, coordinator, E.PROVIDER_REQUEST, {
@@ -145,7 +145,7 @@ export class BasicOrchestrator implements Orchestrator {
       let toolCalls: ToolCall[];
       try {
         response = await this.#complete(turn, messages);
-        if (coordinator.cancellation.isImmediate || signal.aborted) return this.#cancel(turn, finalContent);
+        if (coordinator.cancellation.isImmediate || hub.aborted) return this.#cancel(turn, finalContent);
         toolCalls = parseToolCalls(provider, response);
         if (hooks.has(E.PROVIDER_RESPONSE)) {
           await hooks.emit(E.PROVIDER_RESPONSE, {
@@ -157,7 +157,7 @@ export class BasicOrchestrator implements Orchestrator {
         if (hooks.has(E.CONTENT_BLOCK_START) || hooks.has(E.CONTENT_BLOCK_END))
           await emitBlocks(hooks, response);
       } catch (error) {
-        if (coordinator.cancellation.isImmediate || signal.aborted) return this.#cancel(turn, finalContent);
+        if (coordinator.cancellation.isImmediate || hub.aborted) return this.#cancel(turn, finalContent);
         await emitProviderError(hooks, providerName, error);
         throw error;
       }
@@ -184,7 +184,7 @@ export class BasicOrchestrator implements Orchestrator {
             );
           }
         }
-        if (coordinator.cancellation.isImmediate || signal.aborted) {
+        if (coordinator.cancellation.isImmediate || hub.aborted) {
           await context.addMessage({ role: 'assistant', content: CANCELLED_MESSAGE });
           return this.#cancel(turn, finalContent);
         }

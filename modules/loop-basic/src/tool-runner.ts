@@ -167,7 +167,7 @@ function fail(call: Call, content: string, type: string, msg: string = content):
 function begin(round: Round, call: Call, args: unknown): void {
   const cancellation = round.ctx.coordinator.cancellation;
   cancellation.registerToolStart(call.id, call.called);
-  if (cancellation.isImmediate || round.ctx.hub.signal.aborted) {
+  if (cancellation.isImmediate || round.ctx.hub.aborted) {
     call.content = cancelledContent(call.called);
     return;
   }
@@ -240,7 +240,7 @@ function resolve(round: Round, call: Call): void {
 async function execute(round: Round, call: Call): Promise<void> {
   const entry = call.entry!;
   const { coordinator, hooks, hub, settings, deadlines } = round.ctx;
-  if (coordinator.cancellation.isImmediate || hub.signal.aborted) {
+  if (coordinator.cancellation.isImmediate || hub.aborted) {
     call.content = cancelledContent(entry.name);
     return;
   }
