@@ -56,6 +56,41 @@ describe('runScheduled', () => {
     });
   });
 
+  it('calls that conflict with nothing, within the limit, all start at once in the model order', async () => {
+    const started: number[] = [];
+    const gates = [deferred(), deferred(), deferred()];
+    let finished = false;
+    const keyed: ScheduleEntry = { serial: false, keys: [{ key: 'file:a', mode: 'read' }] };
+    const done = runScheduled([FREE, keyed, keyed], 3, (i) => {
+      started.push(i);
+      return gates[i]!.promise;
+    }).then(() => {
+      finished = true;
+    });
+    expect(started).toEqual([0, 1, 2]);
+    gates[2]!.resolve();
+    gates[0]!.resolve();
+    await flush(3);
+    expect(finished).toBe(false);
+    gates[1]!.resolve();
+    await done;
+    expect(finished).toBe(true);
+    // One more call than the limit: the last waits for a free slot.
+    const later: number[] = [];
+    const held = [deferred(), deferred(), deferred()];
+    const all = runScheduled([FREE, FREE, FREE], 2, (i) => {
+      later.push(i);
+      return held[i]!.promise;
+    });
+    expect(later).toEqual([0, 1]);
+    held[1]!.resolve();
+    await flush(3);
+    expect(later).toEqual([0, 1, 2]);
+    held[0]!.resolve();
+    held[2]!.resolve();
+    await all;
+  });
+
   it('property: conflicting calls never overlap and keep the model order; the limit holds; all run', async () => {
     const keyArb = fc.record({ key: fc.constantFrom('a', 'b', 'c'), mode: fc.constantFrom('read', 'write') });
     const entryArb: fc.Arbitrary<ScheduleEntry> = fc.oneof(

@@ -53,6 +53,8 @@ export function runScheduled(
     }
   }
 
+  if (n <= limit && !anyConflict(entries)) return runAll(n, run);
+
   // waiting[j]: unfinished earlier calls j conflicts with; after[i]: later calls waiting on i.
   const waiting = new Array<number>(n).fill(0);
   const after: number[][] = Array.from({ length: n }, () => []);
@@ -98,6 +100,35 @@ export function runScheduled(
       }
     };
     pump();
+  });
+}
+
+function anyConflict(entries: readonly ScheduleEntry[]): boolean {
+  for (let j = 1; j < entries.length; j++) {
+    for (let i = 0; i < j; i++) if (conflicts(entries[i]!, entries[j]!)) return true;
+  }
+  return false;
+}
+
+/**
+ * Every call at once, in the model's order (no conflicts, within the limit):
+ * what the general path does in that case, without its bookkeeping.
+ */
+function runAll(n: number, run: (index: number) => Promise<unknown>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let remaining = n;
+    const done = (): void => {
+      if (--remaining === 0) resolve();
+    };
+    for (let i = 0; i < n; i++) {
+      let settled: Promise<unknown>;
+      try {
+        settled = run(i);
+      } catch {
+        settled = Promise.resolve();
+      }
+      settled.then(done, done);
+    }
   });
 }
 
