@@ -7,11 +7,25 @@
 import { compileSchema, type DataValidator, errorMessage, type Tool, type ToolSpec } from '@amplifier/core';
 
 /** A mounted tool with what the loop derived from it. */
-export interface ToolEntry {
+export class ToolEntry {
   readonly name: string;
   readonly tool: Tool;
-  /** Every problem of an input (empty when valid), or the reason the schema cannot be used. */
-  readonly validate: DataValidator | { error: string };
+  #validate: DataValidator | { error: string } | undefined;
+
+  constructor(name: string, tool: Tool) {
+    this.name = name;
+    this.tool = tool;
+  }
+
+  /**
+   * Every problem of an input (empty when valid), or the reason the schema
+   * cannot be used. Compiled on the tool's first call: a session mounts many
+   * tools and its first steps call few of them.
+   */
+  get validate(): DataValidator | { error: string } {
+    this.#validate ??= validatorFor(this.tool);
+    return this.#validate;
+  }
 }
 
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.freeze({}) });
@@ -70,7 +84,7 @@ export class ToolTable {
     for (const [name, tool] of tools) {
       this.#names.push(name);
       this.#tools.push(tool);
-      const entry: ToolEntry = { name, tool, validate: validatorFor(tool) };
+      const entry = new ToolEntry(name, tool);
       entries.push(entry);
       byName.set(name, entry);
       const spec: ToolSpec = {
