@@ -138,7 +138,7 @@ describe('REPL', () => {
       await prompt(cli, 2);
       expect(exited).toBe(false);
       cli.write('/exit\r');
-      expect((await cli.done()).code).toBe(0);
+      expect((await cli.done()).code, cli.stdout).toBe(0);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

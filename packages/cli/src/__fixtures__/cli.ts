@@ -78,7 +78,9 @@ export class CliProcess {
 
   constructor(args: readonly string[], options: SpawnOptions) {
     const command = options.tty
-      ? ['script', ['-qfec', ['node', BIN, ...args].map(shellQuote).join(' '), '/dev/null']]
+      ? // `exec`: the shell script(1) starts (dash when SHELL is unset, as in CI) must not stay
+        // in the terminal's process group, where Ctrl+C would kill it and script would exit 130.
+        ['script', ['-qfec', `exec ${['node', BIN, ...args].map(shellQuote).join(' ')}`, '/dev/null']]
       : [process.execPath, [BIN, ...args]];
     this.child = spawn(command[0] as string, command[1] as string[], {
       cwd: options.cwd,
