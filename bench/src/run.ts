@@ -163,23 +163,55 @@ function interrupted(row: Row): boolean {
   return row.value === 'failed' || (row.value === 'not available' && /[\\/]dist[\\/]/.test(row.note ?? ''));
 }
 
+const USAGE = `Usage: pnpm bench [-- options]
+
+  --only <group[,group]>  run only these groups (${Object.keys(GROUPS).join(', ')})
+  --runs <n>              measured runs per row (default 5; at least 5 are always taken)
+  --quick                 smaller sizes and budgets, for a look while developing (no RESULTS.md)
+  --write                 write bench/RESULTS.md even for a partial run
+  --also <label>=<path>   another build of context-simple (its dist/index.js), measured next to this one
+  --help                  this text`;
+
+function parseOptions(argv: string[]) {
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        only: { type: 'string', multiple: true, default: [] },
+        runs: { type: 'string', default: '5' },
+        quick: { type: 'boolean', default: false },
+        write: { type: 'boolean', default: false },
+        also: { type: 'string', multiple: true, default: [] },
+        help: { type: 'boolean', default: false },
+      },
+    });
+    const runs = Number(values.runs);
+    if (!Number.isInteger(runs) || runs < 1)
+      throw new Error(`--runs must be a whole number ≥ 1, got '${values.runs}'`);
+    const help = values.help;
+    return {
+      ...values,
+      runs,
+      names: help ? [] : selectGroups(values.only),
+      builds: help ? [] : parseBuilds(values.also),
+    };
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2).filter((a) => a !== '--');
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      only: { type: 'string', multiple: true, default: [] },
-      runs: { type: 'string', default: '5' },
-      quick: { type: 'boolean', default: false },
-      write: { type: 'boolean', default: false },
-      also: { type: 'string', multiple: true, default: [] },
-    },
-  });
-  const names = selectGroups(values.only);
+  const values = parseOptions(process.argv.slice(2).filter((a) => a !== '--'));
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const { names } = values;
   const options: GroupOptions = {
-    runs: Number(values.runs),
+    runs: values.runs,
     quick: values.quick,
-    also: parseBuilds(values.also),
+    also: values.builds,
     log,
   };
   const startLoad = os.loadavg();
