@@ -1,8 +1,11 @@
 /**
  * Background jobs (`run_in_background`): each runs in its own process group
- * with stdout and stderr written to files in a private temp directory of the
- * mount (mode 0700, removed at cleanup). `bash_output` reads what was written
- * since the last read; `bash_kill` stops a job; cleanup stops them all.
+ * with stdout and stderr written to files in a directory of the mount (mode
+ * 0700): `bash-jobs-XXXXXX` in the session directory when the app registers
+ * the `session.directory` capability (kept at cleanup, with the session's
+ * other files), else a private temp directory (removed at cleanup).
+ * `bash_output` reads what was written since the last read; `bash_kill` stops
+ * a job; cleanup stops them all.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -52,8 +55,20 @@ export class JobManager {
   #count = 0;
   #closing = false;
 
-  constructor(options: { graceMs: number }) {
+  readonly #sessionDirectory: () => string | undefined;
+  #temporary = false;
+
+  /** `sessionDirectory`: where the app keeps this session's files, asked when the first job starts. */
+  readonly #warn: (message: string) => void;
+
+  constructor(options: {
+    graceMs: number;
+    sessionDirectory?: () => string | undefined;
+    warn?: (message: string) => void;
+  }) {
     this.#graceMs = options.graceMs;
+    this.#sessionDirectory = options.sessionDirectory ?? (() => undefined);
+    this.#warn = options.warn ?? (() => {});
   }
 
   /** The job directory, once a job has started. */
@@ -63,7 +78,7 @@ export class JobManager {
 
   async start(options: JobStartOptions): Promise<JobSummary> {
     // One directory per mount, made on the first job (a shared promise: concurrent starts agree on it).
-    this.#dirReady ??= fs.promises.mkdtemp(path.join(os.tmpdir(), 'amplifier-bash-')).then((dir) => {
+    this.#dirReady ??= this.#makeDirectory().then((dir) => {
       this.#dir = dir;
       return dir;
     });
@@ -147,6 +162,23 @@ export class JobManager {
     return summary(job);
   }
 
+  /** `<session dir>/bash-jobs-XXXXXX` (unique per mount: a resumed session never reuses old files), else a temp dir. */
+  async #makeDirectory(): Promise<string> {
+    const session = this.#sessionDirectory();
+    if (session !== undefined) {
+      try {
+        await fs.promises.mkdir(session, { recursive: true, mode: 0o700 });
+        return await fs.promises.mkdtemp(path.join(session, 'bash-jobs-'));
+      } catch (error) {
+        this.#warn(
+          `tool-bash: cannot create the job directory in the session directory ${session} (${(error as Error).message}); using a temp directory`,
+        );
+      }
+    }
+    this.#temporary = true;
+    return fs.promises.mkdtemp(path.join(os.tmpdir(), 'amplifier-bash-'));
+  }
+
   /** Stop a job's whole process group (SIGTERM, grace, SIGKILL). */
   async kill(pid: number): Promise<JobSummary> {
     const job = this.#jobs.get(pid)!;
@@ -157,7 +189,7 @@ export class JobManager {
     return summary(job);
   }
 
-  /** Stop every job (and anything a finished job left in its group), then remove the directory. */
+  /** Stop every job (and anything a finished job left in its group), then remove a temp directory. */
   async close(): Promise<void> {
     this.#closing = true;
     await Promise.all(
@@ -167,7 +199,7 @@ export class JobManager {
       }),
     );
     const dir = await this.#dirReady?.catch(() => undefined);
-    if (dir !== undefined) await fs.promises.rm(dir, { recursive: true, force: true });
+    if (dir !== undefined && this.#temporary) await fs.promises.rm(dir, { recursive: true, force: true });
   }
 }
 

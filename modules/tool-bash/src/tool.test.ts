@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Cleanup, Logger, Tool, ToolResult } from '@amplifier/core';
 import { serializeToolOutput } from '@amplifier/core';
@@ -415,6 +416,62 @@ describe('background jobs and cleanup', () => {
     expect(await runtimeOf(bash).jobs.waitForExit(pid)).toMatchObject({ status: 'exited', returncode: 4 });
     const result = await output.execute({ pid });
     expect(result.output).toMatchObject({ status: 'exited', returncode: 4, stdout: 'done\n', stderr: '' });
+  });
+
+  it('with a session.directory capability, job output files live in the session directory and stay after cleanup', async () => {
+    const coordinator = createTestCoordinator();
+    const sessionDir = path.join(tempDir(), 'sessions', 'abc');
+    coordinator.registerCapability('session.directory', sessionDir);
+    const { run, bash, cleanup } = await setup({}, coordinator);
+    const { pid } = (await run('echo kept; echo warned >&2', { run_in_background: true })).output as {
+      pid: number;
+    };
+    await runtimeOf(bash).jobs.waitForExit(pid);
+    const dir = runtimeOf(bash).jobs.directory!;
+    expect(path.dirname(dir)).toBe(sessionDir);
+    expect(path.basename(dir)).toMatch(/^bash-jobs-/);
+    expect((fs.statSync(dir).mode & 0o777).toString(8)).toBe('700');
+    await cleanup();
+    const files = fs.readdirSync(dir).sort();
+    expect(files).toEqual(['job-1.stderr', 'job-1.stdout']);
+    expect(fs.readFileSync(path.join(dir, 'job-1.stdout'), 'utf8')).toBe('kept\n');
+    expect(fs.readFileSync(path.join(dir, 'job-1.stderr'), 'utf8')).toBe('warned\n');
+  });
+
+  it('a second mount on the same session directory (a resumed session) writes to new files', async () => {
+    const sessionDir = path.join(tempDir(), 'session');
+    const dirs: string[] = [];
+    for (const text of ['one', 'two']) {
+      const coordinator = createTestCoordinator();
+      coordinator.registerCapability('session.directory', sessionDir);
+      const { run, bash, output, cleanup } = await setup({}, coordinator);
+      const { pid } = (await run(`echo ${text}`, { run_in_background: true })).output as { pid: number };
+      await runtimeOf(bash).jobs.waitForExit(pid);
+      expect((await output.execute({ pid })).output).toMatchObject({ stdout: `${text}\n` });
+      dirs.push(runtimeOf(bash).jobs.directory!);
+      await cleanup();
+    }
+    expect(new Set(dirs).size).toBe(2);
+  });
+
+  it('a session directory that cannot be created: the job runs from a temp directory, with a warning', async () => {
+    const warnings: string[] = [];
+    const logger: Logger = { debug() {}, info() {}, error() {}, warn: (m: string) => warnings.push(m) };
+    const coordinator = createTestCoordinator({ logger });
+    const blocker = path.join(tempDir(), 'a-file');
+    fs.writeFileSync(blocker, 'not a directory');
+    coordinator.registerCapability('session.directory', path.join(blocker, 'session'));
+    const { run, bash, output, cleanup } = await setup({}, coordinator);
+    const { pid } = (await run('echo fine', { run_in_background: true })).output as { pid: number };
+    await runtimeOf(bash).jobs.waitForExit(pid);
+    expect((await output.execute({ pid })).output).toMatchObject({ stdout: 'fine\n' });
+    expect(warnings).toEqual([
+      expect.stringMatching(/cannot create the job directory .*using a temp directory/),
+    ]);
+    const dir = runtimeOf(bash).jobs.directory!;
+    expect(dir.startsWith(os.tmpdir())).toBe(true);
+    await cleanup();
+    expect(fs.existsSync(dir)).toBe(false);
   });
 
   it('cleanup also stops what a finished background job left in its group', async () => {

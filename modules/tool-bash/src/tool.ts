@@ -33,7 +33,14 @@ export class BashRuntime {
   constructor(coordinator: Coordinator, config: BashConfig) {
     this.#coordinator = coordinator;
     this.config = config;
-    this.jobs = new JobManager({ graceMs: config.kill_grace * 1000 });
+    this.jobs = new JobManager({
+      graceMs: config.kill_grace * 1000,
+      sessionDirectory: () => {
+        const dir = coordinator.getCapability<unknown>('session.directory');
+        return typeof dir === 'string' && dir !== '' ? path.resolve(dir) : undefined;
+      },
+      warn: (message) => coordinator.logger.warn(message),
+    });
   }
 
   /** Commands running now (what `max_concurrent` limits). */

@@ -127,7 +127,7 @@ export class SessionRunner {
       ...(resumed && { sessionId: resumed.id }),
     });
     // Where this session's files live; modules that keep per-session state (hooks-approval's
-    // grants) store it here, next to the transcript.
+    // grants, tool-bash's background job output) store it here, next to the transcript.
     session.coordinator.registerCapability(
       'session.directory',
       resumed?.dir ?? path.join(store.projectDir(cwd), session.sessionId),
