@@ -56,11 +56,11 @@ export class JobManager {
   #closing = false;
 
   readonly #sessionDirectory: () => string | undefined;
+  readonly #warn: (message: string) => void;
+  /** The job directory is a temp directory (removed at cleanup), not in the session directory. */
   #temporary = false;
 
   /** `sessionDirectory`: where the app keeps this session's files, asked when the first job starts. */
-  readonly #warn: (message: string) => void;
-
   constructor(options: {
     graceMs: number;
     sessionDirectory?: () => string | undefined;
