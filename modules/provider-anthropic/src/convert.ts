@@ -5,12 +5,12 @@
  * cache breakpoints; and a `message` object as a ChatResponse.
  */
 import {
+  blockToolCalls,
   type ChatResponse,
   type ContentBlock,
   type ImageSource,
   type Message,
   responseText,
-  type ToolCall,
   type Usage,
 } from '@amplifier/core';
 import { toolBlocksText, toolResultText } from '@amplifier/core/provider';
@@ -227,10 +227,7 @@ export function buildResponse(parts: {
   id: string | undefined;
   model: string | undefined;
 }): ChatResponse {
-  const calls: ToolCall[] = [];
-  for (const block of parts.blocks) {
-    if (block.type === 'tool_call') calls.push({ id: block.id, name: block.name, arguments: block.input });
-  }
+  const calls = blockToolCalls(parts.blocks);
   const response: ChatResponse = { content: parts.blocks };
   if (calls.length > 0) response.tool_calls = calls;
   if (parts.usage !== undefined) response.usage = parts.usage;

@@ -11,12 +11,13 @@ import {
   type EventEmitterLike,
   HttpLlmProvider,
   ModelCatalog,
+  poolTransport,
   streamPayloadError,
 } from '@amplifier/core/provider';
+import { Pool } from 'undici';
 import { configFields, type ResolvedConfig } from './config.js';
 import { fromWireMessage } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
-import { undiciTransport } from './http.js';
 import { BUILTIN_PRICES, MODEL_TABLE } from './models.js';
 import { thinkingOf, toWireBody } from './request.js';
 import { messageEvents, responseEvents } from './stream.js';
@@ -44,7 +45,9 @@ export class AnthropicProvider extends HttpLlmProvider<ResolvedConfig> {
           config_fields: configFields(config.model),
         },
         auth: config.apiKey === undefined ? {} : { 'x-api-key': config.apiKey },
-        transport: undiciTransport(config.baseUrl, config.connections),
+        transport: poolTransport(
+          new Pool(config.baseUrl.origin, { connections: config.connections, pipelining: 1 }),
+        ),
         catalog,
         costs: new CostMeter(config.prices, BUILTIN_PRICES),
         // Every page of GET /v1/models, with `max_input_tokens` / `max_tokens` where the API reports them.

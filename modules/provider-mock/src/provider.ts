@@ -16,6 +16,7 @@ import {
   type ModelInfo,
   type Provider,
   type ProviderInfo,
+  responseToolCalls,
   type StreamEvent,
   sleep,
   type ToolCall,
@@ -129,12 +130,7 @@ export class ScriptedProvider implements Provider {
 
   /** `response.tool_calls`, or the `tool_call` content blocks when there are none. */
   parseToolCalls(response: ChatResponse): ToolCall[] {
-    if (response.tool_calls?.length) return response.tool_calls;
-    const calls: ToolCall[] = [];
-    for (const block of response.content ?? []) {
-      if (block.type === 'tool_call') calls.push({ id: block.id, name: block.name, arguments: block.input });
-    }
-    return calls;
+    return responseToolCalls(response);
   }
 
   complete(request: ChatRequest, options: CompleteOptions = {}): Promise<ChatResponse> {

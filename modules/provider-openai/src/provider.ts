@@ -11,12 +11,13 @@ import {
   type EventEmitterLike,
   HttpLlmProvider,
   ModelCatalog,
+  poolTransport,
   streamPayloadError,
 } from '@amplifier/core/provider';
+import { Pool } from 'undici';
 import { configFields, type ResolvedConfig } from './config.js';
 import { fromWireCompletion, toWireBody } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
-import { undiciTransport } from './http.js';
 import { BUILTIN_PRICES, MODEL_TABLE } from './models.js';
 import { chunkEvents, responseEvents } from './stream.js';
 
@@ -35,7 +36,9 @@ export class OpenAIProvider extends HttpLlmProvider<ResolvedConfig> {
           config_fields: configFields(config.model),
         },
         auth: config.apiKey === undefined ? {} : { authorization: `Bearer ${config.apiKey}` },
-        transport: undiciTransport(config.baseUrl, config.connections),
+        transport: poolTransport(
+          new Pool(config.baseUrl.origin, { connections: config.connections, pipelining: 1 }),
+        ),
         catalog: new ModelCatalog({
           ...MODEL_TABLE,
           defaultModel: config.model,

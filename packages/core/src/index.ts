@@ -111,7 +111,7 @@ export type {
   Usage,
   Visibility,
 } from './messages.js';
-export { responseText } from './messages.js';
+export { blockToolCalls, responseText, responseToolCalls } from './messages.js';
 // Data: kernel models
 export type {
   ConfigField,

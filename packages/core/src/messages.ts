@@ -193,3 +193,17 @@ export function responseText(content: string | readonly ContentBlock[] | undefin
   }
   return parts.join('\n\n');
 }
+
+/** The `tool_call` blocks of a response's content, as ToolCalls, in order. */
+export function blockToolCalls(content: readonly ContentBlock[] | undefined): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const block of content ?? []) {
+    if (block.type === 'tool_call') calls.push({ id: block.id, name: block.name, arguments: block.input });
+  }
+  return calls;
+}
+
+/** `response.tool_calls`, or the `tool_call` content blocks when there are none (a provider's `parseToolCalls`). */
+export function responseToolCalls(response: ChatResponse): ToolCall[] {
+  return response.tool_calls?.length ? response.tool_calls : blockToolCalls(response.content);
+}

@@ -8,7 +8,13 @@
 import type { CompleteOptions, Logger, Provider } from '../contracts.js';
 import { errorMessage } from '../errors.js';
 import { silentLogger } from '../logger.js';
-import type { ChatRequest, ChatResponse, StreamEvent, ToolCall } from '../messages.js';
+import {
+  type ChatRequest,
+  type ChatResponse,
+  responseToolCalls,
+  type StreamEvent,
+  type ToolCall,
+} from '../messages.js';
 import type { ConfigField, ModelInfo, ProviderInfo } from '../models.js';
 import { ProviderCalls } from './calls.js';
 import type { ResolvedProviderConfig } from './config.js';
@@ -126,12 +132,7 @@ export class HttpLlmProvider<C extends ResolvedProviderConfig = ResolvedProvider
 
   /** `response.tool_calls`, or the `tool_call` blocks when there are none. */
   parseToolCalls(response: ChatResponse): ToolCall[] {
-    if (response.tool_calls?.length) return response.tool_calls;
-    const calls: ToolCall[] = [];
-    for (const block of response.content ?? []) {
-      if (block.type === 'tool_call') calls.push({ id: block.id, name: block.name, arguments: block.input });
-    }
-    return calls;
+    return responseToolCalls(response);
   }
 
   /** One completion. With `use_streaming` it streams internally and returns the aggregate. */

@@ -56,6 +56,7 @@ export { sseEvents, sseJson } from './sse.js';
 export type {
   HttpHeaders,
   HttpResponse,
+  PooledDispatcher,
   RequestContext,
   ResponseBody,
   SendOptions,
@@ -66,6 +67,7 @@ export {
   abortError,
   header,
   ProviderHttpClient,
+  poolTransport,
   readErrorBody,
   readText,
   retryAfterSeconds,

@@ -1,3 +1,4 @@
+import { Pool } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { LLMError } from '../llm-errors.js';
 import { transportConformance } from '../testing/conformance.js';
@@ -7,6 +8,7 @@ import {
   abortError,
   header,
   ProviderHttpClient,
+  poolTransport,
   readErrorBody,
   readText,
   retryAfterSeconds,
@@ -17,6 +19,15 @@ import {
 const context = { provider: 'test', model: 'm' };
 
 transportConformance({ create: fetchTransport });
+
+// poolTransport over a real undici Pool (what provider-openai and provider-anthropic use) against a
+// real local server: timeouts, abort, refused and dropped connections, early stops and close come
+// out as the right LLMErrors.
+describe('poolTransport (undici Pool)', () => {
+  transportConformance({
+    create: (baseUrl) => poolTransport(new Pool(baseUrl.origin, { connections: 2, pipelining: 1 })),
+  });
+});
 
 /** A body that yields these chunks, then fails with `error` when given. */
 async function* bodyOf(chunks: string[], error?: Error): AsyncGenerator<Uint8Array> {

@@ -49,6 +49,42 @@ export interface Transport {
   close(): Promise<void>;
 }
 
+/**
+ * The part of a connection pool `poolTransport` uses; undici's `Pool` (or
+ * `Client`) fits as is, without core depending on undici.
+ */
+export interface PooledDispatcher {
+  request(options: {
+    method: TransportRequest['method'];
+    path: string;
+    headers: Record<string, string>;
+    body?: string;
+    signal?: AbortSignal;
+    headersTimeout: number;
+    bodyTimeout: number;
+  }): Promise<{ statusCode: number; headers: HttpHeaders; body: ResponseBody }>;
+  destroy(): Promise<void>;
+  readonly destroyed: boolean;
+}
+
+/**
+ * A transport over one pool bound to the base URL's origin, e.g.
+ * `poolTransport(new Pool(baseUrl.origin, { connections, pipelining: 1 }))`:
+ * the request timeout applies to the headers and between body chunks; `close`
+ * destroys the pool (aborting what is in flight), once.
+ */
+export function poolTransport(pool: PooledDispatcher): Transport {
+  return {
+    async request({ timeoutMs, ...request }) {
+      const response = await pool.request({ ...request, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    },
+    async close() {
+      if (!pool.destroyed) await pool.destroy();
+    },
+  };
+}
+
 export interface SendOptions {
   /** Sent as JSON. */
   body?: unknown;
