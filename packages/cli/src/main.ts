@@ -1,11 +1,12 @@
 /**
  * The `amplifier` command (started by bin.ts). Exit codes: 0 ok, 1 error, 2 usage, 130 cancelled.
  */
+import { MODULE_TYPES } from '@amplifier/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { Display } from './display.js';
 import { describeError, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { CLI_VERSION, listModules, validateCommand } from './modules.js';
-import { resolveCwd, runCommand } from './run.js';
+import { type RunOptions, resolveCwd, runCommand } from './run.js';
 import { deleteSessions, listSessions, showSession } from './session-commands.js';
 import { invokeTool, lintTool, listTools } from './tools.js';
 
@@ -82,6 +83,21 @@ type RunFlags = Common & {
   resume?: string;
 };
 
+/** `run` and `continue`: the prompt words and flags as runCommand's options. */
+function runOptionsOf(words: string[], flags: RunFlags): RunOptions {
+  return {
+    prompt: words.length > 0 ? words.join(' ') : undefined,
+    plan: flags.plan,
+    provider: flags.provider,
+    model: flags.model,
+    maxIterations: flags.maxIterations,
+    cwd: flags.cwd,
+    verbose: flags.verbose ?? false,
+    json: flags.json ?? false,
+    resume: flags.resume,
+  };
+}
+
 runOptions(
   program
     .command('run')
@@ -90,21 +106,7 @@ runOptions(
     )
     .argument('[prompt...]', 'the prompt (words are joined with spaces)')
     .option('-r, --resume <id>', 'continue the session with this id (or a unique prefix)'),
-).action(
-  action((words: string[], flags: RunFlags) =>
-    runCommand({
-      prompt: words.length > 0 ? words.join(' ') : undefined,
-      plan: flags.plan,
-      provider: flags.provider,
-      model: flags.model,
-      maxIterations: flags.maxIterations,
-      cwd: flags.cwd,
-      verbose: flags.verbose ?? false,
-      json: flags.json ?? false,
-      resume: flags.resume,
-    }),
-  ),
-);
+).action(action((words: string[], flags: RunFlags) => runCommand(runOptionsOf(words, flags))));
 
 runOptions(
   program
@@ -113,17 +115,7 @@ runOptions(
     .argument('[prompt...]', 'the prompt'),
 ).action(
   action((words: string[], flags: RunFlags) =>
-    runCommand({
-      prompt: words.length > 0 ? words.join(' ') : undefined,
-      plan: flags.plan,
-      provider: flags.provider,
-      model: flags.model,
-      maxIterations: flags.maxIterations,
-      cwd: flags.cwd,
-      verbose: flags.verbose ?? false,
-      json: flags.json ?? false,
-      continueLatest: true,
-    }),
+    runCommand({ ...runOptionsOf(words, flags), continueLatest: true }),
   ),
 );
 
@@ -188,14 +180,9 @@ common(
     .argument('<target>', 'a folder, a package name or a module id'),
 )
   .addOption(
-    new Option('-t, --type <type>', 'validate as this type (default: from its package.json)').choices([
-      'orchestrator',
-      'context',
-      'provider',
-      'tool',
-      'hook',
-      'resolver',
-    ]),
+    new Option('-t, --type <type>', 'validate as this type (default: from its package.json)').choices(
+      MODULE_TYPES,
+    ),
   )
   .action(
     action((target: string, flags: Common & { type?: string }) =>
