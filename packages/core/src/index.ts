@@ -141,7 +141,17 @@ export {
 } from './models.js';
 export type { ModuleSpec, MountPlan, MountPlanValidation, SessionSection } from './mount-plan.js';
 export { assertMountPlan, resolveSessionModule, validateMountPlan } from './mount-plan.js';
-export { redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
+export type { OwnDataOptions } from './plain-data.js';
+export {
+  getOwn,
+  isPlainObject,
+  MAX_DATA_DEPTH,
+  MAX_DEPTH_MARKER,
+  ownConfig,
+  ownData,
+  setOwn,
+} from './plain-data.js';
+export { isSecretKey, redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
 // Helpers
 export type { RetryOptions } from './retry.js';
 export { computeRetryDelay, retryWithBackoff, sleep } from './retry.js';

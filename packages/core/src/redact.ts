@@ -1,10 +1,14 @@
 /**
- * Copies of data with secrets blanked out or long strings shortened, for debug
- * payloads (`session.raw`) and logs. Both recurse through plain objects and
- * arrays, never modify their input, and write a cycle as "[Circular]".
+ * Secrets and size in data meant for people (logs, debug payloads): which key
+ * names hold secrets (`isSecretKey`, one rule for log redaction and for the
+ * environment of subprocesses), and copies of data with secrets blanked out or
+ * long strings shortened. The copies recurse through plain objects and arrays,
+ * never modify their input, write a cycle as "[Circular]" and anything nested
+ * deeper than `MAX_DATA_DEPTH` as "[MaxDepth]": they never throw.
  */
+import { isPlainObject, MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from './plain-data.js';
 
-/** Keys whose values are secrets (compared lower-cased, whole key). */
+/** The reference's keys whose values are secrets (compared lower-cased, whole key). */
 export const SENSITIVE_KEYS: ReadonlySet<string> = new Set([
   'api_key',
   'apikey',
@@ -20,11 +24,69 @@ export const SENSITIVE_KEYS: ReadonlySet<string> = new Set([
   'authorization',
 ]);
 
-/** Replace the value of every key named in `keys` (case-insensitive) with "[REDACTED]". */
-export function redactSecrets<T>(value: T, keys: ReadonlySet<string> = SENSITIVE_KEYS): T {
-  return mapDeep(value, (key, v) =>
-    key !== undefined && keys.has(key.toLowerCase()) ? '[REDACTED]' : v,
-  ) as T;
+/** Whole names (lower-cased, `-` `_` `.` removed) that hold secrets. */
+const SECRET_NAMES: ReadonlySet<string> = new Set([
+  ...[...SENSITIVE_KEYS].map(normalizeKey),
+  'xapikey',
+  'proxyauthorization',
+  'passwd',
+  'passphrase',
+  'clientsecret',
+  'cookie',
+  'setcookie',
+]);
+
+/** Endings (of the normalized name) that mark a secret: `OPENAI_API_KEY`, `github_token`, `AWS_SECRET_ACCESS_KEY`. */
+const SECRET_SUFFIXES: readonly string[] = [
+  'apikey',
+  'secret',
+  'secretkey',
+  'accesskey',
+  'password',
+  'passwd',
+  'passphrase',
+  'token',
+  'privatekey',
+  'credential',
+  'credentials',
+  'auth',
+];
+
+/** Environment-style names (upper case) ending in `_KEY` or `_PAT`: `STRIPE_KEY`, `AZURE_OPENAI_KEY`, `GITHUB_PAT`. */
+const ENV_STYLE_SECRET = /^[A-Z][A-Z0-9_]*_(?:KEY|PAT)$/;
+
+function normalizeKey(key: string): string {
+  return key.toLowerCase().replace(/[-_.]/g, '');
+}
+
+/**
+ * True when a value stored under `name` (an object key, a header, an
+ * environment variable) is a secret: a known secret name (`password`,
+ * `authorization`, `cookie`), a name ending in one (`OPENAI_API_KEY`,
+ * `GITHUB_TOKEN`, `db_password`, `AWS_SECRET_ACCESS_KEY`, `basic_auth`), or an
+ * upper-case environment name ending in `_KEY` or `_PAT`. Names that only
+ * contain a secret word elsewhere are not (`max_tokens`, `api_key_env`,
+ * `token_count`, `SSH_AUTH_SOCK`). Case, `-`, `_` and `.` are ignored except
+ * for the environment-style rule.
+ */
+export function isSecretKey(name: string): boolean {
+  const key = normalizeKey(name);
+  if (SECRET_NAMES.has(key)) return true;
+  for (const suffix of SECRET_SUFFIXES) if (key.endsWith(suffix)) return true;
+  return ENV_STYLE_SECRET.test(name);
+}
+
+/**
+ * Replace the value of every secret key with "[REDACTED]". Default: every key
+ * `isSecretKey` accepts (which includes the reference's `SENSITIVE_KEYS`); a
+ * set means exactly those keys (case-insensitive, whole key).
+ */
+export function redactSecrets<T>(
+  value: T,
+  keys: ReadonlySet<string> | ((key: string) => boolean) = isSecretKey,
+): T {
+  const secret = typeof keys === 'function' ? keys : (key: string) => keys.has(key.toLowerCase());
+  return mapDeep(value, (key, v) => (key !== undefined && secret(key) ? '[REDACTED]' : v)) as T;
 }
 
 /** Shorten strings longer than `maxLength` to `<prefix>... (truncated N chars)`. */
@@ -45,20 +107,18 @@ function mapDeep(
   const mapped = fn(key, value);
   if (mapped !== value) return mapped;
   const isArray = Array.isArray(value);
-  const isPlain =
-    !isArray &&
-    typeof value === 'object' &&
-    value !== null &&
-    Object.getPrototypeOf(value) === Object.prototype;
-  if (!isArray && !isPlain) return value;
+  if (!isArray && !isPlainObject(value)) return value;
   if (ancestors.has(value)) return '[Circular]';
+  if (ancestors.size >= MAX_DATA_DEPTH) return MAX_DEPTH_MARKER;
   ancestors.add(value);
   let out: unknown;
   if (isArray) {
     out = (value as unknown[]).map((item) => mapDeep(item, fn, undefined, ancestors));
   } else {
     const copy: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as object)) copy[k] = mapDeep(v, fn, k, ancestors);
+    for (const k of Object.keys(value as object)) {
+      setOwn(copy, k, mapDeep((value as Record<string, unknown>)[k], fn, k, ancestors));
+    }
     out = copy;
   }
   ancestors.delete(value);

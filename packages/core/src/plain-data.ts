@@ -1,0 +1,124 @@
+/**
+ * Plain data from outside (mount plans, module config, JSON and YAML files,
+ * model output) read safely: copies that keep only own properties, keep
+ * `__proto__`, `constructor` and `prototype` as ordinary keys (never as the
+ * prototype), and refuse or mark data nested deeper than any real document.
+ */
+import { DataValidationError } from './errors.js';
+
+/**
+ * Deepest nesting the kernel walks in outside data. Walkers that must not fail
+ * (redaction, logging, snapshots) write `MAX_DEPTH_MARKER` below it; copies of
+ * configuration refuse it with the path.
+ */
+export const MAX_DATA_DEPTH = 256;
+
+/** What a walker writes in place of data nested deeper than `MAX_DATA_DEPTH`. */
+export const MAX_DEPTH_MARKER = '[MaxDepth]';
+
+/**
+ * Set `target[key] = value` as an own data property. Unlike assignment, a key
+ * named `__proto__` stays a key: `out[key] = v` with that key would replace
+ * the prototype of `out` and make `v`'s properties look like `out`'s.
+ */
+export function setOwn(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** `record[key]` when `record` is an object that has `key` as an own property; otherwise undefined. */
+export function getOwn<T = unknown>(record: unknown, key: string): T | undefined {
+  if (typeof record !== 'object' || record === null) return undefined;
+  return Object.hasOwn(record, key) ? ((record as Record<string, unknown>)[key] as T) : undefined;
+}
+
+/**
+ * True for objects that are data rather than instances: a prototype of
+ * `Object.prototype` or null, or a prototype that is itself a plain object
+ * (what `out.__proto__ = {...}` makes). Class instances (Date, Map, URL, your
+ * own classes) have a prototype with its own `constructor` and are not plain.
+ */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === null || proto === Object.prototype || !Object.hasOwn(proto, 'constructor');
+}
+
+export interface OwnDataOptions {
+  /** Where the value sits, for error messages (`tools[1].config`). Default: `''` (the root). */
+  path?: string;
+  /** Default: `MAX_DATA_DEPTH`. */
+  maxDepth?: number;
+}
+
+/**
+ * A deep copy of plain data that has only own enumerable properties: arrays
+ * and plain objects are copied (onto `Object.prototype`, keys such as
+ * `__proto__` kept as keys), anything else (strings, numbers, functions, class
+ * instances) is kept as it is. Whatever the input's prototypes say, reading
+ * the copy never finds an inherited value. Throws a `DataValidationError`
+ * naming the path when the data is cyclic or nested deeper than `maxDepth`.
+ */
+export function ownData<T>(value: T, options: OwnDataOptions = {}): T {
+  const maxDepth = options.maxDepth ?? MAX_DATA_DEPTH;
+  const ancestors: unknown[] = [];
+  const copy = (item: unknown, path: string): unknown => {
+    const array = Array.isArray(item);
+    if (!array && !isPlainObject(item)) return item;
+    if (ancestors.includes(item)) throw problem(path, 'refers to itself (a cycle); plain data cannot');
+    if (ancestors.length >= maxDepth) {
+      throw problem(path, `is nested deeper than ${maxDepth} levels; flatten it`);
+    }
+    ancestors.push(item);
+    let out: unknown;
+    if (array) {
+      const list = item as unknown[];
+      const result = new Array<unknown>(list.length);
+      for (let i = 0; i < list.length; i++) result[i] = copy(list[i], `${path}[${i}]`);
+      out = result;
+    } else {
+      const record = item as Record<string, unknown>;
+      const result: Record<string, unknown> = {};
+      for (const key of Object.keys(record)) setOwn(result, key, copy(record[key], joinPath(path, key)));
+      out = result;
+    }
+    ancestors.pop();
+    return out;
+  };
+  return copy(value, options.path ?? '') as T;
+}
+
+/**
+ * A module's config as `ownData`: undefined and null give `{}`; anything that
+ * is not a plain object throws a `DataValidationError` that names the module.
+ * Modules call it first, so every later read is of own properties only.
+ */
+export function ownConfig(config: unknown, moduleId: string): Record<string, unknown> {
+  if (config === undefined || config === null) return {};
+  if (!isPlainObject(config)) {
+    const found = Array.isArray(config) ? 'an array' : typeof config;
+    throw new DataValidationError(
+      `${moduleId}: config must be an object (a mapping of keys to values), got ${found}`,
+      [{ path: '', message: `must be object, got ${found}` }],
+    );
+  }
+  try {
+    return ownData(config);
+  } catch (error) {
+    if (error instanceof DataValidationError) {
+      throw new DataValidationError(`${moduleId}: invalid config: ${error.message}`, error.errors);
+    }
+    throw error;
+  }
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function joinPath(path: string, key: string): string {
+  if (IDENTIFIER.test(key)) return path === '' ? key : `${path}.${key}`;
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+function problem(path: string, message: string): DataValidationError {
+  const where = path === '' ? '(root)' : path;
+  return new DataValidationError(`${where} ${message}`, [{ path, message }]);
+}
