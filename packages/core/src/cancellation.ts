@@ -4,6 +4,7 @@
  * everything that takes an AbortSignal (tools, HTTP, child processes) stops.
  */
 import { CancelledError, isFatalError } from './errors.js';
+import { currentJournal } from './mount-journal.js';
 
 export type CancellationState = 'none' | 'graceful' | 'immediate';
 
@@ -77,6 +78,7 @@ export class CancellationToken {
   /** Propagate this token's state (now and later) to `child`. */
   registerChild(child: CancellationToken): void {
     this.#children.add(child);
+    currentJournal()?.record(() => this.#children.delete(child));
     if (this.#state === 'graceful') child.requestGraceful();
     else if (this.#state === 'immediate') child.requestImmediate();
   }
@@ -87,10 +89,12 @@ export class CancellationToken {
   /** Run `callback` when cancellation is triggered. Returns a function that removes it. */
   onCancel(callback: CancelCallback): () => void {
     this.#callbacks.push(callback);
-    return () => {
+    const remove = (): void => {
       const i = this.#callbacks.indexOf(callback);
       if (i >= 0) this.#callbacks.splice(i, 1);
     };
+    currentJournal()?.record(remove);
+    return remove;
   }
 
   /**

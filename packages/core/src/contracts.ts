@@ -169,6 +169,8 @@ export interface LoadedModule {
   /** Mounts the module with the config it was loaded with. */
   mount(coordinator: Coordinator): Promise<Cleanup | void>;
   onSessionReady?: (coordinator: Coordinator) => Promise<void>;
+  /** Its package declares `"required": true`: the session must not run without it. */
+  required?: boolean;
   /** Package name, version and real path, when the module came from a package. */
   packageName?: string;
   version?: string;

@@ -21,6 +21,7 @@ import { CANCEL_REQUESTED } from './events.js';
 import { HookRegistry, utcTimestamp } from './hooks.js';
 import { defaultLogger } from './logger.js';
 import { type HookResult, type MountPoint, sanitizeForLlm } from './models.js';
+import { currentJournal } from './mount-journal.js';
 import type { MountPlan } from './mount-plan.js';
 
 export interface CoordinatorOptions {
@@ -128,7 +129,15 @@ export class Coordinator {
             `Name required for ${point}: pass { name } or give the module a name`,
           );
         }
-        (point === 'tools' ? this.#tools : this.#providers).set(name, module as Tool & Provider);
+        const map: Map<string, unknown> = point === 'tools' ? this.#tools : this.#providers;
+        const had = map.has(name);
+        const previous = map.get(name);
+        map.set(name, module);
+        currentJournal()?.record(() => {
+          if (map.get(name) !== module) return;
+          if (had) map.set(name, previous);
+          else map.delete(name);
+        });
         return;
       }
       case 'hooks':
@@ -138,10 +147,18 @@ export class Coordinator {
         );
       case 'orchestrator':
       case 'context':
-      case 'module-source-resolver':
-        if (this.#slots[point] !== undefined) this.logger.debug(`Replacing existing ${point}`);
-        (this.#slots as Record<string, unknown>)[point] = module;
+      case 'module-source-resolver': {
+        const slots = this.#slots as Record<string, unknown>;
+        const previous = slots[point];
+        if (previous !== undefined) this.logger.debug(`Replacing existing ${point}`);
+        slots[point] = module;
+        currentJournal()?.record(() => {
+          if (slots[point] !== module) return;
+          if (previous === undefined) delete slots[point];
+          else slots[point] = previous;
+        });
         return;
+      }
       default:
         throw unknownMountPoint(point);
     }
@@ -198,7 +215,15 @@ export class Coordinator {
 
   /** Register a named value for other modules or the app (a second registration replaces it). */
   registerCapability(name: string, value: unknown): void {
-    this.#capabilities.set(name, value);
+    const capabilities = this.#capabilities;
+    const had = capabilities.has(name);
+    const previous = capabilities.get(name);
+    capabilities.set(name, value);
+    currentJournal()?.record(() => {
+      if (capabilities.get(name) !== value) return;
+      if (had) capabilities.set(name, previous);
+      else capabilities.delete(name);
+    });
   }
 
   getCapability<T = unknown>(name: string): T | undefined {
@@ -207,9 +232,15 @@ export class Coordinator {
 
   /** Add a contributor to a channel; `callback` is called (sync or async) on every collection. */
   registerContributor(channel: string, name: string, callback: () => unknown): void {
+    const contributor: Contributor = { name, callback };
     const list = this.channels.get(channel);
-    if (list === undefined) this.channels.set(channel, [{ name, callback }]);
-    else list.push({ name, callback });
+    if (list === undefined) this.channels.set(channel, [contributor]);
+    else list.push(contributor);
+    currentJournal()?.record(() => {
+      const current = this.channels.get(channel);
+      const i = current?.indexOf(contributor) ?? -1;
+      if (i >= 0) current!.splice(i, 1);
+    });
   }
 
   /**
@@ -235,7 +266,13 @@ export class Coordinator {
 
   /** Register a cleanup; they run last-registered first. Non-functions are ignored. */
   registerCleanup(cleanup: unknown): void {
-    if (typeof cleanup === 'function') this.#cleanups.push(cleanup as Cleanup);
+    if (typeof cleanup !== 'function') return;
+    const fn = cleanup as Cleanup;
+    this.#cleanups.push(fn);
+    currentJournal()?.recordCleanup(fn, () => {
+      const i = this.#cleanups.lastIndexOf(fn);
+      if (i >= 0) this.#cleanups.splice(i, 1);
+    });
   }
 
   /**

@@ -74,9 +74,16 @@ export class ModuleNotFoundError extends AmplifierError {
 /** The module was found but could not be imported, or does not export what it must. */
 export class ModuleLoadError extends AmplifierError {
   readonly moduleId: string;
-  constructor(moduleId: string, message: string, options?: AmplifierErrorOptions & { code?: ErrorCode }) {
+  /** The module's package declares `"required": true` (the session must stop). */
+  readonly required: boolean;
+  constructor(
+    moduleId: string,
+    message: string,
+    options?: AmplifierErrorOptions & { code?: ErrorCode; required?: boolean },
+  ) {
     super(options?.code ?? 'MODULE_LOAD_FAILED', message, options);
     this.moduleId = moduleId;
+    this.required = options?.required === true;
   }
 }
 

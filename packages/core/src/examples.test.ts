@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_EVENTS } from './events.js';
@@ -152,7 +152,20 @@ describe('README examples with an installed module', () => {
       'node_modules/amplifier-module-hello/package.json',
       readFileSync(path.join(FIXTURES, 'module/package.json'), 'utf8'),
     );
-    const source = readFileSync(path.join(FIXTURES, 'module/index.ts'), 'utf8');
+    // The module imports core at run time (ownConfig): as a package, this core (built).
+    const source = readFileSync(path.join(FIXTURES, 'module/index.ts'), 'utf8').replace(
+      "'../../../index.js'",
+      "'@amplifier/core'",
+    );
+    // (A re-export of the build by file URL: a package import from inside vitest would pick core's sources.)
+    write(
+      'node_modules/@amplifier/core/package.json',
+      JSON.stringify({ name: '@amplifier/core', type: 'module', exports: './index.js' }),
+    );
+    write(
+      'node_modules/@amplifier/core/index.js',
+      `export * from ${JSON.stringify(pathToFileURL(path.join(SRC, '../dist/index.js')).href)};\n`,
+    );
     const js = ts.transpileModule(source, {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
     }).outputText;

@@ -8,6 +8,7 @@ import type { Logger } from './contracts.js';
 import { errorMessage } from './errors.js';
 import { defaultLogger } from './logger.js';
 import { HOOK_ACTIONS, type HookResult } from './models.js';
+import { currentJournal } from './mount-journal.js';
 
 /** Event payload: plain JSON-able data with snake_case keys. */
 export type EventData = Record<string, unknown>;
@@ -72,7 +73,7 @@ export class HookRegistry {
     const next = [...(this.#handlers.get(event) ?? EMPTY), entry];
     next.sort((a, b) => a.priority - b.priority || a.seq - b.seq);
     this.#handlers.set(event, next);
-    return () => {
+    const unregister = (): void => {
       const list = this.#handlers.get(event);
       if (list?.includes(entry)) {
         this.#handlers.set(
@@ -81,6 +82,9 @@ export class HookRegistry {
         );
       }
     };
+    // Registered while a module mounts: undone if that mount fails.
+    currentJournal()?.record(unregister);
+    return unregister;
   }
 
   /** Alias of `register`. */

@@ -140,7 +140,12 @@ export {
   TYPE_TO_MOUNT_POINT,
 } from './models.js';
 export type { ModuleSpec, MountPlan, MountPlanValidation, SessionSection } from './mount-plan.js';
-export { assertMountPlan, resolveSessionModule, validateMountPlan } from './mount-plan.js';
+export {
+  assertMountPlan,
+  ownMountPlan,
+  resolveSessionModule,
+  validateMountPlan,
+} from './mount-plan.js';
 export type { OwnDataOptions } from './plain-data.js';
 export {
   getOwn,

@@ -2,6 +2,7 @@
  * Kernel data models: tool results, hook results, provider and model info,
  * session status. Plain JSON-able objects with Amplifier's snake_case names.
  */
+import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from './plain-data.js';
 
 // ---------------------------------------------------------------- ToolResult
 
@@ -51,9 +52,25 @@ export function serializeToolOutput(result: ToolResult): string {
 
 /**
  * JSON.stringify that never throws: bigints and other non-JSON values become
- * strings, cycles become "[Circular]".
+ * strings, cycles become "[Circular]", objects nested deeper than
+ * `MAX_DATA_DEPTH` become "[MaxDepth]", and a value that cannot be written at
+ * all (a throwing getter or `toJSON`) becomes a JSON string saying why.
  */
 export function stringifyJson(value: unknown, space?: number): string {
+  try {
+    return stringifyBounded(value, space);
+  } catch (error) {
+    let why: string;
+    try {
+      why = error instanceof Error ? error.message : String(error);
+    } catch {
+      why = 'unknown error';
+    }
+    return JSON.stringify(`[Unserializable: ${why}]`);
+  }
+}
+
+function stringifyBounded(value: unknown, space?: number): string {
   // The chain from the root to the value being written: `holders` are the
   // objects JSON.stringify walks (a Map's converted object), `originals` what
   // they came from. Only a value that is its own ancestor is a cycle; the same
@@ -72,6 +89,7 @@ export function stringifyJson(value: unknown, space?: number): string {
           originals.pop();
         }
         if (originals.includes(v)) return '[Circular]';
+        if (holders.length >= MAX_DATA_DEPTH) return MAX_DEPTH_MARKER;
         let out: unknown = v;
         if (v instanceof Map) out = Object.fromEntries(v);
         else if (v instanceof Set) out = [...v];
@@ -143,7 +161,7 @@ export function hookResult(partial: HookResult = {}): FullHookResult {
   const result: FullHookResult = { ...HOOK_RESULT_DEFAULTS };
   for (const key of Object.keys(partial) as (keyof HookResult)[]) {
     const value = partial[key];
-    if (value !== undefined) (result as Record<string, unknown>)[key] = value;
+    if (value !== undefined) setOwn(result, key, value);
   }
   return result;
 }

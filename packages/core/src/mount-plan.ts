@@ -5,14 +5,17 @@
  * JSON path: `tools[1].config must be object`.
  */
 import { type DataError, MountPlanError } from './errors.js';
+import { ownData } from './plain-data.js';
 import { checkData, formatDataErrors } from './schemas.js';
 
-/** A module entry: `{module, source?, config?}` (`instance_id` for providers). */
+/** A module entry: `{module, source?, config?, required?}` (`instance_id` for providers). */
 export interface ModuleSpec {
   module: string;
   source?: string;
   config?: Record<string, unknown>;
   instance_id?: string;
+  /** The session stops when this module fails to load, mount or get ready (default: reported and skipped). */
+  required?: boolean;
 }
 
 export interface SessionSection {
@@ -61,18 +64,29 @@ const KNOWN_SECTIONS = new Set([
   'hooks',
   'agents',
 ]);
-const KNOWN_SPEC_KEYS = new Set(['module', 'source', 'config', 'instance_id']);
+const KNOWN_SPEC_KEYS = new Set(['module', 'source', 'config', 'instance_id', 'required']);
 const LIST_SECTIONS = ['providers', 'tools', 'hooks'] as const;
 
-/** Validate a mount plan without loading anything. */
-export function validateMountPlan(plan: unknown): MountPlanValidation {
-  if (typeof plan !== 'object' || plan === null || Array.isArray(plan)) {
+/**
+ * The plan as the kernel reads it: own properties only (inherited values are
+ * not part of a plan; `__proto__` is an ordinary key). Functions and class
+ * instances inside module config are kept as they are, and so is data nested
+ * deeper than `MAX_DATA_DEPTH` (never copied, never walked: see `ownData`).
+ */
+export function ownMountPlan(plan: unknown): unknown {
+  return ownData(plan, { onLimit: 'keep' });
+}
+
+/** Validate a mount plan without loading anything (own properties only, as the session reads it). */
+export function validateMountPlan(input: unknown): MountPlanValidation {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return {
       valid: false,
       errors: [{ path: '', message: 'mount plan must be an object (a dict) with a session section' }],
       warnings: [],
     };
   }
+  const plan = ownMountPlan(input);
   const errors = checkData('mount-plan', plan);
   const warnings: DataError[] = [];
   const record = plan as Record<string, unknown>;

@@ -48,6 +48,13 @@ export interface OwnDataOptions {
   path?: string;
   /** Default: `MAX_DATA_DEPTH`. */
   maxDepth?: number;
+  /**
+   * What a cycle or data nested deeper than `maxDepth` gives. `'throw'` (the
+   * default): a `DataValidationError` naming the path, for data read from a
+   * file. `'keep'`: a cycle points at the copy of its ancestor and data below
+   * `maxDepth` is kept as it is (not copied), for data handed over in code.
+   */
+  onLimit?: 'throw' | 'keep';
 }
 
 /**
@@ -55,42 +62,54 @@ export interface OwnDataOptions {
  * and plain objects are copied (onto `Object.prototype`, keys such as
  * `__proto__` kept as keys), anything else (strings, numbers, functions, class
  * instances) is kept as it is. Whatever the input's prototypes say, reading
- * the copy never finds an inherited value. Throws a `DataValidationError`
- * naming the path when the data is cyclic or nested deeper than `maxDepth`.
+ * the copy never finds an inherited value. Cycles and nesting deeper than
+ * `maxDepth` are handled as `onLimit` says.
  */
 export function ownData<T>(value: T, options: OwnDataOptions = {}): T {
   const maxDepth = options.maxDepth ?? MAX_DATA_DEPTH;
+  const strict = options.onLimit !== 'keep';
   const ancestors: unknown[] = [];
+  const copies: unknown[] = [];
   const copy = (item: unknown, path: string): unknown => {
     const array = Array.isArray(item);
     if (!array && !isPlainObject(item)) return item;
-    if (ancestors.includes(item)) throw problem(path, 'refers to itself (a cycle); plain data cannot');
-    if (ancestors.length >= maxDepth) {
-      throw problem(path, `is nested deeper than ${maxDepth} levels; flatten it`);
+    const seen = ancestors.indexOf(item);
+    if (seen !== -1) {
+      if (strict) throw problem(path, 'refers to itself (a cycle); plain data cannot');
+      return copies[seen];
     }
-    ancestors.push(item);
-    let out: unknown;
+    if (ancestors.length >= maxDepth) {
+      if (strict) throw problem(path, `is nested deeper than ${maxDepth} levels; flatten it`);
+      return item;
+    }
+    let out: unknown[] | Record<string, unknown>;
     if (array) {
       const list = item as unknown[];
       const result = new Array<unknown>(list.length);
+      ancestors.push(item);
+      copies.push(result);
       for (let i = 0; i < list.length; i++) result[i] = copy(list[i], `${path}[${i}]`);
       out = result;
     } else {
       const record = item as Record<string, unknown>;
       const result: Record<string, unknown> = {};
+      ancestors.push(item);
+      copies.push(result);
       for (const key of Object.keys(record)) setOwn(result, key, copy(record[key], joinPath(path, key)));
       out = result;
     }
     ancestors.pop();
+    copies.pop();
     return out;
   };
   return copy(value, options.path ?? '') as T;
 }
 
 /**
- * A module's config as `ownData`: undefined and null give `{}`; anything that
- * is not a plain object throws a `DataValidationError` that names the module.
- * Modules call it first, so every later read is of own properties only.
+ * A module's config as `ownData` (`onLimit: 'keep'`): undefined and null give
+ * `{}`; anything that is not a plain object throws a `DataValidationError`
+ * that names the module. Modules call it first, so every later read is of
+ * own properties only.
  */
 export function ownConfig(config: unknown, moduleId: string): Record<string, unknown> {
   if (config === undefined || config === null) return {};
@@ -101,14 +120,7 @@ export function ownConfig(config: unknown, moduleId: string): Record<string, unk
       [{ path: '', message: `must be object, got ${found}` }],
     );
   }
-  try {
-    return ownData(config);
-  } catch (error) {
-    if (error instanceof DataValidationError) {
-      throw new DataValidationError(`${moduleId}: invalid config: ${error.message}`, error.errors);
-    }
-    throw error;
-  }
+  return ownData(config, { onLimit: 'keep' });
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
@@ -118,7 +130,15 @@ function joinPath(path: string, key: string): string {
   return `${path}[${JSON.stringify(key)}]`;
 }
 
+/** Paths of deep data are long: the message shows both ends. */
+const SHOWN_PATH_CHARS = 120;
+
 function problem(path: string, message: string): DataValidationError {
-  const where = path === '' ? '(root)' : path;
+  const where =
+    path === ''
+      ? '(root)'
+      : path.length > SHOWN_PATH_CHARS
+        ? `${path.slice(0, 60)}…${path.slice(-50)}`
+        : path;
   return new DataValidationError(`${where} ${message}`, [{ path, message }]);
 }

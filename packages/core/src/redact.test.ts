@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
+import { isSecretKey, redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
 
 describe('redactSecrets', () => {
   it('replaces the value of every sensitive key (whole key, any case) at any depth, in objects and arrays', () => {
@@ -36,7 +36,7 @@ describe('redactSecrets', () => {
     expect(out.inner.keep).not.toBe(input.inner.keep);
   });
 
-  it('takes a custom key set; the default set is the reference list', () => {
+  it('takes a custom key set; SENSITIVE_KEYS is the reference list', () => {
     expect(redactSecrets({ pin: 1, password: 2 }, new Set(['pin']))).toEqual({
       pin: '[REDACTED]',
       password: 2,
@@ -80,6 +80,99 @@ describe('redactSecrets', () => {
     expect(redactSecrets({ a: shared, b: shared })).toEqual({
       a: { password: '[REDACTED]' },
       b: { password: '[REDACTED]' },
+    });
+  });
+});
+
+describe('isSecretKey', () => {
+  const secret = [
+    // the reference's keys, any case and separator
+    ...SENSITIVE_KEYS,
+    'API_KEY',
+    'Api-Key',
+    'X-Api-Key',
+    'Authorization',
+    'Proxy-Authorization',
+    'Cookie',
+    'Set-Cookie',
+    'passwd',
+    'passphrase',
+    'client_secret',
+    // secret endings
+    'ANTHROPIC_API_KEY',
+    'OPENAI_API_KEY',
+    'openaiApiKey',
+    'GITHUB_TOKEN',
+    'NPM_TOKEN',
+    'HF_TOKEN',
+    'AWS_SECRET_ACCESS_KEY',
+    'aws_secret_access_key',
+    'AWS_SESSION_TOKEN',
+    'PGPASSWORD',
+    'db.password',
+    'DATABASE_PASSWORD',
+    'SLACK_BOT_TOKEN',
+    'refresh_token',
+    'GOOGLE_APPLICATION_CREDENTIALS',
+    'basic_auth',
+    'NPM_CONFIG__AUTH',
+    'SSH_PASSPHRASE',
+    // upper-case environment names ending in _KEY / _PAT
+    'STRIPE_KEY',
+    'AZURE_OPENAI_KEY',
+    'SENDGRID_KEY',
+    'GITHUB_PAT',
+  ];
+  const notSecret = [
+    'max_tokens',
+    'tokens',
+    'token_count',
+    'api_key_env',
+    'author',
+    'authored_by',
+    'PATH',
+    'HOME',
+    'SSH_AUTH_SOCK',
+    'AWS_ACCESS_KEY_ID',
+    'AWS_REGION',
+    'cache_key',
+    'sort_key',
+    'primary_key',
+    'key',
+    'keyboard',
+    'PWD',
+    'OLDPWD',
+    'model',
+    'secretary',
+    'password_hint_shown',
+  ];
+  it.each(secret)('%s holds a secret', (name) => {
+    expect(isSecretKey(name)).toBe(true);
+  });
+  it.each(notSecret)('%s does not', (name) => {
+    expect(isSecretKey(name)).toBe(false);
+  });
+
+  it('redactSecrets uses it by default; a set restricts it to those keys', () => {
+    expect(
+      redactSecrets({ OPENAI_API_KEY: 'sk', env: { AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'eu' } }),
+    ).toEqual({
+      OPENAI_API_KEY: '[REDACTED]',
+      env: { AWS_SECRET_ACCESS_KEY: '[REDACTED]', AWS_REGION: 'eu' },
+    });
+    expect(redactSecrets({ OPENAI_API_KEY: 'sk' }, SENSITIVE_KEYS)).toEqual({ OPENAI_API_KEY: 'sk' });
+  });
+
+  it('a __proto__ key in the data stays a key of the copy (never its prototype)', () => {
+    const out = redactSecrets(JSON.parse('{"__proto__": {"password": "p", "safe": 1}}')) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(out.safe).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toEqual({
+      password: '[REDACTED]',
+      safe: 1,
     });
   });
 });

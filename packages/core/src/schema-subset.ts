@@ -500,11 +500,12 @@ export function buildSubsetCheck(
   uri?: string,
   lookup: DocumentLookup = noDocuments,
 ): SubsetCheck | undefined {
-  if (hasNestedIdentity(schema, true)) return undefined;
   try {
+    if (hasNestedIdentity(schema, true)) return undefined;
     return new Builder(lookup).node(schema, { root: schema, uri });
   } catch (error) {
-    if (error === OUTSIDE) return undefined;
+    // A schema nested too deeply to walk is left to ajv, which reports it as invalid.
+    if (error === OUTSIDE || error instanceof RangeError) return undefined;
     throw error;
   }
 }

@@ -119,8 +119,26 @@ function dataSchemaAt(uri: string): unknown {
 /** Subset checks of the data schemas, built on first use (null: outside the subset). */
 const dataChecks = new Map<DataSchemaName, SubsetCheck | null>();
 
-/** Check `value` against a shipped schema; returns every problem (empty when valid). */
+/**
+ * A validator that recursed too deep (a recursive schema, `uniqueItems` or
+ * `const` on data nested thousands of levels) reports the data as invalid
+ * instead of throwing the stack overflow.
+ */
+function tooDeep(error: unknown): DataError[] {
+  if (!(error instanceof RangeError)) throw error;
+  return [{ path: '', message: `is nested too deeply to validate (${error.message}); flatten it` }];
+}
+
+/** Check `value` against a shipped schema; returns every problem (empty when valid). Never throws on deep data. */
 export function checkData(name: DataSchemaName, value: unknown): DataError[] {
+  try {
+    return checkDataUnguarded(name, value);
+  } catch (error) {
+    return tooDeep(error);
+  }
+}
+
+function checkDataUnguarded(name: DataSchemaName, value: unknown): DataError[] {
   let check = dataChecks.get(name);
   if (check === undefined) {
     const uri = `${SCHEMA_BASE}${name}.json`;
@@ -186,14 +204,24 @@ export function compileSchema(schema: JSONSchema): DataValidator {
   const check = draftOf(declared) === '2020-12' ? buildSubsetCheck(rest, undefined, dataSchemaAt) : undefined;
   if (check === undefined) {
     const validate = compileWithAjv(declared, rest);
-    validator = (value) => (validate(value) ? [] : formatAjvErrors(validate.errors));
+    validator = (value) => {
+      try {
+        return validate(value) ? [] : formatAjvErrors(validate.errors);
+      } catch (error) {
+        return tooDeep(error);
+      }
+    };
   } else {
     // Within the subset ajv compiles the schema too; it is compiled when some data first fails.
     let validate: ValidateFunction | undefined;
     validator = (value) => {
-      if (check(value)) return [];
-      validate ??= compileWithAjv(declared, rest);
-      return validate(value) ? [] : formatAjvErrors(validate.errors);
+      try {
+        if (check(value)) return [];
+        validate ??= compileWithAjv(declared, rest);
+        return validate(value) ? [] : formatAjvErrors(validate.errors);
+      } catch (error) {
+        return tooDeep(error);
+      }
     };
   }
   compiled.set(schema, validator);

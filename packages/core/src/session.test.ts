@@ -1,195 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type {
-  Cleanup,
-  ContextManager,
-  LoadedModule,
-  LoadOptions,
-  Logger,
-  ModuleLoaderLike,
-  Orchestrator,
-  OrchestratorRun,
-  Provider,
-} from './contracts.js';
+import {
+  basePlan,
+  type FakeModule,
+  FakeOrchestrator,
+  fakeProvider,
+  MemoryLoader,
+  makeSession,
+  record,
+  recordingLogger,
+  standardModules,
+} from './__fixtures__/sessions.js';
 import type { Coordinator } from './coordinator.js';
-import { CancelledError, ModuleNotFoundError, MountPlanError } from './errors.js';
-import type { EventData } from './hooks.js';
+import { CancelledError, MountPlanError } from './errors.js';
 import { ModuleLoader } from './loader/loader.js';
-import type { Message } from './messages.js';
 import type { MountPlan } from './mount-plan.js';
-import { AmplifierSession, type SessionOptions } from './session.js';
-
-// ------------------------------------------------------------------ fakes
-
-function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const push =
-    (level: string) =>
-    (message: string): void => {
-      lines.push(`${level}: ${message}`);
-    };
-  return { lines, debug: push('debug'), info: push('info'), warn: push('warn'), error: push('error') };
-}
-
-interface FakeModule {
-  mount(coordinator: Coordinator, config: Record<string, unknown>): Cleanup | void | Promise<Cleanup | void>;
-  onSessionReady?(coordinator: Coordinator): void | Promise<void>;
-}
-
-/** An in-memory ModuleLoaderLike: module ids map to plain objects, no packages needed. */
-class MemoryLoader implements ModuleLoaderLike {
-  readonly loads: { id: string; config: Record<string, unknown>; options: LoadOptions }[] = [];
-  cleanups = 0;
-  readonly modules: Record<string, FakeModule>;
-  constructor(modules: Record<string, FakeModule>) {
-    this.modules = modules;
-  }
-  async load(
-    id: string,
-    config: Record<string, unknown> = {},
-    options: LoadOptions = {},
-  ): Promise<LoadedModule> {
-    this.loads.push({ id, config, options });
-    const module = this.modules[id];
-    if (module === undefined) throw new ModuleNotFoundError(id, `Module '${id}' not found`);
-    const loaded: LoadedModule = {
-      id,
-      type: options.type,
-      mount: async (coordinator) => (await module.mount(coordinator, config)) ?? undefined,
-    };
-    const ready = module.onSessionReady;
-    if (ready) loaded.onSessionReady = async (coordinator) => ready.call(module, coordinator);
-    return loaded;
-  }
-  cleanup(): void {
-    this.cleanups++;
-  }
-}
-
-class MemoryContext implements ContextManager {
-  readonly messages: Message[] = [];
-  async addMessage(message: Message): Promise<void> {
-    this.messages.push(message);
-  }
-  async getMessagesForRequest(): Promise<Message[]> {
-    return [...this.messages];
-  }
-  async getMessages(): Promise<Message[]> {
-    return [...this.messages];
-  }
-  async setMessages(messages: Message[]): Promise<void> {
-    this.messages.splice(0, this.messages.length, ...messages);
-  }
-  async clear(): Promise<void> {
-    this.messages.length = 0;
-  }
-}
-
-function fakeProvider(name: string): Provider {
-  return {
-    name,
-    getInfo: () => ({ id: name, display_name: name }),
-    listModels: async () => [],
-    complete: async () => ({ content: [{ type: 'text', text: 'hi' }] }),
-    parseToolCalls: () => [],
-  };
-}
-
-type Turn = (prompt: string, run: OrchestratorRun) => Promise<string>;
-
-/** An orchestrator whose behaviour per turn is set by the test; records every run. */
-class FakeOrchestrator implements Orchestrator {
-  readonly runs: { prompt: string; run: OrchestratorRun }[] = [];
-  turn: Turn = async (prompt) => `echo: ${prompt}`;
-  async execute(prompt: string, run: OrchestratorRun): Promise<string> {
-    this.runs.push({ prompt, run });
-    return this.turn(prompt, run);
-  }
-}
-
-/** Standard modules: an orchestrator, a context, providers/tools/hooks that record their mounts in `log`. */
-function standardModules(log: string[] = []) {
-  const orchestrator = new FakeOrchestrator();
-  const context = new MemoryContext();
-  const modules: Record<string, FakeModule> = {
-    'loop-basic': {
-      mount(c, config) {
-        log.push(`mount loop-basic ${JSON.stringify(config)}`);
-        c.mount('orchestrator', orchestrator);
-        return () => {
-          log.push('cleanup loop-basic');
-        };
-      },
-    },
-    'context-simple': {
-      mount(c, config) {
-        log.push(`mount context-simple ${JSON.stringify(config)}`);
-        c.mount('context', context);
-      },
-    },
-    'provider-mock': {
-      mount(c, config) {
-        log.push(`mount provider-mock ${JSON.stringify(config)}`);
-        c.mount('providers', Object.assign(fakeProvider('mock'), { config }));
-        return async () => {
-          log.push('cleanup provider-mock');
-        };
-      },
-    },
-    'provider-openai': {
-      mount(c, config) {
-        log.push(`mount provider-openai ${JSON.stringify(config)}`);
-        c.mount('providers', Object.assign(fakeProvider('openai'), { config }));
-      },
-    },
-    'tool-a': {
-      mount(c) {
-        log.push('mount tool-a');
-        c.mount('tools', { name: 'a', description: 'a', execute: async () => ({ success: true }) });
-      },
-    },
-    'tool-b': {
-      mount(c) {
-        log.push('mount tool-b');
-        c.mount('tools', { name: 'b', description: 'b', execute: async () => ({ success: true }) });
-      },
-    },
-    'hooks-x': {
-      mount(c) {
-        log.push('mount hooks-x');
-        return c.hooks.register('tool:pre', () => undefined, { name: 'x' });
-      },
-    },
-  };
-  return { orchestrator, context, modules, log };
-}
-
-const basePlan = (): MountPlan => ({
-  session: { orchestrator: 'loop-basic', context: 'context-simple' },
-  providers: [{ module: 'provider-mock' }],
-});
-
-function makeSession(
-  plan: MountPlan = basePlan(),
-  options: SessionOptions & { extra?: Record<string, FakeModule> } = {},
-) {
-  const std = standardModules();
-  const { extra, ...rest } = options;
-  const loader = new MemoryLoader({ ...std.modules, ...extra });
-  const logger = recordingLogger();
-  const session = new AmplifierSession(plan, { loader, logger, ...rest });
-  return { session, loader, logger, ...std };
-}
-
-/** Record every emit of `events` on the session's hooks, in order. */
-function record(session: AmplifierSession, ...events: string[]): [string, EventData][] {
-  const seen: [string, EventData][] = [];
-  for (const event of events) {
-    session.coordinator.hooks.register(event, (e, data) => {
-      seen.push([e, data]);
-    });
-  }
-  return seen;
-}
+import { AmplifierSession } from './session.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -287,13 +112,15 @@ describe('AmplifierSession: construction (J)', () => {
     expect(plain.coordinator.loader).toBe(plain.loader);
   });
 
-  it('E52: the coordinator reflects the session (id, parent, config object, loader)', () => {
+  it("E52: the coordinator reflects the session (id, parent, the session's config object, loader)", () => {
     const plan = basePlan();
     const { session } = makeSession(plan, { sessionId: 's', parentId: 'p' });
     expect(session.coordinator.sessionId).toBe('s');
     expect(session.coordinator.parentId).toBe('p');
-    expect(session.coordinator.config).toBe(plan);
-    expect(session.config).toBe(plan);
+    expect(session.coordinator.config).toBe(session.config);
+    // The session keeps its own copy of the plan's data.
+    expect(session.config).toEqual(plan);
+    expect(session.config).not.toBe(plan);
   });
 });
 

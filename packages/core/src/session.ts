@@ -11,6 +11,7 @@ import type {
   Logger,
   ModuleLoaderLike,
   OrchestratorRun,
+  Provider,
 } from './contracts.js';
 import { Coordinator } from './coordinator.js';
 import { AmplifierError, errorMessage } from './errors.js';
@@ -25,7 +26,14 @@ import {
 import { ModuleLoader } from './loader/loader.js';
 import { defaultLogger } from './logger.js';
 import type { ModuleType, SessionStatus } from './models.js';
-import { assertMountPlan, type ModuleSpec, type MountPlan, resolveSessionModule } from './mount-plan.js';
+import { journaled } from './mount-journal.js';
+import {
+  assertMountPlan,
+  type ModuleSpec,
+  type MountPlan,
+  ownMountPlan,
+  resolveSessionModule,
+} from './mount-plan.js';
 import { redactSecrets } from './redact.js';
 
 export interface SessionOptions {
@@ -58,6 +66,25 @@ export interface ModuleFailure {
   error: unknown;
 }
 
+/** Why a module that failed must stop the session, or undefined when it may be skipped. */
+function requiredBecause(
+  spec: ModuleSpec,
+  loaded: LoadedModule | undefined,
+  error: unknown,
+): string | undefined {
+  if (spec.required === true) return 'required: true in the mount plan';
+  const declared =
+    loaded?.required === true ||
+    (AmplifierError.is(error) && (error as { required?: unknown }).required === true);
+  return declared ? 'its package declares "required": true' : undefined;
+}
+
+/** Put a live Map back to an earlier copy. */
+function restoreMap<V>(map: Map<string, V>, before: ReadonlyMap<string, V>): void {
+  for (const name of [...map.keys()]) if (!before.has(name)) map.delete(name);
+  for (const [name, value] of before) if (map.get(name) !== value) map.set(name, value);
+}
+
 export class AmplifierSession {
   readonly sessionId: string;
   readonly parentId: string | null;
@@ -75,10 +102,16 @@ export class AmplifierSession {
   #initializing: Promise<void> | undefined;
   #started = false;
 
-  /** Validates the plan (throws `MountPlanError` listing every problem); loads nothing yet. */
+  /**
+   * Validates the plan (throws `MountPlanError` listing every problem); loads
+   * nothing yet. The session keeps its own copy of the plan's data (own
+   * properties only: see `ownMountPlan`), so later changes to `plan` have no
+   * effect and inherited values never reach a module.
+   */
   constructor(plan: MountPlan, options: SessionOptions = {}) {
-    assertMountPlan(plan);
-    this.config = plan;
+    const own = ownMountPlan(plan);
+    assertMountPlan(own);
+    this.config = own;
     this.sessionId = options.sessionId || randomUUID();
     this.parentId = options.parentId ?? null;
     this.#isResumed = options.isResumed ?? false;
@@ -88,7 +121,7 @@ export class AmplifierSession {
     this.coordinator = new Coordinator({
       sessionId: this.sessionId,
       parentId: this.parentId,
-      config: plan,
+      config: own,
       ...(options.approval && { approval: options.approval }),
       ...(options.display && { display: options.display }),
       logger: this.#logger,
@@ -136,12 +169,12 @@ export class AmplifierSession {
   async #initialize(): Promise<void> {
     const coordinator = this.coordinator;
     coordinator.registerCapability('session.working_dir', this.#workingDir);
-    const ready: LoadedModule[] = [];
+    const ready: { loaded: LoadedModule; required: boolean }[] = [];
 
     for (const slot of ['orchestrator', 'context'] as const) {
       const { module, source, config } = resolveSessionModule(this.config, slot);
       try {
-        ready.push(await this.#mount(module, config, source, slot));
+        ready.push({ loaded: await this.#mount({ module, config, source }, slot), required: true });
       } catch (error) {
         const what = slot === 'orchestrator' ? 'orchestrator' : 'context manager';
         throw new AmplifierError(
@@ -159,19 +192,25 @@ export class AmplifierSession {
       ['hooks', 'hook'],
     ] as const) {
       for (const spec of this.config[section] ?? []) {
+        const seen: { loaded?: LoadedModule } = {};
         try {
-          const loaded =
-            section === 'providers' && spec.instance_id !== undefined
-              ? await this.#mountProviderInstance(spec)
-              : await this.#mount(spec.module, spec.config ?? {}, spec.source, type);
-          ready.push(loaded);
+          const loaded = await this.#mount(spec, type, seen);
+          ready.push({ loaded, required: spec.required === true || loaded.required === true });
         } catch (error) {
           this.failures.push({ section, module: spec.module, error });
+          const why = requiredBecause(spec, seen.loaded, error);
+          if (why !== undefined) {
+            throw new AmplifierError(
+              'MOUNT_FAILED',
+              `Cannot initialize: ${type} '${spec.module}' is required (${why}) and was not loaded: ${errorMessage(error)}`,
+              { cause: error },
+            );
+          }
           this.#logger.warn(`${type} '${spec.module}' was not loaded: ${errorMessage(error)}`);
         }
       }
     }
-    for (const loaded of ready) {
+    for (const { loaded, required } of ready) {
       if (loaded.onSessionReady === undefined) continue;
       try {
         await loaded.onSessionReady(coordinator);
@@ -180,6 +219,13 @@ export class AmplifierSession {
         await coordinator.hooks
           .emit(MODULE_ON_SESSION_READY_FAILED, { module_id: loaded.id, error: errorMessage(error) })
           .catch(() => {});
+        if (required) {
+          throw new AmplifierError(
+            'MOUNT_FAILED',
+            `Cannot initialize: '${loaded.id}' is required and its onSessionReady failed: ${errorMessage(error)}`,
+            { cause: error },
+          );
+        }
       }
     }
     this.#initialized = true;
@@ -192,26 +238,55 @@ export class AmplifierSession {
     }
   }
 
+  /**
+   * Load and mount one module (a provider with `instance_id` is renamed after
+   * mounting). When anything fails, everything the module mounted, registered
+   * or contributed is undone before the error goes on (see mount-journal.ts):
+   * a module that failed leaves no tool the model could call. `seen.loaded` is
+   * set as soon as the module is loaded.
+   */
   async #mount(
-    id: string,
-    config: Record<string, unknown>,
-    source: string | undefined,
+    spec: ModuleSpec,
     type: ModuleType,
+    seen: { loaded?: LoadedModule } = {},
   ): Promise<LoadedModule> {
-    const loaded = await this.loader.load(id, config, { ...(source !== undefined && { source }), type });
-    const cleanup = await loaded.mount(this.coordinator);
-    this.coordinator.registerCleanup(cleanup);
-    return loaded;
+    const coordinator = this.coordinator;
+    const tools = coordinator.get('tools');
+    const providers = coordinator.get('providers');
+    // Modules may also change the live Maps directly: those are put back from these copies.
+    const toolsBefore = new Map(tools);
+    const providersBefore = new Map(providers);
+    try {
+      return await journaled(spec.module, this.#logger, async () => {
+        const loaded = await this.loader.load(spec.module, spec.config ?? {}, {
+          ...(spec.source !== undefined && { source: spec.source }),
+          type,
+        });
+        seen.loaded = loaded;
+        const cleanup = await loaded.mount(coordinator);
+        coordinator.registerCleanup(cleanup);
+        if (type === 'provider' && spec.instance_id !== undefined) {
+          this.#renameProvider(spec, providersBefore);
+        }
+        return loaded;
+      });
+    } catch (error) {
+      restoreMap(tools, toolsBefore);
+      restoreMap(providers, providersBefore);
+      throw error;
+    }
   }
 
-  /** Mount a provider, then move it from its default name to `instance_id`. */
-  async #mountProviderInstance(spec: ModuleSpec): Promise<LoadedModule> {
+  /**
+   * Move a just-mounted provider from its default name to `instance_id`; what
+   * was mounted under the default name before (another instance) stays there.
+   */
+  #renameProvider(spec: ModuleSpec, before: ReadonlyMap<string, Provider>): void {
     const providers = this.coordinator.get('providers');
     const defaultName = spec.module.replace(/^provider-/, '');
     const instanceId = spec.instance_id as string;
-    const previous = providers.get(defaultName);
-    const loaded = await this.#mount(spec.module, spec.config ?? {}, spec.source, 'provider');
-    if (defaultName === instanceId) return loaded;
+    if (defaultName === instanceId) return;
+    const previous = before.get(defaultName);
     const mounted = providers.get(defaultName);
     if (mounted === undefined || mounted === previous) {
       throw new AmplifierError(
@@ -222,7 +297,6 @@ export class AmplifierSession {
     providers.set(instanceId, mounted);
     if (previous !== undefined) providers.set(defaultName, previous);
     else providers.delete(defaultName);
-    return loaded;
   }
 
   #extras(): Record<string, unknown> {

@@ -23,6 +23,7 @@ import type { Coordinator } from '../coordinator.js';
 import { AmplifierError, errorMessage, ModuleLoadError, ModuleNotFoundError } from '../errors.js';
 import { defaultLogger } from '../logger.js';
 import { type ModuleInfo, type ModuleType, TYPE_TO_MOUNT_POINT } from '../models.js';
+import { ownConfig } from '../plain-data.js';
 import { VERSION } from '../version.js';
 import { type DiscoveryIndex, discoverModules, findPackage, searchPathsFromEnv } from './discovery.js';
 import {
@@ -110,15 +111,31 @@ export class ModuleLoader implements ModuleLoaderLike {
   ): Promise<LoadedModule> {
     const resolved = await this.resolve(id, options);
     const found = resolved.package;
-    if (found !== undefined) {
-      this.#checkType(id, found, options.type);
-      this.#checkPeerRange(id, found);
+    const required = found?.manifest.required === true;
+    let exports: ModuleExports;
+    let own: Record<string, unknown>;
+    try {
+      if (found !== undefined) {
+        this.#checkType(id, found, options.type);
+        this.#checkPeerRange(id, found);
+      }
+      // Own properties only, whatever the caller's object inherits (a module reads what the plan says).
+      own = ownConfig(config, id);
+      exports = await this.#import(id, resolved.entry);
+    } catch (error) {
+      // Found but not loadable: say whether the package declared itself required.
+      if (!required || (error instanceof ModuleLoadError && error.required)) throw error;
+      throw new ModuleLoadError(id, errorMessage(error), {
+        code: AmplifierError.is(error) ? error.code : 'MODULE_LOAD_FAILED',
+        required,
+        cause: error,
+      });
     }
-    const exports = await this.#import(id, resolved.entry);
     const loaded: LoadedModule = {
       id,
       type: found?.manifest.type ?? options.type,
-      mount: async (coordinator) => (await exports.mount(coordinator, config)) ?? undefined,
+      mount: async (coordinator) => (await exports.mount(coordinator, own)) ?? undefined,
+      ...(required && { required }),
       ...(found && { packageName: found.packageName, version: found.version, path: found.dir }),
     };
     const ready = exports.onSessionReady;

@@ -15,6 +15,8 @@ export interface ModuleManifest {
   type: ModuleType;
   /** A file (`./dist/x.js`) or an export subpath (`./module`); default: the package's main export. */
   entry?: string;
+  /** The session stops when this module fails to load, mount or get ready (policy modules). */
+  required?: boolean;
 }
 
 export interface PackageJson {
@@ -104,7 +106,7 @@ export function readModulePackage(
     }));
     throw invalidManifest(
       typeof declared === 'string' ? declared : (pkg.name ?? path.basename(dir)),
-      `Invalid "amplifier" field in ${path.join(dir, 'package.json')}${pkg.name ? ` (${pkg.name})` : ''}:\n${formatDataErrors(located)}\nExpected: "amplifier": { "module": "<id>", "type": "orchestrator" | "context" | "provider" | "tool" | "hook" | "resolver", "entry"?: "./dist/index.js" }`,
+      `Invalid "amplifier" field in ${path.join(dir, 'package.json')}${pkg.name ? ` (${pkg.name})` : ''}:\n${formatDataErrors(located)}\nExpected: "amplifier": { "module": "<id>", "type": "orchestrator" | "context" | "provider" | "tool" | "hook" | "resolver", "entry"?: "./dist/index.js", "required"?: true }`,
     );
   }
   return {

@@ -1,7 +1,9 @@
-import type { Cleanup, Coordinator, Tool } from '../../../index.js';
+import { type Cleanup, type Coordinator, ownConfig, type Tool } from '../../../index.js';
 
 /** Mounts the `hello` tool. Config: `{ greeting?: string }` (default "Hello"). */
-export async function mount(coordinator: Coordinator, config: Record<string, unknown>): Promise<Cleanup> {
+export async function mount(coordinator: Coordinator, raw: Record<string, unknown>): Promise<Cleanup> {
+  // Own properties only: a key inherited from a prototype is never a setting.
+  const config = ownConfig(raw, 'hello');
   if (config.greeting !== undefined && typeof config.greeting !== 'string') {
     // Bad config fails mount with a message that says what to change.
     throw new Error(`hello: config.greeting must be a string, got ${JSON.stringify(config.greeting)}`);
