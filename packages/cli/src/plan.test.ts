@@ -1,4 +1,5 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: plan files use ${VAR} placeholders */
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnv, jsonLines, removeTempDirs, runCli, tempDir, writeFile } from './__fixtures__/cli.js';
@@ -148,5 +149,99 @@ describe('plan files', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Cannot initialize without orchestrator');
     expect(result.stderr).toContain('npm install @amplifier/loop-nowhere');
+  });
+});
+
+describe('plan files are data: prototype keys and deep nesting', () => {
+  const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'];
+
+  it('${VAR} expansion keeps __proto__ / constructor / prototype as keys; nothing becomes inherited', () => {
+    for (const key of PROTO_KEYS) {
+      const parsed = JSON.parse(`{"config": {"${key}": {"safety_profile": "\${PROFILE:unrestricted}"}}}`);
+      const out = expandEnv(parsed, {}) as { config: Record<string, unknown> };
+      expect(Object.getPrototypeOf(out.config)).toBe(Object.prototype);
+      expect(out.config.safety_profile).toBeUndefined();
+      expect(Object.getOwnPropertyDescriptor(out.config, key)?.value).toEqual({
+        safety_profile: 'unrestricted',
+      });
+    }
+  });
+
+  it('YAML and JSON plan files with such keys: the module config has them as own keys only', () => {
+    const dir = tempDir();
+    for (const key of PROTO_KEYS) {
+      const yaml = writeFile(
+        path.join(dir, `${key}.yaml`),
+        `session: { orchestrator: loop-basic, context: context-simple }\ntools:\n  - module: tool-bash\n    config:\n      ${key}:\n        safety_profile: unrestricted\n`,
+      );
+      const json = writeFile(
+        path.join(dir, `${key}.json`),
+        `{"session": {"orchestrator": "loop-basic", "context": "context-simple"}, "tools": [{"module": "tool-bash", "config": {"${key}": {"safety_profile": "unrestricted"}}}]}`,
+      );
+      for (const file of [yaml, json]) {
+        const plan = readPlanFile(file, {}) as { tools: { config: Record<string, unknown> }[] };
+        const config = plan.tools[0]!.config;
+        expect(config.safety_profile, file).toBeUndefined();
+        expect(Object.keys(config), file).toEqual([key]);
+      }
+    }
+  });
+
+  it('a plan file nested deeper than 256 levels is refused with a clear error, never a crash (JSON and YAML)', () => {
+    const dir = tempDir();
+    const cases = {
+      'deep.json': `{"session": {"orchestrator": "loop-basic", "context": "context-simple", "metadata": ${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}}`,
+      'deep-flow.yaml': `session: { orchestrator: loop-basic, context: context-simple }\nproviders: ${'['.repeat(5_000)}${']'.repeat(5_000)}\n`,
+      'deep-block.yaml': `session:\n${Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(i + 1)}a:`).join('\n')} 1\n`,
+      'just-over.json': `{"session": ${'{"a":'.repeat(300)}1${'}'.repeat(300)}}`,
+    };
+    for (const [name, text] of Object.entries(cases)) {
+      const file = writeFile(path.join(dir, name), text);
+      expect(() => readPlanFile(file, {}), name).toThrow(
+        /nested deeper than 256 levels|nested too deeply to read \(plans are at most 256 levels deep\)/,
+      );
+    }
+  });
+
+  it('CLI: {"__proto__": {"allowed_write_paths": ["/"]}} on tool-filesystem does not let write_file out of the workspace', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const outside = tempDir('amp-outside-');
+    const target = path.join(outside, 'pwned.txt');
+    const script = [
+      { tool_calls: [{ id: 'w1', name: 'write_file', arguments: { file_path: target, content: 'x' } }] },
+      'done',
+    ];
+    for (const format of ['json', 'yaml'] as const) {
+      const plan =
+        format === 'json'
+          ? writeFile(
+              path.join(cwd, 'plan.json'),
+              `{"session": {"orchestrator": "loop-basic", "context": "context-simple"},
+                "providers": [{"module": "provider-mock", "config": {"script": ${JSON.stringify(script)}}}],
+                "tools": [{"module": "tool-filesystem", "config": {"__proto__": {"allowed_write_paths": ["/"]}}}]}`,
+            )
+          : writeFile(
+              path.join(cwd, 'plan.yaml'),
+              [
+                'session: { orchestrator: loop-basic, context: context-simple }',
+                'providers:',
+                `  - { module: provider-mock, config: { script: ${JSON.stringify(script)} } }`,
+                'tools:',
+                '  - module: tool-filesystem',
+                '    config:',
+                '      __proto__:',
+                '        allowed_write_paths: ["/"]',
+              ].join('\n'),
+            );
+      const result = await runCli(['run', '--plan', plan, '--json', 'go'], { cwd, env: cliEnv(home) });
+      expect(result.code, result.stderr).toBe(0);
+      const post = jsonLines(result.stdout).find((l) => l.event === 'tool:post')?.data as {
+        result: { success: boolean; error?: { message: string } };
+      };
+      expect(post.result.success, format).toBe(false);
+      expect(post.result.error?.message, format).toMatch(/outside|not allowed|allowed_write_paths/i);
+      expect(fs.existsSync(target), format).toBe(false);
+    }
   });
 });

@@ -5,7 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type ModuleSpec, type MountPlan, validateMountPlan } from '@amplifier/core';
+import {
+  AmplifierError,
+  MAX_DATA_DEPTH,
+  type ModuleSpec,
+  type MountPlan,
+  ownData,
+  setOwn,
+  validateMountPlan,
+} from '@amplifier/core';
 import { parseDocument } from 'yaml';
 import { demoResponder } from './demo.js';
 import { CliError } from './errors.js';
@@ -43,6 +51,9 @@ const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}/g;
 /**
  * Expand `${VAR}` and `${VAR:default}` in every string value (not keys) of
  * plain data. A variable that is not set takes its default, or "" without one.
+ * The copy keeps only own keys, and keeps `__proto__`, `constructor` and
+ * `prototype` as keys (assignment would make `__proto__` the prototype, and
+ * its values would then pass for the config's own settings).
  */
 export function expandEnv<T>(value: T, env: NodeJS.ProcessEnv = process.env): T {
   if (typeof value === 'string') {
@@ -54,7 +65,9 @@ export function expandEnv<T>(value: T, env: NodeJS.ProcessEnv = process.env): T 
   if (Array.isArray(value)) return value.map((item) => expandEnv(item, env)) as T;
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = expandEnv(item, env);
+    for (const key of Object.keys(value)) {
+      setOwn(out, key, expandEnv((value as Record<string, unknown>)[key], env));
+    }
     return out as T;
   }
   return value;
@@ -133,13 +146,42 @@ export function readPlanFile(file: string, env: NodeJS.ProcessEnv = process.env)
       `Cannot read the plan file ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`,
     );
   }
+  const parsed = parsePlanText(text, file);
+  let data: unknown;
+  try {
+    // Own keys only, bounded depth: expansion and every later step walk a checked copy.
+    data = ownData(parsed);
+  } catch (error) {
+    if (!AmplifierError.is(error)) throw error;
+    throw new CliError(`Invalid plan file ${file}: ${error.message}`);
+  }
+  return resolveSources(expandEnv(data, env), path.dirname(file));
+}
+
+/**
+ * JSON when the text is JSON (V8's parser has no depth limit), else YAML. The
+ * YAML parser recurses: text nested deeper than it can follow is reported as
+ * too deep rather than as the stack overflow it causes.
+ */
+function parsePlanText(text: string, file: string): unknown {
+  if (/^\s*[[{]/.test(text)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // Not JSON: YAML flow style (`{a: 1}`) or broken; the YAML parser says which.
+    }
+  }
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
-    const problems = doc.errors.map((e) => `  - ${e.message.split('\n')[0]}`).join('\n');
+    const problems = doc.errors
+      .map((e) => {
+        const first = e.message.split('\n')[0]!;
+        return `  - ${first.replace(/^Maximum call stack size exceeded/, `nested too deeply to read (plans are at most ${MAX_DATA_DEPTH} levels deep)`)}`;
+      })
+      .join('\n');
     throw new CliError(`Cannot parse the plan file ${file} (YAML or JSON):\n${problems}`);
   }
-  const data = expandEnv(doc.toJS() as unknown, env);
-  return resolveSources(data, path.dirname(file));
+  return doc.toJS() as unknown;
 }
 
 function isRelativePath(source: string): boolean {
