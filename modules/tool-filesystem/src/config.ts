@@ -3,7 +3,13 @@
  * has), validation with ajv through core, and what the tools share at run time.
  */
 import path from 'node:path';
-import { type Coordinator, compileSchema, formatDataErrors, type JSONSchema } from '@amplifier/core';
+import {
+  type Coordinator,
+  compileSchema,
+  formatDataErrors,
+  type JSONSchema,
+  ownConfig,
+} from '@amplifier/core';
 import type { ReadTracker } from './read-tracker.js';
 import type { Sandbox } from './sandbox.js';
 
@@ -109,16 +115,21 @@ type SearchOverrides = Partial<{
 
 /**
  * Validate `raw` and fill in the defaults. `fallbackWorkingDir` is the
- * `session.working_dir` capability or the process cwd. Throws an Error that
- * lists every bad key.
+ * `session.working_dir` capability or the process cwd. Only own properties
+ * are read (an own `__proto__` key is an unknown key like any other). Throws
+ * an Error that lists every bad key.
  */
-export function parseConfig(raw: Record<string, unknown>, fallbackWorkingDir: string): FilesystemConfig {
+export function parseConfig(raw: unknown, fallbackWorkingDir: string): FilesystemConfig {
+  // Own properties only, from here on: an inherited or `__proto__` key never reaches a setting.
+  const config = ownConfig(raw, 'tool-filesystem');
   for (const [key, instead] of Object.entries(RENAMED)) {
-    if (key in raw) throw new Error(`tool-filesystem: config key "${key}" is not supported; use ${instead}`);
+    if (Object.hasOwn(config, key)) {
+      throw new Error(`tool-filesystem: config key "${key}" is not supported; use ${instead}`);
+    }
   }
-  const errors = compileSchema(CONFIG_SCHEMA)(raw);
+  const errors = compileSchema(CONFIG_SCHEMA)(config);
   if (errors.length > 0) throw new Error(`tool-filesystem: invalid config:\n${formatDataErrors(errors)}`);
-  const given = raw as Partial<Omit<FilesystemConfig, 'glob' | 'grep'>> &
+  const given = config as Partial<Omit<FilesystemConfig, 'glob' | 'grep'>> &
     SearchOverrides & { glob?: SearchOverrides; grep?: SearchOverrides };
 
   const workingDir = path.resolve(fallbackWorkingDir, given.working_dir ?? fallbackWorkingDir);

@@ -6,11 +6,12 @@
 import fsp from 'node:fs/promises';
 import type { Tool, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
+import { withLockedPath } from './file-lock.js';
 import { BINARY_SNIFF_BYTES, binaryOffset, emit, numberLine } from './read.js';
 import { sha256 } from './read-tracker.js';
 import { openRegularFile, type ResolvedPath } from './sandbox.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
-import { osFailure, withFileLock, writeAtomic, writeKeys } from './write.js';
+import { osFailure, writeAtomic, writeKeys } from './write.js';
 
 const DESCRIPTION = `Replace text in a file.
 - old_string must match the file exactly (indentation, whitespace and line breaks included) and be unique, unless replace_all is true (then every occurrence is replaced).
@@ -145,26 +146,46 @@ async function editFile(ctx: ToolContext, input: Record<string, unknown>): Promi
   if (oldArg === newArg) return fail('old_string and new_string must be different (no changes to make)');
   const replaceAll = input.replace_all === true;
 
-  let resolved: ResolvedPath;
-  try {
-    resolved = await ctx.sandbox.resolve(given, 'write');
+  // Edits write the file and read it: both checks, on every resolve.
+  const resolveTarget = async (): Promise<ResolvedPath> => {
+    const resolved = await ctx.sandbox.resolve(given, 'write');
     ctx.sandbox.check(resolved.real, 'read', given, resolved.display);
+    return resolved;
+  };
+  let first: ResolvedPath;
+  try {
+    first = await resolveTarget();
   } catch (error) {
     return sandboxFailure(error) ?? fail(`Error modifying file: ${(error as Error).message}`);
   }
-  if (resolved.stat === undefined) return fail(`File not found: ${given}`, { type: 'FileNotFoundError' });
-  if (resolved.stat.isDirectory())
-    return fail(`Cannot edit directory: ${given}`, { type: 'IsADirectoryError' });
+  if (first.stat === undefined) return fail(`File not found: ${given}`, { type: 'FileNotFoundError' });
+  if (first.stat.isDirectory()) return fail(`Cannot edit directory: ${given}`, { type: 'IsADirectoryError' });
 
   try {
-    return await withFileLock(resolved.real, () =>
-      replaceInFile(ctx, resolved, given, oldArg, newArg, replaceAll),
+    // Under the lock the path is resolved again: the edit reads the file as the edits before it left it.
+    const outcome = await withLockedPath(first, resolveTarget, given, (current) =>
+      replaceInFile(ctx, current, given, oldArg, newArg, replaceAll),
     );
+    if (!('written' in outcome)) return outcome;
+    // Outside the lock: a hook that edits this file again must not wait for itself.
+    await emit(ctx, 'artifact:write', {
+      path: outcome.written.file_path,
+      bytes: outcome.written.bytes_written,
+    });
+    return ok(outcome.written);
   } catch (error) {
     return sandboxFailure(error) ?? osFailure('OS error modifying file', error);
   }
 }
 
+/** The output of a successful edit. */
+interface EditOutput {
+  file_path: string;
+  replacements_made: number;
+  bytes_written: number;
+}
+
+/** Under the file's lock: read, check, replace, write. The failure, or what was written. */
 async function replaceInFile(
   ctx: ToolContext,
   resolved: ResolvedPath,
@@ -172,7 +193,11 @@ async function replaceInFile(
   oldArg: string,
   newArg: string,
   replaceAll: boolean,
-): Promise<ToolResult> {
+): Promise<ToolResult | { written: EditOutput }> {
+  if (resolved.stat === undefined) return fail(`File not found: ${given}`, { type: 'FileNotFoundError' });
+  if (resolved.stat.isDirectory()) {
+    return fail(`Cannot edit directory: ${given}`, { type: 'IsADirectoryError' });
+  }
   const max = ctx.config.max_read_bytes;
   const { handle, stat } = await openRegularFile(resolved, given);
   let bytes: Buffer | undefined;
@@ -239,20 +264,34 @@ async function replaceInFile(
     updated = text.slice(0, at) + newString + text.slice(at + oldString.length);
   }
   const data = Buffer.from(updated, 'utf8');
+  // Another process may have written the file since it was read above (it does not take our lock).
+  const current = await fsp.lstat(resolved.real).catch(() => undefined);
+  if (
+    current === undefined ||
+    current.ino !== stat.ino ||
+    current.size !== stat.size ||
+    current.mtimeMs !== stat.mtimeMs
+  ) {
+    return fail(
+      `File changed on disk while it was being edited: ${given}. Read it again with read_file, then retry the edit.`,
+      { type: 'StaleRead' },
+    );
+  }
   await writeAtomic(resolved.real, data, stat);
   const after = await fsp.stat(resolved.real);
-  ctx.tracker.record(resolved.real, {
+  ctx.tracker.recordWrite(resolved.real, {
     size: after.size,
     mtimeMs: after.mtimeMs,
     sha256: sha256(data),
     complete: true,
   });
-  await emit(ctx, 'artifact:write', { path: resolved.display, bytes: data.length });
-  return ok({
-    file_path: resolved.display,
-    replacements_made: replaceAll ? count : 1,
-    bytes_written: data.length,
-  });
+  return {
+    written: {
+      file_path: resolved.display,
+      replacements_made: replaceAll ? count : 1,
+      bytes_written: data.length,
+    },
+  };
 }
 
 /** The `edit_file` tool. */

@@ -4,7 +4,8 @@ import { checkData, type ResourceKey } from '@amplifier/core';
 import { createTestCoordinator } from '@amplifier/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTree, mountTools, type Tree } from './__fixtures__/helpers.js';
-import { mount, TOOL_NAMES } from './index.js';
+import { parseConfig } from './config.js';
+import { DEFAULT_MAX_READ_BYTES, mount, TOOL_NAMES } from './index.js';
 
 let tree: Tree;
 beforeEach(() => {
@@ -108,6 +109,48 @@ describe('config', () => {
     expect(message).toContain('  - colour is not allowed (unknown key)');
     await expect(mount(coordinator, { allowed_paths: ['.'] })).rejects.toThrow(/use allowed_read_paths/);
     expect(coordinator.get('tools').size).toBe(0);
+  });
+
+  it('an own `__proto__` key is an unknown key: mount fails naming it, nothing is loosened', async () => {
+    const coordinator = createTestCoordinator({ bare: true });
+    const plan = JSON.parse(
+      `{"working_dir": ${JSON.stringify(tree.ws)}, "__proto__": {"allowed_write_paths": ["/"], "require_read_before_edit": false}}`,
+    );
+    await expect(mount(coordinator, plan)).rejects.toThrow(
+      /^tool-filesystem: invalid config:\n {2}- __proto__ is not allowed \(unknown key\)$/,
+    );
+    expect(coordinator.get('tools').size).toBe(0);
+    expect(({} as Record<string, unknown>).allowed_write_paths).toBeUndefined();
+  });
+
+  it('inherited keys are never read: the sandbox keeps its defaults', async () => {
+    const loosening = {
+      allowed_write_paths: ['/'],
+      require_read_before_edit: false,
+      max_read_bytes: 1e15,
+      glob: { max_results: 1e9 },
+    };
+    const config = Object.assign(Object.create(loosening), { working_dir: tree.ws });
+    const tools = await mountTools(config);
+    try {
+      const outside = path.join(tree.outside, 'x.txt');
+      const write = await tools.call('write_file', { file_path: outside, content: 'x' });
+      expect(write.error?.message).toBe(`Access denied: ${outside} is not within allowed write paths`);
+      expect(fs.existsSync(outside)).toBe(false);
+      fs.writeFileSync(path.join(tree.ws, 'a.txt'), 'x\n');
+      const edit = await tools.call('edit_file', { file_path: 'a.txt', old_string: 'x', new_string: 'y' });
+      expect(edit.error?.type).toBe('StaleRead');
+    } finally {
+      await tools.cleanup();
+    }
+    // Nested objects too: an inherited per-tool override is not an override.
+    const parsed = parseConfig(
+      { glob: Object.create({ max_results: 1e9 }), grep: Object.create({ timeout: 1e9 }) },
+      tree.ws,
+    );
+    expect(parsed.glob.max_results).toBe(500);
+    expect(parsed.grep.timeout).toBe(60);
+    expect(parsed.max_read_bytes).toBe(DEFAULT_MAX_READ_BYTES);
   });
 
   it('per-tool overrides under grep and glob (the tool-search layout) apply', async () => {

@@ -32,7 +32,7 @@ export async function mount(
 ): Promise<Cleanup> {
   const capability = coordinator.getCapability('session.working_dir');
   const fallback = typeof capability === 'string' && capability !== '' ? capability : process.cwd();
-  const parsed = parseConfig(config ?? {}, fallback);
+  const parsed = parseConfig(config, fallback);
   const sandbox = await Sandbox.create(parsed, () =>
     coordinator.getCapability<MentionResolver>('mention_resolver'),
   );

@@ -2,6 +2,13 @@
  * What this session has read, for `require_read_before_edit`: per real path,
  * the size, mtime and SHA-256 of the bytes the model last saw (through
  * read_file, or written itself through write_file / edit_file).
+ *
+ * The session's own writes are recorded as they happen (under the file's
+ * lock, after the rename), so an edit that follows another edit of this
+ * session is never stale. A read that was already under way when the session
+ * wrote the file saw older bytes than the write recorded: it is not recorded
+ * (the write's record is newer). Anything else that changes the file (another
+ * process, another session) makes the next edit stale.
  */
 import { createHash } from 'node:crypto';
 
@@ -20,8 +27,24 @@ export function sha256(data: Uint8Array): string {
 
 export class ReadTracker {
   readonly #records = new Map<string, ReadRecord>();
+  /** Per real path, the number of the session's last write of it (counted over all paths). */
+  readonly #writes = new Map<string, number>();
+  #lastWrite = 0;
 
-  record(real: string, record: ReadRecord): void {
+  /** Call before a read opens `real`; pass the result to `recordRead`. */
+  readStarted(real: string): number {
+    return this.#writes.get(real) ?? 0;
+  }
+
+  /** What a read that began at `started` saw; ignored if the session wrote the file since. */
+  recordRead(real: string, started: number, record: ReadRecord): void {
+    if ((this.#writes.get(real) ?? 0) !== started) return;
+    this.#records.set(real, record);
+  }
+
+  /** What the session itself just wrote to `real` (call it under the file's lock). */
+  recordWrite(real: string, record: ReadRecord): void {
+    this.#writes.set(real, ++this.#lastWrite);
     this.#records.set(real, record);
   }
 

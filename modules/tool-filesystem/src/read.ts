@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Tool, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
+import { withLockedPath } from './file-lock.js';
 import { openRegularFile, type ResolvedPath } from './sandbox.js';
 import { errnoOf, fail, ok, sandboxFailure } from './tool-result.js';
 
@@ -207,19 +208,29 @@ async function readFile(ctx: ToolContext, input: Record<string, unknown>): Promi
   const offset = Math.max(1, offsetArg ?? 1);
   const limit = limitArg ?? DEFAULT_LINE_LIMIT;
 
-  let resolved: ResolvedPath;
+  let first: ResolvedPath;
   try {
-    resolved = await ctx.sandbox.resolve(given, 'read');
+    first = await ctx.sandbox.resolve(given, 'read');
   } catch (error) {
     return sandboxFailure(error) ?? fail(`Error reading file: ${(error as Error).message}`);
   }
-  if (resolved.stat === undefined) return fail(`Path not found: ${given}`, { type: 'FileNotFoundError' });
-  if (resolved.stat.isDirectory()) return listDirectory(ctx, resolved);
+  if (first.stat === undefined) return fail(`Path not found: ${given}`, { type: 'FileNotFoundError' });
+  if (first.stat.isDirectory()) return listDirectory(ctx, first);
 
   const maxBytes = ctx.config.max_read_bytes;
   let handle: fsp.FileHandle | undefined;
   try {
-    const opened = await openRegularFile(resolved, given);
+    // Opened under the file's lock: never in the middle of this module's own replace of the file.
+    const { resolved, opened, started } = await withLockedPath(
+      first,
+      () => ctx.sandbox.resolve(given, 'read'),
+      given,
+      async (current) => ({
+        resolved: current,
+        started: ctx.tracker.readStarted(current.real),
+        opened: await openRegularFile(current, given),
+      }),
+    );
     handle = opened.handle;
     const scan = await scanLines(handle, maxBytes, offset - 1, limit);
     if ('binaryAt' in scan) {
@@ -233,7 +244,7 @@ async function readFile(ctx: ToolContext, input: Record<string, unknown>): Promi
         type: 'UnicodeDecodeError',
       });
     }
-    ctx.tracker.record(resolved.real, {
+    ctx.tracker.recordRead(resolved.real, started, {
       size: opened.stat.size,
       mtimeMs: opened.stat.mtimeMs,
       sha256: scan.sha256,

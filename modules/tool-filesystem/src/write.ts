@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Tool, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
+import { withLockedPath } from './file-lock.js';
 import { emit } from './read.js';
 import { sha256 } from './read-tracker.js';
 import { describeType, type ResolvedPath } from './sandbox.js';
@@ -20,24 +21,6 @@ const DESCRIPTION = `Write a file (create it or replace its whole content).
 - content: the complete new content (UTF-8 text).
 - Prefer edit_file to change part of an existing file; read a file before replacing it.
 - Only paths inside the allowed write paths can be written. The write is atomic: readers see the old or the new content, never a mix.`;
-
-const locks = new Map<string, Promise<unknown>>();
-
-/** Run `fn` after every earlier `withFileLock` call on the same path has settled. */
-export async function withFileLock<T>(real: string, fn: () => Promise<T>): Promise<T> {
-  const previous = locks.get(real) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  locks.set(real, settled);
-  try {
-    return await run;
-  } finally {
-    if (locks.get(real) === settled) locks.delete(real);
-  }
-}
 
 /**
  * Replace `real` with `data` atomically. `previous` is the target's stat when
@@ -104,42 +87,50 @@ async function writeFile(ctx: ToolContext, input: Record<string, unknown>): Prom
   const content = input.content ?? '';
   if (typeof content !== 'string') return fail('content must be a string');
 
-  let resolved: ResolvedPath;
+  const resolveTarget = (): Promise<ResolvedPath> => ctx.sandbox.resolve(given, 'write');
+  let first: ResolvedPath;
   try {
-    resolved = await ctx.sandbox.resolve(given, 'write');
+    first = await resolveTarget();
   } catch (error) {
     return sandboxFailure(error) ?? fail(`Error writing file: ${(error as Error).message}`);
   }
-  const { stat, real, display } = resolved;
+  const refused = notWritable(first.stat, given);
+  if (refused !== undefined) return refused;
+  const data = Buffer.from(content, 'utf8');
+  try {
+    await fsp.mkdir(path.dirname(first.real), { recursive: true });
+    // Under the lock the path is resolved again: mode and owner are kept from what is there now.
+    const written = await withLockedPath(first, resolveTarget, given, async ({ real, display, stat }) => {
+      const refusedNow = notWritable(stat, given);
+      if (refusedNow !== undefined) return refusedNow;
+      await writeAtomic(real, data, stat);
+      const after = await fsp.stat(real);
+      ctx.tracker.recordWrite(real, {
+        size: after.size,
+        mtimeMs: after.mtimeMs,
+        sha256: sha256(data),
+        complete: true,
+      });
+      return display;
+    });
+    if (typeof written !== 'string') return written;
+    // Outside the lock: a hook that writes this file again must not wait for itself.
+    await emit(ctx, 'artifact:write', { path: written, bytes: data.length });
+    return ok({ file_path: written, bytes: data.length });
+  } catch (error) {
+    return sandboxFailure(error) ?? osFailure('OS error writing file', error);
+  }
+}
+
+/** Why write_file must not replace what `stat` describes (a directory, a FIFO, ...), else undefined. */
+function notWritable(stat: fs.Stats | undefined, given: string): ToolResult | undefined {
   if (stat?.isDirectory()) return fail(`Cannot write to directory: ${given}`, { type: 'IsADirectoryError' });
   if (stat !== undefined && !stat.isFile()) {
     return fail(`Cannot write ${given}: it is ${describeType(stat)}; only regular files can be written`, {
       type: 'NotARegularFile',
     });
   }
-  const data = Buffer.from(content, 'utf8');
-  try {
-    await fsp.mkdir(path.dirname(real), { recursive: true });
-    await withFileLock(real, async () => {
-      // Re-read the target's stat under the lock: mode and owner are kept from what is there now.
-      const current = await fsp.lstat(real).catch(() => undefined);
-      if (current !== undefined && !current.isFile()) {
-        throw Object.assign(new Error(`${given} is ${describeType(current)}`), { code: 'EISDIR' });
-      }
-      await writeAtomic(real, data, current);
-      const after = await fsp.stat(real);
-      ctx.tracker.record(real, {
-        size: after.size,
-        mtimeMs: after.mtimeMs,
-        sha256: sha256(data),
-        complete: true,
-      });
-    });
-  } catch (error) {
-    return osFailure('OS error writing file', error);
-  }
-  await emit(ctx, 'artifact:write', { path: display, bytes: data.length });
-  return ok({ file_path: display, bytes: data.length });
+  return undefined;
 }
 
 /** Keys for a write: the file, and every ancestor directory (so a glob or grep over it is ordered). */
