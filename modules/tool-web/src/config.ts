@@ -2,7 +2,14 @@
  * The module's config: its JSON Schema, defaults, and the parsed form the
  * tools use. Bad config fails `mount` with a message naming the key.
  */
-import { AmplifierError, compileSchema, formatDataErrors, type JSONSchema } from '@amplifier/core';
+import {
+  AmplifierError,
+  compileSchema,
+  errorMessage,
+  formatDataErrors,
+  type JSONSchema,
+  ownConfig,
+} from '@amplifier/core';
 
 /** Search backends `web_search` can use. */
 export type SearchEngine = 'searxng' | 'brave' | 'tavily' | 'custom';
@@ -110,8 +117,18 @@ export interface ResolvedConfig {
   raw: WebConfig;
 }
 
-/** Validate `config` and fill in defaults; throws an AmplifierError (MOUNT_FAILED) naming what to change. */
-export function resolveConfig(config: Record<string, unknown>): ResolvedConfig {
+/**
+ * Validate `given` and fill in defaults; throws an AmplifierError (MOUNT_FAILED)
+ * naming what to change. Only own properties are read: an inherited key never
+ * reaches a setting, and an own `__proto__` key is an unknown key like any other.
+ */
+export function resolveConfig(given: unknown): ResolvedConfig {
+  let config: Record<string, unknown>;
+  try {
+    config = ownConfig(given, 'tool-web');
+  } catch (error) {
+    throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
+  }
   const problems = compileSchema(CONFIG_SCHEMA)(config);
   if (problems.length > 0) {
     const known = Object.keys(CONFIG_SCHEMA.properties as object).join(', ');

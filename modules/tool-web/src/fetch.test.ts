@@ -801,6 +801,45 @@ describe('tool surface', () => {
     expect(t.webFetch.executionProfile?.resourceKeys?.({ url: 'not a url' })).toEqual([]);
   });
 
+  it('an own `__proto__` key is an unknown key: mount fails naming it, nothing is loosened', async () => {
+    const plan = JSON.parse(
+      `{"__proto__": {"allowed_hosts": ["127.0.0.2:${internal2.port}"], "allowed_cidrs": ["127.0.0.0/8"], "max_bytes": 1e12}}`,
+    );
+    const coordinator = createTestCoordinator({ bare: true });
+    await expect(mount(coordinator, plan)).rejects.toThrow(/__proto__ is not allowed \(unknown key\)/);
+    expect(coordinator.get('tools').size).toBe(0);
+  });
+
+  it('inherited keys are never read: the SSRF guard stays on and the limits stay at their defaults', async () => {
+    const loosening = {
+      allowed_hosts: [`127.0.0.2:${internal2.port}`],
+      allowed_cidrs: ['127.0.0.0/8'],
+      max_bytes: 1e12,
+      timeout: 1e6,
+      max_redirects: 20,
+    };
+    const coordinator = createTestCoordinator({ bare: true });
+    const cleanup = await mount(coordinator, Object.create(loosening));
+    try {
+      const result = await coordinator.get('tools', 'web_fetch')!.execute({ url: `${internal2.origin}/` });
+      expect(result.error?.message).toMatch(/^Invalid or blocked URL: http:\/\/127\.0\.0\.2:\d+\/ \(/);
+      noInternalHits();
+    } finally {
+      await cleanup();
+    }
+    // An own allow entry for the test server, the inherited limit ignored: the bomb stops at 5 MiB.
+    const config = Object.assign(Object.create(loosening), { allowed_hosts: [`127.0.0.1:${pub.port}`] });
+    const t = createWebTools(config);
+    open.push(t);
+    const o = await fetchOk(t, { url: `${pub.origin}/gzip-bomb`, limit: 6 * MiB });
+    expect((o.content as string).indexOf('\n\n[Content truncated: the body is larger than max_bytes')).toBe(
+      5 * MiB,
+    );
+    const blocked = await fetchError(t, { url: `${internal2.origin}/` });
+    expect(blocked).toMatch(/^Invalid or blocked URL/);
+    noInternalHits();
+  });
+
   it('bad config fails mount with the key named', async () => {
     await expect(mount(createTestCoordinator({ bare: true }), { max_byte: 5 })).rejects.toThrow(/max_byte/);
     await expect(mount(createTestCoordinator({ bare: true }), { timeout: 'ten' })).rejects.toThrow(

@@ -119,7 +119,7 @@ export async function mount(
   config: Record<string, unknown> = {},
 ): Promise<Cleanup> {
   const workingDir = coordinator.getCapability<string>('session.working_dir');
-  const tools = createWebTools(config ?? {}, {
+  const tools = createWebTools(config, {
     hooks: coordinator.hooks,
     ...(typeof workingDir === 'string' ? { workingDir } : {}),
   });
