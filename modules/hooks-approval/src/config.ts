@@ -5,7 +5,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { compileSchema, formatDataErrors, type JSONSchema } from '@amplifier/core';
+import { compileSchema, formatDataErrors, type JSONSchema, ownConfig } from '@amplifier/core';
+import { DEFAULT_PATH_ARGUMENTS } from './path-match.js';
 
 export type RuleAction = 'allow' | 'deny' | 'ask';
 
@@ -32,6 +33,8 @@ export interface ApprovalConfig {
   approval_default: 'allow' | 'deny';
   /** Tools whose `command` argument is a shell command line, checked command by command. Default `['bash']`. */
   shell_tools: string[];
+  /** Argument names whose values are file system paths, matched as absolute and real paths. */
+  path_arguments: string[];
   /** Append an audit record for every decision. Default true. */
   audit: boolean;
   /** Default `<AMPLIFIER_HOME>/audit/approvals.jsonl`. */
@@ -94,6 +97,7 @@ const CONFIG_SCHEMA: JSONSchema = {
     approval_timeout: { type: 'number', exclusiveMinimum: 0, maximum: 2_147_483 },
     approval_default: { enum: ['allow', 'deny'] },
     shell_tools: { type: 'array', items: { type: 'string', minLength: 1 } },
+    path_arguments: { type: 'array', items: { type: 'string', minLength: 1 } },
     audit: { type: 'boolean' },
     audit_file: { type: 'string', minLength: 1 },
     max_prompt_chars: { type: 'integer', minimum: 200 },
@@ -103,17 +107,19 @@ const CONFIG_SCHEMA: JSONSchema = {
 
 let validate: ReturnType<typeof compileSchema> | undefined;
 
-/** Defaults filled in; throws an Error that lists every bad key. */
-export function parseConfig(
-  raw: Record<string, unknown>,
-  env: NodeJS.ProcessEnv = process.env,
-): ApprovalConfig {
+/**
+ * Defaults filled in; throws an Error that lists every bad key. Only own
+ * properties are read (rules and their `when` included): an inherited key
+ * never reaches a setting, and an own `__proto__` key is an unknown key.
+ */
+export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): ApprovalConfig {
+  const config = ownConfig(raw, 'hooks-approval');
   validate ??= compileSchema(CONFIG_SCHEMA);
-  const errors = validate(raw);
+  const errors = validate(config);
   if (errors.length > 0) {
     throw new Error(`hooks-approval: invalid config:\n${formatDataErrors(errors)}`);
   }
-  const given = raw as Partial<ApprovalConfig>;
+  const given = config as Partial<ApprovalConfig>;
   return {
     rules: given.rules ?? [],
     default_rules: given.default_rules ?? true,
@@ -121,6 +127,7 @@ export function parseConfig(
     approval_timeout: given.approval_timeout ?? 300,
     approval_default: given.approval_default ?? 'deny',
     shell_tools: given.shell_tools ?? ['bash'],
+    path_arguments: given.path_arguments ?? [...DEFAULT_PATH_ARGUMENTS],
     audit: given.audit ?? true,
     audit_file: expandHome(given.audit_file ?? path.join(amplifierHome(env), 'audit', 'approvals.jsonl')),
     max_prompt_chars: given.max_prompt_chars ?? 4000,

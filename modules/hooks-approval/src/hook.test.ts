@@ -582,3 +582,46 @@ describe('fail closed and lifecycle', () => {
     ]);
   });
 });
+
+describe('config is read through own properties only', () => {
+  const loosening = {
+    default_action: 'allow',
+    default_rules: false,
+    approval_default: 'allow',
+    rules: [{ tool: '*', action: 'allow' }],
+    shell_tools: [],
+  };
+
+  it('an own `__proto__` key is an unknown key: mount fails naming it, no rule or default changes', async () => {
+    const coordinator = createTestCoordinator({});
+    const plan = JSON.parse(`{"__proto__": ${JSON.stringify(loosening)}}`);
+    await expect(mount(coordinator, plan)).rejects.toThrow(
+      /^hooks-approval: invalid config:\n {2}- __proto__ is not allowed \(unknown key\)$/,
+    );
+    expect(coordinator.hooks.listHandlers('tool:pre')['tool:pre'] ?? []).toEqual([]);
+    const rule = JSON.parse('{"__proto__": {"tool": "*", "action": "allow"}}');
+    await expect(mount(coordinator, { rules: [rule] })).rejects.toThrow(/rules\[0\]/);
+  });
+
+  it('inherited keys are never read: default_action, the default rules and the rules stay as they are', async () => {
+    const coordinator = createTestCoordinator({});
+    const config = Object.assign(Object.create(loosening), { audit_file: path.join(tempDir(), 'a.jsonl') });
+    cleanups.push((await mount(coordinator, config)) as () => unknown);
+    // default rule 4 asks for bash; without a provider that is a denial, never an allow.
+    expect(await toolPre(coordinator, bashCall('rm -rf /', 'p1'))).toEqual({
+      action: 'deny',
+      reason: 'No approval provider available',
+    });
+    const unknownTool = await toolPre(coordinator, {
+      tool_name: 'x_tool',
+      tool_call_id: 'p2',
+      tool_input: {},
+    });
+    expect(unknownTool.action).toBe('deny');
+    // A rule object whose fields are inherited is not a rule.
+    const inheritedRule = Object.create({ tool: '*', action: 'allow' });
+    await expect(mount(createTestCoordinator({}), { rules: [inheritedRule] })).rejects.toThrow(
+      /rules\[0\]\.tool is required/,
+    );
+  });
+});

@@ -55,7 +55,12 @@ export class ApprovalHook {
     this.#coordinator = coordinator;
     this.config = config;
     this.#shellTools = new Set(config.shell_tools);
-    this.#rules = compileRules(config.rules, config.default_rules ? DEFAULT_RULES : [], this.#shellTools);
+    this.#rules = compileRules(
+      config.rules,
+      config.default_rules ? DEFAULT_RULES : [],
+      this.#shellTools,
+      new Set(config.path_arguments),
+    );
     const warn = (message: string): void => coordinator.logger.warn(message);
     const audit = config.audit ? new AuditLog(config.audit_file, warn) : undefined;
     this.#auditFile = audit?.file;
@@ -72,14 +77,17 @@ export class ApprovalHook {
     if (this.#grants === undefined) {
       const c = this.#coordinator;
       const given = c.getCapability<unknown>('session.directory');
-      const workingDir = c.getCapability<unknown>('session.working_dir');
       const dir =
-        typeof given === 'string' && given !== ''
-          ? given
-          : defaultSessionDir(c.sessionId, typeof workingDir === 'string' ? workingDir : process.cwd());
+        typeof given === 'string' && given !== '' ? given : defaultSessionDir(c.sessionId, this.workingDir());
       this.#grants = new GrantStore(path.join(dir, 'approvals.json'), c.sessionId, (m) => c.logger.warn(m));
     }
     return this.#grants;
+  }
+
+  /** The session's working directory (capability `session.working_dir`), else the process cwd. */
+  workingDir(): string {
+    const given = this.#coordinator.getCapability<unknown>('session.working_dir');
+    return typeof given === 'string' && given !== '' ? path.resolve(given) : process.cwd();
   }
 
   /** Make `provider` the app's approval provider, seen through the bridge. */
@@ -132,6 +140,7 @@ export class ApprovalHook {
       input,
       this.#shellTools.has(tool),
       this.config.default_action,
+      this.workingDir(),
     );
     const check: CallCheck = { tool, toolCallId, hash, input, evaluation, action: evaluation.action };
     await this.#recorder.emit(events.APPROVAL_REQUIRED, {
@@ -322,6 +331,7 @@ export class ApprovalHook {
       input,
       this.#shellTools.has(tool),
       this.config.default_action,
+      this.workingDir(),
     );
     if (evaluation.action === 'allow') return { evaluation, reason: 'allowed by the rules' };
     if (evaluation.action !== 'ask') return undefined;

@@ -3,10 +3,13 @@
  * the first rule whose tool and `when` conditions match decides. `when`
  * values are globs (picomatch) or `/regex/flags`; on a shell tool's `command`
  * a glob is the reference's wildcard (`*` is any run of characters, any case)
- * and it is matched command by command (see shell-match.ts).
+ * and it is matched command by command (see shell-match.ts); on a path
+ * argument it is matched on the normalised absolute and real paths (see
+ * path-match.ts).
  */
 import picomatch from 'picomatch';
 import type { RuleAction, RuleConfig } from './config.js';
+import { argumentPaths, PathPattern } from './path-match.js';
 import { coversAll, hitsAny, type ShellView, shellView } from './shell-match.js';
 
 /** A rule that matched, as events and audit records show it. */
@@ -30,13 +33,14 @@ export interface Evaluation {
 
 type Test = (text: string) => boolean;
 
-interface Condition {
-  path: string[];
+/** A `when` entry: `key` is where the argument is (the segments of the dotted key). */
+type Condition =
   /** Matched on the whole value (string form). */
-  test: Test;
-  /** The `command` of a shell tool: matched command by command. */
-  shell: boolean;
-}
+  | { kind: 'text'; key: string[]; test: Test }
+  /** The `command` of a rule that can apply to a shell tool: command by command on a shell tool. */
+  | { kind: 'shell'; key: string[]; test: Test }
+  /** A path argument (`path_arguments`): matched on its absolute and real paths. */
+  | { kind: 'path'; key: string[]; pattern: PathPattern };
 
 interface CompiledRule {
   info: MatchedRule;
@@ -79,11 +83,15 @@ function valueTest(pattern: string, where: string, command: boolean): Test {
   return (text) => glob(text);
 }
 
-/** Compile every rule; a bad glob or regex fails with the rule's position. */
+/**
+ * Compile every rule; a bad glob or regex fails with the rule's position.
+ * A condition whose key ends in one of `pathArguments` is a path condition.
+ */
 export function compileRules(
   configured: readonly RuleConfig[],
   defaults: readonly RuleConfig[],
   shellTools: ReadonlySet<string>,
+  pathArguments: ReadonlySet<string> = new Set(),
 ): CompiledRule[] {
   const all = [
     ...configured.map((rule) => ({ rule, source: 'config' as const })),
@@ -94,11 +102,15 @@ export function compileRules(
     const names = Array.isArray(rule.tool) ? rule.tool : [rule.tool];
     const matchers = names.map((name) => picomatch(name));
     const anyShell = names.some((name) => [...shellTools].some((shell) => picomatch.isMatch(shell, name)));
-    const conditions = Object.entries(rule.when ?? {}).map(([key, pattern]) => ({
-      path: key.split('.'),
-      test: valueTest(pattern, `${where}.when.${key}`, anyShell && key === 'command'),
-      shell: anyShell && key === 'command',
-    }));
+    const conditions = Object.entries(rule.when ?? {}).map(([name, pattern]): Condition => {
+      const key = name.split('.');
+      const at = `${where}.when.${name}`;
+      if (anyShell && name === 'command') return { kind: 'shell', key, test: valueTest(pattern, at, true) };
+      if (pathArguments.has(key[key.length - 1]!)) {
+        return { kind: 'path', key, pattern: new PathPattern(pattern, regexOf(pattern, at)) };
+      }
+      return { kind: 'text', key, test: valueTest(pattern, at, false) };
+    });
     const info: MatchedRule = { index, source, tool: rule.tool, action: rule.action };
     if (rule.when !== undefined) info.when = { ...rule.when };
     if (rule.reason !== undefined) info.reason = rule.reason;
@@ -116,32 +128,59 @@ export function valueAt(input: unknown, segments: readonly string[]): unknown {
   return current;
 }
 
+/**
+ * A path condition: a deny or ask matches when any spelling of the argument
+ * matches; an allow only when every spelling matches and every real path was
+ * found (a path that looks allowed as written but resolves elsewhere is not).
+ */
+function pathMatches(
+  pattern: PathPattern,
+  action: RuleAction,
+  tool: string,
+  input: Record<string, unknown>,
+  key: readonly string[],
+  workingDir: string,
+): boolean {
+  const spelled = argumentPaths(tool, input, key, valueAt(input, key), workingDir);
+  if (spelled === undefined || spelled.paths.length === 0) return false;
+  const test = pattern.under(workingDir);
+  if (action !== 'allow') return spelled.paths.some(test);
+  return spelled.resolved && spelled.paths.every(test);
+}
+
 function asText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return undefined;
 }
 
-/** Decide one call: the first matching rule's action, else `defaultAction`. */
+/**
+ * Decide one call: the first matching rule's action, else `defaultAction`.
+ * Relative paths (in arguments and in rules) are relative to `workingDir`.
+ */
 export function evaluate(
   rules: readonly CompiledRule[],
   tool: string,
   input: Record<string, unknown>,
   isShell: boolean,
   defaultAction: RuleAction,
+  workingDir: string = process.cwd(),
 ): Evaluation {
   let shell: ShellView | undefined;
   if (isShell && typeof input.command === 'string') shell = shellView(input.command);
   for (const rule of rules) {
     if (!rule.tool(tool)) continue;
     const matched = rule.conditions.every((condition) => {
-      if (condition.shell && isShell) {
+      if (condition.kind === 'path') {
+        return pathMatches(condition.pattern, rule.info.action, tool, input, condition.key, workingDir);
+      }
+      if (condition.kind === 'shell' && isShell) {
         if (shell === undefined) return false;
         return rule.info.action === 'allow'
           ? coversAll(shell, condition.test)
           : hitsAny(shell, condition.test);
       }
-      const text = asText(valueAt(input, condition.path));
+      const text = asText(valueAt(input, condition.key));
       return text !== undefined && condition.test(text);
     });
     if (matched)
