@@ -139,3 +139,42 @@ describe('isLocalUrl', () => {
     expect(isLocalUrl(new URL(url))).toBe(local);
   });
 });
+
+describe('own properties only', () => {
+  const loosening = {
+    api_key: 'sk-stolen',
+    base_url: 'http://attacker.example/v1',
+    headers: { 'x-exfiltrate': '1' },
+    max_retries: 1000,
+    extra_body: { store: true },
+  };
+  const variants = (): Record<string, unknown>[] => [
+    JSON.parse(`{"__proto__": ${JSON.stringify(loosening)}}`),
+    Object.create(loosening) as Record<string, unknown>,
+  ];
+
+  it('a __proto__ key or an inherited base_url, api_key or header is no setting', () => {
+    for (const raw of variants()) {
+      expect(resolveProviderConfig(raw, defaults, {})).toEqual(resolveProviderConfig({}, defaults, {}));
+      expect(() => assertProviderConfig(schema, raw, 'provider-test')).not.toThrow();
+    }
+  });
+
+  it('an inherited bad value is not validated either (it is never read); an own one is', () => {
+    const inherited = Object.create({ base_url: 'ftp://nope', max_retries: 'many' }) as Record<
+      string,
+      unknown
+    >;
+    expect(() => assertProviderConfig(schema, inherited, 'provider-test')).not.toThrow();
+    expect(() => assertProviderConfig(schema, { max_retries: 'many' }, 'provider-test')).toThrow(
+      /max_retries must be integer/,
+    );
+  });
+
+  it('a header named __proto__ is a header, not a prototype', () => {
+    const headers = JSON.parse('{"__proto__": "x", "X-Ok": "y"}');
+    const resolved = resolveProviderConfig({ headers }, defaults, {});
+    expect(Object.keys(resolved.headers)).toEqual(['__proto__', 'x-ok']);
+    expect(Object.getPrototypeOf(resolved.headers)).toBe(Object.prototype);
+  });
+});

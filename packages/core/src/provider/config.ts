@@ -6,6 +6,7 @@
 import { DataValidationError } from '../errors.js';
 import type { JSONSchema } from '../messages.js';
 import type { ConfigField } from '../models.js';
+import { ownConfig, setOwn } from '../plain-data.js';
 import { compileSchema, formatDataErrors } from '../schemas.js';
 import type { ModelPrice } from './cost.js';
 import type { ModelLimits } from './models.js';
@@ -135,13 +136,16 @@ export const PROVIDER_CONFIG_PROPERTIES: Readonly<Record<string, JSONSchema>> = 
   raw: { type: 'boolean' },
 };
 
-/** Throws a DataValidationError that names the module, every bad key and what it must be. */
+/**
+ * Throws a DataValidationError that names the module, every bad key and what
+ * it must be. Checks the config's own properties (inherited ones are never read).
+ */
 export function assertProviderConfig(
   schema: JSONSchema,
   config: Record<string, unknown>,
   module: string,
 ): void {
-  const errors = compileSchema(schema)(config);
+  const errors = compileSchema(schema)(ownConfig(config, module));
   if (errors.length > 0) {
     throw new DataValidationError(
       `${module}: invalid config:\n${formatDataErrors(errors)}\nFix these keys in the provider's config (see the package README).`,
@@ -166,13 +170,16 @@ export function isLocalUrl(url: URL): boolean {
  * Apply defaults and the environment to a validated config: key and base URL
  * from config, else the environment, else the public API; timeout 600 s,
  * 5 retries between 1 and 60 s with ±20 % jitter, streaming on, priority 100,
- * 5 connections. `temperature` is passed through (no default).
+ * 5 connections. `temperature` is passed through (no default). Only the
+ * config's own properties are read: an inherited `base_url` or `api_key` (or
+ * one under a `__proto__` key) is not a setting.
  */
 export function resolveProviderConfig(
-  config: ProviderConfig,
+  raw: ProviderConfig,
   defaults: ProviderDefaults,
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedProviderConfig {
+  const config = ownConfig(raw, defaults.module) as ProviderConfig;
   const rawUrl = config.base_url ?? (env[defaults.baseUrlEnv] || defaults.baseUrl);
   let baseUrl: URL;
   try {
@@ -184,7 +191,8 @@ export function resolveProviderConfig(
     );
   }
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(config.headers ?? {}))
+    setOwn(headers, name.toLowerCase(), value);
   const jitter = config.retry_jitter;
   return {
     apiKey: config.api_key || env[defaults.apiKeyEnv] || undefined,

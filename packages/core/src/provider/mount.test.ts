@@ -95,4 +95,22 @@ describe('mountHttpProvider', () => {
     await cleanup?.();
     expect(provider.closed).toBe(1);
   });
+
+  it('reads own properties only: an inherited or __proto__ api_key does not mount it; __proto__ is warned about', async () => {
+    for (const raw of [
+      JSON.parse('{"__proto__": {"api_key": "sk-inherited", "local": true}}'),
+      Object.create({ api_key: 'sk-inherited', local: true }) as Record<string, unknown>,
+    ]) {
+      const { c, logger } = coordinator();
+      expect(await mountHttpProvider(c, raw, spec)).toBeUndefined();
+      expect(c.get('providers').size).toBe(0);
+      const unknown = Object.hasOwn(raw, '__proto__')
+        ? ["provider-fake: unknown config key '__proto__' is ignored"]
+        : [];
+      expect(logger.problemsSince()).toEqual([
+        ...unknown,
+        'provider-fake: not mounted: no API key. Set FAKE_API_KEY.',
+      ]);
+    }
+  });
 });

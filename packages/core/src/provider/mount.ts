@@ -8,6 +8,7 @@ import type { Cleanup, Logger, Provider } from '../contracts.js';
 import type { Coordinator } from '../coordinator.js';
 import { OBSERVABILITY_EVENTS_CHANNEL } from '../events.js';
 import type { JSONSchema } from '../messages.js';
+import { ownConfig } from '../plain-data.js';
 import { assertProviderConfig } from './config.js';
 import type { EventEmitterLike } from './events.js';
 
@@ -60,17 +61,21 @@ export function sessionCostContribution(provider: {
 }
 
 /**
- * Mount a provider module's provider. Bad config fails with every problem
- * listed; without credentials it returns undefined and mounts nothing.
+ * Mount a provider module's provider. Only the config's own properties are
+ * read (an inherited `api_key` or `base_url`, or one under a `__proto__` key,
+ * is no setting; `__proto__` is warned about like any unknown key). Bad config
+ * fails with every problem listed; without credentials it returns undefined
+ * and mounts nothing.
  */
 export async function mountHttpProvider<
   C extends { apiKey: string | undefined },
   P extends MountableProvider,
 >(
   coordinator: Coordinator,
-  config: Record<string, unknown>,
+  raw: Record<string, unknown>,
   spec: ProviderMountSpec<C, P>,
 ): Promise<Cleanup | undefined> {
+  const config = ownConfig(raw, spec.module);
   assertProviderConfig(spec.schema, config, spec.module);
   warnUnknownConfigKeys(coordinator.logger, spec.module, config, spec.schema);
   const resolved = spec.resolve(config);

@@ -1,7 +1,10 @@
+import fc from 'fast-check';
 import { Pool } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { LLMError } from '../llm-errors.js';
+import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from '../plain-data.js';
 import { transportConformance } from '../testing/conformance.js';
+import { nestedValue } from '../testing/deep-values.js';
 import { FakeLlmServer, reply } from '../testing/fake-llm-server.js';
 import { fetchTransport } from './__fixtures__/fetch-transport.js';
 import {
@@ -162,5 +165,108 @@ describe('ProviderHttpClient', () => {
     await Promise.all([client.close(), client.close()]);
     expect(closes).toBe(1);
     await server.close();
+  });
+});
+
+/** The reference: `value` with each array or object that has MAX_DATA_DEPTH ancestors written as the marker. */
+function bounded(value: unknown, ancestors = 0): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (ancestors >= MAX_DATA_DEPTH) return MAX_DEPTH_MARKER;
+  if (Array.isArray(value)) return value.map((item) => bounded(item, ancestors + 1));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value))
+    setOwn(out, key, bounded((value as Record<string, unknown>)[key], ancestors + 1));
+  return out;
+}
+
+/** A transport that keeps the bodies it is given and answers 200 with nothing. */
+function capturing(): { transport: Transport; bodies: (string | undefined)[] } {
+  const bodies: (string | undefined)[] = [];
+  return {
+    bodies,
+    transport: {
+      async request(request) {
+        bodies.push(request.body);
+        return { status: 200, headers: {}, body: bodyOf([]) };
+      },
+      async close() {},
+    },
+  };
+}
+
+describe('deep request bodies (tool-call arguments from a model can nest 100,000 deep)', () => {
+  const leaf = fc.oneof(
+    fc.string({ maxLength: 8 }),
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+  );
+  const shallow = fc.oneof(
+    leaf,
+    fc.array(leaf, { maxLength: 4 }),
+    fc.dictionary(fc.string({ maxLength: 5 }), leaf, { maxKeys: 4 }),
+  );
+  const body = fc
+    .record({
+      depth: fc.integer({ min: 0, max: 800 }),
+      kinds: fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
+      key: fc.string({ maxLength: 6 }),
+      siblings: fc.array(shallow, { maxLength: 3 }),
+      wide: fc.array(shallow, { maxLength: 60 }),
+    })
+    .map(({ depth, kinds, key, siblings, wide }) => {
+      let inner: unknown = 'leaf';
+      for (let i = 0; i < depth; i++) {
+        if (kinds[i % kinds.length]) {
+          inner = [...siblings, inner];
+        } else {
+          const record: Record<string, unknown> = {};
+          for (const [k, sibling] of siblings.entries()) setOwn(record, `s${k}`, sibling);
+          setOwn(record, key, inner);
+          inner = record;
+        }
+      }
+      return { model: 'm', messages: [{ role: 'user', content: wide }], input: inner };
+    });
+
+  it('are sent as JSON: exactly when JSON.stringify can write them, else bounded at MAX_DATA_DEPTH with the marker; send never throws', async () => {
+    const { transport, bodies } = capturing();
+    const client = new ProviderHttpClient(new URL('http://127.0.0.1:1/v1'), {}, transport);
+    await fc.assert(
+      fc.asyncProperty(body, async (value) => {
+        await client.send('POST', '/chat', { body: value, timeoutMs: 1000, context });
+        const sent = JSON.parse(bodies.at(-1)!);
+        let exact: string | undefined;
+        try {
+          exact = JSON.stringify(value);
+        } catch {
+          exact = undefined;
+        }
+        expect(sent).toEqual(exact === undefined ? bounded(value) : JSON.parse(exact));
+        expect(sent.messages).toEqual(value.messages);
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('100,000 levels reach a real server as bounded JSON', async () => {
+    const server = await FakeLlmServer.start();
+    server.enqueue(reply.json(200, { ok: true }));
+    const client = new ProviderHttpClient(new URL(server.url), {}, fetchTransport(new URL(server.url)));
+    try {
+      const response = await client.send('POST', '/v1/x', {
+        body: { input: nestedValue(100_000) },
+        timeoutMs: 5000,
+        context,
+      });
+      await readText(response.body, context, undefined);
+      const sent = server.requests[0]!.body;
+      expect(sent).toEqual(bounded({ input: nestedValue(100_000) }));
+      expect(JSON.stringify(sent)).toContain(JSON.stringify(MAX_DEPTH_MARKER));
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });

@@ -6,6 +6,7 @@
  */
 import { errorMessage } from '../errors.js';
 import { createLLMError, LLMError } from '../llm-errors.js';
+import { stringifyJson } from '../models.js';
 
 /** Who a request is for, stamped on every error. */
 export interface RequestContext {
@@ -85,8 +86,25 @@ export function poolTransport(pool: PooledDispatcher): Transport {
   };
 }
 
+/**
+ * The JSON of a request body: `JSON.stringify` (fast, and exact for the plain
+ * data providers build), or core's `stringifyJson` when that throws (a cycle,
+ * a bigint, data nested deeper than the stack allows).
+ */
+function requestBody(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch {
+    return stringifyJson(body);
+  }
+}
+
 export interface SendOptions {
-  /** Sent as JSON. */
+  /**
+   * Sent as JSON. Never throws: when `JSON.stringify` cannot write it (data
+   * nested deeper than the stack allows, a cycle, a bigint), core's
+   * `stringifyJson` does, with `MAX_DEPTH_MARKER` below `MAX_DATA_DEPTH`.
+   */
   body?: unknown;
   signal?: AbortSignal;
   timeoutMs: number;
@@ -139,7 +157,7 @@ export class ProviderHttpClient {
           options.body === undefined
             ? this.#headers
             : { ...this.#headers, 'content-type': 'application/json' },
-        ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+        ...(options.body !== undefined && { body: requestBody(options.body) }),
         ...(signal !== undefined && { signal }),
         timeoutMs: options.timeoutMs,
       });
