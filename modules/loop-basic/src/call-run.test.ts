@@ -7,7 +7,7 @@ import type { Tool, ToolResult } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import { deferred, within } from './__fixtures__/harness.js';
 import { AbortHub } from './abort-hub.js';
-import { CallRun, Deadlines, type Expirable, STOPPED, type Thrown } from './call-run.js';
+import { CallRun, Deadlines, type Expirable, STOPPED } from './call-run.js';
 
 function item(name: string, log: string[]): Expirable {
   return { deadline: 0, expire: () => log.push(name) };
@@ -80,7 +80,7 @@ describe('CallRun', () => {
       return { success: true, output: options!.toolCallId };
     });
     const timed = new CallRun(t, {}, 'id1', 1000, hub, new Deadlines());
-    expect(await timed.done).toEqual({ success: true, output: 'id1' });
+    expect(await timed.done).toEqual({ kind: 'returned', value: { success: true, output: 'id1' } });
     expect(seen[0]).toBe(seen[1]);
     expect(seen[0]).not.toBe(hub.signal);
     const untimed = new CallRun(t, {}, 'id2', null, hub, new Deadlines());
@@ -88,7 +88,7 @@ describe('CallRun', () => {
     expect(seen[2]).toBe(hub.signal);
   });
 
-  it('a throw (sync or async) settles as Thrown; the run abort as STOPPED, aborting the call signal', async () => {
+  it('a throw (sync or async) settles as threw; the run abort as STOPPED, aborting the call signal', async () => {
     const hub = hubOf();
     const d = new Deadlines();
     const sync = new CallRun(
@@ -101,7 +101,7 @@ describe('CallRun', () => {
       hub,
       d,
     );
-    expect(((await sync.done) as Thrown).thrown).toEqual(new Error('sync'));
+    expect(await sync.done).toEqual({ kind: 'threw', thrown: new Error('sync') });
     const started = deferred<AbortSignal>();
     const controller = new AbortController();
     const hub2 = new AbortHub(controller.signal);
@@ -142,7 +142,7 @@ describe('CallRun', () => {
       hub,
       new Deadlines(),
     );
-    expect(await within(run.done, 'the timeout')).toBe(5);
+    expect(await within(run.done, 'the timeout')).toEqual({ kind: 'timed_out', ms: 5 });
     read.resolve();
     await new Promise((resolve) => setImmediate(resolve));
     expect(late!.aborted).toBe(true);

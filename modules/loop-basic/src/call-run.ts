@@ -6,16 +6,19 @@
 import type { Tool, ToolCallOptions } from '@amplifier/core';
 import type { AbortHub, AbortWatcher } from './abort-hub.js';
 
-/** The outcome of a call stopped by the run's abort (immediate cancellation). */
-export const STOPPED: unique symbol = Symbol('stopped');
+/**
+ * How a call ended. Whatever the tool settled with is wrapped (`returned`,
+ * `threw`): no value a tool returns or throws (a number, a symbol, an object
+ * shaped like an outcome) can pass for a timeout or a cancellation.
+ */
+export type CallOutcome =
+  | { readonly kind: 'returned'; readonly value: unknown }
+  | { readonly kind: 'threw'; readonly thrown: unknown }
+  | { readonly kind: 'stopped' }
+  | { readonly kind: 'timed_out'; readonly ms: number };
 
-/** The outcome of a call whose tool threw. */
-export class Thrown {
-  readonly thrown: unknown;
-  constructor(thrown: unknown) {
-    this.thrown = thrown;
-  }
-}
+/** The outcome of a call stopped by the run's abort (immediate cancellation). */
+export const STOPPED: CallOutcome = Object.freeze({ kind: 'stopped' });
 
 /** Something with a deadline (ms on the `performance.now()` clock). */
 export interface Expirable {
@@ -95,9 +98,10 @@ export class Deadlines {
 
 /**
  * Runs `tool.execute(input, this)`: the instance is the call's options.
- * `done` settles with the tool's result, a `Thrown`, STOPPED (the run
- * aborted) or the timeout in ms that passed; once stopped or timed out the
- * call's result is ignored and nobody waits for it any longer.
+ * `done` settles with the call's outcome: what the tool returned or threw,
+ * STOPPED (the run aborted) or `timed_out`; once stopped or timed out the
+ * call's result is ignored and nobody waits for it any longer. `done` never
+ * rejects.
  *
  * `signal` is a getter on the prototype (an own accessor per call costs a
  * microsecond in V8): a tool that copies the options with a spread loses it,
@@ -105,9 +109,9 @@ export class Deadlines {
  */
 export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
   readonly toolCallId: string;
-  readonly done: Promise<unknown>;
+  readonly done: Promise<CallOutcome>;
   deadline = 0;
-  #resolve!: (value: unknown) => void;
+  #resolve!: (outcome: CallOutcome) => void;
   readonly #hub: AbortHub;
   readonly #deadlines: Deadlines;
   readonly #timeoutMs: number | null;
@@ -134,13 +138,13 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     if (this.#settled) return;
     if (timeoutMs !== null) deadlines.add(this, timeoutMs);
     try {
-      // Promise.resolve: a tool that breaks the contract and returns a plain value still works.
+      // Promise.resolve: a plain value (a tool breaking the contract) or a thenable settles like a promise.
       Promise.resolve(tool.execute(input, this)).then(
-        (value) => this.#finish(value),
-        (error: unknown) => this.#finish(new Thrown(error)),
+        (value: unknown) => this.#finish({ kind: 'returned', value }),
+        (thrown: unknown) => this.#finish({ kind: 'threw', thrown }),
       );
-    } catch (error) {
-      this.#finish(new Thrown(error));
+    } catch (thrown) {
+      this.#finish({ kind: 'threw', thrown });
     }
   }
 
@@ -168,16 +172,16 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     if (this.#settled) return;
     this.#timedOut = true;
     this.#controller?.abort(timeoutReason(this.#timeoutMs ?? 0));
-    this.#finish(this.#timeoutMs);
+    this.#finish({ kind: 'timed_out', ms: this.#timeoutMs ?? 0 });
   }
 
-  #finish(value: unknown): void {
+  #finish(outcome: CallOutcome): void {
     if (this.#settled) return;
     this.#settled = true;
     if (this.#timeoutMs !== null) this.#deadlines.remove(this);
     this.#hub.unwatch(this);
-    // Once the call was stopped, it counts as cancelled or timed out, whatever it returned.
-    this.#resolve(this.#hub.aborted ? STOPPED : this.#timedOut ? this.#timeoutMs : value);
+    // Once the call was stopped, it counts as cancelled, whatever it returned.
+    this.#resolve(this.#hub.aborted ? STOPPED : outcome);
   }
 }
 

@@ -3,7 +3,13 @@
  * plan) plus the scheduling, timeout, truncation and alias settings. Checked
  * with core's ajv at mount time; a bad value fails `mount` with every problem.
  */
-import { AmplifierError, compileSchema, type DataValidator, type JSONSchema } from '@amplifier/core';
+import {
+  AmplifierError,
+  compileSchema,
+  type DataValidator,
+  type JSONSchema,
+  ownConfig,
+} from '@amplifier/core';
 
 /** The config as given in a mount plan. Every key is optional. */
 export interface LoopBasicConfig {
@@ -78,13 +84,15 @@ export const DEFAULTS: Readonly<{
 });
 
 /**
- * Check `config` and fill in the defaults. Throws an `AmplifierError`
- * (`MOUNT_FAILED`) listing every bad key and what it must be.
+ * Check `raw` and fill in the defaults. Only the config's own properties are
+ * read (an inherited or `__proto__` key changes nothing). Throws an
+ * `AmplifierError` (`MOUNT_FAILED`) listing every bad key and what it must be.
  */
-export function resolveConfig(config: Record<string, unknown>): ResolvedConfig {
+export function resolveConfig(raw: Record<string, unknown>): ResolvedConfig {
+  const config = ownConfig(raw, 'loop-basic');
   validator ??= compileSchema(CONFIG_SCHEMA);
-  const errors = validator(config ?? {});
-  if (config?.max_iterations === 0) {
+  const errors = validator(config);
+  if (config.max_iterations === 0) {
     errors.push({ path: 'max_iterations', message: 'must be -1 (unlimited) or at least 1' });
   }
   if (errors.length > 0) {
@@ -94,7 +102,7 @@ export function resolveConfig(config: Record<string, unknown>): ResolvedConfig {
       `Invalid loop-basic config:\n${lines}\nFix the orchestrator's config in the mount plan (max_iterations: -1 or >= 1; tool_timeout in seconds).`,
     );
   }
-  const c = (config ?? {}) as LoopBasicConfig;
+  const c = config as LoopBasicConfig;
   const timeout = c.tool_timeout === undefined ? DEFAULTS.tool_timeout : c.tool_timeout;
   return {
     maxIterations: c.max_iterations ?? DEFAULTS.max_iterations,
@@ -109,7 +117,7 @@ export function resolveConfig(config: Record<string, unknown>): ResolvedConfig {
   };
 }
 
-/** Keys of `config` the loop does not know (for a warning). */
+/** Own keys of `config` the loop does not know, `__proto__` included (for a warning). */
 export function unknownKeys(config: Record<string, unknown>): string[] {
-  return Object.keys(config ?? {}).filter((key) => !CONFIG_KEYS.includes(key));
+  return Object.keys(ownConfig(config, 'loop-basic')).filter((key) => !CONFIG_KEYS.includes(key));
 }

@@ -82,6 +82,34 @@ describe('mount and config', () => {
     expect(warnings).toEqual(['loop-basic: ignoring unknown config key(s): max_iteration']);
   });
 
+  it('reads only own config properties: a __proto__ key or an inherited one loosens nothing', () => {
+    const loosening = {
+      max_iterations: 100_000,
+      tool_timeout: 0,
+      max_tool_output_bytes: 1_000_000_000,
+      max_concurrent_tools: 1_000,
+      tool_aliases: { Bash: 'bash' },
+    };
+    for (const raw of [
+      JSON.parse(`{"__proto__": ${JSON.stringify(loosening)}}`),
+      Object.create(loosening) as Record<string, unknown>,
+    ]) {
+      const warnings: string[] = [];
+      const coordinator = createTestCoordinator({
+        bare: true,
+        logger: { ...silentLogger, warn: (m: string) => warnings.push(m) },
+      });
+      mount(coordinator, raw);
+      const { config } = coordinator.get('orchestrator') as BasicOrchestrator;
+      expect(config).toEqual(resolveConfig({}));
+      expect(config.toolTimeoutMs).toBe(120_000);
+      expect(config.toolAliases.size).toBe(0);
+      expect(resolveConfig(raw)).toEqual(config);
+      const own = Object.hasOwn(raw, '__proto__');
+      expect(warnings).toEqual(own ? ['loop-basic: ignoring unknown config key(s): __proto__'] : []);
+    }
+  });
+
   it('default_provider picks that provider when it is mounted, else falls back to priority', async () => {
     for (const [preferred, expected] of [
       ['b', 'from b'],

@@ -8,12 +8,13 @@
  * await mount(coordinator, { max_iterations: 50, tool_aliases: { Read: 'read_file' } });
  * ```
  */
-import type { Coordinator } from '@amplifier/core';
+import { type Coordinator, ownConfig } from '@amplifier/core';
 import { resolveConfig, unknownKeys } from './config.js';
 import { BasicOrchestrator } from './orchestrator.js';
 
 export type { LoopBasicConfig, ResolvedConfig } from './config.js';
 export { DEFAULTS, resolveConfig } from './config.js';
+export { MAX_ARGUMENT_DEPTH } from './depth.js';
 export { textOf } from './messages.js';
 export { BasicOrchestrator, CANCELLED_MESSAGE, LOOP_LIMIT_REMINDER } from './orchestrator.js';
 export type { ScheduleEntry } from './scheduler.js';
@@ -23,10 +24,12 @@ export { truncateOutput } from './truncate.js';
 
 /**
  * Mount a `BasicOrchestrator` at `orchestrator`. Throws a clear error for bad
- * config; warns about keys it does not know. The returned cleanup unmounts it
- * (if it is still the mounted orchestrator).
+ * config; warns about keys it does not know. The config is read through its
+ * own properties only. The returned cleanup unmounts it (if it is still the
+ * mounted orchestrator).
  */
-export function mount(coordinator: Coordinator, config: Record<string, unknown> = {}): () => void {
+export function mount(coordinator: Coordinator, raw: Record<string, unknown> = {}): () => void {
+  const config = ownConfig(raw, 'loop-basic');
   const resolved = resolveConfig(config);
   const unknown = unknownKeys(config);
   if (unknown.length > 0) {

@@ -20,8 +20,10 @@ import {
   type ToolResult,
 } from '@amplifier/core';
 import type { AbortHub } from './abort-hub.js';
-import { CallRun, type Deadlines, formatMs, STOPPED, Thrown } from './call-run.js';
+import { CallRun, type Deadlines, formatMs } from './call-run.js';
+import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './depth.js';
 import { EXCLUSIVE, FREE, runScheduled, type ScheduleEntry } from './scheduler.js';
+import { InvalidResult, resultOf, thrownMessage } from './tool-outcome.js';
 import type { ToolEntry, ToolTable } from './tool-table.js';
 import { truncateOutput } from './truncate.js';
 
@@ -163,7 +165,13 @@ function fail(call: Call, content: string, type: string, msg: string = content):
   call.failure = { type, msg };
 }
 
-/** Register the call, stop if cancelled, parse its arguments. */
+/** Refuse input nested deeper than any real one, before anything walks it recursively. */
+function failTooDeep(call: Call, what: string, advice: string): void {
+  const msg = `${what} nested deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays`;
+  fail(call, `Error: ${msg}; the tool was not run. ${advice}`, 'InvalidArguments', msg);
+}
+
+/** Register the call, stop if cancelled, parse its arguments (and refuse absurdly deep ones). */
 function begin(round: Round, call: Call, args: unknown): void {
   const cancellation = round.ctx.coordinator.cancellation;
   cancellation.registerToolStart(call.id, call.called);
@@ -174,6 +182,11 @@ function begin(round: Round, call: Call, args: unknown): void {
   const parsed = parseArguments(args);
   if (typeof parsed === 'string') {
     fail(call, `Error: ${parsed}`, 'InvalidArguments', parsed);
+    return;
+  }
+  if (nestedDeeperThan(parsed, MAX_ARGUMENT_DEPTH)) {
+    const name = call.entry?.name ?? call.called;
+    failTooDeep(call, `the arguments of this call to '${name}' are`, 'Send flatter arguments.');
     return;
   }
   call.input = parsed;
@@ -205,13 +218,17 @@ async function preHooks(round: Round, call: Call): Promise<void> {
     }
     const modified = pre.data?.tool_input;
     if (modified !== undefined && modified !== input) {
-      if (isRecord(modified)) call.input = modified;
-      else
+      if (!isRecord(modified)) {
         fail(
           call,
           `Error: a tool:pre hook replaced the input of '${name}' with a non-object`,
           'InvalidArguments',
         );
+      } else if (nestedDeeperThan(modified, MAX_ARGUMENT_DEPTH)) {
+        failTooDeep(call, `the input a tool:pre hook gave '${name}' is`, 'Check the tool:pre hooks.');
+      } else {
+        call.input = modified;
+      }
     }
   } catch (error) {
     fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
@@ -248,47 +265,77 @@ async function execute(round: Round, call: Call): Promise<void> {
     const profile = entry.tool.executionProfile;
     const timeoutMs = profile?.disableTimeout ? null : (profile?.timeoutMs ?? settings.toolTimeoutMs);
     const outcome = await new CallRun(entry.tool, call.input, call.id, timeoutMs, hub, deadlines).done;
-    if (outcome === STOPPED) {
-      call.content = cancelledContent(entry.name);
-      return;
-    }
-    if (outcome instanceof Thrown) {
-      const msg = errorMessage(outcome.thrown);
-      fail(call, `Error executing tool: ${msg}`, errorType(outcome.thrown), msg);
-    } else if (typeof outcome === 'number') {
-      const msg = `Tool '${entry.name}' timed out after ${formatMs(outcome)} and was stopped`;
-      fail(call, `Error: ${msg}. Try a smaller or faster request.`, 'TimeoutError', msg);
-    } else {
-      const result = normalizeResult(outcome);
-      const post = hooks.has(TOOL_POST)
-        ? await hooks.emit(TOOL_POST, {
-            tool_name: entry.name,
-            tool_call_id: call.id,
-            tool_input: call.input,
-            result,
-            parallel_group_id: groupOf(round),
-          })
-        : CONTINUE;
-      let content: string;
-      const replaced = post.data?.result;
-      if (post.action === 'continue' && replaced !== undefined && replaced !== result) {
-        content = sanitizeForLlm(
-          typeof replaced === 'object' && replaced !== null ? stringifyJson(replaced) : String(replaced),
-        );
-      } else {
-        content = serializeToolOutput(result);
+    switch (outcome.kind) {
+      case 'stopped':
+        call.content = cancelledContent(entry.name);
+        return;
+      case 'timed_out': {
+        const msg = `Tool '${entry.name}' timed out after ${formatMs(outcome.ms)} and was stopped`;
+        fail(call, `Error: ${msg}. Try a smaller or faster request.`, 'TimeoutError', msg);
+        break;
       }
-      if (post.action === 'inject_context') {
-        defer(call, { result: post, event: TOOL_POST, hookName: entry.name });
-      } else if (post.action !== 'continue' || post.user_message) {
-        await coordinator.processHookResult(post, TOOL_POST, entry.name);
+      case 'threw':
+        failThrown(call, outcome.thrown);
+        break;
+      case 'returned': {
+        // A returned Error is a failure like a thrown one (a tool that meant to throw it).
+        if (outcome.value instanceof Error) {
+          failThrown(call, outcome.value);
+          break;
+        }
+        const result = resultOf(outcome.value);
+        if (result instanceof InvalidResult) {
+          const msg = `Tool '${entry.name}' returned ${result.what} instead of a result ({ success, output?, error? })`;
+          fail(
+            call,
+            `Error: ${msg}, so whether it worked is unknown. Check what it did before calling it again.`,
+            'InvalidToolResult',
+            msg,
+          );
+          break;
+        }
+        await postHooks(round, call, result);
       }
-      call.content = truncateOutput(content, settings.maxToolOutputBytes);
     }
   } catch (error) {
     fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
   }
   if (call.failure !== undefined && hooks.has(TOOL_ERROR)) await toolError(round, call, call.failure);
+}
+
+function failThrown(call: Call, thrown: unknown): void {
+  const msg = thrownMessage(thrown);
+  fail(call, `Error executing tool: ${msg}`, errorType(thrown), msg);
+}
+
+/** tool:post (modify replaces what the model sees; injections are deferred), then the call's content. */
+async function postHooks(round: Round, call: Call, result: ToolResult): Promise<void> {
+  const entry = call.entry!;
+  const { coordinator, hooks, settings } = round.ctx;
+  const post = hooks.has(TOOL_POST)
+    ? await hooks.emit(TOOL_POST, {
+        tool_name: entry.name,
+        tool_call_id: call.id,
+        tool_input: call.input,
+        result,
+        parallel_group_id: groupOf(round),
+      })
+    : CONTINUE;
+  let content: string;
+  const replaced = post.data?.result;
+  if (post.action === 'continue' && replaced !== undefined && replaced !== result) {
+    content = sanitizeForLlm(
+      typeof replaced === 'object' && replaced !== null ? stringifyJson(replaced) : String(replaced),
+    );
+  } else {
+    content = serializeToolOutput(result);
+  }
+  if (post.action === 'inject_context') {
+    defer(call, { result: post, event: TOOL_POST, hookName: entry.name });
+  } else if (post.action !== 'continue' || post.user_message) {
+    await coordinator.processHookResult(post, TOOL_POST, entry.name);
+  }
+  call.content = truncateOutput(content, settings.maxToolOutputBytes);
 }
 
 function defer(call: Call, injection: DeferredInjection): void {
@@ -330,14 +377,6 @@ function scheduleEntry(entry: ToolEntry, input: Record<string, unknown>): Schedu
   } catch {
     return EXCLUSIVE;
   }
-}
-
-function normalizeResult(value: unknown): ToolResult {
-  if (isRecord(value) && typeof value.success === 'boolean') return value as unknown as ToolResult;
-  if (isRecord(value) && ('output' in value || 'error' in value)) {
-    return { ...value, success: value.error === undefined || value.error === null } as ToolResult;
-  }
-  return { success: true, output: value };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
