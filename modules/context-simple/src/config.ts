@@ -2,7 +2,14 @@
  * The module's configuration: the JSON Schema it is validated against (with
  * core's shared ajv) and the defaults of the reference's context-simple.
  */
-import { compileSchema, DataValidationError, formatDataErrors, type JSONSchema } from '@amplifier/core';
+import {
+  compileSchema,
+  DataValidationError,
+  formatDataErrors,
+  getOwn,
+  type JSONSchema,
+  ownConfig,
+} from '@amplifier/core';
 
 /** How much the compaction notice says. `verbose` renders like `normal` (as in the reference). */
 export type NoticeVerbosity = 'minimal' | 'normal' | 'verbose';
@@ -77,10 +84,12 @@ export const CONFIG_SCHEMA: JSONSchema = {
 const KNOWN_KEYS: ReadonlySet<string> = new Set(Object.keys(CONFIG_SCHEMA.properties as object));
 
 /**
- * Validate a config and apply the defaults. Throws a `DataValidationError`
- * naming every bad key (`compact_threshold must be <= 1`).
+ * Validate a config and apply the defaults. Only its own properties are read
+ * (an inherited or `__proto__` key changes nothing). Throws a
+ * `DataValidationError` naming every bad key (`compact_threshold must be <= 1`).
  */
-export function resolveConfig(config: Record<string, unknown> = {}): ResolvedConfig {
+export function resolveConfig(raw: Record<string, unknown> = {}): ResolvedConfig {
+  const config = ownConfig(raw, 'context-simple');
   const errors = compileSchema(CONFIG_SCHEMA)(config);
   if (errors.length > 0) {
     throw new DataValidationError(
@@ -88,16 +97,18 @@ export function resolveConfig(config: Record<string, unknown> = {}): ResolvedCon
       errors,
     );
   }
-  const given = config as ContextSimpleConfig;
-  const resolved: ResolvedConfig = { ...DEFAULT_CONFIG, max_tokens_explicit: given.max_tokens !== undefined };
+  const resolved: ResolvedConfig = {
+    ...DEFAULT_CONFIG,
+    max_tokens_explicit: getOwn(config, 'max_tokens') !== undefined,
+  };
   for (const key of Object.keys(DEFAULT_CONFIG) as (keyof typeof DEFAULT_CONFIG)[]) {
-    const value = given[key];
+    const value = getOwn(config, key);
     if (value !== undefined) (resolved as Record<string, unknown>)[key] = value;
   }
   return resolved;
 }
 
-/** Config keys this module does not know (they are ignored). */
+/** Own config keys this module does not know, `__proto__` included (they are ignored). */
 export function unknownConfigKeys(config: Record<string, unknown>): string[] {
-  return Object.keys(config).filter((key) => !KNOWN_KEYS.has(key));
+  return Object.keys(ownConfig(config, 'context-simple')).filter((key) => !KNOWN_KEYS.has(key));
 }

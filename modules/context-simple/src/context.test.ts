@@ -1,5 +1,5 @@
 import type { Message, ModelInfo, Provider, ProviderInfo } from '@amplifier/core';
-import { createTestCoordinator, EventRecorder } from '@amplifier/core/testing';
+import { createTestCoordinator, depthOf, EventRecorder, nestedValue } from '@amplifier/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { assistant, call, result, strip, system, user } from './__fixtures__/messages.js';
 import { estimateTokens } from './compaction.js';
@@ -540,4 +540,56 @@ describe('mount and config', () => {
     await mount(coordinator, { max_tokenz: 5 });
     expect(warnings).toEqual(["context-simple: unknown config key 'max_tokenz' is ignored"]);
   });
+
+  it('reads only own config properties: a __proto__ key or an inherited one loosens nothing', async () => {
+    const loosening = { max_tokens: 1_000_000_000, compact_threshold: 1, truncate_chars: 1_000_000 };
+    for (const raw of [
+      JSON.parse(`{"__proto__": ${JSON.stringify(loosening)}}`),
+      Object.create(loosening) as Record<string, unknown>,
+    ]) {
+      const warnings: string[] = [];
+      const coordinator = createTestCoordinator({
+        bare: true,
+        logger: { debug() {}, info() {}, error() {}, warn: (m: string) => warnings.push(m) },
+      });
+      await mount(coordinator, raw);
+      const { config } = coordinator.get('context') as SimpleContextManager;
+      expect(config).toMatchObject({ max_tokens: 200_000, compact_threshold: 0.92, truncate_chars: 250 });
+      expect(config.max_tokens_explicit).toBe(false);
+      expect(new SimpleContextManager(raw).config).toEqual(config);
+      const own = Object.hasOwn(raw, '__proto__');
+      expect(warnings).toEqual(own ? ["context-simple: unknown config key '__proto__' is ignored"] : []);
+    }
+  });
+});
+
+describe('deep data', () => {
+  for (const depth of [3_000, 100_000]) {
+    it(`tool-call arguments nested ${depth.toLocaleString('en-US')} deep are stored with the marker, never a RangeError`, async () => {
+      const ctx = new SimpleContextManager({ max_tokens: 1_000 });
+      const args = { deep: nestedValue(depth) } as Record<string, unknown>;
+      await ctx.addMessage(user('go'));
+      await ctx.addMessage({
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: 'c1', name: 'echo', input: args }],
+        tool_calls: [{ id: 'c1', tool: 'echo', arguments: args }],
+      });
+      await ctx.addMessage(result('c1', 'x'.repeat(5_000)));
+      await ctx.addMessage(user('again'));
+      const history = await ctx.getMessages();
+      expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+      const stored = history[1]!;
+      expect(depthOf(stored)).toBe(256);
+      const text = JSON.stringify(stored);
+      expect(text).toContain('"[MaxDepth]"');
+      expect(ctx.estimatedTokens).toBeGreaterThan(0);
+      // The budget is tiny: the request view compacts; the pair stays whole, with its arguments bounded.
+      const view = await ctx.getMessagesForRequest();
+      expect(ctx.lastCompactionStats).toBeDefined();
+      const calls = view.filter((m) => m.role === 'assistant' && m.tool_calls !== undefined);
+      for (const m of calls) expect(JSON.stringify(m)).toContain('"[MaxDepth]"');
+      await ctx.setMessages(history);
+      expect(await ctx.getMessages()).toEqual(history);
+    });
+  }
 });

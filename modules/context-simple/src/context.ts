@@ -120,9 +120,12 @@ export class SimpleContextManager implements ContextManager {
     }
   }
 
-  /** The full history, never compacted, as mutable copies. */
+  /** The full history, never compacted, as mutable copies (each message copied on its own, as stored). */
   async getMessages(): Promise<Message[]> {
-    return copyPlain(this.#messages);
+    const messages = this.#messages;
+    const out = new Array<Message>(messages.length);
+    for (let i = 0; i < messages.length; i++) out[i] = copyPlain(messages[i]!);
+    return out;
   }
 
   /** Replace the history (session resume). Messages are stored as given: no timestamps are added. */

@@ -3,7 +3,7 @@
  * is never modified by compaction; `getMessagesForRequest` returns a compacted
  * view when the history nears the provider-derived budget.
  */
-import type { Coordinator } from '@amplifier/core';
+import { type Coordinator, ownConfig } from '@amplifier/core';
 import { unknownConfigKeys } from './config.js';
 import { SimpleContextManager } from './context.js';
 
@@ -19,9 +19,11 @@ export { formatCompactionNotice, NOTICE_SOURCE, noticeMessage, stubText, truncat
 /**
  * Mount a `SimpleContextManager` at the `context` mount point, emitting
  * `context:compaction` through `coordinator.hooks`. Invalid config fails with a
- * message naming each bad key; unknown keys are ignored with a warning.
+ * message naming each bad key; unknown keys are ignored with a warning. Only
+ * the config's own properties are read.
  */
-export async function mount(coordinator: Coordinator, config: Record<string, unknown> = {}): Promise<void> {
+export async function mount(coordinator: Coordinator, raw: Record<string, unknown> = {}): Promise<void> {
+  const config = ownConfig(raw, 'context-simple');
   const context = new SimpleContextManager(config, { hooks: coordinator.hooks, logger: coordinator.logger });
   for (const key of unknownConfigKeys(config)) {
     coordinator.logger.warn(`context-simple: unknown config key '${key}' is ignored`);

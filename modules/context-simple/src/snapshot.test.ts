@@ -1,4 +1,5 @@
-import { stringifyJson } from '@amplifier/core';
+import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn, stringifyJson } from '@amplifier/core';
+import { depthOf, nestedValue } from '@amplifier/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copyPlain, jsonLength, snapshotMessage } from './snapshot.js';
@@ -184,5 +185,92 @@ describe('copyPlain and jsonLength', () => {
     expect(jsonLength({ a: 'x\n' })).toBe(JSON.stringify({ a: 'x\n' }).length);
     expect(jsonLength(undefined)).toBe(0);
     expect(jsonLength({ n: 1n })).toBe(stringifyJson({ n: 1n }).length);
+  });
+});
+
+/** One level of a deep value: its container, the key that leads deeper, and shallow siblings. */
+const level = fc.record({
+  kind: fc.constantFrom('array', 'object'),
+  key: fc.string({ maxLength: 6 }),
+  siblings: fc.array(value, { maxLength: 2 }),
+});
+
+/** `depth` levels (innermost first, `pattern` repeated) around a shallow leaf, built without recursion. */
+function build(
+  depth: number,
+  pattern: readonly { kind: string; key: string; siblings: unknown[] }[],
+  leaf: unknown,
+): unknown {
+  let inner = leaf;
+  for (let i = 0; i < depth; i++) {
+    const { kind, key, siblings } = pattern[i % pattern.length]!;
+    if (kind === 'array') {
+      inner = [...siblings, inner];
+    } else {
+      const record: Record<string, unknown> = {};
+      for (const [i, sibling] of siblings.entries()) setOwn(record, `s${i}`, sibling);
+      setOwn(record, key, inner);
+      inner = record;
+    }
+  }
+  return inner;
+}
+
+/** The reference: `value` with every array or object that has MAX_DATA_DEPTH ancestors replaced by the marker. */
+function bounded(value: unknown, ancestors = 0): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (ancestors >= MAX_DATA_DEPTH) return MAX_DEPTH_MARKER;
+  if (Array.isArray(value)) return value.map((item) => bounded(item, ancestors + 1));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    setOwn(out, key, bounded((value as Record<string, unknown>)[key], ancestors + 1));
+  }
+  return out;
+}
+
+describe('deep data (random deep and wide values)', () => {
+  const deep = fc.record({
+    depth: fc.integer({ min: 0, max: 700 }),
+    pattern: fc.array(level, { minLength: 1, maxLength: 6 }),
+    leaf: value,
+    wide: fc.array(value, { maxLength: 40 }),
+  });
+
+  it('snapshots never throw, stay within MAX_DATA_DEPTH with the marker below it, and keep shallow data as it is', () => {
+    fc.assert(
+      fc.property(deep, ({ depth, pattern, leaf, wide }) => {
+        const args = build(depth, pattern, leaf);
+        const input = {
+          role: 'assistant',
+          content: wide,
+          tool_calls: [{ id: 'c1', tool: 'echo', arguments: args }],
+        } as Record<string, unknown>;
+        const { value: stored, jsonLength: length } = snapshotMessage(input);
+        const expected = bounded(input);
+        expect(stored).toEqual(expected);
+        expect(depthOf(stored)).toBeLessThanOrEqual(MAX_DATA_DEPTH);
+        if (depthOf(input) <= MAX_DATA_DEPTH) expect(stored).toEqual(input);
+        else expect(JSON.stringify(stored)).toContain(JSON.stringify(MAX_DEPTH_MARKER));
+        expect(length).toBe(JSON.stringify(expected).length);
+        expect(deepFrozen(stored)).toBe(true);
+        // A mutable copy, and the measure without storing, agree with the snapshot.
+        expect(copyPlain(args)).toEqual(bounded(args));
+        expect(jsonLength(input)).toBe(length);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a value nested 100,000 deep (and one that is also a cycle) is bounded, not a RangeError', () => {
+    const chain = nestedValue(100_000);
+    const { value: stored, jsonLength: length } = snapshotMessage({ role: 'user', content: [chain] });
+    expect(depthOf(stored)).toBe(MAX_DATA_DEPTH);
+    expect(length).toBe(JSON.stringify(stored).length);
+    const cyclic: Record<string, unknown> = { role: 'user', content: 'loop', deep: chain };
+    cyclic.self = cyclic;
+    const copy = snapshotMessage(cyclic).value;
+    expect(copy.self).toBe(copy);
+    expect(JSON.stringify({ ...copy, self: null })).toContain(JSON.stringify(MAX_DEPTH_MARKER));
+    expect(jsonLength(chain)).toBe(JSON.stringify(bounded(chain)).length);
   });
 });

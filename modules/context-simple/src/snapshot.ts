@@ -3,9 +3,11 @@
  * manager stores deep, frozen copies (so neither the caller's later changes nor
  * a change to a request view can reach the history) and needs each message's
  * `JSON.stringify` length for its token estimate: the walk that copies also
- * counts, so a message is read once and no JSON text is built.
+ * counts, so a message is read once and no JSON text is built. Data nested
+ * deeper than core's `MAX_DATA_DEPTH` is stored as `MAX_DEPTH_MARKER`: a walk
+ * never throws, whatever a model or a caller hands over.
  */
-import { stringifyJson } from '@amplifier/core';
+import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, stringifyJson } from '@amplifier/core';
 
 /** Characters `JSON.stringify` writes as more than themselves (any surrogate: lone ones are escaped). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -68,8 +70,11 @@ type Mode = 'snapshot' | 'copy';
 const TIMESTAMP_KEY_LENGTH = 12;
 const METADATA_KEY_LENGTH = 11;
 
-/** Nesting deeper than this is walked again watching for cycles (messages are a few levels deep). */
+/** Nesting deeper than this is walked again watching for cycles and depth (messages are a few levels deep). */
 const FAST_DEPTH = 64;
+
+/** `JSON.stringify(MAX_DEPTH_MARKER).length`. */
+const MARKER_LENGTH = JSON.stringify(MAX_DEPTH_MARKER).length;
 
 /** Thrown inside a fast walk that went deeper than `FAST_DEPTH`. */
 const TOO_DEEP: unique symbol = Symbol('too deep');
@@ -83,7 +88,10 @@ const FROZEN_EMPTY: readonly unknown[] = Object.freeze([]);
  * holds; values JSON treats specially (`toJSON`, class instances, bigint,
  * cycles) clear it and the caller measures the old way. A fast walk keeps no
  * list of ancestors; past `FAST_DEPTH` levels it gives up (`TOO_DEEP`) and the
- * caller walks again with `watch`, which finds cycles and keeps them in the copy.
+ * caller walks again with `watch`, which finds cycles and keeps them in the
+ * copy, and writes `MAX_DEPTH_MARKER` for an array or object with
+ * `MAX_DATA_DEPTH` ancestors (the copy has at most that many levels, so a
+ * walk's recursion is bounded too).
  */
 class Walk {
   /** The copy made by `copyRoot`. */
@@ -159,12 +167,12 @@ class Walk {
 
   #array(value: readonly unknown[]): unknown {
     const n = value.length;
-    if (n === 0) {
+    if (n === 0 && (this.#path === undefined || this.#path.length < MAX_DATA_DEPTH)) {
       this.length += 2;
       return this.#snapshot ? FROZEN_EMPTY : [];
     }
-    const cycle = this.#enter(value);
-    if (cycle !== undefined) return cycle;
+    const stop = this.#enter(value);
+    if (stop !== undefined) return stop;
     const out: unknown[] = new Array(n);
     this.#copies?.push(out);
     this.length += n + 1; // brackets and commas
@@ -180,9 +188,9 @@ class Walk {
    * `{ ...value, metadata: { ...value.metadata, timestamp } }` would; a
    * `metadata` that is not a plain object is left to the caller.
    */
-  object(value: Record<string, unknown>, stamp?: string, metadataStamp?: string): Record<string, unknown> {
-    const cycle = this.#enter(value);
-    if (cycle !== undefined) return cycle as Record<string, unknown>;
+  object(value: Record<string, unknown>, stamp?: string, metadataStamp?: string): unknown {
+    const stop = this.#enter(value);
+    if (stop !== undefined) return stop;
     const out: Record<string, unknown> = {};
     this.#copies?.push(out);
     let written = 0;
@@ -237,8 +245,12 @@ class Walk {
     return lastStampOnly;
   }
 
-  /** Go one level down into `value`; returns the copy to reuse when `value` is its own ancestor. */
-  #enter(value: object): object | undefined {
+  /**
+   * Go one level down into `value`. Returns what to write instead of a copy:
+   * the copy of `value` when it is its own ancestor, `MAX_DEPTH_MARKER` (counted)
+   * when it has `MAX_DATA_DEPTH` ancestors; undefined to copy it.
+   */
+  #enter(value: object): unknown {
     const path = this.#path;
     if (path === undefined) {
       if (++this.#depth > FAST_DEPTH) throw TOO_DEEP;
@@ -248,6 +260,10 @@ class Walk {
     if (at >= 0) {
       this.exact = false; // JSON.stringify throws on a cycle
       return this.#copies![at];
+    }
+    if (path.length >= MAX_DATA_DEPTH) {
+      if (this.#snapshot) this.length += MARKER_LENGTH;
+      return MAX_DEPTH_MARKER;
     }
     path.push(value);
     return undefined;
@@ -284,13 +300,30 @@ function walk(mode: Mode, value: unknown, metadataStamp?: string): Walk {
   return walker;
 }
 
-/** `JSON.stringify(value).length`, falling back to core's `stringifyJson` where JSON.stringify throws. */
+/**
+ * The JSON length of `value` as the context would store it (deeper than
+ * `MAX_DATA_DEPTH`: the marker): `JSON.stringify(value).length` for the data
+ * messages hold; never throws.
+ */
 export function jsonLength(value: unknown): number {
+  // What JSON.stringify writes nothing for (its result is undefined).
+  if (value === undefined || typeof value === 'function' || typeof value === 'symbol') return 0;
+  const walker = walk('snapshot', value);
+  const copy = walker.take();
+  return walker.exact ? walker.length : stringifiedLength(copy);
+}
+
+/**
+ * `JSON.stringify(copy).length` for a copy the walk made (no deeper than the
+ * limit in its plain data), falling back to core's `stringifyJson` where
+ * JSON.stringify throws (bigint, cycles, a throwing `toJSON`).
+ */
+function stringifiedLength(copy: unknown): number {
   let json: string | undefined;
   try {
-    json = JSON.stringify(value);
+    json = JSON.stringify(copy);
   } catch {
-    json = stringifyJson(value);
+    json = stringifyJson(copy);
   }
   return json?.length ?? 0;
 }
@@ -322,7 +355,7 @@ export function snapshotMessage<T extends object>(message: T, stamp?: string): S
   }
   const walker = walk('snapshot', source, metadataStamp);
   const result = walker.take();
-  return { value: result as T, jsonLength: walker.exact ? walker.length : jsonLength(result) };
+  return { value: result as T, jsonLength: walker.exact ? walker.length : stringifiedLength(result) };
 }
 
 /** A mutable deep copy of plain data (arrays and plain objects; other values are shared). */
