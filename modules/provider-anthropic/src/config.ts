@@ -4,7 +4,7 @@
  * the provider works with. The keys every HTTP provider shares are core's
  * (`@amplifier/core/provider`); these are the Anthropic-specific ones.
  */
-import type { ConfigField, JSONSchema } from '@amplifier/core';
+import { type ConfigField, type JSONSchema, ownConfig } from '@amplifier/core';
 import {
   PROVIDER_CONFIG_PROPERTIES,
   type ProviderConfig,
@@ -75,8 +75,9 @@ export const CONFIG_SCHEMA: JSONSchema = {
   },
 };
 
-/** Apply defaults and the environment to a validated config. */
-export function resolveConfig(config: AnthropicConfig, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+/** Apply defaults and the environment to a validated config (its own properties only). */
+export function resolveConfig(raw: AnthropicConfig, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  const config = ownConfig(raw, 'provider-anthropic') as AnthropicConfig;
   const common = resolveProviderConfig(config, DEFAULTS, env);
   const headers: Record<string, string> = {
     'anthropic-version': config.anthropic_version ?? DEFAULT_ANTHROPIC_VERSION,

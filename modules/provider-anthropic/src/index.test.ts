@@ -2,7 +2,7 @@ import { OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
 import { createTestCoordinator, FakeLlmServer, RecordingLogger, reply } from '@amplifier/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MODEL, textStream } from './__fixtures__/wire.js';
-import { AnthropicProvider, mount } from './index.js';
+import { AnthropicProvider, createAnthropicProvider, mount } from './index.js';
 
 let server: FakeLlmServer;
 beforeEach(async () => {
@@ -77,5 +77,37 @@ describe('mount', () => {
     await expect(provider.complete({ messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
       kind: 'configuration',
     });
+  });
+
+  it('reads own config properties only: a __proto__ or inherited api_key or base_url mounts nothing, redirects nothing', async () => {
+    const loosening = {
+      api_key: 'sk-ant-inherited',
+      base_url: server.url,
+      beta_headers: ['x'],
+      extended_thinking: true,
+    };
+    for (const raw of [
+      JSON.parse(`{"__proto__": ${JSON.stringify(loosening)}}`),
+      Object.create(loosening) as Record<string, unknown>,
+    ]) {
+      const { coordinator: c, logger } = coordinator();
+      expect(await mount(c, raw)).toBeUndefined();
+      expect(c.get('providers').size).toBe(0);
+      const problems = logger.problemsSince();
+      expect(problems.some((p) => p.includes("unknown config key '__proto__'"))).toBe(
+        Object.hasOwn(raw, '__proto__'),
+      );
+      expect(problems.join('\n')).toMatch(/not mounted: no API key/);
+      const withKey = Object.assign(Object.create(loosening), { api_key: 'sk-ant-own' }) as Record<
+        string,
+        unknown
+      >;
+      const provider = createAnthropicProvider(withKey);
+      expect(provider.getInfo().defaults?.base_url).toBe('https://api.anthropic.com/');
+      expect(provider.config).toMatchObject({ extendedThinking: false });
+      expect(provider.config.headers['anthropic-beta']).toBeUndefined();
+      await provider.close();
+    }
+    expect(server.requests).toEqual([]);
   });
 });

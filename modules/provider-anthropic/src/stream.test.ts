@@ -1,6 +1,8 @@
-import type { StreamEvent } from '@amplifier/core';
+import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, type StreamEvent } from '@amplifier/core';
+import { depthOf, nestedValue } from '@amplifier/core/testing';
 import { describe, expect, it } from 'vitest';
-import { messageEvents } from './stream.js';
+import { deepJson } from './__fixtures__/deep.js';
+import { messageEvents, responseEvents } from './stream.js';
 
 const context = { provider: 'anthropic', model: 'm' };
 
@@ -73,5 +75,34 @@ describe('message accumulation', () => {
     ]);
     const end = events.at(-1) as Extract<StreamEvent, { type: 'message.end' }>;
     expect(end.response.tool_calls![0]!.arguments).toMatchObject({ _raw_arguments: '{"a": ' });
+  });
+});
+
+describe('deep tool input', () => {
+  it('input_json_delta nested 100,000 deep is parsed as sent (no recursion), without a RangeError', async () => {
+    const events = await run([
+      ['message_start', { message: { id: 'm1', model: 'm', usage: {} } }],
+      [
+        'content_block_start',
+        { index: 0, content_block: { type: 'tool_use', id: 't1', name: 'echo', input: {} } },
+      ],
+      [
+        'content_block_delta',
+        { index: 0, delta: { type: 'input_json_delta', partial_json: `{"q":${deepJson(100_000)}}` } },
+      ],
+      ['content_block_stop', { index: 0 }],
+      ['message_delta', { delta: { stop_reason: 'tool_use' } }],
+      ['message_stop', {}],
+    ]);
+    const end = events.find((e) => e.type === 'tool_call.end') as { arguments: unknown };
+    expect(depthOf(end.arguments)).toBe(100_001);
+  });
+
+  it('a whole response replayed as events writes deep input bounded', () => {
+    const input = { q: nestedValue(100_000) };
+    const events = responseEvents({ content: [{ type: 'tool_call', id: 't1', name: 'echo', input }] }, 'm');
+    const fragment = events.find((e) => e.type === 'tool_call.delta') as { arguments_fragment: string };
+    expect(fragment.arguments_fragment).toContain(JSON.stringify(MAX_DEPTH_MARKER));
+    expect(depthOf(JSON.parse(fragment.arguments_fragment))).toBe(MAX_DATA_DEPTH);
   });
 });

@@ -10,6 +10,7 @@ import {
   type ContentBlock,
   createLLMError,
   type StreamEvent,
+  stringifyJson,
   type Usage,
 } from '@amplifier/core';
 import { type RequestContext, type SseMessage, sseJson, streamPayloadError } from '@amplifier/core/provider';
@@ -183,7 +184,7 @@ export function responseEvents(response: ChatResponse, model: string | undefined
     else if (block.type === 'text') events.push({ type: 'text.delta', index, text: block.text });
     else if (block.type === 'tool_call') {
       events.push({ type: 'tool_call.start', id: block.id, name: block.name });
-      events.push({ type: 'tool_call.delta', id: block.id, arguments_fragment: JSON.stringify(block.input) });
+      events.push({ type: 'tool_call.delta', id: block.id, arguments_fragment: stringifyJson(block.input) });
       events.push({ type: 'tool_call.end', id: block.id, name: block.name, arguments: block.input });
     }
   }

@@ -4,7 +4,7 @@
  * delays), answers through a function in code, or, with nothing configured,
  * answers every request with a short fixed text.
  */
-import type { Coordinator } from '@amplifier/core';
+import { type Coordinator, ownConfig } from '@amplifier/core';
 import { type MockProviderOptions, type ProviderMockConfig, ScriptedProvider } from './provider.js';
 import { assertConfig, CONFIG_KEYS, loadScriptFile } from './script.js';
 
@@ -27,9 +27,11 @@ export function createMockProvider(options: MockProviderOptions = {}): ScriptedP
  * Mount a ScriptedProvider under the name `mock`. `script_file` is read now,
  * relative to the `session.working_dir` capability (or the current directory);
  * a bad script fails the mount with every problem listed by path
- * (`script[2].tool_calls[0].name must be string`). Unknown keys are warned about.
+ * (`script[2].tool_calls[0].name must be string`). Unknown keys (an own
+ * `__proto__` key too) are warned about; only the config's own properties are read.
  */
-export async function mount(coordinator: Coordinator, config: Record<string, unknown> = {}): Promise<void> {
+export async function mount(coordinator: Coordinator, raw: Record<string, unknown> = {}): Promise<void> {
+  const config = ownConfig(raw, 'provider-mock');
   assertConfig(config);
   for (const key of Object.keys(config)) {
     if (!CONFIG_KEYS.has(key))

@@ -14,6 +14,7 @@ import {
   formatDataErrors,
   LLMError,
   type ModelInfo,
+  ownConfig,
   type Provider,
   type ProviderInfo,
   responseToolCalls,
@@ -21,6 +22,7 @@ import {
   sleep,
   type ToolCall,
 } from '@amplifier/core';
+import { cloneData } from './clone.js';
 import { assertConfig, type ScriptStep, stepResponse, usageFor } from './script.js';
 import { responseEvents } from './stream.js';
 
@@ -81,11 +83,13 @@ export class ScriptedProvider implements Provider {
   readonly #script: readonly ScriptStep[] | undefined;
   #calls = 0;
 
-  constructor(options: MockProviderOptions = {}) {
+  /** Reads the options' own properties only; the script is copied (any depth) and replayed as written. */
+  constructor(raw: MockProviderOptions = {}) {
+    const options = ownConfig(raw, 'provider-mock') as MockProviderOptions;
     const { name, hooks, ...config } = options;
     assertConfig(config as Record<string, unknown>);
     this.#options = options;
-    this.#script = options.script === undefined ? undefined : structuredClone(options.script);
+    this.#script = options.script === undefined ? undefined : cloneData(options.script);
     this.name = name ?? 'mock';
     this.priority = options.priority ?? 100;
     this.model = options.model ?? 'mock-model';

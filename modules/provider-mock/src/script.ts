@@ -16,9 +16,11 @@ import {
   type JSONSchema,
   LLM_ERROR_KINDS,
   type LLMErrorKind,
+  stringifyJson,
   type ToolCall,
   type Usage,
 } from '@amplifier/core';
+import { cloneData } from './clone.js';
 
 /** A scripted tool call; `id` is generated when omitted, `arguments` default to `{}`. */
 export interface ScriptToolCall {
@@ -223,7 +225,8 @@ export async function loadScriptFile(file: string, baseDir: string = process.cwd
   return script as ScriptStep[];
 }
 
-const estimate = (value: unknown): number => Math.floor((JSON.stringify(value) ?? '').length / 4);
+/** Tokens as JSON length / 4 (core's bounded `stringifyJson`: any depth, never a RangeError). */
+const estimate = (value: unknown): number => Math.floor(stringifyJson(value).length / 4);
 
 /** A fresh ChatResponse for a (validated, non-error) step. `callPrefix` makes generated ids unique. */
 export function stepResponse(step: ScriptStep, request: ChatRequest, callPrefix: string): ChatResponse {
@@ -238,11 +241,11 @@ export function stepResponse(step: ScriptStep, request: ChatRequest, callPrefix:
     });
   }
   if (s.text !== undefined) content.push({ type: 'text', text: s.text });
-  if (s.content !== undefined) content.push(...structuredClone(s.content));
+  if (s.content !== undefined) content.push(...cloneData(s.content));
   const toolCalls: ToolCall[] | undefined = s.tool_calls?.map((call, k) => ({
     id: call.id ?? `${callPrefix}_${k + 1}`,
     name: call.name,
-    arguments: structuredClone(call.arguments ?? {}),
+    arguments: cloneData(call.arguments ?? {}),
   }));
   const response: ChatResponse = {
     content,
@@ -250,7 +253,7 @@ export function stepResponse(step: ScriptStep, request: ChatRequest, callPrefix:
     finish_reason: s.finish_reason ?? (toolCalls?.length ? 'tool_calls' : 'stop'),
   };
   if (toolCalls !== undefined) response.tool_calls = toolCalls;
-  if (s.metadata !== undefined) response.metadata = structuredClone(s.metadata);
+  if (s.metadata !== undefined) response.metadata = cloneData(s.metadata);
   return response;
 }
 

@@ -1,10 +1,11 @@
 /** A finished ChatResponse replayed as `Provider.stream()` events. */
-import type { ChatResponse, StreamEvent } from '@amplifier/core';
+import { type ChatResponse, type StreamEvent, stringifyJson } from '@amplifier/core';
 
 /**
  * `message.start`, then `thinking.delta` / `text.delta` per word (whitespace
  * kept, so the pieces join back to the text), then `tool_call.start`,
- * `.delta` (the arguments as JSON) and `.end` per call, then `message.end`
+ * `.delta` (the arguments as JSON: core's `stringifyJson`, so arguments
+ * deeper than `MAX_DATA_DEPTH` carry its marker) and `.end` per call, then `message.end`
  * with the whole response. `check` runs before each event and may throw (abort).
  */
 export async function* responseEvents(
@@ -28,7 +29,7 @@ export async function* responseEvents(
   for (const call of response.tool_calls ?? []) {
     check();
     yield { type: 'tool_call.start', id: call.id, name: call.name };
-    yield { type: 'tool_call.delta', id: call.id, arguments_fragment: JSON.stringify(call.arguments) };
+    yield { type: 'tool_call.delta', id: call.id, arguments_fragment: stringifyJson(call.arguments) };
     yield { type: 'tool_call.end', id: call.id, name: call.name, arguments: call.arguments };
   }
   check();

@@ -4,7 +4,7 @@
  * the provider works with. The keys every HTTP provider shares are core's
  * (`@amplifier/core/provider`); these are the OpenAI-specific ones.
  */
-import type { ConfigField, JSONSchema } from '@amplifier/core';
+import { type ConfigField, type JSONSchema, ownConfig } from '@amplifier/core';
 import {
   PROVIDER_CONFIG_PROPERTIES,
   type ProviderConfig,
@@ -58,8 +58,9 @@ export const CONFIG_SCHEMA: JSONSchema = {
   },
 };
 
-/** Apply defaults and the environment to a validated config. */
-export function resolveConfig(config: OpenAIConfig, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+/** Apply defaults and the environment to a validated config (its own properties only). */
+export function resolveConfig(raw: OpenAIConfig, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  const config = ownConfig(raw, 'provider-openai') as OpenAIConfig;
   const common = resolveProviderConfig(config, DEFAULTS, env);
   const headers: Record<string, string> = {};
   if (config.organization) headers['openai-organization'] = config.organization;

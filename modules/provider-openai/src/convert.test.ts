@@ -1,5 +1,7 @@
-import { type ChatRequest, checkData, type Message } from '@amplifier/core';
+import { type ChatRequest, checkData, MAX_DATA_DEPTH, MAX_DEPTH_MARKER, type Message } from '@amplifier/core';
+import { depthOf, nestedValue, randomDeepValue } from '@amplifier/core/testing';
 import { describe, expect, it } from 'vitest';
+import { bounded, deepJson } from './__fixtures__/deep.js';
 import {
   type BodyOptions,
   fromWireCompletion,
@@ -241,5 +243,66 @@ describe('responses', () => {
       output_tokens: 4,
       total_tokens: 7,
     });
+  });
+});
+
+describe('deep arguments', () => {
+  const callMessage = (args: Record<string, unknown>): Message => ({
+    role: 'assistant',
+    content: [{ type: 'tool_call', id: 'b1', name: 'echo', input: args }],
+    tool_calls: [{ id: 'c1', tool: 'echo', arguments: args }],
+  });
+  const sentArguments = (args: Record<string, unknown>): unknown[] => {
+    const [wire] = toWireMessages([callMessage(args)]);
+    return (wire!.tool_calls as { function: { arguments: string } }[]).map((c) =>
+      JSON.parse(c.function.arguments),
+    );
+  };
+
+  it('are written bounded at every depth: the same data up to MAX_DATA_DEPTH, the marker below it', () => {
+    for (let depth = 0; depth <= MAX_DATA_DEPTH + 8; depth++) {
+      for (const width of [0, 3]) {
+        const args = { deep: randomDeepValue(depth, { depth, width }) };
+        for (const sent of sentArguments(args)) {
+          expect(sent).toEqual(bounded(args));
+          if (depthOf(args) <= MAX_DATA_DEPTH) expect(sent).toEqual(args);
+          else expect(JSON.stringify(sent)).toContain(JSON.stringify(MAX_DEPTH_MARKER));
+        }
+      }
+    }
+  });
+
+  it('3,000 and 100,000 levels: no RangeError, bounded JSON text', () => {
+    for (const depth of [3_000, 100_000]) {
+      const args = { deep: nestedValue(depth) };
+      for (const sent of sentArguments(args)) {
+        expect(depthOf(sent)).toBe(MAX_DATA_DEPTH);
+        expect(JSON.stringify(sent)).toContain(JSON.stringify(MAX_DEPTH_MARKER));
+      }
+      expect(() => toWireBody({ messages: [callMessage(args)] }, [callMessage(args)], options)).not.toThrow();
+    }
+  });
+
+  it('a response with arguments 100,000 deep (JSON text, or an object from a compatible server) is read as sent', () => {
+    const text = `{"q":${deepJson(100_000)}}`;
+    const asObject = JSON.parse(text);
+    for (const args of [text, asObject]) {
+      const response = fromWireCompletion({
+        choices: [
+          {
+            message: {
+              role: 'assistant',
+              tool_calls: [{ id: 'c1', function: { name: 'echo', arguments: args } }],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      });
+      const call = response.tool_calls![0]!;
+      expect(depthOf(call.arguments)).toBe(100_001);
+      const block = response.content.at(-1) as { type: string; input: unknown };
+      expect(block.type).toBe('tool_call');
+      expect(block.input).toBe(call.arguments);
+    }
   });
 });

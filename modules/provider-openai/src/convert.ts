@@ -9,8 +9,10 @@ import {
   type ChatResponse,
   type ContentBlock,
   type ImageSource,
+  isPlainObject,
   type Message,
   responseText,
+  stringifyJson,
   type ToolCall,
   type ToolChoice,
   type Usage,
@@ -54,14 +56,18 @@ function userContent(content: Message['content']): string | Json[] {
   return parts;
 }
 
-/** The assistant's calls: `tool_call` blocks first, then `tool_calls` entries not seen yet. */
+/**
+ * The assistant's calls: `tool_call` blocks first, then `tool_calls` entries
+ * not seen yet. Arguments are written by core's `stringifyJson`: never a
+ * throw, and nesting deeper than `MAX_DATA_DEPTH` is sent as its marker.
+ */
 function assistantCalls(message: Message): Json[] {
   const calls: Json[] = [];
   const seen = new Set<string>();
   const add = (id: string, name: string, args: unknown): void => {
     if (seen.has(id)) return;
     seen.add(id);
-    calls.push({ id, type: 'function', function: { name, arguments: JSON.stringify(args ?? {}) } });
+    calls.push({ id, type: 'function', function: { name, arguments: stringifyJson(args ?? {}) } });
   };
   if (Array.isArray(message.content)) {
     for (const block of message.content)
@@ -193,6 +199,18 @@ export function parseArguments(text: string | undefined): Record<string, unknown
   }
 }
 
+/**
+ * Arguments as a server sent them: JSON text (the API), or an object (some
+ * compatible servers), taken as it is, however deep: the orchestrator decides
+ * what to do with a call (loop-basic refuses arguments nested too deep).
+ */
+export function wireArguments(value: unknown): Record<string, unknown> {
+  if (typeof value === 'string') return parseArguments(value);
+  if (value === undefined || value === null) return {};
+  if (isPlainObject(value)) return value;
+  return parseArguments(stringifyJson(value));
+}
+
 /** Chat Completions usage as Amplifier usage (`input_tokens` includes cached tokens). */
 export function toUsage(wire: unknown): Usage | undefined {
   if (typeof wire !== 'object' || wire === null) return undefined;
@@ -259,9 +277,7 @@ export function fromWireCompletion(payload: Json): ChatResponse {
     calls.push({
       id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${k}`,
       name: String(fn.name ?? ''),
-      arguments: parseArguments(
-        typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
-      ),
+      arguments: wireArguments(fn.arguments),
     });
   }
   return buildResponse({

@@ -113,6 +113,33 @@ describe('mount', () => {
     );
   });
 
+  it('reads own config properties only: a __proto__ or inherited api_key or base_url mounts nothing, redirects nothing', async () => {
+    const loosening = { api_key: 'sk-inherited', base_url: `${server.url}/v1`, headers: { 'x-leak': '1' } };
+    for (const raw of [
+      JSON.parse(`{"__proto__": ${JSON.stringify(loosening)}}`),
+      Object.create(loosening) as Record<string, unknown>,
+    ]) {
+      const { coordinator: c, logger } = coordinator();
+      expect(await mount(c, raw)).toBeUndefined();
+      expect(c.get('providers').size).toBe(0);
+      const warnings = logger.records.filter((r) => r.level === 'warn').map((r) => r.message);
+      expect(warnings.some((w) => w.includes("unknown config key '__proto__'"))).toBe(
+        Object.hasOwn(raw, '__proto__'),
+      );
+      expect(warnings.join('\n')).toMatch(/not mounted: no API key for https:\/\/api\.openai\.com\/v1/);
+      // With an own key, the inherited base_url still does not count: requests would go to the default.
+      const withKey = Object.assign(Object.create(loosening), { api_key: 'sk-own' }) as Record<
+        string,
+        unknown
+      >;
+      const provider = createOpenAIProvider(withKey);
+      expect(provider.getInfo().defaults?.base_url).toBe('https://api.openai.com/v1');
+      expect(provider.config.headers['x-leak']).toBeUndefined();
+      await provider.close();
+    }
+    expect(server.requests).toEqual([]);
+  });
+
   it('config prices override the built-in table (a local model priced at zero reports "0")', async () => {
     server.enqueue(
       reply.json(200, {

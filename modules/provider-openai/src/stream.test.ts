@@ -1,6 +1,7 @@
-import type { StreamEvent } from '@amplifier/core';
+import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, type StreamEvent } from '@amplifier/core';
+import { depthOf, nestedValue } from '@amplifier/core/testing';
 import { describe, expect, it } from 'vitest';
-import { ChunkAccumulator, chunkEvents } from './stream.js';
+import { ChunkAccumulator, chunkEvents, responseEvents } from './stream.js';
 
 const context = { provider: 'openai', model: 'm' };
 
@@ -67,5 +68,34 @@ describe('chunk accumulation', () => {
     const { events, response } = new ChunkAccumulator().finish();
     expect(events.map((e) => e.type)).toEqual(['message.start', 'message.end']);
     expect(response).toEqual({ content: [] });
+  });
+});
+
+describe('deep arguments in streams', () => {
+  it('object arguments 100,000 deep in a chunk become a bounded fragment; nothing throws', () => {
+    const accumulator = new ChunkAccumulator();
+    const events = accumulator.push(
+      delta({
+        tool_calls: [
+          { index: 0, id: 'c1', function: { name: 'echo', arguments: { q: nestedValue(100_000) } } },
+        ],
+      }),
+    );
+    const fragment = events.find((e) => e.type === 'tool_call.delta') as { arguments_fragment: string };
+    expect(fragment.arguments_fragment).toContain(JSON.stringify(MAX_DEPTH_MARKER));
+    const { response } = accumulator.finish();
+    expect(depthOf(response.tool_calls![0]!.arguments)).toBe(MAX_DATA_DEPTH);
+  });
+
+  it('a whole response replayed as events writes deep arguments bounded', () => {
+    const args = { q: nestedValue(100_000) };
+    const events = responseEvents(
+      { content: [], tool_calls: [{ id: 'c1', name: 'echo', arguments: args }] },
+      'm',
+    );
+    const fragment = events.find((e) => e.type === 'tool_call.delta') as { arguments_fragment: string };
+    expect(depthOf(JSON.parse(fragment.arguments_fragment))).toBe(MAX_DATA_DEPTH);
+    const end = events.find((e) => e.type === 'tool_call.end') as { arguments: unknown };
+    expect(end.arguments).toBe(args);
   });
 });

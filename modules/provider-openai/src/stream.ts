@@ -8,6 +8,7 @@ import {
   type ChatResponse,
   createLLMError,
   type StreamEvent,
+  stringifyJson,
   type ToolCall,
   type Usage,
 } from '@amplifier/core';
@@ -98,7 +99,7 @@ export class ChunkAccumulator {
       typeof fn.arguments === 'string'
         ? fn.arguments
         : fn.arguments !== undefined
-          ? JSON.stringify(fn.arguments)
+          ? stringifyJson(fn.arguments)
           : '';
     call.args += fragment;
     if (!call.started && call.name !== '') {
@@ -150,7 +151,7 @@ export function responseEvents(response: ChatResponse, model: string | undefined
   }
   for (const call of response.tool_calls ?? []) {
     events.push({ type: 'tool_call.start', id: call.id, name: call.name });
-    events.push({ type: 'tool_call.delta', id: call.id, arguments_fragment: JSON.stringify(call.arguments) });
+    events.push({ type: 'tool_call.delta', id: call.id, arguments_fragment: stringifyJson(call.arguments) });
     events.push({ type: 'tool_call.end', id: call.id, name: call.name, arguments: call.arguments });
   }
   events.push({ type: 'message.end', response });
