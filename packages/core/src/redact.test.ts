@@ -122,6 +122,16 @@ describe('isSecretKey', () => {
     'AZURE_OPENAI_KEY',
     'SENDGRID_KEY',
     'GITHUB_PAT',
+    // numbered copies, key words before the end
+    'API_KEY_2',
+    'GITHUB_TOKEN1',
+    'SECRET_KEY_BASE',
+    'signing_key',
+    'encryption_key',
+    'master_key',
+    'license_key',
+    'Ocp-Apim-Subscription-Key',
+    'AccountKey',
   ];
   const notSecret = [
     'max_tokens',
@@ -145,6 +155,8 @@ describe('isSecretKey', () => {
     'model',
     'secretary',
     'password_hint_shown',
+    'v2',
+    'item_3',
   ];
   it.each(secret)('%s holds a secret', (name) => {
     expect(isSecretKey(name)).toBe(true);

@@ -50,6 +50,15 @@ const SECRET_SUFFIXES: readonly string[] = [
   'credential',
   'credentials',
   'auth',
+  'signingkey',
+  'encryptionkey',
+  'masterkey',
+  'licensekey',
+  'subscriptionkey',
+  'accountkey',
+  'sessionkey',
+  'hmackey',
+  'secretkeybase',
 ];
 
 /** Environment-style names (upper case) ending in `_KEY` or `_PAT`: `STRIPE_KEY`, `AZURE_OPENAI_KEY`, `GITHUB_PAT`. */
@@ -63,17 +72,20 @@ function normalizeKey(key: string): string {
  * True when a value stored under `name` (an object key, a header, an
  * environment variable) is a secret: a known secret name (`password`,
  * `authorization`, `cookie`), a name ending in one (`OPENAI_API_KEY`,
- * `GITHUB_TOKEN`, `db_password`, `AWS_SECRET_ACCESS_KEY`, `basic_auth`), or an
- * upper-case environment name ending in `_KEY` or `_PAT`. Names that only
+ * `GITHUB_TOKEN`, `db_password`, `AWS_SECRET_ACCESS_KEY`, `basic_auth`,
+ * `signing_key`, `SECRET_KEY_BASE`), or an upper-case environment name ending
+ * in `_KEY` or `_PAT`; a trailing number is ignored (`API_KEY_2`). Names that only
  * contain a secret word elsewhere are not (`max_tokens`, `api_key_env`,
  * `token_count`, `SSH_AUTH_SOCK`). Case, `-`, `_` and `.` are ignored except
  * for the environment-style rule.
  */
 export function isSecretKey(name: string): boolean {
-  const key = normalizeKey(name);
+  // A numbered copy is what it copies: API_KEY_2, GITHUB_TOKEN1.
+  const base = name.replace(/[-_.]?\d+$/, '');
+  const key = normalizeKey(base);
   if (SECRET_NAMES.has(key)) return true;
   for (const suffix of SECRET_SUFFIXES) if (key.endsWith(suffix)) return true;
-  return ENV_STYLE_SECRET.test(name);
+  return ENV_STYLE_SECRET.test(base);
 }
 
 /**
