@@ -4,7 +4,15 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { compileSchema, formatDataErrors, type JSONSchema } from '@amplifier/core';
+import {
+  compileSchema,
+  formatDataErrors,
+  getOwn,
+  isPlainObject,
+  type JSONSchema,
+  type Logger,
+  ownConfig,
+} from '@amplifier/core';
 
 export type ConsoleLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -63,52 +71,92 @@ export const DEFAULTS: Readonly<LoggingConfig> = Object.freeze({
 
 const stringList: JSONSchema = { type: 'array', items: { type: 'string' } };
 
-const CONFIG_SCHEMA: JSONSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    priority: { type: 'number' },
-    session_log_template: { type: 'string', minLength: 1 },
-    auto_discover: { type: 'boolean' },
-    additional_events: stringList,
-    exclude_events: stringList,
-    strip_raw: { type: 'boolean' },
-    redaction: {
-      anyOf: [
-        { type: 'boolean' },
-        {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            enabled: { type: 'boolean' },
-            keys: stringList,
-            patterns: stringList,
-            env_values: { type: 'boolean' },
-          },
+const PROPERTIES: Record<string, JSONSchema> = {
+  priority: { type: 'number' },
+  session_log_template: { type: 'string', minLength: 1 },
+  auto_discover: { type: 'boolean' },
+  additional_events: stringList,
+  exclude_events: stringList,
+  strip_raw: { type: 'boolean' },
+  redaction: {
+    anyOf: [
+      { type: 'boolean' },
+      {
+        type: 'object',
+        // Refused, not warned: a misspelt `keys` or `patterns` would redact less than asked.
+        additionalProperties: false,
+        properties: {
+          enabled: { type: 'boolean' },
+          keys: stringList,
+          patterns: stringList,
+          env_values: { type: 'boolean' },
         },
-      ],
-    },
-    max_file_bytes: { type: ['integer', 'null'], minimum: 1024 },
-    max_files: { type: 'integer', minimum: 1 },
-    max_value_chars: { type: 'integer', minimum: 16 },
-    queue_max_records: { type: 'integer', minimum: 1 },
-    queue_max_bytes: { type: 'integer', minimum: 1024 },
-    queue_full_wait_ms: { type: 'integer', minimum: 0 },
-    console: { enum: [false, 'debug', 'info', 'warn', 'error'] },
+      },
+    ],
   },
+  max_file_bytes: { type: ['integer', 'null'], minimum: 1024 },
+  max_files: { type: 'integer', minimum: 1 },
+  max_value_chars: { type: 'integer', minimum: 16 },
+  queue_max_records: { type: 'integer', minimum: 1 },
+  queue_max_bytes: { type: 'integer', minimum: 1024 },
+  queue_full_wait_ms: { type: 'integer', minimum: 0 },
+  console: { enum: [false, 'debug', 'info', 'warn', 'error'] },
 };
 
-/** Defaults filled in; throws an Error listing every bad key. */
-export function parseConfig(raw: Record<string, unknown>): LoggingConfig {
-  const errors = compileSchema(CONFIG_SCHEMA)(raw);
+const CONFIG_SCHEMA: JSONSchema = { type: 'object', properties: PROPERTIES };
+
+/**
+ * Defaults filled in; throws an Error listing every bad value. The config is
+ * read through its own properties only (core's `ownConfig`): an own
+ * `__proto__` key is an unknown key like any other, and nothing inherited is
+ * ever read. Unknown top-level keys are reported through `logger` and
+ * ignored; unknown keys inside `redaction` are refused.
+ */
+export function parseConfig(raw: unknown, logger?: Pick<Logger, 'warn'>): LoggingConfig {
+  const config = ownConfig(raw, 'hooks-logging');
+  for (const key of Object.keys(config)) {
+    if (Object.hasOwn(PROPERTIES, key)) continue;
+    logger?.warn(`hooks-logging: unknown config key '${key}' is ignored`);
+    delete config[key];
+  }
+  const errors = compileSchema(CONFIG_SCHEMA)(config);
   if (errors.length > 0) {
     throw new Error(`hooks-logging: invalid config:\n${formatDataErrors(errors)}`);
   }
-  const given = raw as Partial<LoggingConfig> & { redaction?: boolean | Partial<RedactionConfig> };
-  const redaction =
-    typeof given.redaction === 'boolean'
-      ? { ...DEFAULTS.redaction, enabled: given.redaction }
-      : { ...DEFAULTS.redaction, ...given.redaction };
+  const own = <K extends keyof LoggingConfig>(key: K): LoggingConfig[K] =>
+    getOwn<LoggingConfig[K]>(config, key) ?? (DEFAULTS[key] as LoggingConfig[K]);
+  const redaction = parseRedaction(getOwn(config, 'redaction'));
+  return {
+    priority: own('priority'),
+    session_log_template: own('session_log_template'),
+    auto_discover: own('auto_discover'),
+    additional_events: [...own('additional_events')],
+    exclude_events: [...own('exclude_events')],
+    strip_raw: own('strip_raw'),
+    redaction,
+    // null is a value here (never rotate), not "not given".
+    max_file_bytes: Object.hasOwn(config, 'max_file_bytes')
+      ? (config.max_file_bytes as number | null)
+      : DEFAULTS.max_file_bytes,
+    max_files: own('max_files'),
+    max_value_chars: own('max_value_chars'),
+    queue_max_records: own('queue_max_records'),
+    queue_max_bytes: own('queue_max_bytes'),
+    queue_full_wait_ms: own('queue_full_wait_ms'),
+    console: own('console'),
+  };
+}
+
+function parseRedaction(given: unknown): RedactionConfig {
+  const defaults = DEFAULTS.redaction;
+  if (typeof given === 'boolean') return { ...defaults, keys: [], patterns: [], enabled: given };
+  const section = isPlainObject(given) ? given : {};
+  const redaction: RedactionConfig = {
+    enabled: getOwn<boolean>(section, 'enabled') ?? defaults.enabled,
+    keys: [...(getOwn<string[]>(section, 'keys') ?? [])],
+    patterns: [...(getOwn<string[]>(section, 'patterns') ?? [])],
+    env_values: getOwn<boolean>(section, 'env_values') ?? defaults.env_values,
+  };
   for (const pattern of redaction.patterns) {
     try {
       new RegExp(pattern);
@@ -116,7 +164,7 @@ export function parseConfig(raw: Record<string, unknown>): LoggingConfig {
       throw new Error(`hooks-logging: invalid config: redaction.patterns: ${(error as Error).message}`);
     }
   }
-  return { ...DEFAULTS, ...given, redaction } as LoggingConfig;
+  return redaction;
 }
 
 /** `/home/u/app` -> `-home-u-app` (the reference's project slug). */

@@ -124,16 +124,17 @@ export class EventLogger {
         maxFileBytes: this.config.max_file_bytes,
         maxFiles: this.config.max_files,
         onError: (message) => this.#report(message),
+        onNote: (message) => this.#report(message, 'info'),
       });
       this.#writers.set(sessionId, writer);
     }
     return writer;
   }
 
-  #report(message: string): void {
+  #report(message: string, level: 'info' | 'warning' = 'warning'): void {
     const display = this.#coordinator.display;
     try {
-      if (display) display.showMessage(message, 'warning', 'hooks-logging');
+      if (display) display.showMessage(message, level, 'hooks-logging');
       else console.error(message);
     } catch {
       if (!this.#reportedError) console.error(message);

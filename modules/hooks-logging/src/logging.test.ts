@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ALL_EVENTS, type Cleanup, OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
-import { createTestCoordinator, type TestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator, RecordingLogger, type TestCoordinator } from '@amplifier/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getEventLogger, logPath, mount, onSessionReady, projectSlug } from './index.js';
 
@@ -251,15 +251,18 @@ describe('hooks-logging checklist (reference section 13)', () => {
 });
 
 describe('configuration', () => {
-  it('rejects unknown keys and wrong types with the path', async () => {
-    const coordinator = createTestCoordinator({ bare: true });
+  it('rejects wrong types with the path; unknown keys are warned about and ignored', async () => {
+    const logger = new RecordingLogger();
+    const coordinator = createTestCoordinator({ bare: true, logger });
     await expect(mount(coordinator, { exclude_events: 'x', bogus: 1 })).rejects.toThrow(
       /exclude_events must be array/,
     );
-    await expect(mount(coordinator, { bogus: 1 })).rejects.toThrow(/bogus is not allowed/);
     await expect(mount(coordinator, { redaction: { patterns: ['('] } })).rejects.toThrow(
       /redaction.patterns/,
     );
+    const cleanup = await mount(coordinator, { bogus: 1, session_log_template: path.join(tmp, 'e.jsonl') });
+    await cleanup();
+    expect(logger.problemsSince()).toContain("hooks-logging: unknown config key 'bogus' is ignored");
   });
 
   it('registers handlers at the configured priority under the name hooks-logging', async () => {

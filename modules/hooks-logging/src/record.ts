@@ -3,8 +3,11 @@
  * `{ts, lvl, schema, event, <promoted keys>, data}`. The data is copied into
  * JSON-safe values (cycles, bigints, errors, buffers, maps, throwing getters,
  * oversized strings) with secrets redacted on the way; the event data itself
- * is never modified.
+ * is never modified. The copy is bounded: data nested deeper than core's
+ * `MAX_DATA_DEPTH` is written as `MAX_DEPTH_MARKER`, and keys such as
+ * `__proto__` stay keys (own data properties, never the prototype).
  */
+import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from '@amplifier/core';
 import type { Redactor } from './redact.js';
 
 export const LOG_SCHEMA: Readonly<{ name: string; ver: string }> = Object.freeze({
@@ -25,8 +28,6 @@ const PROMOTED: ReadonlySet<string> = new Set([
   'parent_span_id',
   'session_id',
 ]);
-
-const MAX_DEPTH = 64;
 
 export interface RecordOptions {
   redactor: Redactor | undefined;
@@ -94,7 +95,7 @@ class Sanitizer {
     const object = value as object;
     const path = this.#path;
     if (path.includes(object)) return '[Circular]';
-    if (depth >= MAX_DEPTH) return '[MaxDepth]';
+    if (depth >= MAX_DATA_DEPTH) return MAX_DEPTH_MARKER;
     path.push(object);
     try {
       return this.object(object, depth + 1);
@@ -136,7 +137,7 @@ class Sanitizer {
     }
     if (object instanceof Map) {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of object) out[String(k)] = this.value(v, String(k), depth);
+      for (const [k, v] of object) setOwn(out, String(k), this.value(v, String(k), depth));
       return out;
     }
     if (object instanceof Set) return [...object].map((item) => this.value(item, undefined, depth) ?? null);
@@ -151,7 +152,7 @@ class Sanitizer {
         v = `[Unserializable: ${(error as Error)?.message ?? 'getter threw'}]`;
       }
       const safe = this.value(v, k, depth);
-      if (safe !== undefined) out[k] = safe;
+      if (safe !== undefined) setOwn(out, k, safe);
     }
     return out;
   }
@@ -193,6 +194,32 @@ export function buildRecord(
 
 const NO_OPTIONS: RecordOptions = { redactor: undefined, stripRaw: false, maxValueChars: 0 };
 
+/** What `sanitizeValue` gives: the copy, and the names of the redaction rules that fired (sorted). */
+export interface SanitizedValue {
+  value: unknown;
+  rules: string[];
+}
+
+/**
+ * Any value as the log would write it: a JSON-safe copy (the same handling
+ * of cycles, bigints, errors, buffers, throwing getters and depth as a
+ * record), with secrets redacted when a redactor is given. For apps that
+ * print event data and want the log's rules (the CLI's `--redact`). Never
+ * throws.
+ */
+export function sanitizeValue(
+  value: unknown,
+  options: { redactor?: Redactor | undefined; maxValueChars?: number } = {},
+): SanitizedValue {
+  const sanitizer = new Sanitizer({
+    redactor: options.redactor,
+    stripRaw: false,
+    maxValueChars: options.maxValueChars ?? Number.POSITIVE_INFINITY,
+  });
+  const copy = sanitizer.value(value, undefined, 0);
+  return { value: copy, rules: [...sanitizer.fired].sort() };
+}
+
 function build(
   event: string,
   source: Record<string, unknown>,
@@ -216,8 +243,7 @@ function build(
       }
       const safe = sanitizer.value(value, key, 0);
       if (safe === undefined) continue;
-      if (PROMOTED.has(key)) record[key] = safe;
-      else rest[key] = safe;
+      setOwn(PROMOTED.has(key) ? record : rest, key, safe);
     }
     if (Object.keys(rest).length > 0) record.data = rest;
   } catch (error) {

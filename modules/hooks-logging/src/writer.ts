@@ -18,6 +18,8 @@ export interface WriterOptions {
   maxFiles: number;
   /** Called once per failure streak with a human-readable problem. */
   onError: (message: string) => void;
+  /** Called when the file, on first open, ends in a line cut off by an earlier writer (a crash). */
+  onNote?: (message: string) => void;
 }
 
 export class LogWriter {
@@ -33,6 +35,8 @@ export class LogWriter {
   #waiters: (() => void)[] = [];
   #failing = false;
   #closed = false;
+  /** The file was opened before (a later open finds the writer's own torn tail, if any). */
+  #opened = false;
   /** Records accepted by `push` but never written (queue full or write failed). */
   dropped = 0;
   #droppedReported = 0;
@@ -194,6 +198,11 @@ export class LogWriter {
         const last = Buffer.alloc(1);
         await handle.read(last, 0, 1, size - 1);
         this.#needsNewline = last[0] !== 0x0a;
+        if (this.#needsNewline && !this.#opened) {
+          this.#options.onNote?.(
+            `hooks-logging: ${this.file} ends in a record cut off by an earlier writer (a crash or kill); logging goes on on a fresh line and readers skip the cut-off line.`,
+          );
+        }
       } else {
         this.#needsNewline = false;
       }
@@ -202,6 +211,7 @@ export class LogWriter {
       throw error;
     }
     this.#handle = handle;
+    this.#opened = true;
   }
 
   async #rotate(): Promise<void> {

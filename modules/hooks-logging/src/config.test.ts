@@ -1,0 +1,87 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestCoordinator, RecordingLogger } from '@amplifier/core/testing';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_TEMPLATE, logPath, parseConfig } from './config.js';
+import { mount } from './index.js';
+
+let tmp: string;
+beforeEach(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'hooks-logging-config-'));
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Every setting that, if inherited, would make the log less safe or put it elsewhere. */
+function loosening(): Record<string, unknown> {
+  return {
+    redaction: false,
+    session_log_template: path.join(tmp, 'elsewhere', '{session_id}.jsonl'),
+    console: 'debug',
+    exclude_events: ['*'],
+    strip_raw: true,
+    max_file_bytes: null,
+    max_value_chars: 16,
+  };
+}
+
+const FORMS = {
+  'an own __proto__ key (JSON.parse)': () => JSON.parse(JSON.stringify({ ['__proto__']: loosening() })),
+  'an inherited prototype (Object.create)': () => Object.create(loosening()),
+} as const;
+
+describe('config is read through own properties only (issue 16, point 1)', () => {
+  it.each(Object.keys(FORMS))('parseConfig ignores %s', (form) => {
+    const logger = new RecordingLogger();
+    const config = parseConfig(FORMS[form as keyof typeof FORMS](), logger);
+    expect(config).toEqual(parseConfig({}));
+    expect(config.redaction.enabled).toBe(true);
+    expect(config.session_log_template).toBe(DEFAULT_TEMPLATE);
+  });
+
+  it('an own __proto__ key is an unknown key: warned, ignored, the module mounts', () => {
+    const logger = new RecordingLogger();
+    parseConfig(JSON.parse('{"__proto__": {"redaction": false}, "bogus": 1}'), logger);
+    expect(logger.problemsSince()).toEqual([
+      "hooks-logging: unknown config key '__proto__' is ignored",
+      "hooks-logging: unknown config key 'bogus' is ignored",
+    ]);
+  });
+
+  it.each(Object.keys(FORMS))(
+    'a mounted logger given %s keeps redaction on and its file where it was',
+    async (form) => {
+      vi.stubEnv('AMPLIFIER_HOME', path.join(tmp, 'home'));
+      const coordinator = createTestCoordinator({ bare: true });
+      coordinator.registerCapability('session.working_dir', tmp);
+      const cleanup = await mount(coordinator, FORMS[form as keyof typeof FORMS]());
+      await coordinator.hooks.emit('tool:post', {
+        api_key: 'sk-proj-abcdefghijklmnopqrstuvwxyz0123',
+        raw: { kept: 1 },
+      });
+      await cleanup();
+      expect(existsSync(path.join(tmp, 'elsewhere'))).toBe(false);
+      const text = readFileSync(logPath(DEFAULT_TEMPLATE, 'test-session', tmp), 'utf8');
+      expect(text).not.toContain('sk-proj-abcdefghijklmnop');
+      const record = JSON.parse(text) as { data: Record<string, unknown> };
+      expect(record.data).toMatchObject({ api_key: '[REDACTED:key]', raw: { kept: 1 } });
+    },
+  );
+
+  it('redaction given as an object is read through its own properties too', () => {
+    const inherited = parseConfig({ redaction: Object.create({ enabled: false, env_values: false }) });
+    expect(inherited.redaction).toEqual(parseConfig({}).redaction);
+    // Inside `redaction` an unknown key is refused, not ignored: a misspelt `keys` would redact less than asked.
+    expect(() => parseConfig({ redaction: JSON.parse('{"__proto__": {"enabled": false}}') })).toThrow(
+      /hooks-logging: invalid config:[\s\S]*__proto__/,
+    );
+  });
+
+  it('non-object configs fail with what was expected', () => {
+    expect(() => parseConfig('verbose')).toThrow(/hooks-logging: config must be an object/);
+    expect(parseConfig(undefined)).toEqual(parseConfig({}));
+  });
+});
