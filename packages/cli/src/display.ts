@@ -4,6 +4,12 @@
  * tool call (name, a short argument summary, duration, ok or error), hook
  * messages. The answer goes to stdout, clean. `--json` replaces all of it with
  * one JSON object per line on stdout.
+ *
+ * What is printed is the session's data as it is, with one exception: values
+ * of secret-named keys (core's `isSecretKey`) are never printed. With
+ * `redact`, everything printed also goes through the event log's string rules
+ * (hooks-logging's `Redactor`: keys, tokens, passwords in commands, URLs,
+ * headers, ...).
  */
 import {
   ALL_EVENTS,
@@ -15,6 +21,7 @@ import {
   redactSecrets,
   stringifyJson,
 } from '@amplifier/core';
+import { DEFAULTS, Redactor, sanitizeValue } from '@amplifier/hooks-logging';
 import pc from 'picocolors';
 import yoctoSpinner from 'yocto-spinner';
 
@@ -27,6 +34,8 @@ export interface DisplayOptions {
   stderr?: NodeJS.WritableStream & { isTTY?: boolean };
   json?: boolean;
   verbose?: boolean;
+  /** Apply the event log's redaction rules to everything printed (`--redact`). */
+  redact?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -83,6 +92,8 @@ interface RunningCall {
 export class Display implements DisplaySystem {
   readonly json: boolean;
   readonly verbose: boolean;
+  /** `--redact`: the event log's rules (keys and strings); undefined: only secret-named keys are hidden. */
+  readonly #redactor: Redactor | undefined;
   readonly colors: Colors;
   /** stderr is a terminal that can redraw (spinner, in-place updates). */
   readonly interactive: boolean;
@@ -102,23 +113,39 @@ export class Display implements DisplaySystem {
     this.#stderr = stderr;
     this.json = options.json ?? false;
     this.verbose = options.verbose ?? false;
+    this.#redactor = options.redact ? new Redactor(DEFAULTS.redaction, env) : undefined;
     this.colors = pc.createColors(useColor(stderr, env));
     this.interactive = stderr.isTTY === true && env.TERM !== 'dumb' && !('CI' in env);
   }
 
   // ------------------------------------------------------------ plain output
 
+  /** `text` as it may be printed: as it is, or through the event log's string rules with `--redact`. */
+  safeText(text: string): string {
+    return this.#redactor === undefined ? text : this.#redactor.redactString(text, new Set());
+  }
+
+  /**
+   * `value` as it may be printed as JSON: values of secret-named keys
+   * replaced (core's `redactSecrets`), or with `--redact` the event log's
+   * copy (keys and strings redacted, as in events.jsonl).
+   */
+  safeData(value: unknown): unknown {
+    if (this.#redactor === undefined) return redactSecrets(value);
+    return sanitizeValue(value, { redactor: this.#redactor }).value;
+  }
+
   /** A line on stderr (the spinner steps aside). */
   line(text: string): void {
     if (this.json) return;
-    this.#stderr.write(`${text}\n`);
+    this.#stderr.write(`${this.safeText(text)}\n`);
     this.#shown = text !== '';
   }
 
   /** A line on stderr, also in JSON mode (warnings and errors must never vanish). */
   problem(text: string): void {
     this.#stopSpinner();
-    this.#stderr.write(`${text}\n`);
+    this.#stderr.write(`${this.safeText(text)}\n`);
   }
 
   error(text: string): void {
@@ -140,12 +167,13 @@ export class Display implements DisplaySystem {
     if (this.json) return;
     if (this.#shown) this.#stderr.write('\n');
     this.#shown = false;
-    this.#stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    const safe = this.safeText(text);
+    this.#stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
 
-  /** One JSON object per line on stdout (--json). */
+  /** One JSON object per line on stdout (--json), through `safeData`. */
   emitJson(record: Record<string, unknown>): void {
-    if (this.json) this.#stdout.write(`${stringifyJson(redactSecrets(record))}\n`);
+    if (this.json) this.#stdout.write(`${stringifyJson(this.safeData(record))}\n`);
   }
 
   /** Hook `user_message`s: `[source] message` on stderr, coloured by level. */
@@ -244,7 +272,7 @@ export class Display implements DisplaySystem {
   #onRetry(data: EventData): void {
     const delay = typeof data.delay === 'number' ? ` in ${data.delay} s` : '';
     const text = `retrying${delay}${typeof data.error === 'string' ? `: ${firstLine(data.error)}` : ''}`;
-    if (this.interactive && this.#spinner) this.#spinner.text = text;
+    if (this.interactive && this.#spinner) this.#spinner.text = this.safeText(text);
     else this.line(this.colors.dim(text));
   }
 
@@ -263,7 +291,7 @@ export class Display implements DisplaySystem {
   #onToolPre(data: EventData): void {
     const id = String(data.tool_call_id ?? '');
     const name = String(data.tool_name ?? 'tool');
-    const args = summarizeArgs(name, data.tool_input);
+    const args = summarizeArgs(name, redactSecrets(data.tool_input));
     this.#running.set(id, { name, args, started: performance.now() });
     if (this.interactive) {
       this.#spin(this.#running.size === 1 ? `${name} ${args}` : `${this.#running.size} tools running`);
@@ -303,8 +331,9 @@ export class Display implements DisplaySystem {
     }
   }
 
-  #spin(text: string): void {
+  #spin(raw: string): void {
     if (!this.interactive) return;
+    const text = this.safeText(raw);
     if (this.#spinner === undefined) {
       this.#spinner = yoctoSpinner({
         text,

@@ -42,7 +42,8 @@ function runOptions(command: Command): Command {
         new Option('-p, --provider <name>', 'model provider').choices(['anthropic', 'openai', 'mock']),
       )
       .option('-m, --model <model>', 'model id for the provider')
-      .option('--max-iterations <n>', 'provider calls per turn before the loop wraps up', integer),
+      .option('--max-iterations <n>', 'provider calls per turn before the loop wraps up', integer)
+      .option('--redact', "apply the event log's secret redaction to everything printed (--json included)"),
   );
 }
 
@@ -81,6 +82,7 @@ type RunFlags = Common & {
   model?: string;
   maxIterations?: number;
   resume?: string;
+  redact?: boolean;
 };
 
 /** `run` and `continue`: the prompt words and flags as runCommand's options. */
@@ -94,6 +96,7 @@ function runOptionsOf(words: string[], flags: RunFlags): RunOptions {
     cwd: flags.cwd,
     verbose: flags.verbose ?? false,
     json: flags.json ?? false,
+    redact: flags.redact ?? false,
     resume: flags.resume,
   };
 }
@@ -136,18 +139,21 @@ common(session.command('list').description("this project's sessions, newest firs
 common(
   session
     .command('show')
-    .description('metadata and conversation of a session')
+    .description('metadata, conversation and event counts of a session')
     .argument('<id>', 'id or unique prefix'),
-).action(
-  action((id: string, flags: Common) =>
-    showSession(
-      id,
-      { cwd: resolveCwd(flags.cwd), json: flags.json ?? false },
-      display(flags),
-      process.stdout,
-    ),
-  ),
-);
+)
+  .option('--redact', "apply the event log's secret redaction to what is printed")
+  .action(
+    action((id: string, flags: Common & { redact?: boolean }) => {
+      const redact = flags.redact ?? false;
+      return showSession(
+        id,
+        { cwd: resolveCwd(flags.cwd), json: flags.json ?? false },
+        new Display({ verbose: flags.verbose ?? false, redact }),
+        process.stdout,
+      );
+    }),
+  );
 common(
   session
     .command('delete')

@@ -23,6 +23,8 @@ export interface RunOptions {
   cwd?: string | undefined;
   verbose?: boolean;
   json?: boolean;
+  /** Apply the event log's redaction rules to everything printed (`--redact`). */
+  redact?: boolean;
   /** A session id (or unique prefix) to resume. */
   resume?: string | undefined;
   /** Resume the most recent session of the project (`amplifier continue`). */
@@ -87,7 +89,11 @@ export function handleSignals(getRunner: () => SessionRunner | undefined, displa
 
 /** `amplifier run` / `amplifier continue`: one shot, or the REPL when there is no prompt on a terminal. */
 export async function runCommand(options: RunOptions): Promise<number> {
-  const display = new Display({ json: options.json ?? false, verbose: options.verbose ?? false });
+  const display = new Display({
+    json: options.json ?? false,
+    verbose: options.verbose ?? false,
+    redact: options.redact ?? false,
+  });
   const store = new SessionStore();
   let runner: SessionRunner | undefined;
   const signals = handleSignals(() => runner, display);

@@ -3,7 +3,8 @@
  * project (or all projects with --all).
  */
 import path from 'node:path';
-import type { Message } from '@amplifier/core';
+import { errorMessage, type Message } from '@amplifier/core';
+import { type JsonlNote, readEventLog } from '@amplifier/hooks-logging';
 import type { Display } from './display.js';
 import { EXIT_OK } from './errors.js';
 import { table } from './modules.js';
@@ -77,19 +78,56 @@ function text(content: Message['content']): string {
     .join('\n');
 }
 
-/** `amplifier session show <id> [--json]`: metadata, then the conversation. */
-export function showSession(
+/** What `session show` says about the event log: how many records each event has. */
+interface EventsSummary {
+  file: string;
+  records: number;
+  events: Record<string, number>;
+  /** Why the log could not be read to the end (the counts are of what was read). */
+  error?: string;
+}
+
+/** Count the records of the session's event log (rotated files included), streaming; skipped lines become notes. */
+async function summarizeEvents(file: string, notes: JsonlNote[]): Promise<EventsSummary> {
+  const summary: EventsSummary = { file, records: 0, events: {} };
+  const counts = new Map<string, number>();
+  try {
+    for await (const record of readEventLog(file, { rotated: true, onNote: (note) => notes.push(note) })) {
+      summary.records++;
+      counts.set(record.event, (counts.get(record.event) ?? 0) + 1);
+    }
+  } catch (error) {
+    summary.error = `cannot read ${file}: ${errorMessage(error)}`;
+  }
+  summary.events = Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : 1)));
+  return summary;
+}
+
+/**
+ * `amplifier session show <id> [--json] [--redact]`: metadata, the
+ * conversation and what the event log holds. Lines a crash left torn in the
+ * transcript or the event log are skipped, each with a note (stderr, or
+ * `notes` in JSON). Values of secret-named keys are never printed; with
+ * `--redact` the event log's rules apply to everything printed.
+ */
+export async function showSession(
   id: string,
   options: { cwd: string; json: boolean },
   display: Display,
   out: NodeJS.WritableStream,
-): number {
+): Promise<number> {
   const record = new SessionStore().find(id, options.cwd);
-  const { messages, skipped } = record.readTranscript();
+  const { messages, skipped, notes } = record.readTranscript();
+  const events = await summarizeEvents(record.eventsPath, notes);
   if (options.json) {
-    out.write(
-      `${JSON.stringify({ metadata: summary(record), messages, skipped_lines: skipped }, null, 2)}\n`,
-    );
+    const document = {
+      metadata: summary(record),
+      messages,
+      skipped_lines: skipped,
+      events,
+      notes,
+    };
+    out.write(`${JSON.stringify(display.safeData(document), null, 2)}\n`);
     return EXIT_OK;
   }
   const c = display.colors;
@@ -101,25 +139,28 @@ export function showSession(
     `${c.bold('provider')}  ${m.provider}${m.model ? ` (${m.model})` : ''}`,
     `${c.bold('cwd')}       ${m.cwd}`,
     `${c.bold('files')}     ${path.join(record.dir, '')}`,
+    `${c.bold('events')}    ${events.records} record${events.records === 1 ? '' : 's'} in ${path.basename(events.file)}`,
     '',
   ];
+  // Redacted before shortening, so a cut never hides a secret from the rules.
   for (const message of messages) {
     const role = message.role.padEnd(9);
     if (message.role === 'tool') {
-      const first = (text(message.content).split('\n')[0] ?? '').slice(0, 120);
+      const first = (display.safeText(text(message.content)).split('\n')[0] ?? '').slice(0, 120);
       lines.push(`${c.dim(role)} ${c.dim(first)}`);
       continue;
     }
-    const body = text(message.content).trim();
+    const body = display.safeText(text(message.content)).trim();
     if (body !== '') lines.push(`${c.bold(role)} ${body.replace(/\n/g, `\n${' '.repeat(10)}`)}`);
     for (const call of message.tool_calls ?? []) {
-      lines.push(
-        `${c.dim(role)} ${c.cyan('→')} ${call.tool} ${JSON.stringify(call.arguments).slice(0, 100)}`,
-      );
+      const args = (JSON.stringify(display.safeData(call.arguments)) ?? '').slice(0, 100);
+      lines.push(`${c.dim(role)} ${c.cyan('→')} ${call.tool} ${args}`);
     }
   }
-  if (skipped > 0) lines.push(c.yellow(`(${skipped} unreadable line${skipped === 1 ? '' : 's'} skipped)`));
   out.write(`${lines.join('\n')}\n`);
+  for (const note of notes) display.warn(`note: ${note.message}`);
+  if (events.error !== undefined)
+    display.warn(`note: ${events.error}; the counts above are of what was read`);
   return EXIT_OK;
 }
 

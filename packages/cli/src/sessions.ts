@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Message, stringifyJson } from '@amplifier/core';
+import { type JsonlNote, readJsonlSync } from '@amplifier/hooks-logging';
 import { CliError } from './errors.js';
 
 /** `AMPLIFIER_HOME`, else `~/.amplifier`. */
@@ -48,10 +49,20 @@ export interface SessionMetadata {
   cli_version: string;
 }
 
-/** A transcript read back: the messages, and how many broken lines were skipped. */
+/** A transcript read back: the messages, and the lines that were skipped (torn by a crash), with why. */
 export interface Transcript {
   messages: Message[];
   skipped: number;
+  notes: JsonlNote[];
+}
+
+function isMessage(value: unknown): value is Message {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { role?: unknown }).role === 'string'
+  );
 }
 
 const TRANSCRIPT = 'transcript.jsonl';
@@ -159,28 +170,26 @@ export class SessionRecord {
     fs.writeSync(this.#fd, `${stringifyJson(message)}\n`);
   }
 
-  /** Read the transcript; lines that do not parse (a torn last line after a crash) are skipped and counted. */
+  /**
+   * Read the transcript line by line. A line that is not a whole message (a
+   * torn last line after a crash or `kill -9`, or a torn line a later run
+   * appended after) is skipped with a note; every whole message is returned.
+   */
   readTranscript(): Transcript {
-    let text: string;
+    const notes: JsonlNote[] = [];
+    let messages: Message[];
     try {
-      text = fs.readFileSync(this.transcriptPath, 'utf8');
-    } catch {
-      return { messages: [], skipped: 0 };
+      messages = readJsonlSync<Message>(this.transcriptPath, {
+        accept: isMessage,
+        what: 'message',
+        onNote: (note) => notes.push(note),
+      });
+    } catch (error) {
+      throw new CliError(
+        `Cannot read the transcript ${this.transcriptPath}: ${(error as Error).message}. Check that the file is readable.`,
+      );
     }
-    const messages: Message[] = [];
-    let skipped = 0;
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      try {
-        const value: unknown = JSON.parse(line);
-        if (value !== null && typeof value === 'object' && typeof (value as Message).role === 'string') {
-          messages.push(value as Message);
-        } else skipped++;
-      } catch {
-        skipped++;
-      }
-    }
-    return { messages, skipped };
+    return { messages, skipped: notes.length, notes };
   }
 
   /** Replace the transcript (atomically): `/clear`, and repairing a torn file on resume. */
