@@ -156,7 +156,7 @@ export {
   ownData,
   setOwn,
 } from './plain-data.js';
-export { isSecretKey, redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
+export { isSecretKey, isSecretValue, redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
 // Helpers
 export type { RetryOptions } from './retry.js';
 export { computeRetryDelay, retryWithBackoff, sleep } from './retry.js';

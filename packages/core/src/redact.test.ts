@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretKey, redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
+import { isSecretKey, isSecretValue, redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
 
 describe('redactSecrets', () => {
   it('replaces the value of every sensitive key (whole key, any case) at any depth, in objects and arrays', () => {
@@ -132,6 +132,12 @@ describe('isSecretKey', () => {
     'license_key',
     'Ocp-Apim-Subscription-Key',
     'AccountKey',
+    'MYSQL_PWD',
+    'AWS_ACCESS_KEY_ID',
+    'AZURE_STORAGE_CONNECTION_STRING',
+    'SESSION_COOKIE',
+    'SENTRY_DSN',
+    'DOCKER_AUTH_CONFIG',
   ];
   const notSecret = [
     'max_tokens',
@@ -143,7 +149,6 @@ describe('isSecretKey', () => {
     'PATH',
     'HOME',
     'SSH_AUTH_SOCK',
-    'AWS_ACCESS_KEY_ID',
     'AWS_REGION',
     'cache_key',
     'sort_key',
@@ -163,6 +168,15 @@ describe('isSecretKey', () => {
   });
   it.each(notSecret)('%s does not', (name) => {
     expect(isSecretKey(name)).toBe(false);
+  });
+
+  it('isSecretValue: URLs with a password and PEM private keys, whatever the name', () => {
+    expect(isSecretValue('postgres://app:hunter2@db:5432/app')).toBe(true);
+    expect(isSecretValue('redis://:pw@cache:6379')).toBe(true);
+    expect(isSecretValue('mongodb+srv://u:p@cluster0.example.net')).toBe(true);
+    expect(isSecretValue('-----BEGIN OPENSSH PRIVATE KEY-----\nabc')).toBe(true);
+    expect(isSecretValue('https://example.com/path?q=1')).toBe(false);
+    expect(isSecretValue('/home/me/project')).toBe(false);
   });
 
   it('redactSecrets uses it by default; a set restricts it to those keys', () => {

@@ -59,7 +59,15 @@ const SECRET_SUFFIXES: readonly string[] = [
   'sessionkey',
   'hmackey',
   'secretkeybase',
+  'accesskeyid',
+  'connectionstring',
+  'cookie',
+  'dsn',
+  'authconfig',
 ];
+
+/** `*_PWD` (`MYSQL_PWD`) holds a password; the shell's own `PWD` and `OLDPWD` are directories. */
+const PASSWORD_ABBREVIATION = /^(?!old)[a-z0-9]+pwd$/;
 
 /** Environment-style names (upper case) ending in `_KEY` or `_PAT`: `STRIPE_KEY`, `AZURE_OPENAI_KEY`, `GITHUB_PAT`. */
 const ENV_STYLE_SECRET = /^[A-Z][A-Z0-9_]*_(?:KEY|PAT)$/;
@@ -85,7 +93,20 @@ export function isSecretKey(name: string): boolean {
   const key = normalizeKey(base);
   if (SECRET_NAMES.has(key)) return true;
   for (const suffix of SECRET_SUFFIXES) if (key.endsWith(suffix)) return true;
-  return ENV_STYLE_SECRET.test(base);
+  return PASSWORD_ABBREVIATION.test(key) || ENV_STYLE_SECRET.test(base);
+}
+
+/** Credentials inside a URL (`postgres://user:password@host`). */
+const URL_CREDENTIALS = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i;
+const PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
+
+/**
+ * True when a value is a secret whatever its name says: a URL with a password
+ * in it (`DATABASE_URL=postgres://app:hunter2@db/app`) or a PEM private key.
+ * Subprocess environments withhold such variables like secret-named ones.
+ */
+export function isSecretValue(value: string): boolean {
+  return URL_CREDENTIALS.test(value) || PRIVATE_KEY.test(value);
 }
 
 /**
