@@ -35,6 +35,10 @@ const SECRET_CASES: ReadonlyArray<readonly [string, string, readonly string[]]> 
   ['Go :=', 'authToken := "go-style-tok"', ['go-style-tok']],
   ['dotted property', 'spring.datasource.password=springpw42', ['springpw42']],
   ['upper-case env _KEY', 'ENCRYPTION_KEY=enc-key-0001', ['enc-key-0001']],
+  ['numbered copy', 'API_KEY_2=second-key-abc\nGITHUB_TOKEN1=tok-one-xyz', ['second-key-abc', 'tok-one-xyz']],
+  ['*_PWD', 'MYSQL_PWD=mysqlpw-1234', ['mysqlpw-1234']],
+  ['Sentry DSN', 'SENTRY_DSN: https-dsn-secret-77', ['https-dsn-secret-77']],
+  ['connection string variable', 'AZURE_STORAGE_CONNECTION_STRING=azconn-secret-55', ['azconn-secret-55']],
   // INI / credentials files and the AWS secret shape
   [
     'AWS credentials file',
@@ -193,6 +197,8 @@ const SECRET_CASES: ReadonlyArray<readonly [string, string, readonly string[]]> 
 
 /** Text that must come out exactly as it went in. */
 const PLAIN_CASES: readonly string[] = [
+  'PWD=/home/me/project\nOLDPWD=/tmp',
+  'session_id: 3f2a9c1e-0000-4000-8000-000000000000',
   'the password field is required',
   'Please enter your password.',
   'Reset your password here: https://example.com/reset',

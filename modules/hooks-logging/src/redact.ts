@@ -38,7 +38,8 @@ interface Rule {
  * only find the candidates in text; `isSecretKey` decides.
  */
 const SECRET_NAME_ENDINGS =
-  'key|secret|passw(?:or)?d|passphrase|token|credentials?|auth(?:orization)?|cookie|pat';
+  'key|secret|passw(?:or)?d|passphrase|token|credentials?|auth(?:orization)?|cookie|pat|pwd|dsn|' +
+  'connection_?string|auth_?config|key_?id|(?:key|secret|token|passw(?:or)?d)[-_]?\\d+';
 
 /** Query parameters that carry secrets in URLs, though the names are too common to be secret keys elsewhere. */
 const URL_SECRET_PARAMS = 'key|sig|signature|pwd|pass|x-amz-signature|x-goog-signature';
