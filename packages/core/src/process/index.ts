@@ -1,6 +1,7 @@
 /**
  * @amplifier/core/process: child processes that cancellation really reaches,
- * for modules that run commands (tool-bash, tool-agentpm).
+ * and the environment they get, for modules that run commands (tool-bash,
+ * tool-agentpm, MCP stdio servers).
  *
  * - `runInGroup(command, args, options)` runs a command to the end in its own
  *   process group: stdin from `input` (then closed) or /dev/null, stdout and
@@ -17,6 +18,9 @@
  *   `followEscapees`, descendants that left the group with `setsid` while
  *   their parent was alive are found through `/proc` and killed with it.
  * - `BoundedCapture`: the first and last bytes of a stream and its total.
+ * - `childEnvironment(host, policy)`: a child's environment from the host's,
+ *   secret-named variables (core's `isSecretKey`) left out unless passed by
+ *   name.
  *
  * POSIX only (process groups): `requireProcessGroups(moduleId)` at the top of
  * a module's `mount` refuses Windows with a clear error. Linux adds `/proc`
@@ -24,6 +28,8 @@
  */
 export type { CapturedBytes, CaptureLimits } from './capture.js';
 export { BoundedCapture } from './capture.js';
+export type { ChildEnv, ChildEnvPolicy } from './env.js';
+export { childEnvironment, matchesEnvPattern } from './env.js';
 export type { KillGroupOptions, ProcessGroupOptions } from './group.js';
 export { ProcessGroup } from './group.js';
 export { requireProcessGroups } from './platform.js';

@@ -8,6 +8,7 @@
  */
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import { BoundedCapture, type CapturedBytes, type CaptureLimits } from './capture.js';
+import { childEnvironment } from './env.js';
 import { ProcessGroup } from './group.js';
 
 /** How the leader of a group ended: an exit code, or the signal that killed it. */
@@ -19,6 +20,10 @@ export interface ExitStatus {
 /** Options of `spawnInGroup`. */
 export interface SpawnInGroupOptions {
   cwd?: string;
+  /**
+   * The child's whole environment. Default: the host's minus secret-named
+   * variables (`childEnvironment(process.env)`), never the host's as it is.
+   */
   env?: NodeJS.ProcessEnv;
   /** As for `child_process.spawn` (default `['ignore', 'pipe', 'pipe']`: stdin from /dev/null). */
   stdio?: StdioOptions;
@@ -49,7 +54,7 @@ export async function spawnInGroup(
 ): Promise<GroupChild> {
   const child = spawn(command, args, {
     cwd: options.cwd,
-    env: options.env,
+    env: options.env ?? childEnvironment(process.env).env,
     detached: true,
     stdio: options.stdio ?? ['ignore', 'pipe', 'pipe'],
   });
@@ -65,6 +70,7 @@ export async function spawnInGroup(
 /** Options of `runInGroup`. */
 export interface RunInGroupOptions {
   cwd?: string;
+  /** As for `spawnInGroup` (default: the host's minus secret-named variables). */
   env?: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed; without it stdin is /dev/null. */
   input?: string | Uint8Array;

@@ -4,8 +4,9 @@
  * and what the command runs in turn (wrapped commands, shell scripts, `eval`,
  * `find -exec`) added after it.
  */
+import { printedText } from './printed.js';
 import type { CommandBuilder, ScanContext, ShellCommand, ShellWord } from './types.js';
-import { SHELLS, shellScript, unwrap, WRAPPERS } from './wrappers.js';
+import { SHELLS, STDIN_PATHS, shellScript, unwrap, WRAPPERS } from './wrappers.js';
 
 /** Past this depth the parser stops descending at all (stack safety). */
 export const HARD_DEPTH = 64;
@@ -63,6 +64,9 @@ export function finishCommand(builder: CommandBuilder, origin: CommandOrigin, ct
     piped: builder.piped,
     wrapped: false,
   };
+  const input = builder.input?.command;
+  if (input !== undefined) command.input = input;
+  builder.command = command;
   classify(command, ctx);
   ctx.out.push(command);
   follow(command, ctx);
@@ -107,6 +111,8 @@ function follow(command: ShellCommand, ctx: ScanContext): void {
       piped: command.piped,
       wrapped: true,
     };
+    if (command.input !== undefined) derived.input = command.input;
+    command.inner ??= derived;
     classify(derived, ctx);
     ctx.out.push(derived);
     if (derived.depth <= HARD_DEPTH) follow(derived, ctx);
@@ -119,17 +125,35 @@ function follow(command: ShellCommand, ctx: ScanContext): void {
     derive(unwrapped.inner);
     return;
   }
+  // What a shell (or `source`) runs when its script is another command's output.
+  const runOutputOf = (word: ShellWord): void => {
+    const texts = substitutionOutput(word, ctx);
+    if (texts === undefined) command.opaque = `${name} runs the output of a command (${word.value})`;
+    else for (const text of texts) script(text, name);
+  };
+  const runStdin = (): void => {
+    const input = command.redirects.findLast((r) => /^\d*(<|<<|<<-|<<<|<>)$/.test(r.op));
+    if (input?.heredoc) script(input.heredoc.body, name);
+    else if (input?.op.endsWith('<<<')) script(input.target.value, name);
+    else if (input !== undefined && isProcessSubstitution(input.target)) runOutputOf(input.target);
+    else if (input === undefined && command.piped) {
+      const texts = command.input === undefined ? undefined : printedText(command.input);
+      if (texts === undefined) command.opaque = `${name} reads commands from a pipe`;
+      else for (const text of texts) script(text, name);
+    }
+  };
   if (SHELLS.has(name)) {
     const shell = shellScript(argv);
     if (shell.script !== undefined) script(shell.script, `${name} -c`);
-    else if (shell.readsStdin) {
-      const input = command.redirects.findLast(
-        (r) => r.op.endsWith('<<') || r.op.endsWith('<<-') || r.op.endsWith('<<<') || r.op.endsWith('<'),
-      );
-      if (input?.heredoc) script(input.heredoc.body, name);
-      else if (input?.op.endsWith('<<<')) script(input.target.value, name);
-      else if (command.piped && !input) command.opaque = `${name} reads commands from a pipe`;
-    }
+    else if (shell.file !== undefined && isProcessSubstitution(shell.file)) runOutputOf(shell.file);
+    else if (shell.readsStdin) runStdin();
+    return;
+  }
+  if (name === 'source' || name === '.') {
+    const file = argv[1];
+    if (file === undefined) return;
+    if (isProcessSubstitution(file)) runOutputOf(file);
+    else if (!file.dynamic && STDIN_PATHS.has(file.value)) runStdin();
     return;
   }
   if (name === 'eval')
@@ -148,4 +172,15 @@ function follow(command: ShellCommand, ctx: ScanContext): void {
       derive(argv.slice(start, k));
     }
   }
+}
+
+/** `<(...)` as a whole word: the file a process substitution gives. */
+function isProcessSubstitution(word: ShellWord): boolean {
+  return word.value.startsWith('<(') && word.value.endsWith(')');
+}
+
+/** What the command in `<(...)` prints, when its text says (`<(echo ...)`); undefined otherwise. */
+function substitutionOutput(word: ShellWord, ctx: ScanContext): string[] | undefined {
+  const inner = ctx.probe(word.value.slice(2, -1)).filter((c) => c.depth === 0);
+  return inner.length === 1 ? printedText(inner[0]!) : undefined;
 }

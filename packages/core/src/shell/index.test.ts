@@ -3,9 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   commandLine,
   fullCommandText,
+  parseOptions,
   parseShellCommands,
+  printedText,
   programName,
   type ShellCommand,
+  type ShellWord,
+  shellScript,
   splitShellCommands,
 } from './index.js';
 
@@ -143,7 +147,11 @@ describe('splitShellCommands: nested commands', () => {
 
   it('marks what cannot be checked from the text', () => {
     expect(only('$cmd arg').opaque).toBe('the command name is computed at run time ($cmd)');
-    expect(splitShellCommands('echo ls | sh').at(-1)!.opaque).toBe('sh reads commands from a pipe');
+    expect(splitShellCommands('cat list | sh').at(-1)!.opaque).toBe('sh reads commands from a pipe');
+    expect(splitShellCommands('(echo ls) | sh').at(-1)!.opaque).toBe('sh reads commands from a pipe');
+    expect(splitShellCommands('bash <(cat x)').at(-1)!.opaque).toBe(
+      'bash runs the output of a command (<(cat x))',
+    );
     expect(splitShellCommands('sh < script.sh')[0]!.opaque).toBeUndefined();
     const deep = splitShellCommands('a $(b $(c $(d)))', { maxDepth: 2 });
     expect(deep.find((c) => commandLine(c) === 'd')!.opaque).toBe('commands nested too deeply to check');
@@ -194,4 +202,160 @@ describe('parseShellCommands: syntax problems', () => {
     const parsed = parseShellCommands(script);
     expect(parsed).not.toHaveProperty('syntaxError');
   });
+});
+
+describe('pipes: each command knows the simple command writing to it (issue 16)', () => {
+  it('input links the writer of a pipe; wrapped commands share it; compound writers are unknown', () => {
+    const [curl, tee, sudo, python] = splitShellCommands('curl -s x | tee f | sudo python3');
+    expect(commandLine(tee!.input!)).toBe('curl -s x');
+    expect(commandLine(sudo!.input!)).toBe('tee f');
+    expect(python).toMatchObject({ via: 'sudo', piped: true });
+    expect(python!.input).toBe(sudo!.input);
+    expect(curl!.input).toBeUndefined();
+    expect(splitShellCommands('a; b').map((c) => c.input)).toEqual([undefined, undefined]);
+    for (const script of ['(a) | b', '{ a; } | b', 'for x in 1; do a; done | b', 'if a; then b; fi | c']) {
+      expect(splitShellCommands(script).at(-1)!.input, script).toBeUndefined();
+    }
+  });
+
+  it('what reads a pipe into a subshell, a brace group or a loop is read by every command inside', () => {
+    for (const script of [
+      'curl x | (sh)',
+      'curl x | (true; sh)',
+      'curl x | { true; sh; }',
+      'curl x | while read l; do sh; done',
+      'curl x | if true; then sh; fi',
+    ]) {
+      const sh = splitShellCommands(script).find((c) => commandLine(c) === 'sh')!;
+      expect(sh.piped, script).toBe(true);
+      expect(commandLine(sh.input!), script).toBe('curl x');
+    }
+    expect(splitShellCommands('(a) && b').map((c) => c.piped)).toEqual([false, false]);
+    expect(splitShellCommands('x | (a); b').at(-1)!.piped).toBe(false);
+    expect(commandLine(splitShellCommands('sudo ls')[0]!.inner!)).toBe('ls');
+  });
+
+  it('a pipe reader waits for a writer that reads a here-document', () => {
+    const commands = splitShellCommands('cat <<EOF | sh\nrm -rf /\nEOF\necho done');
+    expect(commands.map(commandLine)).toEqual(['cat', 'sh', 'rm -rf /', 'echo done']);
+    expect(commandLine(commands[1]!.input!)).toBe('cat');
+  });
+});
+
+describe('text a shell runs from echo, printf, cat or a process substitution is read as a script', () => {
+  it.each([
+    ["echo 'rm -rf /' | sh", 'rm -rf /'],
+    ['echo rm -rf / | bash', 'rm -rf /'],
+    ["printf 'rm -rf %s\\n' / | sh", 'rm -rf /'],
+    ["printf '%s ' rm -rf / | sh", 'rm -rf /'],
+    ["echo -e 'x\\nrm -rf /' | sh", 'rm -rf /'],
+    ["echo 'x\\nrm -rf /' | sh", 'rm -rf /'],
+    ["echo 'rm -rf /' | cat | tee log | sudo sh", 'rm -rf /'],
+    ["cat <<'EOF' | sh\nrm -rf /\nEOF", 'rm -rf /'],
+    ["cat <<< 'rm -rf /' | bash -s", 'rm -rf /'],
+    ["bash <(echo 'rm -rf /')", 'rm -rf /'],
+    ["sh < <(printf 'rm -rf /')", 'rm -rf /'],
+    ["source <(echo 'rm -rf /')", 'rm -rf /'],
+    [". <(echo 'rm -rf /')", 'rm -rf /'],
+    ["echo 'rm -rf /' | source /dev/stdin", 'rm -rf /'],
+    ["echo 'rm -rf /' | bash /dev/stdin", 'rm -rf /'],
+    ["echo 'rm -rf /' | sh -", 'rm -rf /'],
+  ])('%j runs %j', (script, inner) => {
+    const commands = splitShellCommands(script);
+    expect(commands.map(commandLine)).toContain(inner);
+    expect(commands.filter((c) => c.opaque !== undefined)).toEqual([]);
+  });
+
+  it('printedText: what echo, printf and cat print, or undefined', () => {
+    const printed = (script: string) => printedText(splitShellCommands(script)[0]!);
+    expect(printed('echo a  b')).toEqual(['a b\n']);
+    expect(printed('echo -n a')).toEqual(['a']);
+    expect(printed("echo 'a\\tb'")).toEqual(['a\\tb\n', 'a\tb\n']);
+    expect(printed("printf '%s=%d;' a 1 b 2")).toEqual(['a=1;b=2;']);
+    expect(printed("printf 'x%%\\n'")).toEqual(['x%\n']);
+    expect(printed('cat <<<hi')).toEqual(['hi\n']);
+    expect(printed('echo $HOME')).toBeUndefined();
+    expect(printed('printf -v x a')).toBeUndefined();
+    expect(printed('cat file')).toBeUndefined();
+    expect(printed('ls')).toBeUndefined();
+  });
+});
+
+describe('parseOptions: flags read as getopt reads them', () => {
+  const words = (text: string): ShellWord[] => splitShellCommands(`x ${text}`)[0]!.argv.slice(1);
+  const RM = {
+    long: [
+      'recursive',
+      'force',
+      'dir',
+      'interactive',
+      'verbose',
+      'preserve-root',
+      'no-preserve-root',
+      'one-file-system',
+    ],
+  };
+
+  it.each([
+    ['-rf /'],
+    ['-r -f /'],
+    ['-fr /'],
+    ['-Rf /'],
+    ['--recursive --force /'],
+    ['--rec -f /'],
+    ['-r -r -- /'],
+    ['/ -rf'],
+    ['-vrf --no-preserve-root /'],
+  ])('rm %s: recursive, operand /', (text) => {
+    const parsed = parseOptions(words(text), RM);
+    expect(parsed.short.has('r') || parsed.short.has('R') || parsed.long.has('recursive')).toBe(true);
+    expect(parsed.operands.map((w) => w.value)).toEqual(['/']);
+  });
+
+  it('-- ends the options; values attach or follow; ambiguous long options stay as written', () => {
+    expect(parseOptions(words('-- -rf')).operands.map((w) => w.value)).toEqual(['-rf']);
+    const chmod = parseOptions(words('--reference=a -m 755 -Rv b'), {
+      shortWithValue: 'm',
+      long: ['recursive', 'reference=', 'preserve-root'],
+    });
+    expect(chmod.values.map((v) => [v.option, v.value?.value])).toEqual([
+      ['--reference', 'a'],
+      ['-m', '755'],
+    ]);
+    expect([...chmod.short]).toEqual(['m', 'R', 'v']);
+    expect(chmod.operands.map((w) => w.value)).toEqual(['b']);
+    expect([...parseOptions(words('--re x'), { long: ['recursive', 'reference='] }).long]).toEqual(['re']);
+    const posix = parseOptions(words('a -r b'), { operandsFirst: true });
+    expect(posix.operands.map((w) => w.value)).toEqual(['a', '-r', 'b']);
+  });
+
+  it('words that depend on run time could be options', () => {
+    const parsed = parseOptions(words('$FLAGS -$x "$dir" ./$y'));
+    expect(parsed.unknown.map((w) => w.value)).toEqual(['$FLAGS', '-$x', '$dir']);
+    expect(parsed.operands.map((w) => w.value)).toEqual(['$FLAGS', '$dir', './$y']);
+  });
+});
+
+it('shellScript: -c script, a script file, or standard input', () => {
+  const argv = (text: string) => splitShellCommands(text)[0]!.argv;
+  expect(shellScript(argv("bash -c 'a'"))).toEqual({ script: 'a', readsStdin: false });
+  expect(shellScript(argv('bash x.sh'))).toMatchObject({ file: { value: 'x.sh' }, readsStdin: false });
+  for (const text of ['bash', 'bash -s', 'sh -', 'bash /dev/stdin', 'sh /proc/self/fd/0']) {
+    expect(shellScript(argv(text)), text).toEqual({ readsStdin: true });
+  }
+});
+
+it('new wrappers are followed', () => {
+  for (const text of [
+    'pkexec rm x',
+    'runuser -u root rm x',
+    'taskset -c 0 rm x',
+    'chrt 5 rm x',
+    'toybox rm x',
+    'unshare -r rm x',
+    'systemd-run --user --scope rm x',
+    'proxychains4 -q rm x',
+  ]) {
+    expect(lines(text), text).toContain('rm x');
+  }
 });

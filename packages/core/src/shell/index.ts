@@ -10,6 +10,13 @@
  * depends on run time is flagged `dynamic`, and a command whose name is
  * dynamic is flagged `opaque`, so a policy can fail closed.
  *
+ * Each command knows the simple command writing to its pipe (`input`), and
+ * text a shell reads from `echo`/`printf`/`cat <<EOF` through a pipe or a
+ * process substitution (`echo 'rm -rf /' | sh`, `bash <(echo ...)`) is read
+ * as the script it is. `parseOptions` reads a command's flags the way GNU
+ * getopt does (`-rf`, `-r -f`, `--recursive`, `--rec`, `--`), and
+ * `printedText` says what `echo`, `printf` or `cat` print.
+ *
  * This is a guard-rail parser, not a shell: it never runs anything and it
  * does not try to be complete (functions, aliases, `source`d files and
  * programs that run their own commands are out of its reach).
@@ -19,7 +26,11 @@ import { Scanner } from './lexer.js';
 import type { ScanContext, ShellCommand, ShellParse, SplitOptions } from './types.js';
 
 export { programName } from './commands.js';
+export type { OptionSpec, ParsedOptions } from './options.js';
+export { parseOptions } from './options.js';
+export { printedText } from './printed.js';
 export type { ShellCommand, ShellParse, ShellRedirect, ShellWord, SplitOptions } from './types.js';
+export { SHELLS, STDIN_PATHS, shellScript } from './wrappers.js';
 
 /**
  * Every simple command of a command line (see `splitShellCommands`), and the
@@ -33,6 +44,7 @@ export function parseShellCommands(script: string, options: SplitOptions = {}): 
     ifsAssigned: /\bIFS\+?=/.test(script),
     syntaxError: undefined,
     script: (text, depth, via) => new Scanner(text, ctx, depth, via).parseList(false),
+    probe: (text) => parseShellCommands(text, options).commands,
   };
   ctx.script(script, 0, 'top');
   return ctx.syntaxError === undefined

@@ -22,6 +22,9 @@ interface PendingHeredoc {
 }
 
 const WORD_BREAK = ' \t\n;&|()<>';
+/** Words that open and close compound commands: what reads a pipe into one is read by every command inside. */
+const GROUP_OPENERS: ReadonlySet<string> = new Set(['{', 'if', 'while', 'until', 'for', 'select', 'case']);
+const GROUP_CLOSERS: ReadonlySet<string> = new Set(['}', 'fi', 'done', 'esac']);
 /** Characters with no meaning to the word reader (anything but breaks, quotes, expansions, globs, `=`). */
 const PLAIN_RUN = /[^\s;&|()<>\\'"$`*?[\]{}=]+/y;
 /** Multi-character operators, longest first. */
@@ -55,23 +58,39 @@ export class Scanner {
     let parens = 0;
     let closed = false;
     let arrayMode = false;
+    // Compound commands open on this level; one that reads a pipe hands it to every command inside.
+    const groups: (CommandBuilder | undefined)[] = [];
+    const pipedGroup = (): CommandBuilder | undefined => groups.findLast((g) => g !== undefined);
+    const intoGroup = (): void => {
+      const group = pipedGroup();
+      if (group !== undefined && !cmd.piped) {
+        cmd.piped = true;
+        cmd.input = group.input;
+      }
+    };
     let pipedNext = false;
     let pendingOp: string | null = null;
     let lastWordEnd = -1;
     const heredocs: PendingHeredoc[] = [];
     const waiting: CommandBuilder[] = [];
     let cmd = builder(false);
+    let ended: CommandBuilder | undefined; // the simple command the last `end()` closed
 
     let at = 0; // where the token being read starts: a command ends there
     const end = (): void => {
+      ended = undefined;
       if (cmd.words.length > 0 || cmd.redirects.length > 0) {
         cmd.end = at;
-        if (heredocs.some((doc) => cmd.redirects.includes(doc.redirect))) waiting.push(cmd);
+        // A command waits for its here-documents, and for the command writing to its pipe.
+        const producerWaits = cmd.input !== undefined && waiting.includes(cmd.input);
+        if (producerWaits || heredocs.some((doc) => cmd.redirects.includes(doc.redirect))) waiting.push(cmd);
         else finishCommand(cmd, this.#origin, this.#ctx);
+        ended = cmd;
       }
       pendingOp = null;
       cmd = builder(pipedNext);
       pipedNext = false;
+      intoGroup();
     };
 
     while (this.i < src.length) {
@@ -100,7 +119,10 @@ export class Scanner {
           closed = true;
           break;
         }
-        if (parens > 0) parens--;
+        if (parens > 0) {
+          parens--;
+          groups.pop();
+        }
       } else if (c === '(') {
         const last = cmd.words.at(-1);
         this.i++;
@@ -113,8 +135,11 @@ export class Scanner {
           arrayMode = true; // NAME=( ... ): the words are values, not commands
           continue;
         }
+        const pipedInto = cmd.words.length === 0 && cmd.redirects.length === 0 && cmd.piped ? cmd : undefined;
         end();
         parens++;
+        groups.push(pipedInto);
+        intoGroup();
       } else if (c === '<' || c === '>' || c === ';' || c === '&' || c === '|') {
         if ((c === '<' || c === '>') && src[this.i + 1] === '(') {
           lastWordEnd = this.#addWords(cmd, pendingOp, heredocs);
@@ -133,11 +158,20 @@ export class Scanner {
           pendingOp = fd + op;
         } else {
           end();
-          if (op === '|' || op === '|&') cmd.piped = true;
+          if (op === '|' || op === '|&') {
+            cmd.piped = true;
+            cmd.input = ended;
+          }
         }
       } else {
+        const first = cmd.words.length === 0 && pendingOp === null && !arrayMode;
         lastWordEnd = this.#addWords(cmd, pendingOp, heredocs, arrayMode);
         pendingOp = null;
+        const word = cmd.words[0];
+        if (first && word !== undefined && !word.quoted) {
+          if (GROUP_OPENERS.has(word.value)) groups.push(cmd.piped ? cmd : undefined);
+          else if (GROUP_CLOSERS.has(word.value)) groups.pop();
+        }
       }
     }
     if (this.i >= src.length) {

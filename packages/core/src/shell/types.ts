@@ -35,8 +35,17 @@ export interface ShellCommand {
   via: string;
   /** Reads standard input from a pipe (`... | bash`). */
   piped: boolean;
+  /**
+   * The simple command whose output this one reads through a pipe (`a | b`:
+   * b's `input` is a; a wrapped command shares its wrapper's). Undefined when
+   * not piped, or when what writes to the pipe is not a simple command
+   * (`(a; b) | c`, `{ a; } | c`, `done | c`).
+   */
+  input?: ShellCommand;
   /** Run by a wrapper (`env`, `sudo`, `xargs`, `find -exec`...): `source` is the wrapper's text. */
   wrapped: boolean;
+  /** For a wrapper (`sudo`, `env`, `busybox`, `xargs`...): the command it runs. */
+  inner?: ShellCommand;
   /** Why this command cannot be checked from its text, when it cannot. */
   opaque?: string;
 }
@@ -66,6 +75,8 @@ export interface ScanContext {
   syntaxError: string | undefined;
   /** Parse `text` as a script run at `depth` (a `bash -c` script, an `eval`, a wrapper's script). */
   script(text: string, depth: number, via: string): void;
+  /** Parse `text` on its own (nothing is added to `out`): to read what a substitution prints. */
+  probe(text: string): ShellCommand[];
 }
 
 /** The words and redirections of a simple command being read. @internal */
@@ -75,4 +86,8 @@ export interface CommandBuilder {
   start: number;
   end: number;
   piped: boolean;
+  /** The builder of the command writing to this one's pipe. */
+  input?: CommandBuilder;
+  /** The command made from this builder, once finished (none for reserved words alone). */
+  command?: ShellCommand;
 }

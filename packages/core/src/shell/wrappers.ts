@@ -47,7 +47,18 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   strace: { value: ['-o', '-e', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-S', '-X', '-P'] },
   watch: { value: ['-n', '--interval'], joins: true },
   su: { value: ['-s', '--shell', '-g', '--group', '-G', '--supp-group', '-w'], script: ['-c', '--command'], noCommand: true },
+  runuser: { value: ['-u', '--user', '-g', '--group', '-G', '--supp-group', '-s', '--shell', '-w'], script: ['-c', '--command'] },
+  pkexec: { value: ['--user'] },
   busybox: {},
+  toybox: {},
+  taskset: { positionals: 1, noRun: ['-p', '--pid'] },
+  chrt: { positionals: 1, noRun: ['-p', '--pid'] },
+  unshare: { value: ['-S', '--setuid', '-G', '--setgid', '-R', '--root', '-w', '--wd'] },
+  nsenter: { value: ['-t', '--target', '-S', '--setuid', '-G', '--setgid'] },
+  'systemd-run': { value: ['-p', '--property', '-u', '--unit', '-E', '--setenv', '--uid', '--gid', '--nice', '--slice', '--description', '-M', '--machine', '--working-directory', '-H', '--host'] },
+  proxychains: { value: ['-f'] },
+  proxychains4: { value: ['-f'] },
+  torsocks: { value: ['-u', '--user', '-p', '--pass', '-a', '--address', '-P', '--port'] },
 };
 
 export const SHELLS: ReadonlySet<string> = new Set([
@@ -124,8 +135,18 @@ function splitOption(word: string): [string, string | undefined] {
   return word.length > 2 ? [word.slice(0, 2), word.slice(2)] : [word, undefined];
 }
 
-/** What a shell invocation runs: a `-c` script, a script file, or standard input. */
-export function shellScript(argv: readonly ShellWord[]): { script?: string; readsStdin: boolean } {
+/** Paths that name the process's own standard input. */
+export const STDIN_PATHS: ReadonlySet<string> = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
+
+/**
+ * What a shell invocation runs: a `-c` script, a script `file` (the first
+ * operand), or standard input (no operand, `-s`, `-`, or `/dev/stdin`).
+ */
+export function shellScript(argv: readonly ShellWord[]): {
+  script?: string;
+  file?: ShellWord;
+  readsStdin: boolean;
+} {
   let k = 1;
   let command = false;
   let stdin = false;
@@ -152,5 +173,8 @@ export function shellScript(argv: readonly ShellWord[]): { script?: string; read
     break;
   }
   if (command) return { script: argv[k]?.value ?? '', readsStdin: false };
-  return { readsStdin: stdin || k >= argv.length };
+  const file = argv[k];
+  if (file === undefined || stdin) return { readsStdin: true };
+  if (!file.dynamic && STDIN_PATHS.has(file.value)) return { readsStdin: true };
+  return { file, readsStdin: false };
 }
