@@ -1,15 +1,21 @@
 /**
  * tool-bash configuration: defaults, validation (ajv through core) and the
- * environment policy.
+ * environment policy. The config is read through its own properties only
+ * (core's `ownConfig`): nothing inherited is ever read, and an own
+ * `__proto__` key is an unknown key like any other.
  */
 import fs from 'node:fs';
 import {
   AmplifierError,
   compileSchema,
+  errorMessage,
   formatDataErrors,
+  getOwn,
   type JSONSchema,
   type Logger,
+  ownConfig,
 } from '@amplifier/core';
+import { type ChildEnv, childEnvironment } from '@amplifier/core/process';
 import { resolveProfile, type SafetyPolicy, type SafetyProfileName } from './safety.js';
 
 export type EnvPolicy = 'inherit' | 'allowlist';
@@ -29,9 +35,12 @@ export interface BashConfig extends SafetyPolicy {
   max_concurrent: number | null;
   /** Reported by `getMetadata()` only (the reference's default: true). */
   require_approval: boolean;
+  /** `inherit`: the host's variables minus secret-named ones; `allowlist`: only `env_allowlist`. */
   env: EnvPolicy;
   /** Names passed to commands under `env: allowlist`; a trailing `*` matches a prefix (`LC_*`). */
   env_allowlist: string[];
+  /** Host variables passed by name even when secret-named (`GITHUB_TOKEN`): the explicit opt-in. */
+  pass_env: string[];
   /** Seconds between SIGTERM and SIGKILL when a command's process group is stopped. */
   kill_grace: number;
   /** The bash binary. */
@@ -65,6 +74,7 @@ export const DEFAULTS: Readonly<Omit<BashConfig, 'shell'>> = Object.freeze({
   require_approval: true,
   env: 'inherit',
   env_allowlist: [...DEFAULT_ENV_ALLOWLIST],
+  pass_env: [],
   kill_grace: 0.5,
 });
 
@@ -93,6 +103,7 @@ const CONFIG_SCHEMA: JSONSchema = {
     require_approval: { type: 'boolean' },
     env: { enum: ['inherit', 'allowlist'] },
     env_allowlist: stringList,
+    pass_env: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
     kill_grace: { type: 'number', minimum: 0 },
     shell: { type: 'string', minLength: 1 },
   },
@@ -102,49 +113,84 @@ const KNOWN_KEYS = new Set(Object.keys(CONFIG_SCHEMA.properties as object));
 
 /**
  * Validate a mount config and fill in defaults. Throws an AmplifierError
- * (MOUNT_FAILED) that says which key to change; unknown keys are logged.
+ * (MOUNT_FAILED) that says which key to change; unknown keys (an own
+ * `__proto__` among them) are logged and ignored.
  */
-export function parseConfig(raw: Record<string, unknown>, logger?: Logger): BashConfig {
-  const config = raw ?? {};
+export function parseConfig(raw: unknown, logger?: Logger): BashConfig {
+  let config: Record<string, unknown>;
+  try {
+    config = ownConfig(raw, 'tool-bash');
+  } catch (error) {
+    throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
+  }
   const errors = compileSchema(CONFIG_SCHEMA)(config);
   if (errors.length > 0) {
     throw new AmplifierError('MOUNT_FAILED', `tool-bash: invalid config:\n${formatDataErrors(errors)}`);
   }
-  const profile = config.safety_profile ?? DEFAULTS.safety_profile;
+  const profile = getOwn<string>(config, 'safety_profile') ?? DEFAULTS.safety_profile;
   try {
-    resolveProfile(String(profile));
+    resolveProfile(profile);
   } catch (error) {
-    throw new AmplifierError('MOUNT_FAILED', `tool-bash: ${(error as Error).message}`);
+    throw new AmplifierError('MOUNT_FAILED', `tool-bash: ${errorMessage(error)}`);
   }
   for (const key of Object.keys(config)) {
     if (!KNOWN_KEYS.has(key)) logger?.warn(`tool-bash: unknown config key '${key}' ignored`);
   }
-  const overrides = config.safety_overrides as { allow?: string[]; block?: string[] } | null | undefined;
-  const envAllowlist = config.env_allowlist as string[] | undefined;
+  const own = <K extends keyof BashConfig>(key: K): BashConfig[K] | undefined =>
+    getOwn<BashConfig[K]>(config, key);
+  const overrides = own('safety_overrides');
+  const envAllowlist = own('env_allowlist');
   return {
-    ...DEFAULTS,
-    ...(config as Partial<BashConfig>),
+    working_dir: own('working_dir') ?? DEFAULTS.working_dir,
+    timeout: own('timeout') ?? DEFAULTS.timeout,
+    max_output_bytes: own('max_output_bytes') ?? DEFAULTS.max_output_bytes,
     safety_profile: profile as SafetyProfileName,
-    safety_overrides: overrides ? { allow: overrides.allow ?? [], block: overrides.block ?? [] } : null,
+    allowed_commands: [...(own('allowed_commands') ?? DEFAULTS.allowed_commands)],
+    denied_commands: [...(own('denied_commands') ?? DEFAULTS.denied_commands)],
+    safety_overrides: overrides
+      ? {
+          allow: [...(getOwn<string[]>(overrides, 'allow') ?? [])],
+          block: [...(getOwn<string[]>(overrides, 'block') ?? [])],
+        }
+      : null,
+    max_concurrent: own('max_concurrent') ?? DEFAULTS.max_concurrent,
+    require_approval: own('require_approval') ?? DEFAULTS.require_approval,
     // Giving an allowlist without `env` means using it.
-    env: (config.env as EnvPolicy | undefined) ?? (envAllowlist ? 'allowlist' : 'inherit'),
-    env_allowlist: envAllowlist ?? [...DEFAULT_ENV_ALLOWLIST],
-    shell: (config.shell as string | undefined) ?? defaultShell(),
-  } as BashConfig;
+    env: own('env') ?? (envAllowlist ? 'allowlist' : 'inherit'),
+    env_allowlist: [...(envAllowlist ?? DEFAULT_ENV_ALLOWLIST)],
+    pass_env: [...(own('pass_env') ?? DEFAULTS.pass_env)],
+    kill_grace: own('kill_grace') ?? DEFAULTS.kill_grace,
+    shell: own('shell') ?? defaultShell(),
+  };
 }
 
 function defaultShell(): string {
   return fs.existsSync('/bin/bash') ? '/bin/bash' : 'bash';
 }
 
-/** The environment a command gets: the process's own, or only the allowlisted names. */
-export function commandEnv(config: Pick<BashConfig, 'env' | 'env_allowlist'>): NodeJS.ProcessEnv {
-  if (config.env === 'inherit') return process.env;
-  const exact = new Set(config.env_allowlist.filter((name) => !name.endsWith('*')));
-  const prefixes = config.env_allowlist.filter((name) => name.endsWith('*')).map((name) => name.slice(0, -1));
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (exact.has(name) || prefixes.some((prefix) => name.startsWith(prefix))) env[name] = value;
-  }
-  return env;
+/**
+ * The environment a command gets (core's `childEnvironment`, read from the
+ * host's at call time), and the secret-named variables left out:
+ * - `inherit`: every host variable whose name is not secret-named (core's
+ *   `isSecretKey`, the rule log redaction uses);
+ * - `allowlist`: only the `env_allowlist` names, a `*` pattern never
+ *   matching a secret-named one;
+ * - either way, `pass_env` names (and exact `env_allowlist` names: naming a
+ *   variable is the opt-in) are passed even when secret-named.
+ */
+export function commandEnvironment(
+  config: Pick<BashConfig, 'env' | 'env_allowlist' | 'pass_env'>,
+  host: NodeJS.ProcessEnv = process.env,
+): ChildEnv {
+  if (config.env === 'inherit') return childEnvironment(host, { inherit: 'all', pass: config.pass_env });
+  const exact = config.env_allowlist.filter((name) => !name.endsWith('*'));
+  return childEnvironment(host, { inherit: config.env_allowlist, pass: [...config.pass_env, ...exact] });
+}
+
+/** The environment a command gets (see `commandEnvironment`). */
+export function commandEnv(
+  config: Pick<BashConfig, 'env' | 'env_allowlist' | 'pass_env'>,
+  host: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
+  return commandEnvironment(config, host).env;
 }

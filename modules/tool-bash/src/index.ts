@@ -5,19 +5,23 @@
  */
 import type { Cleanup, Coordinator } from '@amplifier/core';
 import { requireProcessGroups } from '@amplifier/core/process';
-import { parseConfig } from './config.js';
+import { commandEnvironment, parseConfig } from './config.js';
 import { BashRuntime, createBashTool, createKillTool, createOutputTool } from './tool.js';
 
 // The shell lexer moved to core (`@amplifier/core/shell`); re-exported here for compatibility.
 export type { ShellCommand, ShellRedirect, ShellWord, SplitOptions } from '@amplifier/core/shell';
 export { commandLine, fullCommandText, programName, splitShellCommands } from '@amplifier/core/shell';
 export type { BashConfig, EnvPolicy } from './config.js';
-export { commandEnv, DEFAULT_ENV_ALLOWLIST, parseConfig } from './config.js';
+export { commandEnv, commandEnvironment, DEFAULT_ENV_ALLOWLIST, parseConfig } from './config.js';
+export type { EffectReport, Finding } from './effects.js';
+export { commandEffects } from './effects.js';
 export type { CapturedBytes, FormattedOutput } from './output.js';
 export { formatOutput, OutputCapture } from './output.js';
 export type {
   BlockPattern,
   BlockPatternType,
+  EffectContext,
+  EffectKind,
   SafetyPolicy,
   SafetyProfile,
   SafetyProfileName,
@@ -27,6 +31,7 @@ export {
   allowMatch,
   atCommandPosition,
   denyMatch,
+  EFFECT_PATTERNS,
   PROFILE_NAMES,
   resolveProfile,
   SAFETY_PROFILES,
@@ -36,15 +41,23 @@ export { BashRuntime } from './tool.js';
 
 /**
  * Mount `bash`, `bash_output` and `bash_kill`. Bad config fails with a message
- * naming the key. The cleanup stops every running command and background job
- * (their whole process groups) and removes the job directory.
+ * naming the key. The secret-named host variables commands will not see are
+ * logged once (names only). The cleanup stops every running command and
+ * background job (their whole process groups) and removes the job directory.
  */
 export async function mount(
   coordinator: Coordinator,
   config: Record<string, unknown> = {},
 ): Promise<Cleanup> {
   requireProcessGroups('tool-bash');
-  const runtime = new BashRuntime(coordinator, parseConfig(config, coordinator.logger));
+  const settings = parseConfig(config, coordinator.logger);
+  const { withheld } = commandEnvironment(settings);
+  if (withheld.length > 0) {
+    coordinator.logger.info(
+      `tool-bash: secret-named environment variables are withheld from commands: ${withheld.join(', ')} (name one in pass_env to pass it)`,
+    );
+  }
+  const runtime = new BashRuntime(coordinator, settings);
   for (const tool of [createBashTool(runtime), createOutputTool(runtime), createKillTool(runtime)]) {
     coordinator.mount('tools', tool, { name: tool.name });
   }

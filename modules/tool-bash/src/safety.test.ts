@@ -58,9 +58,9 @@ describe('reference cases (test_safety.py and the digest quirks)', () => {
       [`echo ${'a'.repeat(10_000)}`, true],
       ["echo '你好世界'", true],
       ['\n        echo "line 1"\n        echo "line 2"\n        ', true],
-      // Quirks, reproduced on purpose.
-      ['rm -rf /tmp/build', false, 'prefix of rm -rf /'],
-      ['rm -rf ~/foo', false],
+      // Quirks, reproduced on purpose (but the rm prefix quirk: destruction is judged on effect, see effects.test.ts).
+      ['rm -rf /tmp/build', true, 'deliberate deviation: a directory below /tmp is not /'],
+      ['rm -rf ~/foo', true, 'deliberate deviation: a directory below ~ is not ~'],
       ['rm -rf ./build', true],
       ['sudoku', false, 'no word boundary'],
       ['passwd', false],
@@ -183,33 +183,40 @@ describe('reference cases (test_safety.py and the digest quirks)', () => {
     const both = validateCommand('sudo rm -rf /', strict);
     expect(both.allowed).toBe(false);
     expect(both.hint).toContain('permissive');
-    expect(both.reason).toBe('Prevents root filesystem deletion');
+    expect(both.reason).toBe('Prevents root filesystem deletion: rm would delete / recursively');
     expect(validateCommand('sudo ls', { safety_profile: 'standard' }).reason).toBe(
       'Privilege escalation not allowed in standard mode',
     );
-    expect(validateCommand('rm -rf /', strict).reason).toBe('Prevents root filesystem deletion');
+    expect(validateCommand('rm -rf /', strict)).toEqual({
+      allowed: false,
+      reason: 'Prevents root filesystem deletion: rm would delete / recursively',
+      matched_pattern: 'recursive delete of /, a top-level or system directory',
+      hint: PROFILE_HINT,
+    });
   });
 
-  it('the profile table is the reference one, in order', () => {
-    expect(SAFETY_PROFILES.strict.blocks.map((b) => [b.pattern, b.type])).toEqual([
-      ['rm -rf /', 'command'],
-      ['rm -rf ~', 'command'],
-      ['rm -fr /', 'command'],
-      ['rm -fr ~', 'command'],
+  it('the profile table: the reference one, in order, with its rm/chmod/chown rows decided on effect', () => {
+    expect(
+      SAFETY_PROFILES.strict.blocks.map((b) => [b.type === 'effect' ? b.effect : b.pattern, b.type]),
+    ).toEqual([
+      ['delete-root', 'effect'],
+      ['delete-home', 'effect'],
       ['sudo', 'command'],
       ['su -', 'command'],
       ['dd if=/dev/zero', 'substring'],
       ['dd if=/dev/random', 'substring'],
+      ['device-write', 'effect'],
       ['mkfs', 'command'],
       ['>\\s*/dev/(?!null)', 'regex'],
       ['passwd', 'command'],
-      ['chmod 777 /', 'substring'],
-      ['chown -R /', 'substring'],
+      ['chmod-root', 'effect'],
+      ['chown-root', 'effect'],
+      ['remote-code', 'effect'],
+      ['environ-read', 'effect'],
       [':(){ :|:& };:', 'substring'],
     ]);
-    expect(SAFETY_PROFILES.permissive.blocks.map((b) => b.pattern)).toEqual([
-      'rm -rf /',
-      'rm -fr /',
+    expect(SAFETY_PROFILES.permissive.blocks.map((b) => b.effect ?? b.pattern)).toEqual([
+      'delete-root',
       ':(){ :|:& };:',
     ]);
     expect(SAFETY_PROFILES.unrestricted.blocks).toEqual([]);

@@ -1,25 +1,40 @@
 /**
- * The command safety validator: a pure function of the command text and the
- * policy. It keeps the reference's checks on the raw text (quirks included)
- * and adds the same checks on every simple command bash would run, as the
- * shell lexer sees it after quote removal, so `s''udo`, `\sudo`, `env sudo`,
- * `bash -c "sudo ..."` and newline-separated commands do not slip through.
- * Under `strict`, a command that cannot be checked from its text (a command
- * name computed at run time, a shell reading a pipe) is refused.
+ * The command safety validator: a pure function of the command text, the
+ * policy and what it is told about where commands run (working directory,
+ * home, a realpath function). It keeps the reference's text checks (quirks
+ * included) on the raw text and on every simple command bash would run, as
+ * the shell lexer sees it after quote removal, so `s''udo`, `\sudo`,
+ * `env sudo`, `bash -c "sudo ..."` and newline-separated commands do not slip
+ * through. Destruction is decided on effect (effects.ts), not on spelling:
+ * a recursive delete or permission change of `/`, a top-level, system or
+ * home directory, a write to a disk, code from the network run by an
+ * interpreter, whatever the flags, quoting, wrappers or nesting. Under
+ * `strict`, what cannot be checked from the text (a command name computed at
+ * run time, a shell reading a pipe, a recursive delete of a path computed at
+ * run time) is refused.
  *
  * A guard rail against accidents, not a sandbox: see the package README.
  */
 import { commandLine, fullCommandText, type ShellCommand, splitShellCommands } from '@amplifier/core/shell';
+import { commandEffects, type EffectContext, type EffectKind, type EffectReport } from './effects.js';
+
+export type { EffectContext, EffectKind } from './effects.js';
 
 export type SafetyProfileName = 'strict' | 'standard' | 'permissive' | 'unrestricted';
 
-/** `command`: at command position (prefix match); `substring`: anywhere, any case; `regex`: a search. */
-export type BlockPatternType = 'command' | 'substring' | 'regex';
+/**
+ * `command`: at command position (prefix match); `substring`: anywhere, any
+ * case; `regex`: a search; `effect`: what the command line would do
+ * (`effect` names it), however it is spelled.
+ */
+export type BlockPatternType = 'command' | 'substring' | 'regex' | 'effect';
 
 export interface BlockPattern {
   pattern: string;
   type: BlockPatternType;
   reason: string;
+  /** For `type: 'effect'`: the effect refused. */
+  effect?: EffectKind;
 }
 
 export interface SafetyProfile {
@@ -57,37 +72,61 @@ const DENIED_HINT = 'Remove from denied_commands or add to allowed_commands (if 
 const OVERRIDE_HINT = 'Remove from safety_overrides.block';
 const OPAQUE_HINT =
   "Write the command name literally; strict mode cannot check commands built at run time (safety_profile: 'standard' does not try)";
+const UNCHECKED_HINT =
+  "Write the path out literally; strict mode cannot check what a recursive delete or permission change computed at run time reaches (safety_profile: 'standard' does not try)";
 
 const ROOT_DELETE = 'Prevents root filesystem deletion';
 const HOME_DELETE = 'Prevents home directory deletion';
 
+/** The effect patterns: what the reference's `rm -rf /`, `rm -rf ~`, `chmod 777 /` and `chown -R /` meant. */
+export const EFFECT_PATTERNS: Readonly<Record<EffectKind, string>> = Object.freeze({
+  'delete-root': 'recursive delete of /, a top-level or system directory',
+  'delete-home': 'recursive delete of a home directory',
+  'device-write': 'write to a disk or memory device',
+  'chmod-root': 'permission change of /, a top-level, system or home directory',
+  'chown-root': 'owner change of /, a top-level, system or home directory',
+  'remote-code': 'code downloaded from the network run by an interpreter',
+  'environ-read': "read of another process's environment (/proc/<pid>/environ)",
+});
+
+function effectBlock(effect: EffectKind, reason: string): BlockPattern {
+  return { pattern: EFFECT_PATTERNS[effect], type: 'effect', reason, effect };
+}
+
 function sharedBlocks(mode: string): BlockPattern[] {
   return [
-    { pattern: 'rm -rf /', type: 'command', reason: ROOT_DELETE },
-    { pattern: 'rm -rf ~', type: 'command', reason: HOME_DELETE },
-    { pattern: 'rm -fr /', type: 'command', reason: ROOT_DELETE },
-    { pattern: 'rm -fr ~', type: 'command', reason: HOME_DELETE },
+    effectBlock('delete-root', ROOT_DELETE),
+    effectBlock('delete-home', HOME_DELETE),
     { pattern: 'sudo', type: 'command', reason: `Privilege escalation not allowed in ${mode} mode` },
     { pattern: 'su -', type: 'command', reason: 'User switching not allowed' },
     { pattern: 'dd if=/dev/zero', type: 'substring', reason: 'Dangerous disk overwrite' },
     { pattern: 'dd if=/dev/random', type: 'substring', reason: 'Dangerous disk overwrite' },
+    effectBlock('device-write', 'Dangerous disk overwrite'),
     { pattern: 'mkfs', type: 'command', reason: 'Filesystem creation not allowed' },
     { pattern: '>\\s*/dev/(?!null)', type: 'regex', reason: 'Writing to devices not allowed' },
     { pattern: 'passwd', type: 'command', reason: 'Password changes not allowed' },
-    { pattern: 'chmod 777 /', type: 'substring', reason: 'Dangerous root permissions' },
-    { pattern: 'chown -R /', type: 'substring', reason: 'Recursive ownership of root not allowed' },
+    effectBlock('chmod-root', 'Dangerous root permissions'),
+    effectBlock('chown-root', 'Recursive ownership of root not allowed'),
+    effectBlock('remote-code', 'Running code downloaded from the network is not allowed'),
+    effectBlock('environ-read', "Reading another process's environment is not allowed"),
     { pattern: ':(){ :|:& };:', type: 'substring', reason: 'Fork bomb' },
   ];
 }
 
-/** The four profiles of the reference, with its exact patterns, order and reasons. */
+/**
+ * The four profiles of the reference, with its patterns, order and reasons;
+ * the reference's `rm -rf /`, `rm -rf ~`, `chmod 777 /` and `chown -R /`
+ * text patterns are effect patterns here, and two effects are added
+ * (device writes, code from the network) where the reference's `dd` and
+ * `>/dev/` patterns stood for them.
+ */
 export const SAFETY_PROFILES: Readonly<Record<SafetyProfileName, SafetyProfile>> = Object.freeze({
   strict: { name: 'strict', blocks: sharedBlocks('strict'), allowOverrides: false },
   standard: { name: 'standard', blocks: sharedBlocks('standard'), allowOverrides: true },
   permissive: {
     name: 'permissive',
-    blocks: sharedBlocks('permissive').filter((b) =>
-      ['rm -rf /', 'rm -fr /', ':(){ :|:& };:'].includes(b.pattern),
+    blocks: sharedBlocks('permissive').filter(
+      (b) => b.effect === 'delete-root' || b.pattern === ':(){ :|:& };:',
     ),
     allowOverrides: true,
   },
@@ -111,15 +150,21 @@ const ALLOWED: SafetyResult = Object.freeze({
 
 /**
  * Decide whether `command` may run under `policy`. Pure: the same input gives
- * the same result, nothing is run or read.
+ * the same result, nothing is run; only `context.realpath`, when given, reads
+ * the filesystem. `context` says where commands run (`cwd`, `homes`): without
+ * it, relative paths and `~` are judged as well as the text allows.
  *
  * Order: `unrestricted` allows all; a whole-command allowlist match (profiles
  * with overrides) skips the raw-text checks, but every simple command in it
  * that does not match the allowlist itself is still checked; then profile
- * patterns, `denied_commands`, `safety_overrides.block`, on the raw text and
- * on each simple command.
+ * patterns (text and effect), `denied_commands`, `safety_overrides.block`,
+ * on the raw text and on each simple command.
  */
-export function validateCommand(command: string, policy: SafetyPolicy): SafetyResult {
+export function validateCommand(
+  command: string,
+  policy: SafetyPolicy,
+  context: EffectContext = {},
+): SafetyResult {
   const profile = resolveProfile(policy.safety_profile);
   if (profile.name === 'unrestricted') return ALLOWED;
   const allowList = profile.allowOverrides
@@ -137,14 +182,28 @@ export function validateCommand(command: string, policy: SafetyPolicy): SafetyRe
     const full = fullCommandText(c);
     return { line: commandLine(c).toLowerCase(), full, lowerFull: full.toLowerCase() };
   });
+  let effects: EffectReport | undefined;
+  const effectsOf = (): EffectReport => {
+    effects ??= commandEffects(commands, context, { only: new Set(checked), text: command });
+    return effects;
+  };
   for (const block of profile.blocks) {
-    if ((raw !== null && rawPatternHit(raw, block)) || views.some((view) => viewPatternHit(view, block))) {
+    if (block.type === 'effect') {
+      const finding = effectsOf().findings.find((f) => f.effect === block.effect);
+      if (finding) return blocked(`${block.reason}: ${finding.detail}`, block.pattern, PROFILE_HINT);
+    } else if (
+      (raw !== null && rawPatternHit(raw, block)) ||
+      views.some((view) => viewPatternHit(view, block))
+    ) {
       return blocked(block.reason, block.pattern, PROFILE_HINT);
     }
   }
   if (profile.name === 'strict') {
     const opaque = checked.find((c) => c.opaque !== undefined);
     if (opaque) return blocked(`Cannot check this command: ${opaque.opaque}`, opaque.source, OPAQUE_HINT);
+    const unchecked = effectsOf().unchecked[0];
+    if (unchecked !== undefined)
+      return blocked(`Cannot check this command: ${unchecked}`, command, UNCHECKED_HINT);
   }
   const lists: [readonly string[], string, string][] = [
     [denied, 'Matches custom denied pattern: ', DENIED_HINT],
@@ -198,6 +257,8 @@ function regex(pattern: string): RegExp {
 /** The reference's checks on the raw command text. */
 function rawPatternHit(raw: RawText, block: BlockPattern): boolean {
   switch (block.type) {
+    case 'effect':
+      return false;
     case 'command':
       return commandPositionHit(raw, block.pattern);
     case 'substring':
@@ -213,6 +274,8 @@ function viewPatternHit(
   block: BlockPattern,
 ): boolean {
   switch (block.type) {
+    case 'effect':
+      return false;
     case 'command':
       return view.line.startsWith(block.pattern.toLowerCase());
     case 'substring':

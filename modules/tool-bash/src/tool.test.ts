@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Cleanup, Logger, Tool, ToolResult } from '@amplifier/core';
 import { serializeToolOutput } from '@amplifier/core';
 import { createTestCoordinator, type TestCoordinator } from '@amplifier/core/testing';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   fifo,
   killSleepers,
@@ -289,24 +289,105 @@ describe('working directory, config and metadata', () => {
 });
 
 describe('shell cases (security.md 5.2) through the tool', () => {
-  it('SH-12: env_allowlist keeps provider keys out of commands; inherit passes them (reference default)', async () => {
-    const secret = `sk-test-${process.pid}-${Date.now()}`;
-    process.env.FAKE_OPENAI_API_KEY = secret;
-    try {
-      const command = 'env; printenv; echo "key=$FAKE_OPENAI_API_KEY"';
-      const scrubbed = await (await setup({ env: 'allowlist' })).run(command);
-      expect(JSON.stringify(scrubbed)).not.toContain(secret);
-      expect((scrubbed.output as { stdout: string }).stdout).toContain('PATH=');
-      const listed = await (await setup({ env_allowlist: ['PATH'] })).run('env');
-      const lines = (listed.output as { stdout: string }).stdout.trim().split('\n');
-      expect(lines).toContain(`PATH=${process.env.PATH}`);
-      // Only PATH, plus what bash sets itself.
-      expect(lines.map((line) => line.split('=')[0]).sort()).toEqual(['PATH', 'PWD', 'SHLVL', '_']);
-      const inherited = await (await setup()).run(command);
-      expect((inherited.output as { stdout: string }).stdout).toContain(`key=${secret}`);
-    } finally {
-      delete process.env.FAKE_OPENAI_API_KEY;
-    }
+  it('SH-12: env_allowlist passes only the listed names (plus what bash sets itself)', async () => {
+    const listed = await (await setup({ env_allowlist: ['PATH'] })).run('env');
+    const lines = (listed.output as { stdout: string }).stdout.trim().split('\n');
+    expect(lines).toContain(`PATH=${process.env.PATH}`);
+    expect(lines.map((line) => line.split('=')[0]).sort()).toEqual(['PATH', 'PWD', 'SHLVL', '_']);
+  });
+
+  describe('secret-named variables never reach a command unless passed by name (issue 16, point 3)', () => {
+    const secrets: Record<string, string> = {
+      ANTHROPIC_API_KEY: 'sk-ant-LEAK1',
+      OPENAI_API_KEY: 'sk-LEAK2',
+      AWS_SECRET_ACCESS_KEY: 'aws-LEAK3',
+      AWS_SESSION_TOKEN: 'aws-LEAK4',
+      GITHUB_TOKEN: 'ghp-LEAK5',
+      TOOL_BASH_TEST_DB_PASSWORD: 'pw-LEAK6',
+      STRIPE_KEY: 'sk-LEAK7',
+    };
+    const saved = new Map<string, string | undefined>();
+    beforeEach(() => {
+      for (const [name, value] of Object.entries({ ...secrets, TOOL_BASH_TEST_PLAIN: 'plain-visible' })) {
+        saved.set(name, process.env[name]);
+        process.env[name] = value;
+      }
+    });
+    afterEach(() => {
+      for (const [name, value] of saved) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      saved.clear();
+    });
+
+    const leaks =
+      'env; printenv; export -p; cat /proc/self/environ | tr "\\0" "\\n"; echo "k=$OPENAI_API_KEY $GITHUB_TOKEN"';
+
+    it('default (env: inherit): env, printenv, export, /proc/self/environ and $VAR show none of them; other variables pass', async () => {
+      const result = await (await setup()).run(leaks);
+      const stdout = (result.output as { stdout: string }).stdout;
+      expect(result.success).toBe(true);
+      expect(stdout).not.toContain('LEAK');
+      for (const name of Object.keys(secrets)) expect(stdout).not.toContain(`${name}=`);
+      expect(stdout).toContain('TOOL_BASH_TEST_PLAIN=plain-visible');
+      expect(stdout).toContain(`PATH=${process.env.PATH}`);
+    });
+
+    it('a background job does not get them either', async () => {
+      const { run, output, bash } = await setup();
+      const started = await run('env', { run_in_background: true });
+      const pid = (started.output as { pid: number }).pid;
+      await runtimeOf(bash).jobs.waitForExit(pid);
+      const read = await output.execute({ pid });
+      const stdout = (read.output as { stdout: string }).stdout;
+      expect(stdout).toContain('TOOL_BASH_TEST_PLAIN=plain-visible');
+      expect(stdout).not.toContain('LEAK');
+    });
+
+    it('pass_env lets a named secret through, and only that one', async () => {
+      const result = await (await setup({ pass_env: ['GITHUB_TOKEN'] })).run('env');
+      const stdout = (result.output as { stdout: string }).stdout;
+      expect(stdout).toContain('GITHUB_TOKEN=ghp-LEAK5');
+      expect(stdout).not.toContain('sk-LEAK2');
+      expect(stdout).not.toContain('aws-LEAK');
+    });
+
+    it('env: allowlist: a * pattern never admits a secret; an exact name or pass_env does', async () => {
+      const patterns = await (
+        await setup({ env_allowlist: ['PATH', 'AWS_*', 'OPENAI_*', 'TOOL_BASH_*'] })
+      ).run('env');
+      const patternOut = (patterns.output as { stdout: string }).stdout;
+      expect(patternOut).toContain('TOOL_BASH_TEST_PLAIN=plain-visible');
+      expect(patternOut).not.toContain('LEAK');
+      const exact = await (
+        await setup({ env_allowlist: ['PATH', 'OPENAI_API_KEY'], pass_env: ['AWS_SESSION_TOKEN'] })
+      ).run('env');
+      const exactOut = (exact.output as { stdout: string }).stdout;
+      expect(exactOut).toContain('OPENAI_API_KEY=sk-LEAK2');
+      expect(exactOut).toContain('AWS_SESSION_TOKEN=aws-LEAK4');
+      expect(exactOut).not.toContain('ghp-LEAK5');
+    });
+
+    it('mount logs which names are withheld (names only, never values)', async () => {
+      const infos: string[] = [];
+      const logger: Logger = { debug() {}, warn() {}, error() {}, info: (m: string) => infos.push(m) };
+      await setup({ pass_env: ['GITHUB_TOKEN'] }, createTestCoordinator({ logger }));
+      const line = infos.find((m) => m.includes('withheld'))!;
+      expect(line).toContain('OPENAI_API_KEY');
+      expect(line).not.toContain('GITHUB_TOKEN');
+      expect(line).not.toContain('LEAK');
+    });
+
+    it("the kernel's own environment (/proc/$PPID/environ) is refused under the default profile", async () => {
+      const result = await (await setup()).run('tr "\\0" "\\n" < /proc/$PPID/environ');
+      expect(result.success).toBe(false);
+      expect(result.error?.message).toContain("Reading another process's environment is not allowed");
+    });
+
+    it('a bad pass_env entry fails mount naming the key', async () => {
+      await expect(mount(createTestCoordinator(), { pass_env: ['NOT A NAME'] })).rejects.toThrow(/pass_env/);
+    });
   });
 
   it('SH-14: exit codes and signals', async () => {

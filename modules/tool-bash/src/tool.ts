@@ -18,7 +18,7 @@ import { type BashConfig, commandEnv } from './config.js';
 import { JobManager } from './jobs.js';
 import { type FormattedOutput, formatOutput } from './output.js';
 import { runCommand } from './runner.js';
-import { validateCommand } from './safety.js';
+import { type EffectContext, validateCommand } from './safety.js';
 
 /** The state one mount's tools share. */
 export class BashRuntime {
@@ -97,6 +97,30 @@ export class BashRuntime {
     await Promise.allSettled([...this.#inFlight]);
     await this.jobs.close();
   }
+}
+
+/**
+ * What the validator is told about where a command runs: its working
+ * directory, the homes `~` may mean (the command's HOME, the user's), the
+ * environment it gets (`rm -rf "$BUILD/"*` with BUILD unset is `rm -rf /*`),
+ * and the filesystem's symlinks (a link to `/` made by an earlier call).
+ */
+function safetyContext(cwd: string, env: NodeJS.ProcessEnv): EffectContext {
+  const homes = [env.HOME, os.homedir()].filter(
+    (h): h is string => typeof h === 'string' && path.isAbsolute(h),
+  );
+  return {
+    cwd,
+    homes: [...new Set(homes)],
+    env,
+    realpath: (p) => {
+      try {
+        return fs.realpathSync.native(p);
+      } catch {
+        return undefined;
+      }
+    },
+  };
 }
 
 function fail(message: string, output: unknown = message): ToolResult {
@@ -210,7 +234,9 @@ async function executeBash(
   if (typeof background !== 'boolean') return fail('run_in_background must be true or false');
   if (runtime.closed) return fail(CLOSED_MESSAGE);
 
-  const safety = validateCommand(command, config);
+  const cwd = runtime.workingDir();
+  const env = commandEnv(config);
+  const safety = validateCommand(command, config, safetyContext(cwd, env));
   if (!safety.allowed) {
     return fail(
       `Command denied for safety: ${safety.reason}${safety.hint ? `\n  Hint: ${safety.hint}` : ''}`,
@@ -220,13 +246,11 @@ async function executeBash(
     return fail(`Command rejected: concurrent command limit of ${config.max_concurrent} reached`);
   }
   try {
-    const cwd = runtime.workingDir();
     if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
       return fail(
         `Working directory does not exist or is not a directory: ${cwd} (set working_dir in the tool-bash config)`,
       );
     }
-    const env = commandEnv(config);
     if (background) {
       const job = await runtime.jobs.start({ command, cwd, env, shell: config.shell });
       return {

@@ -1,0 +1,88 @@
+/**
+ * Config read through own properties only (issue 16, point 1): a key that
+ * sits on the prototype, or an own `__proto__` key, never loosens a setting.
+ */
+import type { Cleanup, Logger } from '@amplifier/core';
+import { createTestCoordinator } from '@amplifier/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULTS, parseConfig } from './config.js';
+import { mount } from './index.js';
+
+const LOOSENING: Record<string, unknown> = {
+  safety_profile: 'unrestricted',
+  allowed_commands: ['*'],
+  safety_overrides: { allow: ['*'] },
+  pass_env: ['OPENAI_API_KEY'],
+  env: 'inherit',
+  max_output_bytes: 1e12,
+};
+
+function viaProto(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return JSON.parse(JSON.stringify({ ...extra, ['__proto__']: LOOSENING })) as Record<string, unknown>;
+}
+
+function recorder(): { logger: Logger; warnings: string[] } {
+  const warnings: string[] = [];
+  return { warnings, logger: { debug() {}, info() {}, error() {}, warn: (m: string) => warnings.push(m) } };
+}
+
+describe('parseConfig reads own properties only', () => {
+  it('an own __proto__ key (JSON.parse) is an unknown key: warned, ignored, not carried into the config', () => {
+    const raw = viaProto({ timeout: 5 });
+    expect(Object.hasOwn(raw, '__proto__')).toBe(true);
+    const { logger, warnings } = recorder();
+    const config = parseConfig(raw, logger);
+    expect(config.safety_profile).toBe('strict');
+    expect(config.allowed_commands).toEqual([]);
+    expect(config.safety_overrides).toBeNull();
+    expect(config.pass_env).toEqual([]);
+    expect(config.max_output_bytes).toBe(DEFAULTS.max_output_bytes);
+    expect(config.timeout).toBe(5);
+    expect(warnings).toEqual(["tool-bash: unknown config key '__proto__' ignored"]);
+    expect(Object.hasOwn(config, '__proto__')).toBe(false);
+    expect(Object.getPrototypeOf(config)).toBe(Object.prototype);
+    // A later copy of the config by assignment cannot pick the prototype up either.
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(config)) copy[key] = (config as unknown as Record<string, unknown>)[key];
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+  });
+
+  it('inherited keys (Object.create) are not read', () => {
+    const config = parseConfig(Object.create(LOOSENING) as Record<string, unknown>);
+    expect(config.safety_profile).toBe('strict');
+    expect(config.allowed_commands).toEqual([]);
+    expect(config.pass_env).toEqual([]);
+    expect(config.max_output_bytes).toBe(DEFAULTS.max_output_bytes);
+  });
+
+  it('nested objects are read through own properties too', () => {
+    const overrides = Object.create({ allow: ['sudo *'] }) as Record<string, unknown>;
+    overrides.block = ['curl *'];
+    const config = parseConfig({ safety_profile: 'standard', safety_overrides: overrides });
+    expect(config.safety_overrides).toEqual({ allow: [], block: ['curl *'] });
+  });
+
+  it('a config that is not an object fails mount with the module named', () => {
+    expect(() => parseConfig([] as unknown as Record<string, unknown>)).toThrow(
+      /tool-bash: config must be an object/,
+    );
+  });
+});
+
+describe('mount keeps the safe default whatever the prototype says', () => {
+  const cleanups: Cleanup[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  it.each([
+    ['JSON.parse with an own __proto__', () => viaProto()],
+    ['Object.create', () => Object.create(LOOSENING) as Record<string, unknown>],
+  ])('%s: sudo is still denied (strict)', async (_name, make) => {
+    const coordinator = createTestCoordinator();
+    cleanups.push((await mount(coordinator, make())) as Cleanup);
+    const result = await coordinator.get('tools', 'bash')!.execute({ command: 'sudo ls' });
+    expect(result.success).toBe(false);
+    expect(result.error?.message).toContain('Privilege escalation not allowed in strict mode');
+  });
+});
