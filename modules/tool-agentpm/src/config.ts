@@ -1,15 +1,22 @@
 /**
  * tool-agentpm configuration: defaults and validation (ajv through core), and
  * the environment a tool process gets: only what its manifest declares, plus
- * the pass-through variables (PATH always).
+ * the pass-through variables (PATH always). The config is read through its
+ * own properties only (core's `ownConfig`); an own `__proto__` key is an
+ * unknown key like any other.
  */
 import {
   AmplifierError,
   compileSchema,
+  errorMessage,
   formatDataErrors,
+  getOwn,
   type JSONSchema,
   type Logger,
+  ownConfig,
+  setOwn,
 } from '@amplifier/core';
+import { childEnvironment } from '@amplifier/core/process';
 import type { AgentManifest } from './manifest.js';
 
 export interface AgentPmConfig {
@@ -23,7 +30,10 @@ export interface AgentPmConfig {
   max_output_bytes: number;
   /** Time between SIGTERM and SIGKILL when a process group is stopped. */
   kill_grace_ms: number;
-  /** Host variables every tool gets when set (PATH is always passed). */
+  /**
+   * Host variables every tool gets when set (PATH is always passed), secret-named
+   * or not; also the opt-in for a secret-named variable a manifest declares.
+   */
   pass_env: string[];
   /** Base for relative tool paths and package lookup; null: the `session.working_dir` capability, else the cwd. */
   working_dir: string | null;
@@ -59,10 +69,19 @@ const KNOWN_KEYS = new Set(Object.keys(CONFIG_SCHEMA.properties as object));
 
 /**
  * Validate a mount config and fill in defaults. Throws an AmplifierError
- * (MOUNT_FAILED) listing every bad key; unknown keys are logged as warnings.
+ * (MOUNT_FAILED) listing every bad key; unknown keys (an own `__proto__`
+ * among them) are logged as warnings and ignored.
  */
-export function parseConfig(raw: Record<string, unknown> | undefined, logger?: Logger): AgentPmConfig {
-  const config = raw ?? {};
+export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
+  let config: Record<string, unknown>;
+  try {
+    config = ownConfig(raw, 'tool-agentpm');
+  } catch (error) {
+    throw new AmplifierError(
+      'MOUNT_FAILED',
+      `${errorMessage(error)}\nFix the module's config in the mount plan.`,
+    );
+  }
   const errors = compileSchema(CONFIG_SCHEMA)(config);
   if (errors.length > 0) {
     throw new AmplifierError(
@@ -73,24 +92,41 @@ export function parseConfig(raw: Record<string, unknown> | undefined, logger?: L
   for (const key of Object.keys(config)) {
     if (!KNOWN_KEYS.has(key)) logger?.warn(`tool-agentpm: unknown config key '${key}' ignored`);
   }
-  const known = Object.fromEntries(Object.entries(config).filter(([key]) => KNOWN_KEYS.has(key)));
+  const own = <K extends keyof AgentPmConfig>(key: K): AgentPmConfig[K] | undefined =>
+    getOwn<AgentPmConfig[K]>(config, key);
+  const env: Record<string, string> = {};
+  const given = own('env') ?? {};
+  for (const name of Object.keys(given)) setOwn(env, name, given[name]);
   return {
-    ...DEFAULTS,
-    ...(known as Partial<AgentPmConfig>),
-    tools: [...((config.tools as string[] | undefined) ?? [])],
-    env: { ...((config.env as Record<string, string> | undefined) ?? {}) },
-    pass_env: [...((config.pass_env as string[] | undefined) ?? DEFAULT_PASS_ENV)],
+    tools: [...(own('tools') ?? DEFAULTS.tools)],
+    env,
+    timeout_ms: own('timeout_ms') ?? DEFAULTS.timeout_ms,
+    max_output_bytes: own('max_output_bytes') ?? DEFAULTS.max_output_bytes,
+    kill_grace_ms: own('kill_grace_ms') ?? DEFAULTS.kill_grace_ms,
+    pass_env: [...(own('pass_env') ?? DEFAULT_PASS_ENV)],
+    working_dir: own('working_dir') ?? DEFAULTS.working_dir,
   };
 }
 
-/** The environment of a tool process, or the required variables that have no value. */
-export type ToolEnv = { env: Record<string, string>; missing: [] } | { env: undefined; missing: string[] };
+/**
+ * The environment of a tool process, or the required variables that have no
+ * value. `withheld`: declared secret-named variables set on the host whose
+ * value was not passed (no `pass_env` opt-in).
+ */
+export type ToolEnv =
+  | { env: Record<string, string>; missing: []; withheld: string[] }
+  | { env: undefined; missing: string[]; withheld: string[] };
 
 /**
- * Build a tool's environment, never from the host's whole environment:
+ * Build a tool's environment, never from the host's whole environment (core's
+ * `childEnvironment`):
  * 1. `pass_env` names (and PATH) that are set on the host;
  * 2. the manifest's fixed `entrypoint.env`;
- * 3. each declared `environment.vars` name: the config's `env`, else the host's, else its `default`.
+ * 3. each declared `environment.vars` name: the config's `env`, else the
+ *    host's, else its `default`. A declared name that is secret-named (core's
+ *    `isSecretKey`: `OPENAI_API_KEY`, `GITHUB_TOKEN`) is taken from the host
+ *    only when `pass_env` names it too: a manifest is the tool author's
+ *    request, the opt-in is the user's.
  * A required variable left without a value is reported in `missing`.
  */
 export function toolEnvironment(
@@ -98,22 +134,20 @@ export function toolEnvironment(
   config: Pick<AgentPmConfig, 'env' | 'pass_env'>,
   hostEnv: NodeJS.ProcessEnv,
 ): ToolEnv {
+  const declared = manifest.environment?.vars ?? {};
+  const names = Object.keys(declared);
+  const passed = childEnvironment(hostEnv, { inherit: [], pass: ['PATH', ...config.pass_env] }).env;
+  const fromHost = childEnvironment(hostEnv, { inherit: names, pass: config.pass_env });
   const env: Record<string, string> = Object.create(null);
-  for (const name of new Set(['PATH', ...config.pass_env])) {
-    const value = hostEnv[name];
-    if (value !== undefined) env[name] = value;
-  }
-  Object.assign(env, manifest.entrypoint.env ?? {});
+  Object.assign(env, passed, manifest.entrypoint.env ?? {});
   const missing: string[] = [];
-  for (const [name, spec] of Object.entries(manifest.environment?.vars ?? {})) {
-    const value = own(config.env, name) ?? hostEnv[name] ?? spec.default;
+  for (const name of names) {
+    const spec = declared[name]!;
+    const value = getOwn<string>(config.env, name) ?? getOwn<string>(fromHost.env, name) ?? spec.default;
     if (value !== undefined) env[name] = value;
     else if (spec.required) missing.push(name);
   }
-  if (missing.length > 0) return { env: undefined, missing };
-  return { env: { ...env }, missing: [] };
-}
-
-function own(record: Record<string, string>, key: string): string | undefined {
-  return Object.hasOwn(record, key) ? record[key] : undefined;
+  const withheld = fromHost.withheld.filter((name) => getOwn(config.env, name) === undefined);
+  if (missing.length > 0) return { env: undefined, missing, withheld };
+  return { env: { ...env }, missing: [], withheld };
 }

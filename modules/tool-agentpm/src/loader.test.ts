@@ -101,7 +101,7 @@ describe('the tool environment (only what is declared)', () => {
   it('passes PATH and pass_env names, the fixed env, then each declared variable: config, else host, else default', () => {
     const { env } = toolEnvironment(
       data,
-      { env: { MODE: 'slow', UNDECLARED: 'x' }, pass_env: ['HOME', 'LANG'] },
+      { env: { MODE: 'slow', UNDECLARED: 'x' }, pass_env: ['HOME', 'LANG', 'TOKEN'] },
       host,
     );
     expect(env).toEqual({
@@ -112,9 +112,10 @@ describe('the tool environment (only what is declared)', () => {
       MODE: 'slow',
       COLOR: 'blue',
     });
-    expect(toolEnvironment(data, { env: {}, pass_env: [] }, host).env).toMatchObject({
+    expect(toolEnvironment(data, { env: { TOKEN: 't' }, pass_env: [] }, host).env).toMatchObject({
       MODE: 'fast',
       PATH: '/usr/bin',
+      TOKEN: 't',
     });
   });
 
@@ -122,7 +123,157 @@ describe('the tool environment (only what is declared)', () => {
     expect(toolEnvironment(data, { env: {}, pass_env: [] }, { PATH: '/bin' })).toEqual({
       env: undefined,
       missing: ['TOKEN'],
+      withheld: [],
     });
+  });
+
+  describe("a declared secret-named variable needs the user's opt-in to come from the host (issue 16, point 3)", () => {
+    const secretive = manifest('secretive', {
+      environment: {
+        vars: {
+          OPENAI_API_KEY: { required: false },
+          AWS_SECRET_ACCESS_KEY: { default: 'none' },
+          GITHUB_TOKEN: { required: true },
+          REGION: { required: false },
+        },
+      },
+    }) as unknown as AgentManifest;
+    const hostWithSecrets = {
+      PATH: '/usr/bin',
+      OPENAI_API_KEY: 'sk-host',
+      AWS_SECRET_ACCESS_KEY: 'aws-host',
+      GITHUB_TOKEN: 'ghp-host',
+      REGION: 'eu',
+    };
+
+    it('without pass_env: not taken from the host (a required one is missing, a default is used instead)', () => {
+      const result = toolEnvironment(secretive, { env: {}, pass_env: [] }, hostWithSecrets);
+      expect(result).toEqual({
+        env: undefined,
+        missing: ['GITHUB_TOKEN'],
+        withheld: ['AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'OPENAI_API_KEY'],
+      });
+      const optional = toolEnvironment(
+        secretive,
+        { env: { GITHUB_TOKEN: 'cfg' }, pass_env: [] },
+        hostWithSecrets,
+      );
+      expect(optional.env).toEqual({
+        PATH: '/usr/bin',
+        AWS_SECRET_ACCESS_KEY: 'none',
+        GITHUB_TOKEN: 'cfg',
+        REGION: 'eu',
+      });
+      expect(optional.withheld).toEqual(['AWS_SECRET_ACCESS_KEY', 'OPENAI_API_KEY']);
+    });
+
+    it('pass_env names are the opt-in; config env values are given by the user and always used', () => {
+      const result = toolEnvironment(
+        secretive,
+        { env: { GITHUB_TOKEN: 'cfg' }, pass_env: ['OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY'] },
+        hostWithSecrets,
+      );
+      expect(result).toEqual({
+        env: {
+          PATH: '/usr/bin',
+          OPENAI_API_KEY: 'sk-host',
+          AWS_SECRET_ACCESS_KEY: 'aws-host',
+          GITHUB_TOKEN: 'cfg',
+          REGION: 'eu',
+        },
+        missing: [],
+        withheld: [],
+      });
+    });
+
+    it('the load report says how to opt in: an error for a required one, a warning for the others', async () => {
+      const folder = writeTool(
+        root,
+        'secretive',
+        SCRIPTS.envDump,
+        secretive as unknown as Record<string, unknown>,
+      );
+      const { tools, problems } = prepareTools(parseConfig({ tools: [folder] }), {
+        baseDir: root,
+        hostEnv: { ...hostWithSecrets, PATH: process.env.PATH },
+      });
+      expect(tools).toEqual([]);
+      expect(problems.map((p) => [p.severity, p.path, p.message])).toEqual([
+        [
+          'error',
+          'environment.vars.GITHUB_TOKEN',
+          "required variable GITHUB_TOKEN is secret-named, so the host's value is passed only when you opt in: add it to the module's config pass_env (pass_env: [GITHUB_TOKEN]) or set it in the config env (env: { GITHUB_TOKEN: ... })",
+        ],
+      ]);
+      const loaded = prepareTools(parseConfig({ tools: [folder], env: { GITHUB_TOKEN: 'cfg' } }), {
+        baseDir: root,
+        hostEnv: { ...hostWithSecrets, PATH: process.env.PATH },
+      });
+      expect(loaded.tools).toHaveLength(1);
+      expect(loaded.problems.map((p) => [p.severity, p.path])).toEqual([
+        ['warning', 'environment.vars.AWS_SECRET_ACCESS_KEY'],
+        ['warning', 'environment.vars.OPENAI_API_KEY'],
+      ]);
+      expect(loaded.problems[1]!.message).toBe(
+        "the host's OPENAI_API_KEY is not passed to the tool (secret-named); add it to the module's config pass_env to pass it",
+      );
+    });
+  });
+});
+
+describe('config is read through own properties only (issue 16, point 1)', () => {
+  const LOOSENING = { pass_env: ['OPENAI_API_KEY', 'PATH'], max_output_bytes: 1e12, timeout_ms: 2 ** 31 - 1 };
+
+  it('an own __proto__ key (JSON.parse) is an unknown key: warned, ignored, not carried into the config', () => {
+    const raw = JSON.parse(`{"__proto__": ${JSON.stringify(LOOSENING)}, "kill_grace_ms": 5}`) as Record<
+      string,
+      unknown
+    >;
+    const logger = recordingLogger();
+    const config = parseConfig(raw, logger);
+    expect(config).toEqual({ ...DEFAULTS, kill_grace_ms: 5 });
+    expect(Object.hasOwn(config, '__proto__')).toBe(false);
+    expect(logger.warnings).toEqual(["tool-agentpm: unknown config key '__proto__' ignored"]);
+  });
+
+  it('inherited keys (Object.create) are not read, at the top or inside env', () => {
+    expect(parseConfig(Object.create(LOOSENING) as Record<string, unknown>)).toEqual(DEFAULTS);
+    const env = Object.create({ INHERITED: 'x' }) as Record<string, string>;
+    env.OWN = 'y';
+    expect(parseConfig({ env }).env).toEqual({ OWN: 'y' });
+  });
+
+  it('an own __proto__ name inside env stays a plain key and never becomes the prototype', () => {
+    const config = parseConfig(
+      JSON.parse('{"env": {"__proto__": "x", "A": "1"}}') as Record<string, unknown>,
+    );
+    expect(Object.getPrototypeOf(config.env)).toBe(Object.prototype);
+    expect(Object.keys(config.env)).toEqual(['__proto__', 'A']);
+  });
+
+  it.each([
+    ['JSON.parse with an own __proto__', () => JSON.parse(`{"__proto__": ${JSON.stringify(LOOSENING)}}`)],
+    ['Object.create', () => Object.create(LOOSENING)],
+  ])('%s: a mounted tool still does not get OPENAI_API_KEY', async (_name, make) => {
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = 'sk-LEAK-proto';
+    try {
+      const folder = writeTool(root, 'env-dump', SCRIPTS.envDump, manifest('env-dump'));
+      const raw = make() as Record<string, unknown>;
+      Object.defineProperty(raw, 'tools', { value: [folder], enumerable: true });
+      const coordinator = createTestCoordinator({ bare: true });
+      const cleanup = await mount(coordinator, raw);
+      try {
+        const result = await coordinator.get('tools', 'env_dump')!.execute({});
+        expect(result.success).toBe(true);
+        expect(JSON.stringify(result.output)).not.toContain('LEAK');
+      } finally {
+        await cleanup();
+      }
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+    }
   });
 });
 

@@ -88,14 +88,25 @@ export function prepareTools(
       continue;
     }
     const environment = toolEnvironment(manifest, config, options.hostEnv);
+    const withheld = new Set(environment.withheld);
     if (environment.env === undefined) {
       for (const variable of environment.missing) {
         fail(
           `environment.vars.${variable}`,
-          `required variable ${variable} has no value: set it in the module's config env (env: { ${variable}: ... }) or in the host environment`,
+          withheld.has(variable)
+            ? `required variable ${variable} is secret-named, so the host's value is passed only when you opt in: add it to the module's config pass_env (pass_env: [${variable}]) or set it in the config env (env: { ${variable}: ... })`
+            : `required variable ${variable} has no value: set it in the module's config env (env: { ${variable}: ... }) or in the host environment`,
         );
       }
       continue;
+    }
+    for (const variable of withheld) {
+      report(
+        'warning',
+        `environment.vars.${variable}`,
+        `the host's ${variable} is not passed to the tool (secret-named); add it to the module's config pass_env to pass it`,
+        folder,
+      );
     }
     const command = findExecutable(manifest.entrypoint.command, environment.env.PATH ?? '');
     if (command === undefined) {

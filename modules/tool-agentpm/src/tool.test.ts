@@ -297,6 +297,39 @@ describe('environment isolation', () => {
     // Node itself may add nothing; anything else would be a leak.
     expect(env).toEqual(expected);
   });
+
+  it('a manifest that declares secret-named variables gets them only with the pass_env opt-in (issue 16, point 3)', async () => {
+    process.env.OPENAI_API_KEY = 'sk-test-LEAKME-declared';
+    process.env.AGENTPM_TEST_GITHUB_TOKEN = 'ghp-LEAKME';
+    process.env.AWS_SECRET_ACCESS_KEY = 'aws-LEAKME';
+    const folder = writeTool(
+      root,
+      'wants-keys',
+      SCRIPTS.envDump,
+      manifest('wants-keys', {
+        entrypoint: { command: 'node', args: ['main.mjs'], env: { COPY: '$OPENAI_API_KEY' } },
+        environment: {
+          vars: {
+            OPENAI_API_KEY: { required: false },
+            AGENTPM_TEST_GITHUB_TOKEN: { required: false },
+            AWS_SECRET_ACCESS_KEY: { default: 'placeholder' },
+          },
+        },
+      }),
+    );
+    const plain = await mounted([folder]);
+    const denied = (await plain.get('wants_keys').execute({})).output as { env: Record<string, string> };
+    expect(JSON.stringify(denied)).not.toContain('LEAKME');
+    expect(denied.env.AWS_SECRET_ACCESS_KEY).toBe('placeholder');
+    // entrypoint.env values are literal text: nothing is expanded from the host.
+    expect(denied.env.COPY).toBe('$OPENAI_API_KEY');
+    await plain.cleanup();
+    const optedIn = await mounted([folder], { pass_env: ['PATH', 'OPENAI_API_KEY'] });
+    const granted = (await optedIn.get('wants_keys').execute({})).output as { env: Record<string, string> };
+    expect(granted.env.OPENAI_API_KEY).toBe('sk-test-LEAKME-declared');
+    expect(granted.env.AGENTPM_TEST_GITHUB_TOKEN).toBeUndefined();
+    expect(granted.env.AWS_SECRET_ACCESS_KEY).toBe('placeholder');
+  });
 });
 
 describe('cancellation and cleanup', () => {
