@@ -1,5 +1,5 @@
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn, stringifyJson } from '@amplifier/core';
-import { depthOf, nestedValue } from '@amplifier/core/testing';
+import { boundedValue, depthOf, nestedValue } from '@amplifier/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copyPlain, jsonLength, snapshotMessage } from './snapshot.js';
@@ -216,18 +216,6 @@ function build(
   return inner;
 }
 
-/** The reference: `value` with every array or object that has MAX_DATA_DEPTH ancestors replaced by the marker. */
-function bounded(value: unknown, ancestors = 0): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (ancestors >= MAX_DATA_DEPTH) return MAX_DEPTH_MARKER;
-  if (Array.isArray(value)) return value.map((item) => bounded(item, ancestors + 1));
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    setOwn(out, key, bounded((value as Record<string, unknown>)[key], ancestors + 1));
-  }
-  return out;
-}
-
 describe('deep data (random deep and wide values)', () => {
   const deep = fc.record({
     depth: fc.integer({ min: 0, max: 700 }),
@@ -246,7 +234,7 @@ describe('deep data (random deep and wide values)', () => {
           tool_calls: [{ id: 'c1', tool: 'echo', arguments: args }],
         } as Record<string, unknown>;
         const { value: stored, jsonLength: length } = snapshotMessage(input);
-        const expected = bounded(input);
+        const expected = boundedValue(input);
         expect(stored).toEqual(expected);
         expect(depthOf(stored)).toBeLessThanOrEqual(MAX_DATA_DEPTH);
         if (depthOf(input) <= MAX_DATA_DEPTH) expect(stored).toEqual(input);
@@ -254,7 +242,7 @@ describe('deep data (random deep and wide values)', () => {
         expect(length).toBe(JSON.stringify(expected).length);
         expect(deepFrozen(stored)).toBe(true);
         // A mutable copy, and the measure without storing, agree with the snapshot.
-        expect(copyPlain(args)).toEqual(bounded(args));
+        expect(copyPlain(args)).toEqual(boundedValue(args));
         expect(jsonLength(input)).toBe(length);
       }),
       { numRuns: 60 },
@@ -271,6 +259,6 @@ describe('deep data (random deep and wide values)', () => {
     const copy = snapshotMessage(cyclic).value;
     expect(copy.self).toBe(copy);
     expect(JSON.stringify({ ...copy, self: null })).toContain(JSON.stringify(MAX_DEPTH_MARKER));
-    expect(jsonLength(chain)).toBe(JSON.stringify(bounded(chain)).length);
+    expect(jsonLength(chain)).toBe(JSON.stringify(boundedValue(chain)).length);
   });
 });

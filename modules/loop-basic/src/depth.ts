@@ -12,7 +12,7 @@ import { MAX_DATA_DEPTH } from '@amplifier/core';
  * a call that ran is stored whole by a context that bounds messages at
  * `MAX_DATA_DEPTH`.
  */
-export const MAX_ARGUMENT_DEPTH = MAX_DATA_DEPTH - 3;
+export const MAX_ARGUMENT_DEPTH: number = MAX_DATA_DEPTH - 3;
 
 /**
  * True when `value` nests arrays and objects more than `levels` deep (`{}` is

@@ -18,11 +18,11 @@ import {
   FakeLlmServer,
   inProcessLoader,
   MockTool,
+  nestedJson,
   reply,
 } from '@amplifier/core/testing';
 import { mount as mountLoop } from '@amplifier/loop-basic';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deepJson } from './__fixtures__/deep.js';
 import {
   delta,
   MODEL,
@@ -46,7 +46,7 @@ describe('tool_use input nested far too deep, through a session', () => {
   for (const depth of [3_000, 100_000]) {
     for (const streaming of [true, false]) {
       it(`${depth.toLocaleString('en-US')} levels (${streaming ? 'streamed' : 'whole response'}): a clear failed call, a whole history, a bounded next request`, async () => {
-        const input = `{"q":${deepJson(depth)}}`;
+        const input = `{"q":${nestedJson(depth)}}`;
         if (streaming) {
           server.enqueue(
             reply.sse([
@@ -114,7 +114,8 @@ describe('tool_use input nested far too deep, through a session', () => {
 
         // The second request: the tool_use (its input bounded) and the failed tool_result.
         const second = server.requests[1]!.body;
-        expect(depthOf(second)).toBeLessThanOrEqual(MAX_DATA_DEPTH);
+        // Each message as the context keeps it (bounded); the body adds its own two levels.
+        for (const message of second.messages) expect(depthOf(message)).toBeLessThanOrEqual(MAX_DATA_DEPTH);
         const [assistant, results] = second.messages.slice(-2);
         const use = assistant.content.find((b: { type: string }) => b.type === 'tool_use');
         expect(use).toMatchObject({ type: 'tool_use', id: 'toolu_D', name: 'lookup' });

@@ -1,7 +1,6 @@
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, type StreamEvent } from '@amplifier/core';
-import { depthOf, nestedValue } from '@amplifier/core/testing';
+import { depthOf, nestedJson, nestedValue } from '@amplifier/core/testing';
 import { describe, expect, it } from 'vitest';
-import { deepJson } from './__fixtures__/deep.js';
 import { messageEvents, responseEvents } from './stream.js';
 
 const context = { provider: 'anthropic', model: 'm' };
@@ -88,7 +87,7 @@ describe('deep tool input', () => {
       ],
       [
         'content_block_delta',
-        { index: 0, delta: { type: 'input_json_delta', partial_json: `{"q":${deepJson(100_000)}}` } },
+        { index: 0, delta: { type: 'input_json_delta', partial_json: `{"q":${nestedJson(100_000)}}` } },
       ],
       ['content_block_stop', { index: 0 }],
       ['message_delta', { delta: { stop_reason: 'tool_use' } }],

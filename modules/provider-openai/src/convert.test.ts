@@ -1,7 +1,6 @@
 import { type ChatRequest, checkData, MAX_DATA_DEPTH, MAX_DEPTH_MARKER, type Message } from '@amplifier/core';
-import { depthOf, nestedValue, randomDeepValue } from '@amplifier/core/testing';
+import { boundedValue, depthOf, nestedJson, nestedValue, randomDeepValue } from '@amplifier/core/testing';
 import { describe, expect, it } from 'vitest';
-import { bounded, deepJson } from './__fixtures__/deep.js';
 import {
   type BodyOptions,
   fromWireCompletion,
@@ -264,7 +263,7 @@ describe('deep arguments', () => {
       for (const width of [0, 3]) {
         const args = { deep: randomDeepValue(depth, { depth, width }) };
         for (const sent of sentArguments(args)) {
-          expect(sent).toEqual(bounded(args));
+          expect(sent).toEqual(boundedValue(args));
           if (depthOf(args) <= MAX_DATA_DEPTH) expect(sent).toEqual(args);
           else expect(JSON.stringify(sent)).toContain(JSON.stringify(MAX_DEPTH_MARKER));
         }
@@ -284,7 +283,7 @@ describe('deep arguments', () => {
   });
 
   it('a response with arguments 100,000 deep (JSON text, or an object from a compatible server) is read as sent', () => {
-    const text = `{"q":${deepJson(100_000)}}`;
+    const text = `{"q":${nestedJson(100_000)}}`;
     const asObject = JSON.parse(text);
     for (const args of [text, asObject]) {
       const response = fromWireCompletion({

@@ -18,11 +18,11 @@ import {
   FakeLlmServer,
   inProcessLoader,
   MockTool,
+  nestedJson,
   reply,
 } from '@amplifier/core/testing';
 import { mount as mountLoop } from '@amplifier/loop-basic';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deepJson } from './__fixtures__/deep.js';
 import { chunk, DONE, MODEL, textStream, usageChunk } from './__fixtures__/wire.js';
 import { mount } from './index.js';
 
@@ -36,7 +36,7 @@ describe('tool-call arguments nested far too deep, through a session', () => {
   for (const depth of [3_000, 100_000]) {
     for (const streaming of [true, false]) {
       it(`${depth.toLocaleString('en-US')} levels (${streaming ? 'streamed' : 'whole response'}): a clear failed call, a whole history, a bounded next request`, async () => {
-        const args = `{"q":${deepJson(depth)}}`;
+        const args = `{"q":${nestedJson(depth)}}`;
         if (streaming) {
           server.enqueue(
             reply.sse([

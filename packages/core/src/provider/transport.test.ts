@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { Pool } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { LLMError } from '../llm-errors.js';
-import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from '../plain-data.js';
+import { MAX_DEPTH_MARKER, setOwn } from '../plain-data.js';
 import { transportConformance } from '../testing/conformance.js';
-import { nestedValue } from '../testing/deep-values.js';
+import { boundedValue, nestedValue } from '../testing/deep-values.js';
 import { FakeLlmServer, reply } from '../testing/fake-llm-server.js';
 import { fetchTransport } from './__fixtures__/fetch-transport.js';
 import {
@@ -168,17 +168,6 @@ describe('ProviderHttpClient', () => {
   });
 });
 
-/** The reference: `value` with each array or object that has MAX_DATA_DEPTH ancestors written as the marker. */
-function bounded(value: unknown, ancestors = 0): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (ancestors >= MAX_DATA_DEPTH) return MAX_DEPTH_MARKER;
-  if (Array.isArray(value)) return value.map((item) => bounded(item, ancestors + 1));
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value))
-    setOwn(out, key, bounded((value as Record<string, unknown>)[key], ancestors + 1));
-  return out;
-}
-
 /** A transport that keeps the bodies it is given and answers 200 with nothing. */
 function capturing(): { transport: Transport; bodies: (string | undefined)[] } {
   const bodies: (string | undefined)[] = [];
@@ -243,7 +232,7 @@ describe('deep request bodies (tool-call arguments from a model can nest 100,000
         } catch {
           exact = undefined;
         }
-        expect(sent).toEqual(exact === undefined ? bounded(value) : JSON.parse(exact));
+        expect(sent).toEqual(exact === undefined ? boundedValue(value) : JSON.parse(exact));
         expect(sent.messages).toEqual(value.messages);
       }),
       { numRuns: 80 },
@@ -262,7 +251,7 @@ describe('deep request bodies (tool-call arguments from a model can nest 100,000
       });
       await readText(response.body, context, undefined);
       const sent = server.requests[0]!.body;
-      expect(sent).toEqual(bounded({ input: nestedValue(100_000) }));
+      expect(sent).toEqual(boundedValue({ input: nestedValue(100_000) }));
       expect(JSON.stringify(sent)).toContain(JSON.stringify(MAX_DEPTH_MARKER));
     } finally {
       await client.close();

@@ -4,6 +4,7 @@
  * real document, and seeded random deep/wide values for property tests. Every
  * builder is iterative, so it never overflows the stack it is meant to test.
  */
+import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from '../plain-data.js';
 
 /** `{a: {a: ... leaf}}` (or `[[...leaf]]` with `array: true`) `depth` levels deep. */
 export function nestedValue(
@@ -98,4 +99,26 @@ export function randomDeepValue(seed: number, options: RandomValueOptions = {}):
     }
   }
   return value;
+}
+
+/** `{"a":{"a":...leaf...}}` nested `depth` deep as JSON text (JSON.stringify of such a value would overflow). */
+export function nestedJson(depth: number, leaf = '1'): string {
+  return `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
+}
+
+/**
+ * `value` as core's bounded writers give it (`stringifyJson`, `redactSecrets`,
+ * snapshots): every array or object with `MAX_DATA_DEPTH` ancestors replaced
+ * by `MAX_DEPTH_MARKER`. The expected value of property tests; recursive, so
+ * give it values the stack can walk (a few thousand levels).
+ */
+export function boundedValue(value: unknown, ancestors = 0): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (ancestors >= MAX_DATA_DEPTH) return MAX_DEPTH_MARKER;
+  if (Array.isArray(value)) return value.map((item) => boundedValue(item, ancestors + 1));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    setOwn(out, key, boundedValue((value as Record<string, unknown>)[key], ancestors + 1));
+  }
+  return out;
 }

@@ -14,7 +14,14 @@ export {
 } from './conformance.js';
 export { contextChecks, oddMessages } from './context-checks.js';
 export type { RandomValueOptions } from './deep-values.js';
-export { depthOf, nestedValue, randomDeepValue, seededRandom } from './deep-values.js';
+export {
+  boundedValue,
+  depthOf,
+  nestedJson,
+  nestedValue,
+  randomDeepValue,
+  seededRandom,
+} from './deep-values.js';
 export type { FakeReply, HeldReply, RecordedRequest, ReplyPiece } from './fake-llm-server.js';
 export { FakeLlmServer, llmErrorOf, reply, splitBytes, sseEvent } from './fake-llm-server.js';
 export type { CheckOutcome, ConformanceCheck, LogRecord, ModuleUnderTest, MountedModule } from './harness.js';
