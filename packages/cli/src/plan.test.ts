@@ -203,7 +203,7 @@ describe('plan files are data: prototype keys and deep nesting', () => {
     }
   });
 
-  it('CLI: {"__proto__": {"allowed_write_paths": ["/"]}} on tool-filesystem does not let write_file out of the workspace', async () => {
+  it('CLI: {"__proto__": {"allowed_write_paths": ["/"]}} on tool-filesystem never lets write_file out of the workspace', async () => {
     const home = tempDir();
     const cwd = tempDir();
     const outside = tempDir('amp-outside-');
@@ -235,12 +235,20 @@ describe('plan files are data: prototype keys and deep nesting', () => {
               ].join('\n'),
             );
       const result = await runCli(['run', '--plan', plan, '--json', 'go'], { cwd, env: cliEnv(home) });
-      expect(result.code, result.stderr).toBe(0);
-      const post = jsonLines(result.stdout).find((l) => l.event === 'tool:post')?.data as {
-        result: { success: boolean; error?: { message: string } };
-      };
-      expect(post.result.success, format).toBe(false);
-      expect(post.result.error?.message, format).toMatch(/outside|not allowed|allowed_write_paths/i);
+      // Either outcome keeps the module as strict as its defaults: tool-filesystem refuses the
+      // unknown key (exit 1, naming it), or a module that ignores it runs with its defaults.
+      if (result.code === 1) {
+        expect(result.stderr, format).toMatch(
+          /tool-filesystem.*\n.*__proto__ is not allowed \(unknown key\)/,
+        );
+      } else {
+        expect(result.code, result.stderr).toBe(0);
+        const post = jsonLines(result.stdout).find((l) => l.event === 'tool:post')?.data as {
+          result: { success: boolean; error?: { message: string } };
+        };
+        expect(post.result.success, format).toBe(false);
+        expect(post.result.error?.message, format).toMatch(/outside|not allowed|allowed_write_paths/i);
+      }
       expect(fs.existsSync(target), format).toBe(false);
     }
   });
