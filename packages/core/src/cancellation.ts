@@ -4,7 +4,7 @@
  * everything that takes an AbortSignal (tools, HTTP, child processes) stops.
  */
 import { CancelledError, isFatalError } from './errors.js';
-import { currentJournal } from './mount-journal.js';
+import type { JournalSlot } from './mount-journal.js';
 
 export type CancellationState = 'none' | 'graceful' | 'immediate';
 
@@ -16,6 +16,12 @@ export class CancellationToken {
   readonly #children = new Set<CancellationToken>();
   readonly #callbacks: CancelCallback[] = [];
   #controller = new AbortController();
+  readonly #journal: JournalSlot | undefined;
+
+  /** `journal`: the coordinator's, so callbacks registered while a module mounts are removed if the mount fails. */
+  constructor(options: { journal?: JournalSlot } = {}) {
+    this.#journal = options.journal;
+  }
 
   get state(): CancellationState {
     return this.#state;
@@ -78,7 +84,7 @@ export class CancellationToken {
   /** Propagate this token's state (now and later) to `child`. */
   registerChild(child: CancellationToken): void {
     this.#children.add(child);
-    currentJournal()?.record(() => this.#children.delete(child));
+    this.#journal?.current?.record(() => this.#children.delete(child));
     if (this.#state === 'graceful') child.requestGraceful();
     else if (this.#state === 'immediate') child.requestImmediate();
   }
@@ -93,7 +99,7 @@ export class CancellationToken {
       const i = this.#callbacks.indexOf(callback);
       if (i >= 0) this.#callbacks.splice(i, 1);
     };
-    currentJournal()?.record(remove);
+    this.#journal?.current?.record(remove);
     return remove;
   }
 

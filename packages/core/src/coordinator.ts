@@ -21,7 +21,7 @@ import { CANCEL_REQUESTED } from './events.js';
 import { HookRegistry, utcTimestamp } from './hooks.js';
 import { defaultLogger } from './logger.js';
 import { type HookResult, type MountPoint, sanitizeForLlm } from './models.js';
-import { currentJournal } from './mount-journal.js';
+import { type JournalSlot, journalSlot } from './mount-journal.js';
 import type { MountPlan } from './mount-plan.js';
 
 export interface CoordinatorOptions {
@@ -85,7 +85,7 @@ export class Coordinator {
   readonly parentId: string | null;
   readonly config: MountPlan;
   readonly hooks: HookRegistry;
-  readonly cancellation: CancellationToken = new CancellationToken();
+  readonly cancellation: CancellationToken;
   readonly logger: Logger;
   loader: ModuleLoaderLike | undefined;
   approval: ApprovalProvider | undefined;
@@ -98,6 +98,8 @@ export class Coordinator {
   readonly #slots: { [K in SingleSlot]?: SlotTypes[K] } = {};
   readonly #capabilities = new Map<string, unknown>();
   #cleanups: Cleanup[] = [];
+  /** The journal of the module mounting now, if any (see mount-journal.ts). */
+  readonly #journal: JournalSlot = journalSlot(this);
   #turnInjectionTokens = 0;
 
   constructor(options: CoordinatorOptions = {}) {
@@ -108,7 +110,8 @@ export class Coordinator {
     this.approval = options.approval;
     this.display = options.display;
     this.logger = options.logger ?? defaultLogger;
-    this.hooks = new HookRegistry({ logger: this.logger });
+    this.hooks = new HookRegistry({ logger: this.logger, journal: this.#journal });
+    this.cancellation = new CancellationToken({ journal: this.#journal });
   }
 
   // ------------------------------------------------------------ mount points
@@ -133,7 +136,7 @@ export class Coordinator {
         const had = map.has(name);
         const previous = map.get(name);
         map.set(name, module);
-        currentJournal()?.record(() => {
+        this.#journal.current?.record(() => {
           if (map.get(name) !== module) return;
           if (had) map.set(name, previous);
           else map.delete(name);
@@ -152,7 +155,7 @@ export class Coordinator {
         const previous = slots[point];
         if (previous !== undefined) this.logger.debug(`Replacing existing ${point}`);
         slots[point] = module;
-        currentJournal()?.record(() => {
+        this.#journal.current?.record(() => {
           if (slots[point] !== module) return;
           if (previous === undefined) delete slots[point];
           else slots[point] = previous;
@@ -219,7 +222,7 @@ export class Coordinator {
     const had = capabilities.has(name);
     const previous = capabilities.get(name);
     capabilities.set(name, value);
-    currentJournal()?.record(() => {
+    this.#journal.current?.record(() => {
       if (capabilities.get(name) !== value) return;
       if (had) capabilities.set(name, previous);
       else capabilities.delete(name);
@@ -236,7 +239,7 @@ export class Coordinator {
     const list = this.channels.get(channel);
     if (list === undefined) this.channels.set(channel, [contributor]);
     else list.push(contributor);
-    currentJournal()?.record(() => {
+    this.#journal.current?.record(() => {
       const current = this.channels.get(channel);
       const i = current?.indexOf(contributor) ?? -1;
       if (i >= 0) current!.splice(i, 1);
@@ -269,7 +272,7 @@ export class Coordinator {
     if (typeof cleanup !== 'function') return;
     const fn = cleanup as Cleanup;
     this.#cleanups.push(fn);
-    currentJournal()?.recordCleanup(fn, () => {
+    this.#journal.current?.recordCleanup(fn, () => {
       const i = this.#cleanups.lastIndexOf(fn);
       if (i >= 0) this.#cleanups.splice(i, 1);
     });

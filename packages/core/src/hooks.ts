@@ -8,7 +8,7 @@ import type { Logger } from './contracts.js';
 import { errorMessage } from './errors.js';
 import { defaultLogger } from './logger.js';
 import { HOOK_ACTIONS, type HookResult } from './models.js';
-import { currentJournal } from './mount-journal.js';
+import type { JournalSlot } from './mount-journal.js';
 
 /** Event payload: plain JSON-able data with snake_case keys. */
 export type EventData = Record<string, unknown>;
@@ -56,8 +56,12 @@ export class HookRegistry {
   #seq = 0;
   readonly #logger: Logger;
 
-  constructor(options: { logger?: Logger } = {}) {
+  readonly #journal: JournalSlot | undefined;
+
+  /** `journal`: the coordinator's, so a registration made while a module mounts is undone if the mount fails. */
+  constructor(options: { logger?: Logger; journal?: JournalSlot } = {}) {
     this.#logger = options.logger ?? defaultLogger;
+    this.#journal = options.journal;
   }
 
   /** Register `handler` for `event`; returns a function that removes exactly this registration. */
@@ -83,7 +87,7 @@ export class HookRegistry {
       }
     };
     // Registered while a module mounts: undone if that mount fails.
-    currentJournal()?.record(unregister);
+    this.#journal?.current?.record(unregister);
     return unregister;
   }
 

@@ -114,13 +114,13 @@ describe('a module whose mount throws leaves nothing behind', () => {
         extra: {
           'tool-parent-fails': {
             async mount(c) {
-              await journaled('tool-child', silentLogger, async () => c.mount('tools', tool('child1')));
+              await journaled(c, 'tool-child', silentLogger, async () => c.mount('tools', tool('child1')));
               throw new Error('parent failed after its child mounted');
             },
           },
           'tool-parent-ok': {
             async mount(c) {
-              await journaled('tool-child', silentLogger, async () => c.mount('tools', tool('child2')));
+              await journaled(c, 'tool-child', silentLogger, async () => c.mount('tools', tool('child2')));
             },
           },
         },

@@ -4,12 +4,18 @@
  * cancellation callbacks), so that a mount that throws half way can be undone
  * completely: a module that failed leaves nothing behind the model can reach.
  *
- * The journal follows the mount's async context (AsyncLocalStorage), so work
- * of other modules running meanwhile is not attributed to it. A journal opened
- * inside another (a module mounting sub-modules) hands its changes to the
- * outer one when it succeeds, so undoing the outer undoes them too.
+ * The journal belongs to one coordinator (its hooks and its cancellation token
+ * share the coordinator's `JournalSlot`) and is open while that module mounts:
+ * a session mounts its modules one at a time, so what changes the coordinator
+ * meanwhile is the mounting module's doing (work another module left running
+ * in the background is the one exception, and is rare during start-up).
+ * Another session's coordinator has its own slot. A journal opened inside
+ * another (a module mounting sub-modules) hands its changes to the outer one
+ * when it succeeds, so undoing the outer undoes them too.
+ *
+ * Not AsyncLocalStorage: on Node 20 one `run()` switches on async hooks for
+ * the whole process and doubles the cost of every promise after it.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Cleanup, Logger } from './contracts.js';
 import { errorMessage } from './errors.js';
 
@@ -65,27 +71,47 @@ export class MountJournal {
   }
 }
 
-const current = new AsyncLocalStorage<MountJournal>();
+/** Where a coordinator, its hooks and its cancellation token find the open journal. */
+export class JournalSlot {
+  current: MountJournal | undefined = undefined;
+}
 
-/** The journal of the mount running in this async context, if any. */
-export function currentJournal(): MountJournal | undefined {
-  return current.getStore();
+const slots = new WeakMap<object, JournalSlot>();
+
+/** The journal slot of `owner` (a coordinator), created on first use. */
+export function journalSlot(owner: object): JournalSlot {
+  let slot = slots.get(owner);
+  if (slot === undefined) {
+    slot = new JournalSlot();
+    slots.set(owner, slot);
+  }
+  return slot;
 }
 
 /**
- * Run `fn` (a module's load and mount) with a journal: on success its changes
- * join the enclosing journal, if any; on failure they are undone (after which
- * the error is re-thrown).
+ * Run `fn` (a module's load and mount) with a journal open on `owner`'s
+ * slot: on success its changes join the enclosing journal, if any; on
+ * failure they are undone (after which the error is re-thrown).
  */
-export async function journaled<T>(moduleId: string, logger: Logger, fn: () => Promise<T>): Promise<T> {
-  const parent = current.getStore();
+export async function journaled<T>(
+  owner: object,
+  moduleId: string,
+  logger: Logger,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const slot = journalSlot(owner);
+  const parent = slot.current;
   const journal = new MountJournal();
+  slot.current = journal;
   let result: T;
   try {
-    result = await current.run(journal, fn);
+    result = await fn();
   } catch (error) {
+    slot.current = parent;
     await journal.rollback(logger, moduleId);
     throw error;
+  } finally {
+    slot.current = parent;
   }
   journal.commit(parent);
   return result;

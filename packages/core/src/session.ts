@@ -257,7 +257,7 @@ export class AmplifierSession {
     const toolsBefore = new Map(tools);
     const providersBefore = new Map(providers);
     try {
-      return await journaled(spec.module, this.#logger, async () => {
+      return await journaled(coordinator, spec.module, this.#logger, async () => {
         const loaded = await this.loader.load(spec.module, spec.config ?? {}, {
           ...(spec.source !== undefined && { source: spec.source }),
           type,
