@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator, startReadyChild } from '@amplifier/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventLogFiles, type JsonlNote, loadEventLog, mount, readEventLog, readJsonlSync } from './index.js';
 
@@ -97,26 +96,15 @@ describe('a writer killed mid-record', () => {
     const script = path.join(path.dirname(fileURLToPath(import.meta.url)), '__fixtures__', 'torn-writer.mjs');
     const file = path.join(tmp, 'events.jsonl');
     const limit = 20_000;
-    const child = spawn('prlimit', [`--fsize=${limit}`, process.execPath, script, file, String(limit)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on('close', (_code, signal) => resolve(signal)),
-    );
-    const ready = await new Promise<{ whole: number; size: number }>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolve(JSON.parse(out));
-      });
-      child.on('close', () => reject(new Error(`the writer exited before it was ready:\n${stderr}`)));
-    });
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    const writer = startReadyChild<{ whole: number; size: number }>('prlimit', [
+      `--fsize=${limit}`,
+      process.execPath,
+      script,
+      file,
+      String(limit),
+    ]);
+    const ready = await writer.ready;
+    expect(await writer.kill()).toBe('SIGKILL');
 
     expect(ready.size).toBe(limit);
     expect(statSync(file).size).toBe(limit);

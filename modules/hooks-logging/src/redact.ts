@@ -9,7 +9,7 @@
  * flags of common commands, and the exact values of secret-named environment
  * variables.
  */
-import { isSecretKey as isSecretName } from '@amplifier/core';
+import { isSecretKey as isSecretName, SECRET_NAME_ENDINGS } from '@amplifier/core';
 import type { RedactionConfig } from './config.js';
 
 type Groups = Record<string, string | undefined>;
@@ -30,16 +30,6 @@ interface Rule {
    */
   replace: string | ((groups: Groups, match: string) => string | undefined);
 }
-
-/**
- * Words a secret name ends with (compared case-insensitively): every name
- * core's `isSecretKey` accepts ends in one of them (`OPENAI_API_KEY`,
- * `db_password`, `X-Auth-Token`, `Proxy-Authorization`, `GITHUB_PAT`). They
- * only find the candidates in text; `isSecretKey` decides.
- */
-const SECRET_NAME_ENDINGS =
-  'key|secret|passw(?:or)?d|passphrase|token|credentials?|auth(?:orization)?|cookie|pat|pwd|dsn|' +
-  'connection_?string|auth_?config|key_?id|(?:key|secret|token|passw(?:or)?d)[-_]?\\d+';
 
 /** Query parameters that carry secrets in URLs, though the names are too common to be secret keys elsewhere. */
 const URL_SECRET_PARAMS = 'key|sig|signature|pwd|pass|x-amz-signature|x-goog-signature';

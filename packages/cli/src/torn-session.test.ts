@@ -1,13 +1,7 @@
-/**
- * Readers of a killed session (issue 16, point 11): a writer killed mid-record
- * leaves transcript.jsonl and events.jsonl ending in a torn line; `session
- * show`, resume and the log reader API skip it with a note and return every
- * whole record, and the next run goes on on a fresh line.
- */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startReadyChild } from '@amplifier/core/testing';
 import { loadEventLog } from '@amplifier/hooks-logging';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -39,26 +33,15 @@ interface Shown {
 
 /** Run the writer on the session folder under a file size limit; resolves once both files are torn, then kills it. */
 async function tearAndKill(dir: string, limit: number): Promise<{ messages: number; events: number }> {
-  const child = spawn('prlimit', [`--fsize=${limit}`, process.execPath, WRITER, dir, String(limit)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.on('close', (_c, signal) => resolve(signal)),
-  );
-  const ready = await new Promise<{ messages: number; events: number }>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(JSON.parse(out));
-    });
-    child.on('close', () => reject(new Error(`the writer exited before it was ready:\n${stderr}`)));
-  });
-  child.kill('SIGKILL');
-  expect(await exited).toBe('SIGKILL');
+  const writer = startReadyChild<{ messages: number; events: number }>('prlimit', [
+    `--fsize=${limit}`,
+    process.execPath,
+    WRITER,
+    dir,
+    String(limit),
+  ]);
+  const ready = await writer.ready;
+  expect(await writer.kill()).toBe('SIGKILL');
   return ready;
 }
 

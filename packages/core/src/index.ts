@@ -143,6 +143,7 @@ export type { ModuleSpec, MountPlan, MountPlanValidation, SessionSection } from 
 export {
   assertMountPlan,
   ownMountPlan,
+  parseMountPlan,
   resolveSessionModule,
   validateMountPlan,
 } from './mount-plan.js';
@@ -156,7 +157,14 @@ export {
   ownData,
   setOwn,
 } from './plain-data.js';
-export { isSecretKey, isSecretValue, redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
+export {
+  isSecretKey,
+  isSecretValue,
+  redactSecrets,
+  SECRET_NAME_ENDINGS,
+  SENSITIVE_KEYS,
+  truncateValues,
+} from './redact.js';
 // Helpers
 export type { RetryOptions } from './retry.js';
 export { computeRetryDelay, retryWithBackoff, sleep } from './retry.js';

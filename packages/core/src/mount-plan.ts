@@ -79,11 +79,19 @@ export function ownMountPlan(plan: unknown): unknown {
 
 /** Validate a mount plan without loading anything (own properties only, as the session reads it). */
 export function validateMountPlan(input: unknown): MountPlanValidation {
+  return inspectMountPlan(input).validation;
+}
+
+/** The own copy of `input` (see `ownMountPlan`) and what validating it found; the plan is copied once. */
+function inspectMountPlan(input: unknown): { plan: unknown; validation: MountPlanValidation } {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return {
-      valid: false,
-      errors: [{ path: '', message: 'mount plan must be an object (a dict) with a session section' }],
-      warnings: [],
+      plan: input,
+      validation: {
+        valid: false,
+        errors: [{ path: '', message: 'mount plan must be an object (a dict) with a session section' }],
+        warnings: [],
+      },
     };
   }
   const plan = ownMountPlan(input);
@@ -107,22 +115,32 @@ export function validateMountPlan(input: unknown): MountPlanValidation {
     });
   }
   if (errors.length === 0) errors.push(...checkProviderInstances(record.providers));
-  return { valid: errors.length === 0, errors, warnings };
+  return { plan, validation: { valid: errors.length === 0, errors, warnings } };
 }
 
 /** Throw a `MountPlanError` that lists every problem when the plan is invalid. */
 export function assertMountPlan(plan: unknown): asserts plan is MountPlan {
-  const { valid, errors } = validateMountPlan(plan);
-  if (!valid) {
+  parseMountPlan(plan);
+}
+
+/**
+ * The plan as a session runs it: its own copy (`ownMountPlan`), validated.
+ * Throws a `MountPlanError` that lists every problem when it is invalid.
+ */
+export function parseMountPlan(input: unknown): MountPlan {
+  const { plan, validation } = inspectMountPlan(input);
+  if (!validation.valid) {
+    const { errors } = validation;
     const empty =
-      plan === null ||
-      plan === undefined ||
-      (typeof plan === 'object' && !Array.isArray(plan) && Object.keys(plan).length === 0);
+      input === null ||
+      input === undefined ||
+      (typeof input === 'object' && !Array.isArray(input) && Object.keys(input).length === 0);
     const headline = empty
       ? 'Configuration is required: pass a mount plan with a session section'
       : `Invalid mount plan (${errors.length} error${errors.length === 1 ? '' : 's'})`;
     throw new MountPlanError(`${headline}:\n${formatDataErrors(errors)}`, errors);
   }
+  return plan as MountPlan;
 }
 
 /** A module appearing more than once in providers needs `instance_id` on all but one entry. */

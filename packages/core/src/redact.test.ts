@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretKey, isSecretValue, redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
+import {
+  isSecretKey,
+  isSecretValue,
+  redactSecrets,
+  SECRET_NAME_ENDINGS,
+  SENSITIVE_KEYS,
+  truncateValues,
+} from './redact.js';
 
 describe('redactSecrets', () => {
   it('replaces the value of every sensitive key (whole key, any case) at any depth, in objects and arrays', () => {
@@ -168,6 +175,11 @@ describe('isSecretKey', () => {
   });
   it.each(notSecret)('%s does not', (name) => {
     expect(isSecretKey(name)).toBe(false);
+  });
+
+  it('SECRET_NAME_ENDINGS finds the end of every name isSecretKey accepts (text search keeps up with the rule)', () => {
+    const ending = new RegExp(`(?:${SECRET_NAME_ENDINGS})$`, 'i');
+    expect(secret.filter((name) => !ending.test(name))).toEqual([]);
   });
 
   it('isSecretValue: URLs with a password and PEM private keys, whatever the name', () => {

@@ -114,6 +114,39 @@ export async function onSessionReady() { throw new Error('policy store unreadabl
     );
   });
 
+  it('a failed start is final: execute after it fails the same way, nothing is mounted twice, no turn runs', async () => {
+    let mounts = 0;
+    let tools = 0;
+    const { session, orchestrator } = makeSession(
+      {
+        session: { orchestrator: 'loop-basic', context: 'context-simple' },
+        providers: [{ module: 'provider-mock' }],
+        hooks: [{ module: 'hooks-flaky', required: true }],
+      },
+      {
+        extra: {
+          'hooks-flaky': {
+            mount() {
+              mounts++;
+              if (mounts === 1) throw new Error('policy store busy');
+            },
+          },
+        },
+      },
+    );
+    orchestrator.turn = async () => {
+      tools++;
+      return 'ran';
+    };
+    const first = await session.initialize().catch((error: unknown) => error);
+    expect(String((first as Error).message)).toMatch(/'hooks-flaky' is required .*policy store busy/);
+    await expect(session.execute('go')).rejects.toBe(first);
+    await expect(session.initialize()).rejects.toBe(first);
+    expect(mounts).toBe(1);
+    expect(tools).toBe(0);
+    await session.cleanup();
+  });
+
   it('the plan key and the manifest key validate; a non-boolean is refused with its path', () => {
     const plan = {
       session: { orchestrator: 'a', context: 'b' },

@@ -27,13 +27,7 @@ import { ModuleLoader } from './loader/loader.js';
 import { defaultLogger } from './logger.js';
 import type { ModuleType, SessionStatus } from './models.js';
 import { journaled } from './mount-journal.js';
-import {
-  assertMountPlan,
-  type ModuleSpec,
-  type MountPlan,
-  ownMountPlan,
-  resolveSessionModule,
-} from './mount-plan.js';
+import { type ModuleSpec, type MountPlan, parseMountPlan, resolveSessionModule } from './mount-plan.js';
 import { redactSecrets } from './redact.js';
 
 export interface SessionOptions {
@@ -100,17 +94,19 @@ export class AmplifierSession {
   readonly #workingDir: string;
   #initialized = false;
   #initializing: Promise<void> | undefined;
+  /** `initialize()` failed (with `#startError`): every later `initialize()` and `execute()` fails with it. */
+  #startFailed = false;
+  #startError: unknown;
   #started = false;
 
   /**
    * Validates the plan (throws `MountPlanError` listing every problem); loads
    * nothing yet. The session keeps its own copy of the plan's data (own
-   * properties only: see `ownMountPlan`), so later changes to `plan` have no
+   * properties only: see `ownMountPlan`, copied once), so later changes to `plan` have no
    * effect and inherited values never reach a module.
    */
   constructor(plan: MountPlan, options: SessionOptions = {}) {
-    const own = ownMountPlan(plan);
-    assertMountPlan(own);
+    const own = parseMountPlan(plan);
     this.config = own;
     this.sessionId = options.sessionId || randomUUID();
     this.parentId = options.parentId ?? null;
@@ -156,13 +152,23 @@ export class AmplifierSession {
   /**
    * Load and mount: orchestrator, context (both required), then providers,
    * tools and hooks (failures reported and skipped); then `onSessionReady`
-   * callbacks in mount order; then `session:fork` for child sessions. Idempotent.
+   * callbacks in mount order; then `session:fork` for child sessions. Idempotent;
+   * once it has failed, it fails again with the same error (call `cleanup()`).
    */
   initialize(): Promise<void> {
     if (this.#initialized) return Promise.resolve();
-    this.#initializing ??= this.#initialize().finally(() => {
-      this.#initializing = undefined;
-    });
+    // A failed start is final: mounting again would mount what did load twice, and a
+    // required module that failed must never be followed by a turn.
+    if (this.#startFailed) return Promise.reject(this.#startError);
+    this.#initializing ??= this.#initialize()
+      .catch((error: unknown) => {
+        this.#startFailed = true;
+        this.#startError = error;
+        throw error;
+      })
+      .finally(() => {
+        this.#initializing = undefined;
+      });
     return this.#initializing;
   }
 

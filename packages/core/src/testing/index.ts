@@ -57,6 +57,8 @@ export {
   writeProject,
 } from './package-trees.js';
 export { MINIMAL_REQUEST, providerChecks } from './provider-checks.js';
+export type { ReadyChild } from './ready-child.js';
+export { startReadyChild } from './ready-child.js';
 export type { ScriptedRun } from './scripted-orchestrator.js';
 export { ScriptedOrchestrator } from './scripted-orchestrator.js';
 export type { ToolModuleUnderTest } from './tool-checks.js';
