@@ -422,6 +422,48 @@ async function checkMissingModule(installDir, home, amplifier, expectedAfter) {
   else pass(name, `exit ${app.code}`);
 }
 
+/**
+ * Core 0.2 keeps its old kit subpaths for one minor as re-exports of the kits: each must give
+ * exactly the kit's exports, the same objects (not copies), from the installed packages.
+ */
+async function checkDeprecatedSubpaths(installDir) {
+  const name = '@amplifier/core/{provider,process,shell,testing,validation} re-export the kits';
+  const script = `
+const pairs = {
+  '@amplifier/core/provider': ['@amplifier/provider-http'],
+  '@amplifier/core/process': ['@amplifier/process'],
+  '@amplifier/core/shell': ['@amplifier/process/shell'],
+  '@amplifier/core/testing': ['@amplifier/testing', '@amplifier/provider-http/testing'],
+  '@amplifier/core/validation': ['@amplifier/testing/validation'],
+};
+const problems = [];
+let names = 0;
+for (const [old, kits] of Object.entries(pairs)) {
+  const shim = await import(old);
+  const expected = {};
+  for (const kit of kits) Object.assign(expected, await import(kit));
+  const a = Object.keys(shim).sort().join();
+  const b = Object.keys(expected).sort().join();
+  if (a !== b) problems.push(old + ' exports [' + a + '], the kits [' + b + ']');
+  for (const key of Object.keys(expected)) if (shim[key] !== expected[key]) problems.push(old + '.' + key + ' is a copy');
+  names += Object.keys(shim).length;
+}
+console.log(JSON.stringify({ problems, names }));
+`;
+  const result = await run(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: installDir,
+    env: userEnv(),
+  });
+  let report;
+  try {
+    report = JSON.parse(result.stdout.trim().split('\n').pop());
+  } catch {
+    return fail(name, `exit code ${result.code}`, both(result));
+  }
+  if (report.problems.length > 0) fail(name, report.problems.join('; '));
+  else pass(name, `${report.names} names, each the kit's own`);
+}
+
 // ---------------------------------------------------------------- main
 
 async function main() {
@@ -577,6 +619,7 @@ async function main() {
       fail('@amplifier/core resolves inside the install dir', corePath, both(where));
     else pass('@amplifier/core resolves inside the install dir', relative(installDir, corePath));
 
+    await checkDeprecatedSubpaths(installDir);
     await checkExampleApp(installDir, homeFor('example-app'));
 
     const amplifier = join(installDir, 'node_modules', '.bin', 'amplifier');

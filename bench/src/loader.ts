@@ -1,6 +1,6 @@
 /**
  * The loader over a project with 2,000 installed packages of which 20 are
- * modules (`createLargeProject` of `@amplifier/core/testing`, npm and pnpm layouts): the
+ * modules (`createLargeProject` of `@amplifier/testing`, npm and pnpm layouts): the
  * conventional-name fast path (`@amplifier/<id>`) against discovery (a module
  * with another name, found through its package.json "amplifier" field).
  * "Cold" is the first resolve in a fresh process (no in-process index; the OS
@@ -57,7 +57,7 @@ async function run(options: GroupOptions): Promise<Row[]> {
     options.log(`loader: ${layout} project with ${packages} packages (generated once)`);
     const root = await cached(`loader-${layout}-${packages}`, async (dir) => {
       // Imported here, not at the top: the resolving children import this file too.
-      const { createLargeProject } = await import('@amplifier/core/testing');
+      const { createLargeProject } = await import('@amplifier/test-fixtures');
       createLargeProject(dir, { packages, modules: 20, layout });
     });
     for (const [label, [id, otherId]] of [

@@ -1,4 +1,4 @@
-import { contextConformance } from '@amplifier/core/testing';
+import { contextConformance } from '@amplifier/testing';
 import { mount } from './index.js';
 
 contextConformance({ mount });

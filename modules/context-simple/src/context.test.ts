@@ -1,5 +1,5 @@
 import type { Message, ModelInfo, Provider, ProviderInfo } from '@amplifier/core';
-import { createTestCoordinator, depthOf, EventRecorder, nestedValue } from '@amplifier/core/testing';
+import { createTestCoordinator, depthOf, EventRecorder, nestedValue } from '@amplifier/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { assistant, call, result, strip, system, user } from './__fixtures__/messages.js';
 import { estimateTokens } from './compaction.js';

@@ -1,5 +1,5 @@
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn, stringifyJson } from '@amplifier/core';
-import { boundedValue, depthOf, nestedValue } from '@amplifier/core/testing';
+import { boundedValue, depthOf, nestedValue } from '@amplifier/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copyPlain, jsonLength, snapshotMessage } from './snapshot.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { hookConformance } from '@amplifier/core/testing';
+import { hookConformance } from '@amplifier/testing';
 import { afterAll } from 'vitest';
 import { mount } from './index.js';
 

@@ -5,7 +5,7 @@
  * would allow. Characters that could disguise the text on a terminal (C1
  * controls, bidi overrides, zero-width characters) are shown escaped.
  */
-import { commandLine } from '@amplifier/core/shell';
+import { commandLine } from '@amplifier/process/shell';
 import { canonicalJson, shortHash } from './binding.js';
 import type { MatchedRule } from './rules.js';
 import type { ShellView } from './shell-match.js';

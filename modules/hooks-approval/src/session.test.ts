@@ -16,8 +16,8 @@ import {
   silentLogger,
   type Tool,
 } from '@amplifier/core';
-import { MockContextManager, MockProvider } from '@amplifier/core/testing';
 import { mount as mountLoop } from '@amplifier/loop-basic';
+import { MockContextManager, MockProvider } from '@amplifier/testing';
 import { afterEach, expect, it } from 'vitest';
 import { type Answer, FakeApproval, readAudit, removeTempDirs, tempDir } from './__fixtures__/fakes.js';
 import { mount } from './index.js';

@@ -1,12 +1,17 @@
 /**
  * How a rule's command pattern meets a compound shell command line. The line
- * is split by `@amplifier/core/shell` into every simple command bash would run
+ * is split by `@amplifier/process/shell` into every simple command bash would run
  * (lists, pipelines, substitutions, subshells, `bash -c`, `eval`, wrappers,
  * `find -exec`); an allow pattern must cover every one of them, a deny or ask
  * pattern needs one. A line that cannot be read from its text is never
  * covered by an allow pattern or a session grant.
  */
-import { commandLine, fullCommandText, parseShellCommands, type ShellCommand } from '@amplifier/core/shell';
+import {
+  commandLine,
+  fullCommandText,
+  parseShellCommands,
+  type ShellCommand,
+} from '@amplifier/process/shell';
 
 /** A command line, split once per call. */
 export interface ShellView {

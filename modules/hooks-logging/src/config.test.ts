@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestCoordinator, RecordingLogger } from '@amplifier/core/testing';
+import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_TEMPLATE, logPath, parseConfig } from './config.js';
 import { mount } from './index.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestCoordinator, startReadyChild } from '@amplifier/core/testing';
+import { createTestCoordinator, startReadyChild } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventLogFiles, type JsonlNote, loadEventLog, mount, readEventLog, readJsonlSync } from './index.js';
 

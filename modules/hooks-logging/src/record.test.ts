@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER } from '@amplifier/core';
-import { createTestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from './config.js';
 import { mount, Redactor, sanitizeValue } from './index.js';

@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator } from '@amplifier/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mount } from './index.js';
 

@@ -1,4 +1,4 @@
-import { orchestratorConformance } from '@amplifier/core/testing';
+import { orchestratorConformance } from '@amplifier/testing';
 import { mount } from './index.js';
 
 orchestratorConformance({ mount });

@@ -4,7 +4,7 @@
  * the depth check itself is bounded whatever the value.
  */
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, type ToolCall } from '@amplifier/core';
-import { depthOf, nestedValue } from '@amplifier/core/testing';
+import { depthOf, nestedValue } from '@amplifier/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calls, harness, TestTool, text, toolMessages } from './__fixtures__/harness.js';

@@ -10,7 +10,7 @@ import {
   type MountFunction,
   silentLogger,
 } from '@amplifier/core';
-import { createTestCoordinator, MockContextManager } from '@amplifier/core/testing';
+import { createTestCoordinator, MockContextManager } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
 import {
   calls,

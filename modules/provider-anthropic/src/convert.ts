@@ -13,7 +13,7 @@ import {
   responseText,
   type Usage,
 } from '@amplifier/core';
-import { toolBlocksText, toolResultText } from '@amplifier/core/provider';
+import { toolBlocksText, toolResultText } from '@amplifier/provider-http';
 
 type Json = Record<string, unknown>;
 

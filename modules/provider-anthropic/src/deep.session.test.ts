@@ -12,16 +12,9 @@ import {
   MAX_DEPTH_MARKER,
   silentLogger,
 } from '@amplifier/core';
-import {
-  depthOf,
-  EventRecorder,
-  FakeLlmServer,
-  inProcessLoader,
-  MockTool,
-  nestedJson,
-  reply,
-} from '@amplifier/core/testing';
 import { mount as mountLoop } from '@amplifier/loop-basic';
+import { FakeLlmServer, reply } from '@amplifier/provider-http/testing';
+import { depthOf, EventRecorder, inProcessLoader, MockTool, nestedJson } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   delta,

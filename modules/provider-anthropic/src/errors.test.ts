@@ -3,7 +3,7 @@ import {
   httpStatusError,
   rateLimitFields,
   streamPayloadError,
-} from '@amplifier/core/provider';
+} from '@amplifier/provider-http';
 import { describe, expect, it } from 'vitest';
 import { errorBody } from './__fixtures__/wire.js';
 import { ERROR_STYLE } from './errors.js';

@@ -4,10 +4,10 @@
  * the kinds its error types name, the type and request id quoted in messages,
  * and the `anthropic-ratelimit-*` headers (reported in `llm:response`; an
  * exhausted limit's reset is the wait for a 429 without Retry-After). The
- * mapping itself is core's (`@amplifier/core/provider`).
+ * mapping itself is the provider kit's (`@amplifier/provider-http`).
  */
 import type { LLMErrorKind } from '@amplifier/core';
-import type { ApiErrorStyle } from '@amplifier/core/provider';
+import type { ApiErrorStyle } from '@amplifier/provider-http';
 
 const KIND_BY_TYPE: Readonly<Record<string, LLMErrorKind>> = {
   authentication_error: 'authentication',

@@ -3,11 +3,11 @@
  * provider named `anthropic`.
  */
 import type { Cleanup, Coordinator } from '@amplifier/core';
-import { assertProviderConfig, mountHttpProvider, PROVIDER_STREAM_EVENTS } from '@amplifier/core/provider';
+import { assertProviderConfig, mountHttpProvider, PROVIDER_STREAM_EVENTS } from '@amplifier/provider-http';
 import { type AnthropicConfig, CONFIG_SCHEMA, resolveConfig } from './config.js';
 import { AnthropicProvider } from './provider.js';
 
-export type { EventEmitterLike } from '@amplifier/core/provider';
+export type { EventEmitterLike } from '@amplifier/provider-http';
 export type { AnthropicConfig, ResolvedConfig } from './config.js';
 export {
   CONFIG_SCHEMA,

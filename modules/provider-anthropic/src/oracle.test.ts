@@ -5,7 +5,7 @@
  */
 
 import { type ChatRequest, type ContentBlock, LLMError } from '@amplifier/core';
-import { FakeLlmServer, type FakeReply, reply } from '@amplifier/core/testing';
+import { FakeLlmServer, type FakeReply, reply } from '@amplifier/provider-http/testing';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {

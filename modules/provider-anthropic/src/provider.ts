@@ -3,7 +3,7 @@
  * This file describes the API (request body and thinking, answers, stream
  * events, errors, the paged model listing); the call lifecycle (tool-sequence
  * repair, `llm:request`, retries, `llm:response`, cost) and the HTTP exchange
- * are core's `HttpLlmProvider`.
+ * are the provider kit's `HttpLlmProvider`.
  */
 import type { Logger } from '@amplifier/core';
 import {
@@ -13,7 +13,7 @@ import {
   ModelCatalog,
   poolTransport,
   streamPayloadError,
-} from '@amplifier/core/provider';
+} from '@amplifier/provider-http';
 import { Pool } from 'undici';
 import { configFields, type ResolvedConfig } from './config.js';
 import { fromWireMessage } from './convert.js';

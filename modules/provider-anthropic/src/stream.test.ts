@@ -1,5 +1,5 @@
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, type StreamEvent } from '@amplifier/core';
-import { depthOf, nestedJson, nestedValue } from '@amplifier/core/testing';
+import { depthOf, nestedJson, nestedValue } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
 import { messageEvents, responseEvents } from './stream.js';
 

@@ -13,7 +13,7 @@ import {
   stringifyJson,
   type Usage,
 } from '@amplifier/core';
-import { type RequestContext, type SseMessage, sseJson, streamPayloadError } from '@amplifier/core/provider';
+import { type RequestContext, type SseMessage, sseJson, streamPayloadError } from '@amplifier/provider-http';
 import { buildResponse, fromWireBlock, toUsage } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 

@@ -11,7 +11,7 @@ import {
   nestedValue,
   RecordingLogger,
   randomDeepValue,
-} from '@amplifier/core/testing';
+} from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
 import { cloneData } from './clone.js';
 import { createMockProvider, DEFAULT_TEXT, mount, type ScriptedProvider } from './index.js';

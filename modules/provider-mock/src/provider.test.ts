@@ -12,7 +12,7 @@ import {
   RateLimitError,
   type StreamEvent,
 } from '@amplifier/core';
-import { createTestCoordinator, EventRecorder } from '@amplifier/core/testing';
+import { createTestCoordinator, EventRecorder } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMockProvider, DEFAULT_TEXT, mount, ScriptedProvider } from './index.js';
 

@@ -1,8 +1,8 @@
 /**
  * Module config: its JSON Schema (checked at mount with core's ajv), the
  * defaults, where the key and base URL come from, and the resolved settings
- * the provider works with. The keys every HTTP provider shares are core's
- * (`@amplifier/core/provider`); these are the OpenAI-specific ones.
+ * the provider works with. The keys every HTTP provider shares are the provider kit's
+ * (`@amplifier/provider-http`); these are the OpenAI-specific ones.
  */
 import { type ConfigField, type JSONSchema, ownConfig } from '@amplifier/core';
 import {
@@ -12,9 +12,9 @@ import {
   providerConfigFields,
   type ResolvedProviderConfig,
   resolveProviderConfig,
-} from '@amplifier/core/provider';
+} from '@amplifier/provider-http';
 
-export { isLocalUrl } from '@amplifier/core/provider';
+export { isLocalUrl } from '@amplifier/provider-http';
 
 /** The module config as a mount plan gives it (snake_case). Every key is optional. */
 export interface OpenAIConfig extends ProviderConfig {

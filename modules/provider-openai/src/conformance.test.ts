@@ -1,4 +1,5 @@
-import { FakeLlmServer, providerConformance, reply } from '@amplifier/core/testing';
+import { FakeLlmServer, reply } from '@amplifier/provider-http/testing';
+import { providerConformance } from '@amplifier/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { completion } from './__fixtures__/wire.js';
 import { mount } from './index.js';

@@ -1,5 +1,5 @@
 import { type ChatRequest, checkData, MAX_DATA_DEPTH, MAX_DEPTH_MARKER, type Message } from '@amplifier/core';
-import { boundedValue, depthOf, nestedJson, nestedValue, randomDeepValue } from '@amplifier/core/testing';
+import { boundedValue, depthOf, nestedJson, nestedValue, randomDeepValue } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
 import {
   type BodyOptions,

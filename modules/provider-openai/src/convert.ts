@@ -17,7 +17,7 @@ import {
   type ToolChoice,
   type Usage,
 } from '@amplifier/core';
-import { toolBlocksText, toolResultText } from '@amplifier/core/provider';
+import { toolBlocksText, toolResultText } from '@amplifier/provider-http';
 
 type Json = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import {
   httpStatusError,
   rateLimitFields,
   streamPayloadError,
-} from '@amplifier/core/provider';
+} from '@amplifier/provider-http';
 import { describe, expect, it } from 'vitest';
 import { ERROR_STYLE, parseDuration } from './errors.js';
 

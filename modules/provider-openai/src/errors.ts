@@ -2,10 +2,10 @@
  * How OpenAI-compatible servers report errors: the kinds their error codes
  * name, and the `x-ratelimit-*` headers (reported in `llm:response`; an
  * exhausted limit's reset is the wait for a 429 without Retry-After). The
- * mapping itself is core's (`@amplifier/core/provider`).
+ * mapping itself is the provider kit's (`@amplifier/provider-http`).
  */
 import type { LLMErrorKind } from '@amplifier/core';
-import type { ApiErrorStyle } from '@amplifier/core/provider';
+import type { ApiErrorStyle } from '@amplifier/provider-http';
 
 const KIND_BY_CODE: Readonly<Record<string, LLMErrorKind>> = {
   insufficient_quota: 'quota_exceeded',

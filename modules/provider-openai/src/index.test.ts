@@ -1,5 +1,6 @@
 import { OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
-import { createTestCoordinator, FakeLlmServer, RecordingLogger, reply } from '@amplifier/core/testing';
+import { FakeLlmServer, reply } from '@amplifier/provider-http/testing';
+import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MODEL, textStream } from './__fixtures__/wire.js';
 import { createOpenAIProvider, mount, OpenAIProvider } from './index.js';

@@ -9,11 +9,11 @@ import {
   isLocalUrl,
   mountHttpProvider,
   PROVIDER_STREAM_EVENTS,
-} from '@amplifier/core/provider';
+} from '@amplifier/provider-http';
 import { CONFIG_SCHEMA, type OpenAIConfig, resolveConfig } from './config.js';
 import { OpenAIProvider } from './provider.js';
 
-export type { EventEmitterLike } from '@amplifier/core/provider';
+export type { EventEmitterLike } from '@amplifier/provider-http';
 export type { OpenAIConfig, ResolvedConfig } from './config.js';
 export { CONFIG_SCHEMA, DEFAULT_BASE_URL, DEFAULT_MODEL, isLocalUrl, resolveConfig } from './config.js';
 export type { ModelLimits, ModelPrice } from './models.js';

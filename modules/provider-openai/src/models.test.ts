@@ -1,4 +1,4 @@
-import { CostMeter, lookupModel, ModelCatalog, type ModelLimits } from '@amplifier/core/provider';
+import { CostMeter, lookupModel, ModelCatalog, type ModelLimits } from '@amplifier/provider-http';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_MODELS, BUILTIN_PRICES, MODEL_TABLE, serverLimits } from './models.js';
 

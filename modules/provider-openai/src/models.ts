@@ -2,11 +2,11 @@
  * What the provider knows about OpenAI models without asking the server:
  * context window and max output of well-known models, their list prices, and
  * the limits OpenAI-compatible servers report in `GET /models`. Lookup (dated
- * snapshots, routed ids) and cost arithmetic are core's (`@amplifier/core/provider`).
+ * snapshots, routed ids) and cost arithmetic are the provider kit's (`@amplifier/provider-http`).
  */
-import type { ModelLimits, ModelPrice, ModelTable } from '@amplifier/core/provider';
+import type { ModelLimits, ModelPrice, ModelTable } from '@amplifier/provider-http';
 
-export type { ModelLimits, ModelPrice } from '@amplifier/core/provider';
+export type { ModelLimits, ModelPrice } from '@amplifier/provider-http';
 
 const TOOLS_VISION = ['tools', 'streaming', 'vision', 'json_mode'];
 const REASONING = [...TOOLS_VISION, 'thinking'];

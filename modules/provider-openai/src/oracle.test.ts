@@ -3,7 +3,7 @@
  * must parse with the SDK to the same content this provider produces.
  */
 import { type ChatRequest, LLMError, type StreamEvent } from '@amplifier/core';
-import { FakeLlmServer, type FakeReply, reply } from '@amplifier/core/testing';
+import { FakeLlmServer, type FakeReply, reply } from '@amplifier/provider-http/testing';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {

@@ -1,5 +1,6 @@
 import { type ChatRequest, checkData, type StreamEvent } from '@amplifier/core';
-import { EventRecorder, FakeLlmServer, llmErrorOf, reply, sseEvent } from '@amplifier/core/testing';
+import { FakeLlmServer, llmErrorOf, reply, sseEvent } from '@amplifier/provider-http/testing';
+import { EventRecorder } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   chunk,

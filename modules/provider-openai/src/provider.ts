@@ -3,7 +3,7 @@
  * OpenAI and every compatible server. This file describes the API (request
  * body, answers, streamed chunks, errors, model listing); the call lifecycle
  * (tool-sequence repair, `llm:request`, retries, `llm:response`, cost) and
- * the HTTP exchange are core's `HttpLlmProvider`.
+ * the HTTP exchange are the provider kit's `HttpLlmProvider`.
  */
 import type { Logger } from '@amplifier/core';
 import {
@@ -13,7 +13,7 @@ import {
   ModelCatalog,
   poolTransport,
   streamPayloadError,
-} from '@amplifier/core/provider';
+} from '@amplifier/provider-http';
 import { Pool } from 'undici';
 import { configFields, type ResolvedConfig } from './config.js';
 import { fromWireCompletion, toWireBody } from './convert.js';

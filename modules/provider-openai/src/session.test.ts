@@ -5,8 +5,9 @@
  */
 import { mount as mountContext } from '@amplifier/context-simple';
 import { AmplifierSession, silentLogger } from '@amplifier/core';
-import { EventRecorder, FakeLlmServer, inProcessLoader, MockTool, reply } from '@amplifier/core/testing';
 import { mount as mountLoop } from '@amplifier/loop-basic';
+import { FakeLlmServer, reply } from '@amplifier/provider-http/testing';
+import { EventRecorder, inProcessLoader, MockTool } from '@amplifier/testing';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { chunk, DONE, MODEL, textStream, usageChunk } from './__fixtures__/wire.js';
 import { mount } from './index.js';

@@ -18,7 +18,7 @@ import {
   type SseMessage,
   sseJson,
   streamPayloadError,
-} from '@amplifier/core/provider';
+} from '@amplifier/provider-http';
 import { buildResponse, parseArguments, reasoningOf, toUsage } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 

@@ -16,7 +16,7 @@ import {
   ownConfig,
   setOwn,
 } from '@amplifier/core';
-import { childEnvironment } from '@amplifier/core/process';
+import { childEnvironment } from '@amplifier/process';
 import type { AgentManifest } from './manifest.js';
 
 export interface AgentPmConfig {

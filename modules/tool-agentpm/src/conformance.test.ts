@@ -1,4 +1,4 @@
-import { toolConformance } from '@amplifier/core/testing';
+import { toolConformance } from '@amplifier/testing';
 import { NODE_TOOL, PYTHON_TOOL } from './__fixtures__/tools.js';
 import { mount } from './index.js';
 

@@ -6,7 +6,7 @@
  * way a linter would.
  */
 import type { Cleanup, Coordinator } from '@amplifier/core';
-import { requireProcessGroups } from '@amplifier/core/process';
+import { requireProcessGroups } from '@amplifier/process';
 import { parseConfig } from './config.js';
 import { describeProblem, type LoadProblem, prepareTools } from './loader.js';
 import { AgentPmTool, ToolRuntime } from './tool.js';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Logger, silentLogger } from '@amplifier/core';
-import { createTestCoordinator, MockTool } from '@amplifier/core/testing';
+import { createTestCoordinator, MockTool } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifest, NODE_TOOL, PYTHON_TOOL, SCRIPTS, tempDir, writeTool } from './__fixtures__/tools.js';
 import { DEFAULTS, parseConfig, toolEnvironment } from './config.js';

@@ -1,12 +1,12 @@
 /**
- * Running one tool process through `@amplifier/core/process`: its own process
+ * Running one tool process through `@amplifier/process`: its own process
  * group, the input written to stdin and stdin closed, stdout and stderr
  * captured up to a cap (a process that writes more is stopped), and the group
  * killed (SIGTERM, a grace period, SIGKILL) on timeout, on abort, on a flood,
  * and when the process exits leaving others behind. Returns when the process
  * has exited and its pipes are drained, never waiting on pipes a stray holds.
  */
-import { runInGroup } from '@amplifier/core/process';
+import { runInGroup } from '@amplifier/process';
 
 export interface RunRequest {
   command: string;

@@ -16,8 +16,8 @@ import {
   type MountFunction,
   silentLogger,
 } from '@amplifier/core';
-import { MockContextManager, MockProvider } from '@amplifier/core/testing';
 import { mount as mountLoop } from '@amplifier/loop-basic';
+import { MockContextManager, MockProvider } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifest, NODE_TOOL, PYTHON_TOOL, SCRIPTS, tempDir, writeTool } from './__fixtures__/tools.js';
 import { mount } from './index.js';

@@ -3,7 +3,7 @@
  * sits on the prototype, or an own `__proto__` key, never loosens a setting.
  */
 import type { Cleanup, Logger } from '@amplifier/core';
-import { createTestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULTS, parseConfig } from './config.js';
 import { mount } from './index.js';

@@ -15,7 +15,7 @@ import {
   type Logger,
   ownConfig,
 } from '@amplifier/core';
-import { type ChildEnv, childEnvironment } from '@amplifier/core/process';
+import { type ChildEnv, childEnvironment } from '@amplifier/process';
 import { resolveProfile, type SafetyPolicy, type SafetyProfileName } from './safety.js';
 
 export type EnvPolicy = 'inherit' | 'allowlist';
@@ -169,7 +169,7 @@ function defaultShell(): string {
 }
 
 /**
- * The environment a command gets (core's `childEnvironment`, read from the
+ * The environment a command gets (the process kit's `childEnvironment`, read from the
  * host's at call time), and the secret-named variables left out:
  * - `inherit`: every host variable whose name is not secret-named (core's
  *   `isSecretKey`, the rule log redaction uses);

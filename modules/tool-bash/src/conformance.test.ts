@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { toolConformance } from '@amplifier/core/testing';
+import { toolConformance } from '@amplifier/testing';
 import { afterAll } from 'vitest';
 import { mount } from './index.js';
 

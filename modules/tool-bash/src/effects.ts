@@ -19,7 +19,7 @@ import {
   type ShellCommand,
   type ShellWord,
   splitShellCommands,
-} from '@amplifier/core/shell';
+} from '@amplifier/process/shell';
 import {
   downloadedFiles,
   EVAL_API,

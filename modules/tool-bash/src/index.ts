@@ -4,13 +4,13 @@
  * (`bash_output`, `bash_kill`).
  */
 import type { Cleanup, Coordinator } from '@amplifier/core';
-import { requireProcessGroups } from '@amplifier/core/process';
+import { requireProcessGroups } from '@amplifier/process';
 import { commandEnvironment, parseConfig } from './config.js';
 import { BashRuntime, createBashTool, createKillTool, createOutputTool } from './tool.js';
 
-// The shell lexer moved to core (`@amplifier/core/shell`); re-exported here for compatibility.
-export type { ShellCommand, ShellRedirect, ShellWord, SplitOptions } from '@amplifier/core/shell';
-export { commandLine, fullCommandText, programName, splitShellCommands } from '@amplifier/core/shell';
+// The shell lexer lives in the process kit (`@amplifier/process/shell`); re-exported here for compatibility.
+export type { ShellCommand, ShellRedirect, ShellWord, SplitOptions } from '@amplifier/process/shell';
+export { commandLine, fullCommandText, programName, splitShellCommands } from '@amplifier/process/shell';
 export type { BashConfig, EnvPolicy } from './config.js';
 export { commandEnv, commandEnvironment, DEFAULT_ENV_ALLOWLIST, parseConfig } from './config.js';
 export type { EffectReport, Finding } from './effects.js';

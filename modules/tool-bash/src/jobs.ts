@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type GroupChild, type ProcessGroup, spawnInGroup } from '@amplifier/core/process';
+import { type GroupChild, type ProcessGroup, spawnInGroup } from '@amplifier/process';
 import { type CapturedBytes, type FormattedOutput, formatOutput, incompleteSuffix } from './output.js';
 
 export type JobStatus = 'running' | 'exited' | 'killed';

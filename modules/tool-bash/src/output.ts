@@ -5,7 +5,7 @@
  * is the reference's while memory stays flat.
  */
 import { sanitizeForLlm } from '@amplifier/core';
-import { BoundedCapture, type CapturedBytes, type CaptureLimits } from '@amplifier/core/process';
+import { BoundedCapture, type CapturedBytes, type CaptureLimits } from '@amplifier/process';
 
 export type { CapturedBytes };
 

@@ -14,7 +14,7 @@ import {
   STDIN_PATHS,
   shellScript,
   splitShellCommands,
-} from '@amplifier/core/shell';
+} from '@amplifier/process/shell';
 
 /** What a command does to paths: remove them, change their permissions, or their owner. */
 export type PathChange = 'delete' | 'chmod' | 'chown';

@@ -9,7 +9,7 @@ import {
   type ShellCommand,
   type ShellWord,
   splitShellCommands,
-} from '@amplifier/core/shell';
+} from '@amplifier/process/shell';
 import { isDownloader, isDownloaderName, programSource } from './programs.js';
 import { evaluateWord, pathCandidates, type TextState } from './targets.js';
 import { found, type Walk } from './walk.js';

@@ -1,5 +1,5 @@
 /**
- * Running one shell command through `@amplifier/core/process`: `shell -c` in
+ * Running one shell command through `@amplifier/process`: `shell -c` in
  * its own process group, stdin from /dev/null, bounded head + tail capture of
  * stdout and stderr, and a kill sequence (SIGTERM to the group and to
  * descendants that left it with setsid, a grace period, SIGKILL) on timeout,
@@ -7,7 +7,7 @@
  * exits plus a short drain, or at the deadline, never waiting on pipes a
  * grandchild holds.
  */
-import { runInGroup } from '@amplifier/core/process';
+import { runInGroup } from '@amplifier/process';
 import { type CapturedBytes, captureLimits } from './output.js';
 
 export interface RunOptions {

@@ -15,7 +15,12 @@
  *
  * A guard rail against accidents, not a sandbox: see the package README.
  */
-import { commandLine, fullCommandText, type ShellCommand, splitShellCommands } from '@amplifier/core/shell';
+import {
+  commandLine,
+  fullCommandText,
+  type ShellCommand,
+  splitShellCommands,
+} from '@amplifier/process/shell';
 import { commandEffects, type EffectContext, type EffectKind, type EffectReport } from './effects.js';
 
 export type { EffectContext, EffectKind } from './effects.js';

@@ -7,7 +7,7 @@
  * (through a glob) everything in one of those.
  */
 import path from 'node:path';
-import { printedText, type ShellWord, splitShellCommands } from '@amplifier/core/shell';
+import { printedText, type ShellWord, splitShellCommands } from '@amplifier/process/shell';
 
 /** The strings a word may be; `unknown` when some of what it may be cannot be read from the text. */
 export interface Values {

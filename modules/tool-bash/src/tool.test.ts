@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Cleanup, Logger, Tool, ToolResult } from '@amplifier/core';
 import { serializeToolOutput } from '@amplifier/core';
-import { createTestCoordinator, type TestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator, type TestCoordinator } from '@amplifier/testing';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   fifo,

@@ -2,7 +2,7 @@
  * The state one effect analysis carries along a command line, and what it
  * reports: the effects found and what the text cannot tell.
  */
-import type { ShellCommand } from '@amplifier/core/shell';
+import type { ShellCommand } from '@amplifier/process/shell';
 import type { TextState } from './targets.js';
 
 /** The effects the safety profiles refuse. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkData, type ResourceKey } from '@amplifier/core';
-import { createTestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTree, mountTools, type Tree } from './__fixtures__/helpers.js';
 import { parseConfig } from './config.js';

@@ -1,4 +1,4 @@
-import { toolConformance } from '@amplifier/core/testing';
+import { toolConformance } from '@amplifier/testing';
 import { mount } from './index.js';
 
 toolConformance({ mount, config: {}, tools: ['web_fetch', 'web_search'] });

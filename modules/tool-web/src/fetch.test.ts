@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { ToolResult } from '@amplifier/core';
-import { createTestCoordinator, EventRecorder } from '@amplifier/core/testing';
+import { createTestCoordinator, EventRecorder } from '@amplifier/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   httpServer,

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { AmplifierSession, type ContextManager, type Message } from '@amplifier/core';
-import { nestedValue } from '@amplifier/core/testing';
+import { nestedValue } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from './__fixtures__/cli.js';
 

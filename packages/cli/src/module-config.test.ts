@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Coordinator, type ModuleInfo, ModuleLoader } from '@amplifier/core';
-import { createTestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator } from '@amplifier/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from './__fixtures__/cli.js';
 
@@ -69,7 +69,13 @@ describe('every shipped module reads its config through own properties only', ()
     const deps = Object.keys(
       JSON.parse(fs.readFileSync(path.join(CLI_DIR, 'package.json'), 'utf8')).dependencies,
     );
-    const expected = deps.filter((d) => d.startsWith('@amplifier/') && d !== '@amplifier/core');
+    // Modules are the @amplifier/ dependencies with an "amplifier" field; kits have none.
+    const expected = deps.filter(
+      (d) =>
+        d.startsWith('@amplifier/') &&
+        JSON.parse(fs.readFileSync(path.join(CLI_DIR, 'node_modules', d, 'package.json'), 'utf8'))
+          .amplifier !== undefined,
+    );
     expect(modules.map((m) => m.name).sort()).toEqual(expected.sort());
     expect(modules.length).toBeGreaterThanOrEqual(11);
   });

@@ -14,7 +14,7 @@ import {
   ModuleLoader,
   type ModuleType,
 } from '@amplifier/core';
-import { validateModule } from '@amplifier/core/validation';
+import { validateModule } from '@amplifier/testing/validation';
 import type { Display } from './display.js';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
 

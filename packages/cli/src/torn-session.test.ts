@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startReadyChild } from '@amplifier/core/testing';
 import { loadEventLog } from '@amplifier/hooks-logging';
+import { startReadyChild } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   cliEnv,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CancellationToken } from './cancellation.js';
+import { CancellationToken, sleep } from './cancellation.js';
 import { CancelledError } from './errors.js';
 
 describe('CancellationToken (H)', () => {
@@ -212,5 +212,17 @@ describe('CancellationToken (H)', () => {
     parent.registerChild(b);
     parent.requestGraceful();
     expect(a.isGraceful && b.isGraceful).toBe(true);
+  });
+});
+
+describe('sleep', () => {
+  it('resolves, and rejects with the reason when the signal aborts (already or later)', async () => {
+    await expect(sleep(0)).resolves.toBeUndefined();
+    const reason = new Error('stop');
+    await expect(sleep(10, AbortSignal.abort(reason))).rejects.toBe(reason);
+    const controller = new AbortController();
+    const pending = sleep(3_600_000, controller.signal);
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
   });
 });

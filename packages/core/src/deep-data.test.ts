@@ -3,6 +3,8 @@
  * than any document and random deep/wide values: none throws, output below
  * MAX_DATA_DEPTH carries the marker, shallow values come out unchanged.
  */
+
+import { depthOf, nestedValue, randomDeepValue } from '@amplifier/test-fixtures';
 import { describe, expect, it } from 'vitest';
 import { makeSession } from './__fixtures__/sessions.js';
 import type { EventData } from './hooks.js';
@@ -10,7 +12,6 @@ import { stringifyJson } from './models.js';
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, ownData } from './plain-data.js';
 import { redactSecrets, truncateValues } from './redact.js';
 import { checkData, compileSchema } from './schemas.js';
-import { depthOf, nestedValue, randomDeepValue } from './testing/deep-values.js';
 
 const DEPTHS = [MAX_DATA_DEPTH - 1, MAX_DATA_DEPTH + 1, 3_000, 5_000, 100_000];
 const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);

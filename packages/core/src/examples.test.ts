@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { codeBlocks, shownExample } from '@amplifier/test-fixtures';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_EVENTS } from './events.js';
@@ -18,27 +19,9 @@ const SRC = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURES = path.join(SRC, '__fixtures__/readme');
 const README = readFileSync(path.join(SRC, '../README.md'), 'utf8');
 
-const PACKAGE_IMPORTS: Record<string, string> = {
-  [path.join(SRC, 'index.js')]: '@amplifier/core',
-  [path.join(SRC, 'testing/index.js')]: '@amplifier/core/testing',
-  [path.join(SRC, 'validation/index.js')]: '@amplifier/core/validation',
-  [path.join(SRC, 'process/index.js')]: '@amplifier/core/process',
-};
-
-/** The part of a fixture the README shows: the `#region readme` if any, else the file; package imports. */
-function shown(file: string): string {
-  const full = path.join(FIXTURES, file);
-  let text = readFileSync(full, 'utf8');
-  const region = /\/\/ #region readme\n([\s\S]*?)\/\/ #endregion\n/.exec(text);
-  if (region) text = region[1]!;
-  return text.replace(/from '(\.[^']+)'/g, (match, spec: string) => {
-    const target = PACKAGE_IMPORTS[path.resolve(path.dirname(full), spec)];
-    return target === undefined ? match : `from '${target}'`;
-  });
-}
-
-/** Fenced code blocks of the README. */
-const blocks = [...README.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], code: m[2]! }));
+const PACKAGE_IMPORTS: Record<string, string> = { [path.join(SRC, 'index.js')]: '@amplifier/core' };
+const shown = (file: string): string => shownExample(path.join(FIXTURES, file), PACKAGE_IMPORTS);
+const blocks = codeBlocks(README);
 
 describe('README', () => {
   it.each([
@@ -46,12 +29,9 @@ describe('README', () => {
     'tool.ts',
     'module/package.json',
     'module/index.ts',
-    'module/index.test.ts',
     'session.ts',
     'cancellation.ts',
     'loader.ts',
-    'validation.ts',
-    'process.ts',
   ])('shows %s exactly as tested', (file) => {
     const code = shown(file);
     expect(
@@ -94,12 +74,6 @@ describe('README examples run', () => {
     expect(afterGraceful).toEqual({ graceful: true, aborted: false });
     expect(cancelled).toBe(true);
     expect(requested).toEqual(['graceful', 'immediate']);
-  });
-
-  it('child processes: runInGroup feeds stdin and captures stdout; an aborted call returns no result', async () => {
-    const { countWords } = await import('./__fixtures__/readme/process.js');
-    expect(await countWords('one two three')).toBe(3);
-    expect(await countWords('one', AbortSignal.abort())).toBeUndefined();
   });
 });
 
@@ -248,15 +222,5 @@ describe('README examples with an installed module', () => {
     });
     expect(result).toEqual({ success: true, output: 'Hi, Grace!' });
     expect(notFound).toBe('MODULE_NOT_FOUND');
-  });
-
-  it('validation: the module passes; validated as the wrong type it fails on module_type', async () => {
-    const { checkHello } = await import('./__fixtures__/readme/validation.js');
-    const { result, broken } = await checkHello(project);
-    expect(result.passed).toBe(true);
-    expect(result.summary()).toBe('PASSED: 15/15 checks passed (0 errors, 0 warnings)');
-    expect(result.report()).toContain('✓ [error] tool_execute_empty_input:');
-    expect(broken.errors.map((c) => c.name)).toEqual(['module_type']);
-    expect(broken.errors[0]?.message).toContain("the package declares type 'tool'");
   });
 });

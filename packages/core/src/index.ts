@@ -1,11 +1,12 @@
 /**
  * @amplifier/core: the kernel's public API. Contracts and data types, events,
  * hooks, coordinator, cancellation, loader, session, mount plan, schemas and
- * errors. Validation and test helpers live in `./validation` and `./testing`.
+ * errors. What several modules share lives in kits beside core:
+ * `@amplifier/provider-http`, `@amplifier/process`, `@amplifier/testing`.
  */
 
 export type { CancelCallback, CancellationState } from './cancellation.js';
-export { CancellationToken } from './cancellation.js';
+export { CancellationToken, sleep } from './cancellation.js';
 // Contracts (modules implement these)
 export type {
   ApprovalProvider,
@@ -165,9 +166,6 @@ export {
   SENSITIVE_KEYS,
   truncateValues,
 } from './redact.js';
-// Helpers
-export type { RetryOptions } from './retry.js';
-export { computeRetryDelay, retryWithBackoff, sleep } from './retry.js';
 // Schemas and validation of data
 export type { DataSchemaName, DataValidator } from './schemas.js';
 export {
@@ -181,11 +179,4 @@ export {
 // Session and mount plan
 export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
 export { AmplifierSession } from './session.js';
-export {
-  missingToolResultText,
-  repairToolSequence,
-  TOOL_SEQUENCE_INTERRUPTED_TEXT,
-  type ToolSequenceRepair,
-  type ToolSequenceRepairResult,
-} from './tool-sequence.js';
 export { VERSION } from './version.js';

@@ -1,7 +1,7 @@
+import { nestedValue } from '@amplifier/test-fixtures';
 import { describe, expect, it } from 'vitest';
 import { DataValidationError } from './errors.js';
 import { getOwn, isPlainObject, MAX_DATA_DEPTH, ownConfig, ownData, setOwn } from './plain-data.js';
-import { nestedValue } from './testing/deep-values.js';
 
 const nested = (depth: number): unknown => nestedValue(depth);
 

@@ -4,6 +4,8 @@
  * Object.create never turns into module config, and an own `__proto__` key is
  * handed to the module as an ordinary key.
  */
+
+import { writeProject } from '@amplifier/test-fixtures';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSession } from './__fixtures__/sessions.js';
 import { fixtureLog, installNpm, makeTempDir, removeDir } from './loader/__fixtures__/trees.js';
@@ -11,7 +13,6 @@ import { clearDiscoveryCache } from './loader/discovery.js';
 import { ModuleLoader } from './loader/loader.js';
 import type { MountPlan } from './mount-plan.js';
 import { validateMountPlan } from './mount-plan.js';
-import { writeProject } from './testing/package-trees.js';
 
 const LOOSENING = { safety_profile: 'unrestricted', allowed_write_paths: ['/'] };
 

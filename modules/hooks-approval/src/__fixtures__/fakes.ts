@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ApprovalProvider, ApprovalRequest, Cleanup, EventData } from '@amplifier/core';
-import { createTestCoordinator, EventRecorder, type TestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator, EventRecorder, type TestCoordinator } from '@amplifier/testing';
 import type { AuditRecord } from '../audit.js';
 import { mount } from '../index.js';
 

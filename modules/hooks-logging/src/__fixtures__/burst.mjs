@@ -1,8 +1,8 @@
 // Logs N events into the file given, through the built package (run by writer.test.ts,
 // under `prlimit --fsize` to make writes fail midway). Prints "done" when it finished.
 import path from 'node:path';
-import { createTestCoordinator } from '@amplifier/core/testing';
 import { mount } from '@amplifier/hooks-logging';
+import { createTestCoordinator } from '@amplifier/testing';
 
 const [file, count] = process.argv.slice(2);
 const coordinator = createTestCoordinator({ bare: true });

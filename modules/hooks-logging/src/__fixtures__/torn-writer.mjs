@@ -5,8 +5,8 @@
 // it wrote and goes on logging (failing writes, as a busy session would) until SIGKILL.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestCoordinator } from '@amplifier/core/testing';
 import { getEventLogger, mount } from '@amplifier/hooks-logging';
+import { createTestCoordinator } from '@amplifier/testing';
 
 const [file, limitText] = process.argv.slice(2);
 const limit = Number(limitText);

@@ -24,7 +24,7 @@ import {
   EventRecorder,
   MockContextManager,
   type TestCoordinator,
-} from '@amplifier/core/testing';
+} from '@amplifier/testing';
 import { mount } from '../index.js';
 
 /** A promise with its resolve function exposed. */

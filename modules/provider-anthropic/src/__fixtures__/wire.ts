@@ -1,5 +1,5 @@
 /** Messages API payloads as Anthropic sends them, for the fake server. */
-import { sseEvent } from '@amplifier/core/testing';
+import { sseEvent } from '@amplifier/provider-http/testing';
 
 export const MODEL = 'claude-sonnet-4-5-20250929';
 

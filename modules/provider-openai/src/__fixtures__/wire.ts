@@ -1,5 +1,5 @@
 /** Chat Completions payloads as OpenAI sends them, for the fake server. */
-import { sseEvent } from '@amplifier/core/testing';
+import { sseEvent } from '@amplifier/provider-http/testing';
 
 export const MODEL = 'gpt-4o-mini';
 

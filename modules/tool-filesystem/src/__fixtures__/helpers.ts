@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ToolResult } from '@amplifier/core';
-import { createTestCoordinator, EventRecorder, type TestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator, EventRecorder, type TestCoordinator } from '@amplifier/testing';
 import { mount } from '../index.js';
 
 export interface Tree {

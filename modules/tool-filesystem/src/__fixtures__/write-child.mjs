@@ -3,7 +3,7 @@
 // With "crash", fsync of the temp file announces itself on stdout and never
 // returns, so the parent can SIGKILL the process in the middle of a write.
 import fsp from 'node:fs/promises';
-import { createTestCoordinator } from '@amplifier/core/testing';
+import { createTestCoordinator } from '@amplifier/testing';
 import { mount } from '../index.js';
 
 const [workingDir, file, size, crash] = process.argv.slice(2);

@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SessionRecord } from '@amplifier/cli';
-import { createTestCoordinator } from '@amplifier/core/testing';
 import { getEventLogger, mount } from '@amplifier/hooks-logging';
+import { createTestCoordinator } from '@amplifier/testing';
 
 const [dir, limitText] = process.argv.slice(2);
 const limit = Number(limitText);

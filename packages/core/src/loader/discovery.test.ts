@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createLargeProject, pnpmStoreDir, writeProject } from '@amplifier/test-fixtures';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../contracts.js';
 import { Coordinator } from '../coordinator.js';
-import { createLargeProject, pnpmStoreDir, writeProject } from '../testing/package-trees.js';
 import {
   fixtureLog,
   installNpm,

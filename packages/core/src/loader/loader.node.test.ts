@@ -60,7 +60,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AmplifierSession, Coordinator, ModuleLoader } from './core/src/index.js';
 import * as trees from './core/src/loader/__fixtures__/trees.js';
-import * as kit from './core/src/testing/package-trees.js';
+import * as kit from './core/node_modules/@amplifier/test-fixtures/dist/index.js';
 
 const quiet = { debug() {}, info() {}, warn(m) { process.stderr.write('warn: ' + m + '\n'); }, error() {} };
 const out = {};

@@ -1,11 +1,11 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeFiles, writeProject } from '@amplifier/test-fixtures';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger, ModuleSourceResolver } from '../contracts.js';
 import { Coordinator } from '../coordinator.js';
 import { AmplifierError, ModuleNotFoundError } from '../errors.js';
-import { writeFiles, writeProject } from '../testing/package-trees.js';
 import { VERSION } from '../version.js';
 import {
   fixtureLog,

@@ -1,7 +1,7 @@
 import path from 'node:path';
+import { type PackageSpec, writeFiles, writePackage } from '@amplifier/test-fixtures';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AmplifierError } from '../errors.js';
-import { type PackageSpec, writeFiles, writePackage } from '../testing/package-trees.js';
 import { makeTempDir, removeDir } from './__fixtures__/trees.js';
 import { readModulePackage, resolveEntry } from './manifest.js';
 

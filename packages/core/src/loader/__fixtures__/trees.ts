@@ -11,9 +11,9 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import * as kit from '@amplifier/test-fixtures';
+import { idOf, type PackageSpec, writeFiles, writeProject } from '@amplifier/test-fixtures';
 import type { MountPlan } from '../../mount-plan.js';
-import * as kit from '../../testing/package-trees.js';
-import { idOf, type PackageSpec, writeFiles, writeProject } from '../../testing/package-trees.js';
 
 /** What the generated modules record. */
 export interface FixtureLog {

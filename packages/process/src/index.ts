@@ -1,0 +1,44 @@
+/**
+ * @amplifier/process: child processes that cancellation really reaches,
+ * and the environment they get, for modules that run commands (tool-bash,
+ * tool-agentpm, MCP stdio servers).
+ *
+ * - `runInGroup(command, args, options)` runs a command to the end in its own
+ *   process group: stdin from `input` (then closed) or /dev/null, stdout and
+ *   stderr captured head + tail with bounded memory, a deadline, an abort
+ *   signal and an optional output limit that kill the whole group (SIGTERM,
+ *   `graceMs`, SIGKILL, then waits until the group is gone); processes left in
+ *   the group after the command exits are killed too (`strays`), and a
+ *   leftover holding the pipes never makes the call hang.
+ * - `spawnInGroup(command, args, options)` only starts one (for background
+ *   jobs): its `ProcessGroup` and a promise of its exit status.
+ * - `ProcessGroup`: `alive()` (on Linux zombies nobody reaps do not count),
+ *   `signal()`, `kill({ graceMs })`, `release()`; every group not yet
+ *   released gets SIGKILL when the host process exits. With
+ *   `followEscapees`, descendants that left the group with `setsid` while
+ *   their parent was alive are found through `/proc` and killed with it.
+ * - `BoundedCapture`: the first and last bytes of a stream and its total.
+ * - `childEnvironment(host, policy)`: a child's environment from the host's,
+ *   secret-named variables (core's `isSecretKey`) left out unless passed by
+ *   name.
+ *
+ * POSIX only (process groups): `requireProcessGroups(moduleId)` at the top of
+ * a module's `mount` refuses Windows with a clear error. Linux adds `/proc`
+ * (zombies, escapees).
+ */
+export type { CapturedBytes, CaptureLimits } from './capture.js';
+export { BoundedCapture } from './capture.js';
+export type { ChildEnv, ChildEnvPolicy } from './env.js';
+export { childEnvironment, matchesEnvPattern } from './env.js';
+export type { KillGroupOptions, ProcessGroupOptions } from './group.js';
+export { ProcessGroup } from './group.js';
+export { requireProcessGroups } from './platform.js';
+export type {
+  ExitStatus,
+  GroupChild,
+  RunInGroupOptions,
+  RunInGroupOutcome,
+  RunInGroupResult,
+  SpawnInGroupOptions,
+} from './run.js';
+export { runInGroup, spawnInGroup } from './run.js';

@@ -1,0 +1,274 @@
+/**
+ * One model call of an HTTP provider, from request to response, with what
+ * every such provider does around the wire: tool-sequence repair,
+ * `llm:request`, retries with backoff and `provider:retry`, stream block
+ * events, cost, and `llm:response` (also on failure). The provider brings the
+ * wire: how to build the body, send it, and read the answer.
+ */
+import type {
+  ChatRequest,
+  ChatResponse,
+  CompleteOptions,
+  Logger,
+  Message,
+  StreamEvent,
+} from '@amplifier/core';
+import { errorMessage, events, LLMError, silentLogger } from '@amplifier/core';
+import type { CostMeter } from './cost.js';
+import {
+  BlockEvents,
+  type EventEmitterLike,
+  type LlmRequestFacts,
+  llmErrorPayload,
+  llmRequestPayload,
+  llmResponsePayload,
+  providerRetryPayload,
+} from './events.js';
+import { retryWithBackoff } from './retry.js';
+import { repairToolSequence } from './tool-sequence.js';
+import { abortError, type RequestContext } from './transport.js';
+
+type Json = Record<string, unknown>;
+
+/** The settings calls run with, as `ResolvedProviderConfig` holds them. */
+export interface CallSettings {
+  /** The model of a request that names none. */
+  model: string;
+  /** Per-request timeout unless the request sets `timeout` (seconds). */
+  timeoutMs: number;
+  maxRetries: number;
+  minRetryDelayMs: number;
+  maxRetryDelayMs: number;
+  /** ± fraction of random jitter. */
+  jitter: number;
+  /** Include bodies (secrets redacted) in `llm:request` / `llm:response` as `raw`. */
+  raw: boolean;
+}
+
+/** One call in flight: what was built for it and what its responses said. */
+export interface ProviderCall {
+  readonly context: RequestContext;
+  readonly body: Json;
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number;
+  /** `performance.now()` when the call began. */
+  readonly started: number;
+  /** The API's rate-limit headers of the last response, for `llm:response`. */
+  rateLimits?: Json;
+}
+
+/** The wire body of a request and what `llm:request` says about it. */
+export interface WireRequest extends Omit<LlmRequestFacts, 'stream' | 'toolCount' | 'raw'> {
+  body: Json;
+}
+
+/** The API-specific part. `R` is an opened response (usually an `HttpResponse`). */
+export interface ProviderWire<R> {
+  /** The body for `request`, its messages already repaired. */
+  build(
+    request: ChatRequest,
+    messages: Message[],
+    settings: { model: string; stream: boolean; options: CompleteOptions },
+  ): WireRequest;
+  /** Send the call's body; resolve with a successful response, or throw the mapped LLMError. */
+  open(call: ProviderCall): Promise<R>;
+  /** A non-streamed response, read whole. */
+  read(call: ProviderCall, response: R): Promise<ChatResponse>;
+  /** The events of a streamed response, ending with `message.end`; throws LLMErrors. */
+  events(call: ProviderCall, response: R): AsyncIterable<StreamEvent>;
+}
+
+export interface ProviderCallsOptions<R> {
+  /** The provider's name, as in payloads. */
+  provider: string;
+  /** The module id that prefixes log lines (`provider-openai`). */
+  module: string;
+  hooks?: EventEmitterLike | undefined;
+  logger?: Logger | undefined;
+  config: CallSettings;
+  costs: CostMeter;
+  wire: ProviderWire<R>;
+}
+
+/** Runs calls for one provider instance. */
+export class ProviderCalls<R> {
+  readonly #options: ProviderCallsOptions<R>;
+  readonly #logger: Logger;
+
+  constructor(options: ProviderCallsOptions<R>) {
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /** One completion; `streaming` streams internally (with block events) and returns the aggregate. */
+  async complete(request: ChatRequest, options: CompleteOptions, streaming: boolean): Promise<ChatResponse> {
+    const { wire } = this.#options;
+    const call = await this.#begin(request, options, streaming);
+    try {
+      const response = await this.#retry(call, async () => {
+        const opened = await wire.open(call);
+        if (!streaming) return wire.read(call, opened);
+        let final: ChatResponse | undefined;
+        const blocks = new BlockEvents(this.#emitter, { ...call.context });
+        try {
+          for await (const event of wire.events(call, opened)) {
+            await blocks.on(event);
+            if (event.type === 'message.end') final = event.response;
+          }
+        } catch (error) {
+          await this.emit('llm:stream_aborted', { ...call.context, reason: errorMessage(error) });
+          throw error;
+        }
+        return final!;
+      });
+      return await this.#end(call, response);
+    } catch (error) {
+      await this.#fail(call, error);
+      throw error;
+    }
+  }
+
+  /** The response as events; retried until it starts, never after the first event. */
+  async *stream(request: ChatRequest, options: CompleteOptions): AsyncGenerator<StreamEvent> {
+    const { wire } = this.#options;
+    const call = await this.#begin(request, options, true);
+    let opened: R;
+    try {
+      opened = await this.#retry(call, () => wire.open(call));
+    } catch (error) {
+      await this.#fail(call, error);
+      throw error;
+    }
+    const blocks = new BlockEvents(this.#emitter, { ...call.context });
+    let settled = false;
+    try {
+      for await (const event of wire.events(call, opened)) {
+        await blocks.on(event);
+        if (event.type === 'message.end') {
+          settled = true;
+          await this.#end(call, event.response);
+        }
+        yield event;
+      }
+    } catch (error) {
+      settled = true;
+      await this.emit('llm:stream_aborted', { ...call.context, reason: errorMessage(error) });
+      await this.#fail(call, error);
+      throw error;
+    } finally {
+      if (!settled) {
+        // The consumer stopped reading before the end.
+        await this.emit('llm:stream_aborted', { ...call.context, reason: 'the consumer stopped reading' });
+        await this.#fail(call, abortError(call.context, 'the consumer stopped reading'));
+      }
+    }
+  }
+
+  /** Emit to the hooks; a failing hook is logged (debug), never thrown. */
+  async emit(event: string, data: Json): Promise<void> {
+    try {
+      await this.#options.hooks?.emit(event, data);
+    } catch (error) {
+      this.#logger.debug(`${this.#options.module}: emitting ${event} failed: ${errorMessage(error)}`);
+    }
+  }
+
+  readonly #emitter = (event: string, data: Json): Promise<void> => this.emit(event, data);
+
+  async #begin(request: ChatRequest, options: CompleteOptions, stream: boolean): Promise<ProviderCall> {
+    const { provider, module, wire, config } = this.#options;
+    const { signal } = options;
+    const model = request.model ?? config.model;
+    const context = { provider, model };
+    if (signal?.aborted) throw abortError(context, signal.reason);
+    const repaired = repairToolSequence(request.messages ?? []);
+    if (repaired.repairs.length > 0) {
+      this.#logger.warn(
+        `${module}: ${repaired.repairs.length} tool call(s) had no result; sent synthetic error results (${repaired.repairs.map((r) => r.tool_call_id).join(', ')})`,
+      );
+      await this.emit(events.PROVIDER_TOOL_SEQUENCE_REPAIRED, {
+        provider,
+        repair_count: repaired.repairs.length,
+        repairs: repaired.repairs,
+        ...(repaired.synthetic_assistant_count > 0 && {
+          synthetic_assistant_count: repaired.synthetic_assistant_count,
+        }),
+      });
+    }
+    const { body, ...facts } = wire.build(request, repaired.messages, { model, stream, options });
+    await this.emit(
+      events.LLM_REQUEST,
+      llmRequestPayload(context, {
+        ...facts,
+        stream,
+        toolCount: request.tools?.length ?? 0,
+        ...(config.raw && { raw: body }),
+      }),
+    );
+    const timeoutMs = request.timeout !== undefined ? request.timeout * 1000 : config.timeoutMs;
+    return { context, body, signal, timeoutMs, started: performance.now() };
+  }
+
+  async #end(call: ProviderCall, response: ChatResponse): Promise<ChatResponse> {
+    this.#options.costs.charge(call.context.model, response.usage);
+    await this.emit(
+      events.LLM_RESPONSE,
+      llmResponsePayload(call.context, response, {
+        durationMs: performance.now() - call.started,
+        rateLimits: call.rateLimits,
+        raw: this.#options.config.raw,
+      }),
+    );
+    return response;
+  }
+
+  #fail(call: ProviderCall, error: unknown): Promise<void> {
+    return this.emit(
+      events.LLM_RESPONSE,
+      llmErrorPayload(call.context, error, performance.now() - call.started),
+    );
+  }
+
+  /**
+   * Retry retryable LLMErrors with backoff, emitting `provider:retry`; an
+   * abort ends it at once. After a `Retry-After` the jitter only adds, so the
+   * wait never ends before the time the server asked for.
+   */
+  async #retry<T>(call: ProviderCall, operation: () => Promise<T>): Promise<T> {
+    const { signal, context } = call;
+    const { config: retry, module } = this.#options;
+    let last: unknown;
+    const attempt = (): Promise<T> =>
+      operation().catch((error: unknown) => {
+        last = error;
+        throw error;
+      });
+    try {
+      return await retryWithBackoff(attempt, {
+        maxRetries: retry.maxRetries,
+        minDelayMs: retry.minRetryDelayMs,
+        maxDelayMs: retry.maxRetryDelayMs,
+        jitter: retry.jitter,
+        random: () =>
+          LLMError.isLLMError(last) && last.retry_after !== undefined
+            ? 0.5 + Math.random() / 2
+            : Math.random(),
+        ...(signal !== undefined && { signal }),
+        onRetry: async (attempt, delayMs, error) => {
+          this.#logger.info(
+            `${module}: ${error.kind} error, retry ${attempt}/${retry.maxRetries} in ${Math.round(delayMs)} ms: ${error.message}`,
+          );
+          await this.emit(
+            events.PROVIDER_RETRY,
+            providerRetryPayload(context, attempt, retry.maxRetries, delayMs, error),
+          );
+        },
+      });
+    } catch (error) {
+      if (signal?.aborted && !(LLMError.isLLMError(error) && error.kind === 'abort')) {
+        throw abortError(context, signal.reason);
+      }
+      throw error;
+    }
+  }
+}

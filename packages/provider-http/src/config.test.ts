@@ -1,0 +1,180 @@
+import type { JSONSchema } from '@amplifier/core';
+import { describe, expect, it } from 'vitest';
+import {
+  assertProviderConfig,
+  isLocalUrl,
+  PROVIDER_CONFIG_PROPERTIES,
+  type ProviderDefaults,
+  resolveProviderConfig,
+} from './config.js';
+
+const defaults: ProviderDefaults = {
+  module: 'provider-test',
+  apiKeyEnv: 'TEST_API_KEY',
+  baseUrlEnv: 'TEST_BASE_URL',
+  baseUrl: 'https://api.test.example/v1',
+  model: 'test-model',
+  baseUrlHint: '; use the API root, e.g. http://localhost:8080/v1',
+};
+const schema: JSONSchema = {
+  type: 'object',
+  properties: { ...PROVIDER_CONFIG_PROPERTIES, temperature: { type: 'number', minimum: 0, maximum: 2 } },
+};
+
+describe('resolveProviderConfig', () => {
+  it('defaults', () => {
+    expect(resolveProviderConfig({}, defaults, {})).toEqual({
+      apiKey: undefined,
+      baseUrl: new URL('https://api.test.example/v1'),
+      model: 'test-model',
+      maxTokens: undefined,
+      temperature: undefined,
+      topP: undefined,
+      timeoutMs: 600_000,
+      maxRetries: 5,
+      minRetryDelayMs: 1000,
+      maxRetryDelayMs: 60_000,
+      jitter: 0.2,
+      useStreaming: true,
+      priority: 100,
+      connections: 5,
+      models: {},
+      prices: {},
+      headers: {},
+      extraBody: {},
+      raw: false,
+    });
+  });
+
+  it('config over the environment over the defaults; seconds become ms; header names lower-cased', () => {
+    const env = { TEST_API_KEY: 'sk-env', TEST_BASE_URL: 'http://localhost:9/v1///' };
+    const fromEnv = resolveProviderConfig({}, defaults, env);
+    expect(fromEnv.apiKey).toBe('sk-env');
+    expect(fromEnv.baseUrl.href).toBe('http://localhost:9/v1');
+    const resolved = resolveProviderConfig(
+      {
+        api_key: 'sk-config',
+        base_url: 'http://127.0.0.1:8000/',
+        model: 'alias',
+        timeout: 1.5,
+        max_retries: 0,
+        min_retry_delay: 0.25,
+        max_retry_delay: 3,
+        retry_jitter: false,
+        max_concurrent_requests: 2,
+        headers: { 'X-Trace': 'on' },
+        temperature: 0,
+      },
+      defaults,
+      env,
+    );
+    expect(resolved).toMatchObject({
+      apiKey: 'sk-config',
+      model: 'alias',
+      timeoutMs: 1500,
+      maxRetries: 0,
+      minRetryDelayMs: 250,
+      maxRetryDelayMs: 3000,
+      jitter: 0,
+      connections: 2,
+      headers: { 'x-trace': 'on' },
+      temperature: 0,
+    });
+    expect(resolved.baseUrl.href).toBe('http://127.0.0.1:8000/');
+    expect(
+      resolveProviderConfig({ model: 'a', default_model: 'b', retry_jitter: 0.5 }, defaults, {}),
+    ).toMatchObject({ model: 'b', jitter: 0.5 });
+    expect(resolveProviderConfig({ api_key: '' }, defaults, { TEST_API_KEY: '' }).apiKey).toBeUndefined();
+  });
+
+  it('a base URL that does not parse (from the environment) names the module and the fix', () => {
+    expect(() => resolveProviderConfig({}, defaults, { TEST_BASE_URL: 'http://' })).toThrow(
+      "provider-test: base_url 'http://' is not a URL; use the API root, e.g. http://localhost:8080/v1",
+    );
+  });
+});
+
+describe('assertProviderConfig', () => {
+  it('lists every bad key with the module name', () => {
+    let thrown: unknown;
+    try {
+      assertProviderConfig(
+        schema,
+        { temperature: 'hot', max_retries: -1, base_url: 'ftp://x' },
+        'provider-test',
+      );
+    } catch (error) {
+      thrown = error;
+    }
+    const message = (thrown as Error).message;
+    expect(message).toMatch(/^provider-test: invalid config:/);
+    expect(message).toContain('temperature must be number');
+    expect(message).toContain('max_retries must be >= 0');
+    expect(message).toContain('base_url must match pattern');
+    expect(() =>
+      assertProviderConfig(
+        schema,
+        { prices: { m: { input: 1 } }, models: { m: { context: 1 } } },
+        'provider-test',
+      ),
+    ).toThrow(/models\.m\.context is not allowed \(unknown key\)\n {2}- prices\.m\.output is required/);
+    expect(() =>
+      assertProviderConfig(schema, { api_key: 'k', temperature: 1.2 }, 'provider-test'),
+    ).not.toThrow();
+  });
+});
+
+describe('isLocalUrl', () => {
+  it.each([
+    ['http://localhost:11434/v1', true],
+    ['http://api.localhost/v1', true],
+    ['http://127.0.0.1:8000/v1', true],
+    ['http://127.5.6.7/v1', true],
+    ['http://[::1]:1234/v1', true],
+    ['http://0.0.0.0:8080', true],
+    ['https://api.openai.com/v1', false],
+    ['http://192.168.1.10:11434/v1', false],
+    ['http://localhost.example.com/v1', false],
+  ])('%s -> %s', (url, local) => {
+    expect(isLocalUrl(new URL(url))).toBe(local);
+  });
+});
+
+describe('own properties only', () => {
+  const loosening = {
+    api_key: 'sk-stolen',
+    base_url: 'http://attacker.example/v1',
+    headers: { 'x-exfiltrate': '1' },
+    max_retries: 1000,
+    extra_body: { store: true },
+  };
+  const variants = (): Record<string, unknown>[] => [
+    JSON.parse(`{"__proto__": ${JSON.stringify(loosening)}}`),
+    Object.create(loosening) as Record<string, unknown>,
+  ];
+
+  it('a __proto__ key or an inherited base_url, api_key or header is no setting', () => {
+    for (const raw of variants()) {
+      expect(resolveProviderConfig(raw, defaults, {})).toEqual(resolveProviderConfig({}, defaults, {}));
+      expect(() => assertProviderConfig(schema, raw, 'provider-test')).not.toThrow();
+    }
+  });
+
+  it('an inherited bad value is not validated either (it is never read); an own one is', () => {
+    const inherited = Object.create({ base_url: 'ftp://nope', max_retries: 'many' }) as Record<
+      string,
+      unknown
+    >;
+    expect(() => assertProviderConfig(schema, inherited, 'provider-test')).not.toThrow();
+    expect(() => assertProviderConfig(schema, { max_retries: 'many' }, 'provider-test')).toThrow(
+      /max_retries must be integer/,
+    );
+  });
+
+  it('a header named __proto__ is a header, not a prototype', () => {
+    const headers = JSON.parse('{"__proto__": "x", "X-Ok": "y"}');
+    const resolved = resolveProviderConfig({ headers }, defaults, {});
+    expect(Object.keys(resolved.headers)).toEqual(['__proto__', 'x-ok']);
+    expect(Object.getPrototypeOf(resolved.headers)).toBe(Object.prototype);
+  });
+});

@@ -1,0 +1,268 @@
+/**
+ * The config every HTTP provider shares: its JSON Schema pieces, the keys as
+ * a mount plan gives them (snake_case), the defaults, where the key and base
+ * URL come from, and the resolved settings a provider runs with.
+ */
+
+import type { ConfigField, JSONSchema } from '@amplifier/core';
+import { compileSchema, DataValidationError, formatDataErrors, ownConfig, setOwn } from '@amplifier/core';
+import type { ModelPrice } from './cost.js';
+import type { ModelLimits } from './models.js';
+
+/** The shared config keys. Every key is optional. */
+export interface ProviderConfig {
+  /** Default: the provider's API key variable. */
+  api_key?: string;
+  /** Default: the provider's base URL variable, else its public API. */
+  base_url?: string;
+  default_model?: string;
+  /** Alias of `default_model`. */
+  model?: string;
+  max_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  /** Seconds to wait for the response to start and, once it streams, between two chunks. */
+  timeout?: number;
+  max_retries?: number;
+  /** Seconds. */
+  min_retry_delay?: number;
+  /** Seconds; a server asking to wait longer than this is not retried. */
+  max_retry_delay?: number;
+  /** `true` = ±20 %, a number = that fraction, `false` = none. */
+  retry_jitter?: boolean | number;
+  use_streaming?: boolean;
+  priority?: number;
+  /** Connections of the pool: requests beyond this wait for a free one. */
+  max_concurrent_requests?: number;
+  models?: Record<string, Partial<ModelLimits>>;
+  prices?: Record<string, ModelPrice>;
+  headers?: Record<string, string>;
+  /** Merged into every request body. */
+  extra_body?: Record<string, unknown>;
+  /** Include the request body (secrets redacted) in `llm:request` as `raw`. */
+  raw?: boolean;
+}
+
+/** The shared settings, all defaults applied. */
+export interface ResolvedProviderConfig {
+  apiKey: string | undefined;
+  baseUrl: URL;
+  model: string;
+  maxTokens: number | undefined;
+  temperature: number | undefined;
+  topP: number | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+  minRetryDelayMs: number;
+  maxRetryDelayMs: number;
+  jitter: number;
+  useStreaming: boolean;
+  priority: number;
+  connections: number;
+  models: Record<string, Partial<ModelLimits>>;
+  prices: Record<string, ModelPrice>;
+  /** Config `headers`, names lower-cased. */
+  headers: Record<string, string>;
+  extraBody: Record<string, unknown>;
+  raw: boolean;
+}
+
+/** Where one provider's defaults come from. */
+export interface ProviderDefaults {
+  /** The module id that prefixes error messages (`provider-openai`). */
+  module: string;
+  /** Environment variables of the key and the base URL. */
+  apiKeyEnv: string;
+  baseUrlEnv: string;
+  baseUrl: string;
+  model: string;
+  /** Appended to the message about a base URL that does not parse (what a right one looks like). */
+  baseUrlHint: string;
+}
+
+const seconds = { type: 'number', exclusiveMinimum: 0 };
+const count = { type: 'integer', minimum: 1 };
+
+/** Schema of a config `models` entry. */
+export const MODEL_LIMITS_SCHEMA: JSONSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    context_window: count,
+    max_output_tokens: count,
+    display_name: { type: 'string' },
+    capabilities: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+/** Schema of a config `prices` entry. */
+export const MODEL_PRICE_SCHEMA: JSONSchema = {
+  type: 'object',
+  required: ['input', 'output'],
+  additionalProperties: false,
+  properties: {
+    input: { type: 'number', minimum: 0 },
+    output: { type: 'number', minimum: 0 },
+    cache_read: { type: 'number', minimum: 0 },
+    cache_write: { type: 'number', minimum: 0 },
+  },
+};
+
+/**
+ * Schemas of the shared keys except `temperature` (whose range differs per
+ * API), for a provider's `properties`.
+ */
+export const PROVIDER_CONFIG_PROPERTIES: Readonly<Record<string, JSONSchema>> = {
+  api_key: { type: 'string' },
+  base_url: { type: 'string', pattern: '^https?://' },
+  default_model: { type: 'string', minLength: 1 },
+  model: { type: 'string', minLength: 1 },
+  max_tokens: count,
+  top_p: { type: 'number', minimum: 0, maximum: 1 },
+  timeout: seconds,
+  max_retries: { type: 'integer', minimum: 0 },
+  min_retry_delay: { type: 'number', minimum: 0 },
+  max_retry_delay: { type: 'number', minimum: 0 },
+  retry_jitter: { type: ['boolean', 'number'], minimum: 0, maximum: 1 },
+  use_streaming: { type: 'boolean' },
+  priority: { type: 'number' },
+  max_concurrent_requests: count,
+  models: { type: 'object', additionalProperties: MODEL_LIMITS_SCHEMA },
+  prices: { type: 'object', additionalProperties: MODEL_PRICE_SCHEMA },
+  headers: { type: 'object', additionalProperties: { type: 'string' } },
+  extra_body: { type: 'object' },
+  raw: { type: 'boolean' },
+};
+
+/**
+ * Throws a DataValidationError that names the module, every bad key and what
+ * it must be. Checks the config's own properties (inherited ones are never read).
+ */
+export function assertProviderConfig(
+  schema: JSONSchema,
+  config: Record<string, unknown>,
+  module: string,
+): void {
+  const errors = compileSchema(schema)(ownConfig(config, module));
+  if (errors.length > 0) {
+    throw new DataValidationError(
+      `${module}: invalid config:\n${formatDataErrors(errors)}\nFix these keys in the provider's config (see the package README).`,
+      errors,
+    );
+  }
+}
+
+/** localhost, 127.x.x.x, ::1 and 0.0.0.0: servers that usually need no key. */
+export function isLocalUrl(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '::1' ||
+    host === '0.0.0.0' ||
+    /^127\.\d+\.\d+\.\d+$/.test(host)
+  );
+}
+
+/**
+ * Apply defaults and the environment to a validated config: key and base URL
+ * from config, else the environment, else the public API; timeout 600 s,
+ * 5 retries between 1 and 60 s with ±20 % jitter, streaming on, priority 100,
+ * 5 connections. `temperature` is passed through (no default). Only the
+ * config's own properties are read: an inherited `base_url` or `api_key` (or
+ * one under a `__proto__` key) is not a setting.
+ */
+export function resolveProviderConfig(
+  raw: ProviderConfig,
+  defaults: ProviderDefaults,
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedProviderConfig {
+  const config = ownConfig(raw, defaults.module) as ProviderConfig;
+  const rawUrl = config.base_url ?? (env[defaults.baseUrlEnv] || defaults.baseUrl);
+  let baseUrl: URL;
+  try {
+    baseUrl = new URL(rawUrl.replace(/\/+$/, ''));
+  } catch {
+    throw new DataValidationError(
+      `${defaults.module}: base_url '${rawUrl}' is not a URL${defaults.baseUrlHint}`,
+      [{ path: 'base_url', message: 'must be an http(s) URL' }],
+    );
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(config.headers ?? {}))
+    setOwn(headers, name.toLowerCase(), value);
+  const jitter = config.retry_jitter;
+  return {
+    apiKey: config.api_key || env[defaults.apiKeyEnv] || undefined,
+    baseUrl,
+    model: config.default_model ?? config.model ?? defaults.model,
+    maxTokens: config.max_tokens,
+    temperature: config.temperature,
+    topP: config.top_p,
+    timeoutMs: (config.timeout ?? 600) * 1000,
+    maxRetries: config.max_retries ?? 5,
+    minRetryDelayMs: (config.min_retry_delay ?? 1) * 1000,
+    maxRetryDelayMs: (config.max_retry_delay ?? 60) * 1000,
+    jitter: jitter === false ? 0 : typeof jitter === 'number' ? jitter : 0.2,
+    useStreaming: config.use_streaming ?? true,
+    priority: config.priority ?? 100,
+    connections: config.max_concurrent_requests ?? 5,
+    models: config.models ?? {},
+    prices: config.prices ?? {},
+    headers,
+    extraBody: config.extra_body ?? {},
+    raw: config.raw ?? false,
+  };
+}
+
+/** What the setup fields ask, in the provider's words. */
+export interface SetupPrompts {
+  apiKey: string;
+  /** False when some servers need no key (local ones). */
+  apiKeyRequired: boolean;
+  /** Ask for the base URL too (servers that speak the same API elsewhere). */
+  baseUrl?: string;
+}
+
+/**
+ * What an app asks for when a user sets the provider up interactively
+ * (`ProviderInfo.config_fields`): the API key (a secret, from its variable),
+ * the base URL when `prompts.baseUrl` is given, and the model.
+ */
+export function providerConfigFields(
+  defaults: ProviderDefaults,
+  model: string,
+  prompts: SetupPrompts,
+): ConfigField[] {
+  return [
+    {
+      id: 'api_key',
+      display_name: 'API key',
+      field_type: 'secret',
+      prompt: prompts.apiKey,
+      env_var: defaults.apiKeyEnv,
+      required: prompts.apiKeyRequired,
+    },
+    ...(prompts.baseUrl === undefined
+      ? []
+      : [
+          {
+            id: 'base_url',
+            display_name: 'Base URL',
+            field_type: 'text' as const,
+            prompt: prompts.baseUrl,
+            env_var: defaults.baseUrlEnv,
+            required: false,
+            default: defaults.baseUrl,
+          },
+        ]),
+    {
+      id: 'default_model',
+      display_name: 'Model',
+      field_type: 'text',
+      prompt: 'Model id',
+      required: false,
+      default: model,
+    },
+  ];
+}

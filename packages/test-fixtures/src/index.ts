@@ -1,0 +1,33 @@
+/**
+ * @amplifier/test-fixtures: test fixtures that know nothing about the kernel,
+ * so every package can use them, core's own tests included (core cannot
+ * depend on `@amplifier/testing`, which depends on core; turbo refuses a
+ * cycle). `@amplifier/testing` re-exports all of it.
+ *
+ * - Package trees on disk: `writePackage`, `writeProject`, `installNpm`,
+ *   `installPnpm` (npm's hoisted and pnpm's symlinked layouts),
+ *   `createLargeProject`.
+ * - Hostile data: `nestedValue`, `nestedJson`, `randomDeepValue`,
+ *   `seededRandom`, `depthOf`.
+ * - Waiting without sleeping: `waitFor(condition)`, and `startReadyChild`,
+ *   a child process that prints one JSON line when the test may act.
+ */
+export type { RandomValueOptions } from './deep-values.js';
+export { depthOf, nestedJson, nestedValue, randomDeepValue, seededRandom } from './deep-values.js';
+export type { LargeProject, LargeProjectOptions, PackageModuleType, PackageSpec } from './package-trees.js';
+export {
+  createLargeProject,
+  idOf,
+  installNpm,
+  installPnpm,
+  pnpmStoreDir,
+  writeFiles,
+  writePackage,
+  writeProject,
+} from './package-trees.js';
+export type { CodeBlock } from './readme-examples.js';
+export { codeBlocks, shownExample } from './readme-examples.js';
+export type { ReadyChild } from './ready-child.js';
+export { startReadyChild } from './ready-child.js';
+export type { WaitForOptions } from './wait-for.js';
+export { waitFor } from './wait-for.js';
