@@ -582,6 +582,8 @@ async function main() {
     }
     const dependencies = { ...appManifest.dependencies };
     for (const p of packed) dependencies[p.pkg.name] = `file:${p.tarball}`;
+    // The test kits' suites need their optional peer, as a module author's project has it.
+    dependencies.vitest = readJson(join(root, 'package.json')).devDependencies.vitest;
     writeFileSync(
       join(installDir, 'package.json'),
       `${JSON.stringify({ name: 'amplifier-install-test', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2)}\n`,
