@@ -85,3 +85,15 @@ describe('config is read through own properties only (issue 16, point 1)', () =>
     expect(parseConfig(undefined)).toEqual(parseConfig({}));
   });
 });
+
+describe('durations are seconds, with the *_ms key of earlier releases as an alias', () => {
+  it('queue_full_wait in seconds, queue_full_wait_ms in milliseconds, the default 100 ms', () => {
+    expect(parseConfig({ queue_full_wait: 0.25 }).queue_full_wait_ms).toBe(250);
+    expect(parseConfig({ queue_full_wait_ms: 40 }).queue_full_wait_ms).toBe(40);
+    expect(parseConfig({}).queue_full_wait_ms).toBe(100);
+    expect(() => parseConfig({ queue_full_wait: 1, queue_full_wait_ms: 5 })).toThrow(
+      'config.queue_full_wait (1 s) and config.queue_full_wait_ms (5 ms) disagree',
+    );
+    expect(() => parseConfig({ queue_full_wait: -1 })).toThrow('queue_full_wait must be >= 0');
+  });
+});

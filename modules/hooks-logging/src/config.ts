@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   compileSchema,
+  configDurationMs,
   formatDataErrors,
   getOwn,
   isPlainObject,
@@ -44,7 +45,7 @@ export interface LoggingConfig {
   /** Bounded queue between the hook and the writer. */
   queue_max_records: number;
   queue_max_bytes: number;
-  /** How long a hook call waits for room when the queue is full before the record is dropped. */
+  /** How long (ms) a hook call waits for room when the queue is full before the record is dropped (config: `queue_full_wait` in seconds, or `queue_full_wait_ms`). */
   queue_full_wait_ms: number;
   /** A compact line per event on stderr at or above this level; false = off. */
   console: ConsoleLevel | false;
@@ -99,6 +100,7 @@ const PROPERTIES: Record<string, JSONSchema> = {
   max_value_chars: { type: 'integer', minimum: 16 },
   queue_max_records: { type: 'integer', minimum: 1 },
   queue_max_bytes: { type: 'integer', minimum: 1024 },
+  queue_full_wait: { type: 'number', minimum: 0 },
   queue_full_wait_ms: { type: 'integer', minimum: 0 },
   console: { enum: [false, 'debug', 'info', 'warn', 'error'] },
 };
@@ -142,7 +144,10 @@ export function parseConfig(raw: unknown, logger?: Pick<Logger, 'warn'>): Loggin
     max_value_chars: own('max_value_chars'),
     queue_max_records: own('queue_max_records'),
     queue_max_bytes: own('queue_max_bytes'),
-    queue_full_wait_ms: own('queue_full_wait_ms'),
+    // Seconds, as Amplifier's duration keys are; `queue_full_wait_ms` is the alias of earlier releases.
+    queue_full_wait_ms: Math.round(
+      configDurationMs(config, 'queue_full_wait', 'hooks-logging') ?? DEFAULTS.queue_full_wait_ms,
+    ),
     console: own('console'),
   };
 }

@@ -8,6 +8,7 @@
 import {
   AmplifierError,
   compileSchema,
+  configDurationMs,
   errorMessage,
   formatDataErrors,
   getOwn,
@@ -24,11 +25,11 @@ export interface AgentPmConfig {
   tools: string[];
   /** Values for the variables manifests declare in `environment.vars` (undeclared names are never passed). */
   env: Record<string, string>;
-  /** Per-call time limit for manifests without `entrypoint.timeout_ms`. */
+  /** Per-call time limit in ms for manifests without `entrypoint.timeout_ms` (config: `timeout` in seconds, or its alias `timeout_ms`). */
   timeout_ms: number;
   /** Per-stream limit (stdout, stderr): a process writing more is stopped. */
   max_output_bytes: number;
-  /** Time between SIGTERM and SIGKILL when a process group is stopped. */
+  /** Time in ms between SIGTERM and SIGKILL when a process group is stopped (config: `kill_grace` in seconds, or `kill_grace_ms`). */
   kill_grace_ms: number;
   /**
    * Host variables every tool gets when set (PATH is always passed), secret-named
@@ -57,8 +58,10 @@ const CONFIG_SCHEMA: JSONSchema = {
   properties: {
     tools: { type: 'array', items: { type: 'string', minLength: 1 } },
     env: { type: 'object', additionalProperties: { type: 'string' } },
+    timeout: { type: 'number', exclusiveMinimum: 0, maximum: (2 ** 31 - 1) / 1000 },
     timeout_ms: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
     max_output_bytes: { type: 'integer', minimum: 1 },
+    kill_grace: { type: 'number', minimum: 0, maximum: 60 },
     kill_grace_ms: { type: 'integer', minimum: 0, maximum: 60_000 },
     pass_env: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
     working_dir: { type: ['string', 'null'] },
@@ -89,6 +92,15 @@ export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
       `tool-agentpm: invalid config:\n${formatDataErrors(errors)}\nFix the module's config in the mount plan.`,
     );
   }
+  let timeoutMs: number | undefined;
+  let killGraceMs: number | undefined;
+  try {
+    // Durations are seconds (`timeout`, `kill_grace`), as in Amplifier's configs; `*_ms` are aliases.
+    timeoutMs = configDurationMs(config, 'timeout', 'tool-agentpm');
+    killGraceMs = configDurationMs(config, 'kill_grace', 'tool-agentpm');
+  } catch (error) {
+    throw new AmplifierError('MOUNT_FAILED', `${errorMessage(error)}\nFix the module's config in the mount plan.`);
+  }
   for (const key of Object.keys(config)) {
     if (!KNOWN_KEYS.has(key)) logger?.warn(`tool-agentpm: unknown config key '${key}' ignored`);
   }
@@ -100,9 +112,9 @@ export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
   return {
     tools: [...(own('tools') ?? DEFAULTS.tools)],
     env,
-    timeout_ms: own('timeout_ms') ?? DEFAULTS.timeout_ms,
+    timeout_ms: timeoutMs === undefined ? DEFAULTS.timeout_ms : Math.max(1, Math.round(timeoutMs)),
     max_output_bytes: own('max_output_bytes') ?? DEFAULTS.max_output_bytes,
-    kill_grace_ms: own('kill_grace_ms') ?? DEFAULTS.kill_grace_ms,
+    kill_grace_ms: killGraceMs === undefined ? DEFAULTS.kill_grace_ms : Math.round(killGraceMs),
     pass_env: [...(own('pass_env') ?? DEFAULT_PASS_ENV)],
     working_dir: own('working_dir') ?? DEFAULTS.working_dir,
   };

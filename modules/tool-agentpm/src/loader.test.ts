@@ -76,6 +76,17 @@ describe('config', () => {
     parseConfig({ tool: [] }, logger);
     expect(logger.warnings).toEqual(["tool-agentpm: unknown config key 'tool' ignored"]);
   });
+
+  it('durations are seconds (timeout, kill_grace), with the *_ms keys as aliases', () => {
+    expect(parseConfig({ timeout: 2.5, kill_grace: 0.2 })).toMatchObject({ timeout_ms: 2500, kill_grace_ms: 200 });
+    expect(parseConfig({ timeout_ms: 900, kill_grace_ms: 50 })).toMatchObject({ timeout_ms: 900, kill_grace_ms: 50 });
+    expect(parseConfig({ timeout: 1, timeout_ms: 1000 })).toMatchObject({ timeout_ms: 1000 });
+    expect(() => parseConfig({ timeout: 1, timeout_ms: 30 })).toThrow(
+      'tool-agentpm: config.timeout (1 s) and config.timeout_ms (30 ms) disagree; give one (timeout, in seconds)',
+    );
+    expect(() => parseConfig({ timeout: 0 })).toThrow('timeout must be > 0');
+    expect(() => parseConfig({ kill_grace: 61 })).toThrow('kill_grace must be <= 60');
+  });
 });
 
 describe('the tool environment (only what is declared)', () => {

@@ -150,6 +150,7 @@ export {
 } from './mount-plan.js';
 export type { OwnDataOptions } from './plain-data.js';
 export {
+  configDurationMs,
   getOwn,
   isPlainObject,
   MAX_DATA_DEPTH,
