@@ -18,6 +18,7 @@ export type { LargeProject, LargeProjectOptions, PackageModuleType, PackageSpec 
 export {
   createLargeProject,
   idOf,
+  moduleIdOf,
   installNpm,
   installPnpm,
   pnpmStoreDir,

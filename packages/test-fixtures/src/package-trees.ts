@@ -51,9 +51,12 @@ export interface PackageSpec {
 }
 
 /** The module id a package stands for (`spec.id`, else its name without `@amplifier/` or `amplifier-module-`). */
-export function idOf(spec: PackageSpec): string {
+export function moduleIdOf(spec: PackageSpec): string {
   return spec.id ?? spec.name.replace(/^@amplifier\//, '').replace(/^amplifier-module-/, '');
 }
+
+/** @deprecated Renamed `moduleIdOf` (what it returns); this alias goes with core 0.3's compat paths. */
+export const idOf: (spec: PackageSpec) => string = moduleIdOf;
 
 function defaultEntry(id: string): string {
   return `export const moduleId = ${JSON.stringify(id)};
@@ -65,7 +68,7 @@ export async function mount(coordinator, config) {
 
 /** Write a package (package.json and files) into `dir`; returns `dir`. */
 export function writePackage(dir: string, spec: PackageSpec): string {
-  const id = idOf(spec);
+  const id = moduleIdOf(spec);
   const pkg: Record<string, unknown> = {
     name: spec.name,
     version: spec.version ?? '1.0.0',

@@ -12,7 +12,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as kit from '@amplifier/test-fixtures';
-import { idOf, type PackageSpec, writeFiles, writeProject } from '@amplifier/test-fixtures';
+import { moduleIdOf, type PackageSpec, writeFiles, writeProject } from '@amplifier/test-fixtures';
 import type { MountPlan } from '../../mount-plan.js';
 
 /** What the generated modules record. */
@@ -62,7 +62,7 @@ ${extra}`;
 
 /** `spec` with `moduleSource(id)` as its entry when it names no files. */
 function recorded(spec: PackageSpec): PackageSpec {
-  return spec.files === undefined ? { ...spec, files: { 'index.js': moduleSource(idOf(spec)) } } : spec;
+  return spec.files === undefined ? { ...spec, files: { 'index.js': moduleSource(moduleIdOf(spec)) } } : spec;
 }
 
 /** The test kit's `writePackage`, with a recording entry by default. */
