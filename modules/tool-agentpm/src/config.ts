@@ -99,7 +99,10 @@ export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
     timeoutMs = configDurationMs(config, 'timeout', 'tool-agentpm');
     killGraceMs = configDurationMs(config, 'kill_grace', 'tool-agentpm');
   } catch (error) {
-    throw new AmplifierError('MOUNT_FAILED', `${errorMessage(error)}\nFix the module's config in the mount plan.`);
+    throw new AmplifierError(
+      'MOUNT_FAILED',
+      `${errorMessage(error)}\nFix the module's config in the mount plan.`,
+    );
   }
   for (const key of Object.keys(config)) {
     if (!KNOWN_KEYS.has(key)) logger?.warn(`tool-agentpm: unknown config key '${key}' ignored`);

@@ -78,8 +78,14 @@ describe('config', () => {
   });
 
   it('durations are seconds (timeout, kill_grace), with the *_ms keys as aliases', () => {
-    expect(parseConfig({ timeout: 2.5, kill_grace: 0.2 })).toMatchObject({ timeout_ms: 2500, kill_grace_ms: 200 });
-    expect(parseConfig({ timeout_ms: 900, kill_grace_ms: 50 })).toMatchObject({ timeout_ms: 900, kill_grace_ms: 50 });
+    expect(parseConfig({ timeout: 2.5, kill_grace: 0.2 })).toMatchObject({
+      timeout_ms: 2500,
+      kill_grace_ms: 200,
+    });
+    expect(parseConfig({ timeout_ms: 900, kill_grace_ms: 50 })).toMatchObject({
+      timeout_ms: 900,
+      kill_grace_ms: 50,
+    });
     expect(parseConfig({ timeout: 1, timeout_ms: 1000 })).toMatchObject({ timeout_ms: 1000 });
     expect(() => parseConfig({ timeout: 1, timeout_ms: 30 })).toThrow(
       'tool-agentpm: config.timeout (1 s) and config.timeout_ms (30 ms) disagree; give one (timeout, in seconds)',

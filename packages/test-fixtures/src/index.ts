@@ -18,9 +18,9 @@ export type { LargeProject, LargeProjectOptions, PackageModuleType, PackageSpec 
 export {
   createLargeProject,
   idOf,
-  moduleIdOf,
   installNpm,
   installPnpm,
+  moduleIdOf,
   pnpmStoreDir,
   writeFiles,
   writePackage,
