@@ -6,10 +6,45 @@
 import { CancelledError, isFatalError } from './errors.js';
 import type { JournalSlot } from './mount-journal.js';
 
+/**
+ * Where a token stands: `none`, `graceful` (finish the running tools, stop at the
+ * next boundary) or `immediate` (stop now: `signal` aborts). It only moves forward
+ * until `reset()`.
+ */
 export type CancellationState = 'none' | 'graceful' | 'immediate';
 
+/**
+ * A callback registered with `onCancel`, awaited by `triggerCallbacks()` (which
+ * `coordinator.requestCancel()` calls when the state changes). Sync or async; an
+ * ordinary error is swallowed, a fatal one (`CancelledError`, `AbortError`) is
+ * re-thrown after every callback ran.
+ */
 export type CancelCallback = () => void | Promise<void>;
 
+/**
+ * Cooperative cancellation of a turn: none -> graceful -> immediate. `signal`
+ * aborts (its reason a `CancelledError`) when the state becomes immediate, so
+ * everything given it (tool calls, HTTP requests, child processes) stops; a state
+ * change reaches the child tokens, and `reset()` starts the next turn with a fresh
+ * signal. Each coordinator owns one (`coordinator.cancellation`);
+ * `coordinator.requestCancel()` moves it, emits `cancel:requested` and runs the
+ * `onCancel` callbacks.
+ *
+ * @example
+ * ```ts
+ * import { CancellationToken, CancelledError, sleep } from '@amplifier/core';
+ *
+ * const token = new CancellationToken(); // in a session: coordinator.cancellation
+ * token.registerToolStart('call_1', 'bash');
+ * const waiting = sleep(60_000, token.signal); // anything that takes an AbortSignal
+ *
+ * token.requestGraceful(); // true: none -> graceful; token.signal.aborted is still false
+ * token.requestImmediate(); // true: graceful -> immediate; token.signal aborts now
+ * const stopped = await waiting.catch((error: unknown) => error instanceof CancelledError); // true
+ * token.runningToolNames; // ['bash']
+ * token.reset(); // the next turn: state 'none', running tools forgotten, a fresh signal
+ * ```
+ */
 export class CancellationToken {
   #state: CancellationState = 'none';
   readonly #running = new Map<string, string>();

@@ -31,6 +31,10 @@ export interface ExecutionProfile {
   disableTimeout?: boolean;
 }
 
+/**
+ * What an orchestrator passes to `Tool.execute` for one call: the `signal` that
+ * stops it, the call's id, and `onProgress` for the tool's progress reports.
+ */
 export interface ToolCallOptions {
   /** Aborted when the call must stop (timeout, immediate cancellation). */
   signal?: AbortSignal;
@@ -38,6 +42,38 @@ export interface ToolCallOptions {
   onProgress?(progress: unknown): void;
 }
 
+/**
+ * A function the model can call. `name` is snake_case and unique among the mounted
+ * tools; `inputSchema` (JSON Schema, `{}` when absent) is what orchestrators
+ * validate the model's input against before `execute`; `executionProfile` says
+ * what a call touches, so calls that do not conflict run concurrently. `execute`
+ * never throws for a bad call: it returns
+ * `{ success: false, error: { message } }`, which tells the model what to fix.
+ * Mounted with `coordinator.mount('tools', tool)`.
+ *
+ * @example
+ * ```ts
+ * import { Coordinator, type Tool } from '@amplifier/core';
+ *
+ * const echo: Tool = {
+ *   name: 'echo',
+ *   description: 'Returns the text it is given.',
+ *   inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+ *   executionProfile: { resourceKeys: () => [] }, // touches nothing: may run beside any other call
+ *   async execute(input, { signal } = {}) {
+ *     signal?.throwIfAborted();
+ *     if (typeof input.text !== 'string') {
+ *       return { success: false, error: { message: 'text is required and must be a string' } };
+ *     }
+ *     return { success: true, output: input.text };
+ *   },
+ * };
+ *
+ * const coordinator = new Coordinator();
+ * coordinator.mount('tools', echo);
+ * await coordinator.get('tools', 'echo')?.execute({ text: 'hi' }); // { success: true, output: 'hi' }
+ * ```
+ */
 export interface Tool {
   /** snake_case, unique among mounted tools. */
   readonly name: string;
@@ -53,11 +89,46 @@ export interface Tool {
 
 // ------------------------------------------------------------------ Provider
 
+/**
+ * Per-call options of `Provider.complete`: the `signal` that aborts the request,
+ * plus provider-specific overrides (the reference's keyword arguments).
+ */
 export interface CompleteOptions {
   signal?: AbortSignal;
   [key: string]: unknown;
 }
 
+/**
+ * An LLM backend. `complete` sends a `ChatRequest` and returns the `ChatResponse`
+ * (both snake_case data); `parseToolCalls` reads the tool calls of a response;
+ * `getInfo` and `listModels` describe it; `stream` and `getModelInfo` are
+ * optional. Failures are thrown as `LLMError`s, whose `kind` and `retryable` tell
+ * the caller what to do. Mounted with `coordinator.mount('providers', provider)`,
+ * keyed by `name`.
+ *
+ * @example
+ * ```ts
+ * import { type Coordinator, type Provider, responseToolCalls } from '@amplifier/core';
+ *
+ * // Answers every request with the text of its last message.
+ * const parrot: Provider = {
+ *   name: 'parrot',
+ *   getInfo: () => ({ id: 'parrot', display_name: 'Parrot' }),
+ *   listModels: async () => [],
+ *   async complete(request, { signal } = {}) {
+ *     signal?.throwIfAborted();
+ *     const last = request.messages.at(-1);
+ *     const text = typeof last?.content === 'string' ? last.content : '';
+ *     return { content: [{ type: 'text', text }], finish_reason: 'stop' };
+ *   },
+ *   parseToolCalls: (response) => responseToolCalls(response),
+ * };
+ *
+ * export function mount(coordinator: Coordinator): void {
+ *   coordinator.mount('providers', parrot);
+ * }
+ * ```
+ */
 export interface Provider {
   readonly name: string;
   /** Lower runs first when an orchestrator picks a default provider (default 100). */
@@ -85,6 +156,36 @@ export interface OrchestratorRun {
   signal?: AbortSignal;
 }
 
+/**
+ * The agent loop. `execute(prompt, run)` runs one turn with what `run` holds (the
+ * context, the live provider and tool Maps, the hooks, the coordinator and the
+ * turn's abort `signal`) and returns the final response text. Mounted in the
+ * single `orchestrator` slot; the session calls it once per `session.execute()`.
+ *
+ * @example
+ * ```ts
+ * import { type Coordinator, type Orchestrator, responseText } from '@amplifier/core';
+ *
+ * // One provider call per turn, no tools.
+ * const singleShot: Orchestrator = {
+ *   async execute(prompt, { context, providers, hooks, signal }) {
+ *     await hooks.emit('prompt:submit', { prompt });
+ *     await context.addMessage({ role: 'user', content: prompt });
+ *     const [provider] = providers.values();
+ *     if (provider === undefined) throw new Error('no provider mounted');
+ *     const messages = await context.getMessagesForRequest({ provider });
+ *     const response = await provider.complete({ messages }, { signal });
+ *     const text = responseText(response.content);
+ *     await context.addMessage({ role: 'assistant', content: text });
+ *     return text;
+ *   },
+ * };
+ *
+ * export function mount(coordinator: Coordinator): void {
+ *   coordinator.mount('orchestrator', singleShot);
+ * }
+ * ```
+ */
 export interface Orchestrator {
   /** Runs one turn and returns the final response text. */
   execute(prompt: string, run: OrchestratorRun): Promise<string>;
@@ -92,12 +193,50 @@ export interface Orchestrator {
 
 // ----------------------------------------------------------- ContextManager
 
+/**
+ * Options of `ContextManager.getMessagesForRequest`: the `provider` the request
+ * goes to (the context sizes its budget from its model), or a `tokenBudget`.
+ */
 export interface GetMessagesOptions {
   /** Deprecated in the reference; `provider` is preferred. */
   tokenBudget?: number;
   provider?: Provider;
 }
 
+/**
+ * The conversation memory of a session, as snake_case `Message` data.
+ * `getMessages` returns the full history; `getMessagesForRequest` returns the view
+ * to send next, which may be compacted but never changes the stored history;
+ * `setMessages` replaces the history (on resume) and `clear` empties it. Mounted
+ * in the single `context` slot.
+ *
+ * @example
+ * ```ts
+ * import type { ContextManager, Coordinator, Message } from '@amplifier/core';
+ *
+ * // Keeps every message and never compacts.
+ * function memoryContext(): ContextManager {
+ *   let messages: Message[] = [];
+ *   return {
+ *     async addMessage(message) {
+ *       messages.push(message);
+ *     },
+ *     getMessagesForRequest: async () => [...messages],
+ *     getMessages: async () => [...messages],
+ *     async setMessages(next) {
+ *       messages = [...next];
+ *     },
+ *     async clear() {
+ *       messages = [];
+ *     },
+ *   };
+ * }
+ *
+ * export function mount(coordinator: Coordinator): void {
+ *   coordinator.mount('context', memoryContext());
+ * }
+ * ```
+ */
 export interface ContextManager {
   addMessage(message: Message): Promise<void>;
   /** The (possibly compacted) view to send with the next request; never modifies history. */
@@ -150,6 +289,12 @@ export interface Logger {
 /** What a module's `mount` may return: a cleanup, or nothing. */
 export type Cleanup = () => void | Promise<void>;
 
+/**
+ * A module's `mount(coordinator, config)`: mounts its objects on the coordinator
+ * and may return a `Cleanup`; sync or async. `config` is the module's own copy of
+ * the config in its plan entry. When it throws during a session's initialization,
+ * everything it did through the coordinator is undone.
+ */
 export type MountFunction = (
   coordinator: Coordinator,
   config: Record<string, unknown>,
@@ -177,6 +322,7 @@ export interface LoadedModule {
   path?: string;
 }
 
+/** Options of `ModuleLoaderLike.load`: a `source` hint and the module `type` the caller expects. */
 export interface LoadOptions {
   /** A path, a `file:` URL or a package name. */
   source?: string;

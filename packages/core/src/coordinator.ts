@@ -24,6 +24,11 @@ import { type HookResult, type MountPoint, sanitizeForLlm } from './models.js';
 import { type JournalSlot, journalSlot } from './mount-journal.js';
 import type { MountPlan } from './mount-plan.js';
 
+/**
+ * Options of `new Coordinator()`, all optional: the session and parent ids
+ * (default `'session'` and `null`), the mount plan, and the app's loader, approval
+ * provider, display and logger.
+ */
 export interface CoordinatorOptions {
   sessionId?: string;
   parentId?: string | null;
@@ -35,6 +40,10 @@ export interface CoordinatorOptions {
   logger?: Logger;
 }
 
+/**
+ * One contributor of a contribution channel: its `name` (for logs) and the
+ * `callback` that `collectContributions` calls.
+ */
 export interface Contributor {
   name: string;
   callback: () => unknown;
@@ -80,6 +89,38 @@ function unknownMountPoint(point: string): AmplifierError {
   );
 }
 
+/**
+ * Holds what a session has mounted: the mount points (orchestrator, context,
+ * providers, tools, module-source-resolver), the hook registry, capabilities,
+ * contribution channels, cleanups and the cancellation token. `mount`, `unmount`
+ * and `get` are synchronous, and `get('tools')` / `get('providers')` return the
+ * live Maps. `processHookResult` turns a hook result into its effects (injections,
+ * approval, user messages). While a session mounts a module, every change the
+ * module makes here is journaled, and undone if its mount fails.
+ *
+ * @example
+ * ```ts
+ * import { Coordinator, type Tool } from '@amplifier/core';
+ *
+ * const coordinator = new Coordinator(); // a session has its own: session.coordinator
+ * const clock: Tool = {
+ *   name: 'clock',
+ *   description: 'Tells the current UTC time.',
+ *   execute: async () => ({ success: true, output: new Date().toISOString() }),
+ * };
+ * coordinator.mount('tools', clock); // keyed by `name`: replaces a tool of the same name
+ * coordinator.get('tools', 'clock'); // the tool
+ * coordinator.get('tools').size; // 1: the live Map of mounted tools
+ *
+ * coordinator.registerCapability('app.name', 'demo');
+ * coordinator.getCapability<string>('app.name'); // 'demo'
+ * coordinator.registerContributor('observability.events', 'clock', () => ['clock:tick']);
+ * await coordinator.collectContributions('observability.events'); // [['clock:tick']]
+ *
+ * coordinator.registerCleanup(() => coordinator.unmount('tools', { name: 'clock' }));
+ * await coordinator.cleanup(); // every cleanup once, last registered first
+ * ```
+ */
 export class Coordinator {
   readonly sessionId: string;
   readonly parentId: string | null;

@@ -31,6 +31,7 @@ export interface DataError {
   message: string;
 }
 
+/** Options of `AmplifierError` and its subclasses: the `cause`, kept as the standard `Error.cause`. */
 export interface AmplifierErrorOptions {
   cause?: unknown;
 }

@@ -19,6 +19,7 @@ export type HookHandler = (
   data: EventData,
 ) => HookResult | undefined | void | Promise<HookResult | undefined | void>;
 
+/** Options of `HookRegistry.register`: the handler's `priority` and `name`. */
 export interface RegisterOptions {
   /** Lower runs first; equal priorities run in registration order. Default 0. */
   priority?: number;
@@ -50,6 +51,35 @@ export function utcTimestamp(): string {
   return lastStamp;
 }
 
+/**
+ * Dispatches events to handlers one at a time in ascending priority, with
+ * Amplifier's result semantics: `deny` stops the chain, `modify` hands new data to
+ * the next handlers, the first `ask_user` wins and `inject_context` results are
+ * merged. A handler that throws is logged and skipped. `emit` gives the handlers
+ * `{ ...defaultFields, ...data, timestamp }` and never changes the caller's
+ * object. Each coordinator owns one (`coordinator.hooks`).
+ *
+ * @example
+ * ```ts
+ * import { HookRegistry } from '@amplifier/core';
+ *
+ * const hooks = new HookRegistry(); // in a session: coordinator.hooks
+ * const unregister = hooks.register(
+ *   'tool:pre',
+ *   (_event, data) => {
+ *     if (data.tool_name === 'bash') return { action: 'deny', reason: 'bash is disabled here' };
+ *   },
+ *   { priority: 10, name: 'no-bash' },
+ * );
+ *
+ * await hooks.emit('tool:pre', { tool_name: 'bash' });
+ * // { action: 'deny', reason: 'bash is disabled here' }   (later handlers never run)
+ * await hooks.emit('tool:pre', { tool_name: 'grep' });
+ * // { action: 'continue', data: { tool_name: 'grep', timestamp: '...+00:00' } }
+ * hooks.listHandlers('tool:pre'); // { 'tool:pre': ['no-bash'] }
+ * unregister(); // a hook module returns these from `mount` as its cleanup
+ * ```
+ */
 export class HookRegistry {
   readonly #handlers = new Map<string, readonly Entry[]>();
   #defaults: EventData = {};

@@ -24,6 +24,12 @@ export type LLMErrorKind =
   | 'invalid_tool_call'
   | 'configuration';
 
+/**
+ * Options of `LLMError` and its subclasses: `provider`, `model`, `status_code`,
+ * `retryable`, `retry_after` (seconds), `delay_multiplier` and `cause`. Named like
+ * the error's fields (snake_case), which go into `provider:error` payloads as they
+ * are.
+ */
 export interface LLMErrorOptions extends AmplifierErrorOptions {
   provider?: string;
   model?: string;

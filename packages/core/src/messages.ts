@@ -12,12 +12,18 @@ export type JSONSchema = { [key: string]: unknown };
 /** Who may see a block: internal bookkeeping, developers, or the end user. */
 export type Visibility = 'internal' | 'developer' | 'user';
 
+/** Content block `{ type: 'text', text }`: text for or from the model. Plain snake_case JSON data. */
 export interface TextBlock {
   type: 'text';
   text: string;
   visibility?: Visibility;
 }
 
+/**
+ * Content block `{ type: 'thinking', thinking }`: the model's reasoning;
+ * `signature` and `content` go back to the provider unchanged on later turns.
+ * Plain snake_case JSON data.
+ */
 export interface ThinkingBlock {
   type: 'thinking';
   thinking: string;
@@ -28,12 +34,21 @@ export interface ThinkingBlock {
   visibility?: Visibility;
 }
 
+/**
+ * Content block `{ type: 'redacted_thinking', data }`: reasoning the provider
+ * returned encrypted, as opaque `data`. Plain snake_case JSON data.
+ */
 export interface RedactedThinkingBlock {
   type: 'redacted_thinking';
   data: string;
   visibility?: Visibility;
 }
 
+/**
+ * Content block `{ type: 'tool_call', id, name, input }`: a tool call in a
+ * response's content (note `input`, where `ToolCall` has `arguments`). Plain
+ * snake_case JSON data.
+ */
 export interface ToolCallBlock {
   type: 'tool_call';
   id: string;
@@ -42,6 +57,10 @@ export interface ToolCallBlock {
   visibility?: Visibility;
 }
 
+/**
+ * Content block `{ type: 'tool_result', tool_call_id, output }`: the result of the
+ * tool call with that id. Plain snake_case JSON data.
+ */
 export interface ToolResultBlock {
   type: 'tool_result';
   tool_call_id: string;
@@ -55,12 +74,20 @@ export type ImageSource =
   | { type: 'url'; url: string }
   | { type: string; [key: string]: unknown };
 
+/**
+ * Content block `{ type: 'image', source }`: an image, inline as base64 or by URL.
+ * Plain snake_case JSON data.
+ */
 export interface ImageBlock {
   type: 'image';
   source: ImageSource;
   visibility?: Visibility;
 }
 
+/**
+ * Content block `{ type: 'reasoning', content, summary }`: a provider's reasoning
+ * item (opaque `content` and its `summary` parts). Plain snake_case JSON data.
+ */
 export interface ReasoningBlock {
   type: 'reasoning';
   content: unknown[];
@@ -68,6 +95,10 @@ export interface ReasoningBlock {
   visibility?: Visibility;
 }
 
+/**
+ * One block of message or response content, discriminated by `type` (seven kinds).
+ * Plain snake_case JSON data; whoever copies it must keep unknown fields.
+ */
 export type ContentBlock =
   | TextBlock
   | ThinkingBlock
@@ -77,8 +108,16 @@ export type ContentBlock =
   | ImageBlock
   | ReasoningBlock;
 
+/**
+ * The `type` of a content block: `text`, `thinking`, `redacted_thinking`,
+ * `tool_call`, `tool_result`, `image` or `reasoning`.
+ */
 export type ContentBlockType = ContentBlock['type'];
 
+/**
+ * Who a message is from: `system`, `developer`, `user`, `assistant`, `function`,
+ * or `tool` (a tool result, with `tool_call_id`).
+ */
 export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'function' | 'tool';
 
 /** A tool call as stored on an assistant message in context (note: `tool`, not `name`). */
@@ -108,6 +147,10 @@ export interface ToolSpec {
   description?: string;
 }
 
+/**
+ * The output format a request asks for: text, any JSON, or JSON matching `schema`
+ * (`json_schema`, optionally `strict`). Plain snake_case JSON data.
+ */
 export type ResponseFormat =
   | { type: 'text' }
   | { type: 'json' }
@@ -116,6 +159,12 @@ export type ResponseFormat =
 /** `auto` | `none` | `required`, or one named tool. */
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
 
+/**
+ * What an orchestrator sends to `Provider.complete`: the `messages`, the `tools`
+ * offered, and optional settings (`temperature`, `max_output_tokens`,
+ * `tool_choice`, a per-request `model`, `timeout` in seconds, ...). Plain
+ * snake_case JSON data (schema `chat-request`).
+ */
 export interface ChatRequest {
   messages: Message[];
   tools?: ToolSpec[];
@@ -142,6 +191,11 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
 }
 
+/**
+ * Token counts of one response (`input_tokens`, `output_tokens`, `total_tokens`,
+ * optional reasoning and cache counts) and its cost as a decimal string. Plain
+ * snake_case JSON data.
+ */
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
@@ -153,12 +207,21 @@ export interface Usage {
   cost_usd?: string;
 }
 
+/**
+ * What a provider served instead of what was asked: the `requested` and `actual`
+ * values and the `reason`. Plain snake_case JSON data.
+ */
 export interface Degradation {
   requested: string;
   actual: string;
   reason: string;
 }
 
+/**
+ * What `Provider.complete` returns: the `content` blocks, the `tool_calls`,
+ * `usage`, an optional `degradation`, the `finish_reason` and provider `metadata`.
+ * Plain snake_case JSON data (schema `chat-response`).
+ */
 export interface ChatResponse {
   content: ContentBlock[];
   tool_calls?: ToolCall[];

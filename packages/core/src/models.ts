@@ -105,8 +105,18 @@ function stringifyBounded(value: unknown, space?: number): string {
 
 // ---------------------------------------------------------------- HookResult
 
+/**
+ * What a hook result asks for: `continue`, `deny` (stop the chain), `modify` (hand
+ * on new event data), `inject_context` (add text to the context) or `ask_user`
+ * (ask for approval).
+ */
 export type HookAction = 'continue' | 'deny' | 'modify' | 'inject_context' | 'ask_user';
+/**
+ * The role of the message a hook's `context_injection` becomes: `system` (the
+ * default), `user` or `assistant`.
+ */
 export type InjectionRole = 'system' | 'user' | 'assistant';
+/** The severity of a hook's `user_message` on the display: `info` (the default), `warning` or `error`. */
 export type MessageLevel = 'info' | 'warning' | 'error';
 
 /**
@@ -166,6 +176,7 @@ export function hookResult(partial: HookResult = {}): FullHookResult {
   return result;
 }
 
+/** The five valid `HookResult.action` values; `emit` logs and ignores a result with another action. */
 export const HOOK_ACTIONS: ReadonlySet<string> = new Set<HookAction>([
   'continue',
   'deny',
@@ -176,6 +187,12 @@ export const HOOK_ACTIONS: ReadonlySet<string> = new Set<HookAction>([
 
 // ------------------------------------------------------- provider and models
 
+/**
+ * A model a provider offers (`listModels`, `getModelInfo`): its `id` and
+ * `display_name`, its `context_window` and `max_output_tokens` in tokens, its
+ * `capabilities` (see `CAPABILITIES`) and default settings. Plain snake_case JSON
+ * data.
+ */
 export interface ModelInfo {
   id: string;
   display_name: string;
@@ -199,6 +216,11 @@ export interface ConfigField {
   requires_model?: boolean;
 }
 
+/**
+ * What a provider says about itself (`getInfo`): id, display name, the environment
+ * variables that hold its credentials, capabilities, default settings and the
+ * `config_fields` an app asks for during setup. Plain snake_case JSON data.
+ */
 export interface ProviderInfo {
   id: string;
   display_name: string;
@@ -209,8 +231,13 @@ export interface ProviderInfo {
   config_fields?: ConfigField[];
 }
 
+/**
+ * What a module is, as the `"amplifier"` field of its package.json declares; it
+ * decides the mount point (`TYPE_TO_MOUNT_POINT`).
+ */
 export type ModuleType = 'orchestrator' | 'context' | 'provider' | 'tool' | 'hook' | 'resolver';
 
+/** The six module types: `orchestrator`, `context`, `provider`, `tool`, `hook`, `resolver`. */
 export const MODULE_TYPES: readonly ModuleType[] = [
   'orchestrator',
   'context',
@@ -233,6 +260,11 @@ export interface ModuleInfo {
   mount_point: MountPoint;
 }
 
+/**
+ * Where the coordinator holds a module: the single slots `orchestrator`, `context`
+ * and `module-source-resolver`, the named collections `providers` and `tools`, and
+ * `hooks` (the hook registry, registered with rather than mounted).
+ */
 export type MountPoint =
   | 'orchestrator'
   | 'context'
@@ -241,6 +273,10 @@ export type MountPoint =
   | 'hooks'
   | 'module-source-resolver';
 
+/**
+ * The mount point of each module type (`tool` -> `tools`, `hook` -> `hooks`,
+ * `resolver` -> `module-source-resolver`, ...).
+ */
 export const TYPE_TO_MOUNT_POINT: Readonly<Record<ModuleType, MountPoint>> = {
   orchestrator: 'orchestrator',
   context: 'context',
@@ -250,6 +286,11 @@ export const TYPE_TO_MOUNT_POINT: Readonly<Record<ModuleType, MountPoint>> = {
   resolver: 'module-source-resolver',
 };
 
+/**
+ * A session's state (`session.status`): `status` (running, completed, failed or
+ * cancelled), the start and end times as ISO strings, and the `last_error` of a
+ * failed turn. Plain snake_case JSON data.
+ */
 export interface SessionStatus {
   session_id: string;
   started_at: string;

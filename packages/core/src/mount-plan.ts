@@ -18,6 +18,11 @@ export interface ModuleSpec {
   required?: boolean;
 }
 
+/**
+ * The plan's `session` section: the orchestrator and the context (required; an id
+ * or a module entry), the hook injection limits, and `metadata` and `raw` for the
+ * session events. Snake_case JSON data.
+ */
 export interface SessionSection {
   /** An id, or `{module, source?, config?}`. */
   orchestrator: string | ModuleSpec;
@@ -35,6 +40,12 @@ export interface SessionSection {
   raw_debug?: boolean;
 }
 
+/**
+ * What a session loads: the `session` section (orchestrator and context) and the
+ * `providers`, `tools` and `hooks` lists of `ModuleSpec`s with their config. Plain
+ * snake_case JSON data, validated against the `mount-plan` schema before any
+ * module loads; unknown sections and keys are warnings, not errors.
+ */
 export interface MountPlan {
   session: SessionSection;
   /** Config for the string form of `session.orchestrator`. */
@@ -48,6 +59,10 @@ export interface MountPlan {
   agents?: Record<string, unknown>;
 }
 
+/**
+ * What `validateMountPlan` found: `valid`, the `errors` (each with its JSON path)
+ * and the `warnings` (unknown sections and keys, not fatal).
+ */
 export interface MountPlanValidation {
   valid: boolean;
   errors: DataError[];
@@ -77,7 +92,27 @@ export function ownMountPlan(plan: unknown): unknown {
   return ownData(plan, { onLimit: 'keep' });
 }
 
-/** Validate a mount plan without loading anything (own properties only, as the session reads it). */
+/**
+ * Validate a mount plan without loading anything (own properties only, as the session reads it).
+ * Every problem comes back with its JSON path; unknown sections and keys are warnings.
+ *
+ * @example
+ * ```ts
+ * import { validateMountPlan } from '@amplifier/core';
+ *
+ * const result = validateMountPlan({
+ *   session: { orchestrator: 'loop-basic' },
+ *   tools: [{ module: 'tool-bash', config: 'yes' }],
+ *   extras: true,
+ * });
+ * // result.valid: false
+ * // result.errors: [
+ * //   { path: 'session.context', message: 'is required' },
+ * //   { path: 'tools[0].config', message: 'must be object' },
+ * // ]
+ * // result.warnings: [{ path: 'extras', message: 'is not a known section (ignored)' }]
+ * ```
+ */
 export function validateMountPlan(input: unknown): MountPlanValidation {
   return inspectMountPlan(input).validation;
 }

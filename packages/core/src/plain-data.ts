@@ -48,6 +48,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === null || proto === Object.prototype || !Object.hasOwn(proto, 'constructor');
 }
 
+/**
+ * Options of `ownData`: the `path` of the value (for messages), the `maxDepth`,
+ * and what a cycle or deeper data gives (`onLimit`).
+ */
 export interface OwnDataOptions {
   /** Where the value sits, for error messages (`tools[1].config`). Default: `''` (the root). */
   path?: string;

@@ -27,6 +27,7 @@ export type DataSchemaName =
   | 'mount-plan'
   | 'module-manifest';
 
+/** Every `DataSchemaName`: the shipped schemas `checkData`, `assertData` and `loadSchema` accept. */
 export const DATA_SCHEMA_NAMES: readonly DataSchemaName[] = [
   'message',
   'chat-request',

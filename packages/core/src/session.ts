@@ -30,6 +30,12 @@ import { journaled } from './mount-journal.js';
 import { type ModuleSpec, type MountPlan, parseMountPlan, resolveSessionModule } from './mount-plan.js';
 import { redactSecrets } from './redact.js';
 
+/**
+ * Options of `new AmplifierSession()` and `AmplifierSession.create()`, all
+ * optional: where modules are resolved from (`baseDir`, or a `loader`), the app's
+ * approval provider, display and logger, the session id, the parent id of a forked
+ * session, `isResumed`, and the `workingDir`.
+ */
 export interface SessionOptions {
   /** Default: a `ModuleLoader` resolving from `baseDir`. */
   loader?: ModuleLoaderLike;
@@ -48,6 +54,7 @@ export interface SessionOptions {
   workingDir?: string;
 }
 
+/** Options of `session.execute`: a `signal` whose abort cancels the turn immediately. */
 export interface ExecuteOptions {
   /** Aborting it cancels the turn immediately. */
   signal?: AbortSignal;
@@ -79,6 +86,31 @@ function restoreMap<V>(map: Map<string, V>, before: ReadonlyMap<string, V>): voi
   for (const [name, value] of before) if (map.get(name) !== value) map.set(name, value);
 }
 
+/**
+ * A session built from a mount plan. The constructor validates the plan (a
+ * `MountPlanError` lists every problem) and keeps its own copy; `initialize()`
+ * loads and mounts the orchestrator and the context (a failure is fatal), then
+ * providers, tools and hooks (a failure is recorded in `failures` and the module
+ * skipped, unless it is required); `execute(prompt)` runs one turn through the
+ * orchestrator; `cleanup()` emits `session:end` and runs every cleanup, last
+ * registered first. `AmplifierSession.create()` constructs and initializes;
+ * `await using` cleans up.
+ *
+ * @example
+ * ```ts
+ * import { AmplifierSession, type MountPlan } from '@amplifier/core';
+ *
+ * const plan: MountPlan = {
+ *   session: { orchestrator: 'loop-basic', context: 'context-simple' },
+ *   providers: [{ module: 'provider-mock' }],
+ *   tools: [{ module: 'tool-filesystem', config: { allowed_write_paths: ['.'] } }],
+ * };
+ * // Validates the plan, then loads and mounts every module installed in baseDir's project.
+ * await using session = await AmplifierSession.create(plan, { baseDir: process.cwd() });
+ * const answer = await session.execute('List the files here', { signal: AbortSignal.timeout(60_000) });
+ * session.failures; // optional modules that could not be loaded and were skipped ([] here)
+ * ```
+ */
 export class AmplifierSession {
   readonly sessionId: string;
   readonly parentId: string | null;

@@ -117,6 +117,11 @@ export interface DiscoveryProblem {
   message: string;
 }
 
+/**
+ * What a discovery scan found (`loader.scan()`): module id -> the package that
+ * declares it, the problems met, how many packages were examined and the roots
+ * whose dependencies were read. Cached per process.
+ */
 export interface DiscoveryIndex {
   /** Module id -> the package that declares it (first found wins). */
   modules: Map<string, ModulePackage>;

@@ -35,6 +35,12 @@ import {
 } from './manifest.js';
 import { satisfiesRange } from './peer-range.js';
 
+/**
+ * Options of `new ModuleLoader()`: the directory modules are resolved from
+ * (`baseDir`), more places to discover them (`extraRoots`, `searchPaths`), the
+ * `coordinator` whose `module-source-resolver` is asked first, a logger, and the
+ * core version that peer ranges are checked against.
+ */
 export interface ModuleLoaderOptions {
   /** The project modules are resolved from. Default: `process.cwd()`. */
   baseDir?: string;
@@ -78,6 +84,32 @@ function isNotFound(error: unknown): boolean {
   return AmplifierError.is(error) && error.code === 'MODULE_NOT_FOUND';
 }
 
+/**
+ * Turns a module id into a `LoadedModule` ready to mount. It resolves the id (the
+ * mounted `module-source-resolver`, the `source` hint, the names `@amplifier/<id>`
+ * and `amplifier-module-<id>`, then discovery), refuses a module whose declared
+ * type or `@amplifier/core` peer range does not fit, and imports each entry file
+ * once; each `load` binds the module to its own copy of the config given. An id
+ * found nowhere throws `ModuleNotFoundError` listing every place searched. Loading
+ * never validates a module (that is `validateModule`'s job, in
+ * `@amplifier/testing`).
+ *
+ * @example
+ * ```ts
+ * import { Coordinator, ModuleLoader } from '@amplifier/core';
+ *
+ * const loader = new ModuleLoader({ baseDir: '/path/to/app' }); // a session makes one from its baseDir
+ * await loader.discover();
+ * // [{ id: 'hello', type: 'tool', name: 'amplifier-module-hello', version, path, mount_point: 'tools' }, ...]
+ *
+ * const hello = await loader.load('hello', { greeting: 'Hi' }, { type: 'tool' });
+ * const coordinator = new Coordinator();
+ * const cleanup = await hello.mount(coordinator); // mounts with { greeting: 'Hi' }
+ * await coordinator.get('tools', 'hello')?.execute({ name: 'Grace' });
+ * // { success: true, output: 'Hi, Grace!' }
+ * await cleanup?.();
+ * ```
+ */
 export class ModuleLoader implements ModuleLoaderLike {
   readonly baseDir: string;
   readonly extraRoots: readonly string[];
