@@ -98,7 +98,7 @@ export class ApprovalBridge implements ApprovalProvider {
     } catch (error) {
       if (!settled) {
         settled = true;
-        if (AmplifierError.is(error) && error.code === 'APPROVAL_TIMEOUT') ask.unanswered('timeout');
+        if (AmplifierError.is(error, 'APPROVAL_TIMEOUT')) ask.unanswered('timeout');
         else if (signal?.aborted) ask.unanswered(this.#isCancelled() ? 'cancelled' : 'timeout');
         else ask.failed(error);
       }

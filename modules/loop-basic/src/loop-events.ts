@@ -60,7 +60,7 @@ export async function emitProviderError(
     provider,
     error: { type: errorType(error), msg: errorMessage(error) },
   };
-  if (LLMError.isLLMError(error)) {
+  if (LLMError.is(error)) {
     data.retryable = error.retryable;
     data.status_code = error.status_code ?? null;
   }

@@ -140,7 +140,7 @@ describe('the official SDK parses the same bytes to the same content', () => {
       const sdkError = await sdk.messages.create(PARAMS).catch((e: unknown) => e);
       const ours = await provider.complete(REQUEST).catch((e: unknown) => e);
       expect((sdkError as Error).constructor.name).toBe(sdkClass);
-      expect(LLMError.isLLMError(ours) && ours.kind).toBe(kind);
+      expect(LLMError.is(ours) && ours.kind).toBe(kind);
     }
   });
 });

@@ -36,7 +36,7 @@ async function rejection(promise: Promise<unknown>): Promise<LLMError> {
   try {
     await promise;
   } catch (error) {
-    expect(LLMError.isLLMError(error)).toBe(true);
+    expect(LLMError.is(error)).toBe(true);
     return error as LLMError;
   }
   throw new Error('expected a rejection');

@@ -189,7 +189,7 @@ export class ScriptedProvider implements Provider {
         status: 'error',
         duration_ms: Math.round(performance.now() - started),
         error: errorMessage(error),
-        error_kind: LLMError.isLLMError(error) ? error.kind : 'unknown',
+        error_kind: LLMError.is(error) ? error.kind : 'unknown',
       });
       throw error;
     }

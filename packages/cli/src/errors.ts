@@ -2,7 +2,7 @@
  * Errors a user can act on, and the exit codes: 0 ok, 1 error, 2 usage,
  * 130 cancelled (Ctrl+C).
  */
-import { AmplifierError, errorMessage } from '@amplifier/core';
+import { AmplifierError, type ErrorCode, errorMessage } from '@amplifier/core';
 
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
@@ -33,7 +33,7 @@ export function noProviderMessage(detail?: string): string {
 }
 
 /** Kernel error codes whose message already says what to do: shown as is, no stack. */
-const PLAIN_CODES = new Set([
+const PLAIN_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'MODULE_NOT_FOUND',
   'MODULE_LOAD_FAILED',
   'MODULE_INVALID_MANIFEST',

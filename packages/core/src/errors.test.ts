@@ -1,9 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
 import {
   AmplifierError,
   ApprovalTimeoutError,
   CancelledError,
   DataValidationError,
+  ERROR_CODES,
+  type ErrorCode,
   errorMessage,
   errorType,
   isFatalError,
@@ -12,6 +17,175 @@ import {
   ModuleValidationError,
   MountPlanError,
 } from './errors.js';
+import * as core from './index.js';
+import { createLLMError, LLM_ERROR_KINDS } from './llm-errors.js';
+
+const SRC = path.dirname(fileURLToPath(import.meta.url));
+const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
+
+/** One error of every class core exports, with every code each class is thrown with. */
+function oneOfEach(): AmplifierError[] {
+  return [
+    new AmplifierError('MOUNT_FAILED', 'm'),
+    new ModuleNotFoundError('tool-x', 'not found'),
+    new ModuleLoadError('tool-x', 'bad import'),
+    new ModuleLoadError('tool-x', 'bad manifest', { code: 'MODULE_INVALID_MANIFEST' }),
+    new ModuleLoadError('tool-x', 'wrong type', { code: 'MODULE_INCOMPATIBLE' }),
+    new ModuleValidationError('tool-x', 'failed validation'),
+    new MountPlanError('bad plan', []),
+    new DataValidationError('bad data', []),
+    new ApprovalTimeoutError(),
+    new CancelledError(),
+    ...LLM_ERROR_KINDS.map((kind) => createLLMError(kind, 'm')),
+  ];
+}
+
+/** The codes of the README's "Errors" table, with the class each row names. */
+function readmeErrorRows(): Map<string, string> {
+  const readme = readFileSync(path.join(SRC, '../README.md'), 'utf8');
+  const section = readme.slice(
+    readme.indexOf('\n## Errors\n'),
+    readme.indexOf('\n## ', readme.indexOf('\n## Errors\n') + 1),
+  );
+  const rows = new Map<string, string>();
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    const code = /^`([A-Z][A-Z_]+)`$/.exec(cells[1] ?? '')?.[1];
+    if (code === undefined) continue;
+    expect(rows.has(code), `README lists ${code} twice`).toBe(false);
+    rows.set(code, /^`(\w+)`$/.exec(cells[2] ?? '')?.[1] ?? `unreadable class cell: ${cells[2]}`);
+  }
+  return rows;
+}
+
+/** Every code core's own sources throw with (`new AmplifierError('X'`, `super('X'`, `code: 'X'`, `?? 'X'`). */
+function codesThrownInCore(): Set<string> {
+  const found = new Set<string>();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== '__fixtures__') walk(file);
+      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+        const text = readFileSync(file, 'utf8');
+        for (const match of text.matchAll(
+          /(?:new AmplifierError\(|super\(|code: |\?\? )\s*'([A-Z][A-Z_]+)'/g,
+        )) {
+          found.add(match[1] as string);
+        }
+      }
+    }
+  };
+  walk(SRC);
+  return found;
+}
+
+describe('ERROR_CODES', () => {
+  it('is frozen, rows included, and every row has a class name and a one-line description', () => {
+    expect(Object.isFrozen(ERROR_CODES)).toBe(true);
+    for (const code of CODES) {
+      const row = ERROR_CODES[code];
+      expect(Object.isFrozen(row), code).toBe(true);
+      expect(row.name, code).toMatch(/^[A-Z]\w*Error$/);
+      expect(row.description, code).toMatch(/^\S.*\S$/);
+      expect(row.description, code).not.toContain('\n');
+    }
+  });
+
+  it('covers the code of every error class, and names the class (or a base class) of each', () => {
+    for (const error of oneOfEach()) {
+      expect(CODES, error.name).toContain(error.code);
+      const Class = (core as unknown as Record<string, unknown>)[ERROR_CODES[error.code].name];
+      expect(typeof Class, ERROR_CODES[error.code].name).toBe('function');
+      expect(error, error.name).toBeInstanceOf(Class as new () => unknown);
+    }
+  });
+
+  it('every row names a class core exports, which is AmplifierError or one of its subclasses', () => {
+    for (const code of CODES) {
+      const Class = (core as unknown as Record<string, unknown>)[ERROR_CODES[code].name];
+      expect(typeof Class, ERROR_CODES[code].name).toBe('function');
+      const prototype = (Class as { prototype: unknown }).prototype;
+      expect(prototype === AmplifierError.prototype || prototype instanceof AmplifierError, code).toBe(true);
+    }
+  });
+
+  it('lists exactly the codes core throws', () => {
+    expect([...codesThrownInCore()].sort()).toEqual([...CODES].sort());
+  });
+
+  it('is the README\'s "Errors" table: the same codes, each with the same class', () => {
+    const readme = readmeErrorRows();
+    expect([...readme.keys()].sort()).toEqual([...CODES].sort());
+    for (const code of CODES) expect(readme.get(code), code).toBe(ERROR_CODES[code].name);
+  });
+
+  it('default messages come from the table and are unchanged', () => {
+    expect(new ApprovalTimeoutError().message).toBe(ERROR_CODES.APPROVAL_TIMEOUT.message);
+    expect(new ApprovalTimeoutError().message).toBe('Approval request timed out');
+    expect(new CancelledError().message).toBe(ERROR_CODES.CANCELLED.message);
+    expect(new CancelledError().message).toBe('Operation cancelled');
+  });
+
+  it('a misspelt code does not compile', () => {
+    // @ts-expect-error: not a code of ERROR_CODES
+    expect(new AmplifierError('MOUNT_FAIL', 'x').code).toBe('MOUNT_FAIL');
+    // @ts-expect-error: not a code of ERROR_CODES
+    expect(AmplifierError.is(new CancelledError(), 'CANCELED')).toBe(false);
+  });
+});
+
+describe('AmplifierError.is(value, code?)', () => {
+  it('is true for every kernel error, and with a code only for errors of that code', () => {
+    for (const error of oneOfEach()) {
+      expect(AmplifierError.is(error), error.name).toBe(true);
+      expect(AmplifierError.is(error, error.code), error.name).toBe(true);
+      for (const code of CODES) {
+        if (code !== error.code) expect(AmplifierError.is(error, code), `${error.name} ${code}`).toBe(false);
+      }
+    }
+  });
+
+  it('rejects everything that is not a kernel error, with or without a code', () => {
+    const others: unknown[] = [
+      new Error('x'),
+      Object.assign(new Error('x'), { code: 'CANCELLED' }),
+      { code: 'CANCELLED', name: 'CancelledError', message: 'x' },
+      new DOMException('x', 'AbortError'),
+      'CANCELLED',
+      42,
+      null,
+      undefined,
+    ];
+    for (const value of others) {
+      expect(AmplifierError.is(value), String(value)).toBe(false);
+      expect(AmplifierError.is(value, 'CANCELLED'), String(value)).toBe(false);
+    }
+  });
+
+  it('recognises an error from another copy of core, which instanceof does not', async () => {
+    vi.resetModules();
+    const copy = (await import('./errors.js')) as typeof import('./errors.js');
+    expect(copy.AmplifierError).not.toBe(AmplifierError);
+    const foreign = new copy.CancelledError('elsewhere');
+    expect(foreign).not.toBeInstanceOf(AmplifierError);
+    expect(AmplifierError.is(foreign)).toBe(true);
+    expect(AmplifierError.is(foreign, 'CANCELLED')).toBe(true);
+    expect(AmplifierError.is(foreign, 'MOUNT_FAILED')).toBe(false);
+    // And the other way round.
+    expect(copy.AmplifierError.is(new ModuleNotFoundError('m', 'x'), 'MODULE_NOT_FOUND')).toBe(true);
+  });
+
+  it('narrows the code: the false branch of a filtered test keeps the AmplifierError type', () => {
+    const error: AmplifierError = new CancelledError();
+    if (AmplifierError.is(error, 'MOUNT_FAILED')) {
+      const code: 'MOUNT_FAILED' = error.code;
+      expect(code).toBe('never reached');
+    } else {
+      expect(error.code).toBe('CANCELLED');
+    }
+  });
+});
 
 describe('errors', () => {
   it('every kernel error is an AmplifierError with a stable code and its class name', () => {
@@ -48,6 +222,10 @@ describe('errors', () => {
   it('AmplifierError.is recognises errors from another copy of core (brand), not look-alikes', () => {
     const foreign = Object.assign(Object.create({ [Symbol.for('amplifier.error')]: true }), { code: 'X' });
     expect(AmplifierError.is(foreign)).toBe(true);
+    expect(AmplifierError.is(foreign, 'CANCELLED')).toBe(false);
+    expect(AmplifierError.is(Object.assign(Object.create(foreign), { code: 'CANCELLED' }), 'CANCELLED')).toBe(
+      true,
+    );
     expect(AmplifierError.is({ code: 'MODULE_NOT_FOUND' })).toBe(false);
     expect(AmplifierError.is(new Error('x'))).toBe(false);
     expect(AmplifierError.is(null)).toBe(false);

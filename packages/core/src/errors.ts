@@ -1,27 +1,103 @@
 /**
  * One small error hierarchy for the kernel. Every error carries a stable `code`
- * and a brand, so `AmplifierError.is(err)` works across two copies of core
- * (never rely on `instanceof` across package boundaries).
+ * from `ERROR_CODES` and a brand, so `AmplifierError.is(err, code?)` works across
+ * two copies of core (never rely on `instanceof` across package boundaries).
  */
 
 const BRAND = Symbol.for('amplifier.error');
 
-/** Stable error codes. Part of the public API: match on these, not on messages. */
-export type ErrorCode =
-  | 'MODULE_NOT_FOUND'
-  | 'MODULE_LOAD_FAILED'
-  | 'MODULE_INVALID_MANIFEST'
-  | 'MODULE_INCOMPATIBLE'
-  | 'MODULE_VALIDATION_FAILED'
-  | 'MOUNT_PLAN_INVALID'
-  | 'UNKNOWN_MOUNT_POINT'
-  | 'MOUNT_FAILED'
-  | 'SESSION_INVALID'
-  | 'INJECTION_TOO_LARGE'
-  | 'APPROVAL_TIMEOUT'
-  | 'CANCELLED'
-  | 'DATA_INVALID'
-  | 'LLM_ERROR';
+/** One row of `ERROR_CODES`. */
+export interface ErrorCodeInfo {
+  /** The `name` of the errors thrown with this code: their class (`LLM_ERROR`: `LLMError` or a subclass). */
+  readonly name: string;
+  /** When the kernel throws it, in one line. */
+  readonly description: string;
+  /** The message an error of this code has when the thrower gives none. */
+  readonly message?: string;
+}
+
+/**
+ * Every error code, its class and what it means: the one place codes are
+ * defined (`ErrorCode` is its keys, so a misspelt code does not compile).
+ * Stable and part of the public API: match on codes, not on messages. Frozen.
+ * The "Errors" table of the README lists the same codes (a test keeps them in step).
+ */
+export const ERROR_CODES = {
+  MODULE_NOT_FOUND: {
+    name: 'ModuleNotFoundError',
+    description:
+      'no resolver, source, conventional name or discovery root has the module; `searched` lists every place looked',
+  },
+  MODULE_LOAD_FAILED: {
+    name: 'ModuleLoadError',
+    description: 'the module was found, but its import failed or it exports no `mount`',
+  },
+  MODULE_INVALID_MANIFEST: {
+    name: 'ModuleLoadError',
+    description:
+      'a package.json that is not JSON, with no or an invalid `"amplifier"` field, or an entry outside its package',
+  },
+  MODULE_INCOMPATIBLE: {
+    name: 'ModuleLoadError',
+    description:
+      "the module's declared type differs from its mount plan section, or its `@amplifier/core` peer range excludes the running core",
+  },
+  MODULE_VALIDATION_FAILED: {
+    name: 'ModuleValidationError',
+    description: 'a module failed structural or behavioural validation',
+  },
+  MOUNT_PLAN_INVALID: {
+    name: 'MountPlanError',
+    description: 'the mount plan is invalid; `errors` lists every problem',
+  },
+  UNKNOWN_MOUNT_POINT: {
+    name: 'AmplifierError',
+    description: 'a mount or unmount named a mount point that does not exist',
+  },
+  MOUNT_FAILED: {
+    name: 'AmplifierError',
+    description:
+      'a module could not be mounted (a missing name, bad module config, a required module that failed, no orchestrator or context)',
+  },
+  SESSION_INVALID: {
+    name: 'AmplifierError',
+    description: 'a turn cannot run: no orchestrator, context manager or provider is mounted',
+  },
+  INJECTION_TOO_LARGE: {
+    name: 'AmplifierError',
+    description: "a hook's context injection is over `session.injection_size_limit`",
+  },
+  APPROVAL_TIMEOUT: {
+    name: 'ApprovalTimeoutError',
+    description:
+      "an approval provider did not answer in time; the kernel applies the hook's `approval_default`",
+    message: 'Approval request timed out',
+  },
+  CANCELLED: {
+    name: 'CancelledError',
+    description: 'work was cancelled; fatal for cleanup loops (the rest run, then it is re-thrown)',
+    message: 'Operation cancelled',
+  },
+  DATA_INVALID: {
+    name: 'DataValidationError',
+    description: 'data (or a JSON Schema) is invalid; `errors` lists every problem',
+  },
+  LLM_ERROR: {
+    name: 'LLMError',
+    description:
+      'a provider failure; `kind` says which (`LLM_ERROR_KINDS`), `retryable` whether to try again',
+  },
+} as const;
+
+/** Stable error codes: the keys of `ERROR_CODES`. Match on these, not on messages. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+{
+  // Typed, so every row has the shape of ErrorCodeInfo; frozen, rows included.
+  const rows: Readonly<Record<ErrorCode, ErrorCodeInfo>> = ERROR_CODES;
+  for (const row of Object.values(rows)) Object.freeze(row);
+  Object.freeze(rows);
+}
 
 /** A path-qualified problem found while validating data (`tools[1].config must be object`). */
 export interface DataError {
@@ -46,9 +122,23 @@ export class AmplifierError extends Error {
     this.name = new.target.name;
   }
 
-  /** True for any AmplifierError, including one thrown by another copy of core. */
-  static is(value: unknown): value is AmplifierError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  /**
+   * The one way to test for a kernel error: true for any AmplifierError (with
+   * `code`: only one of that code), including one thrown by another copy of
+   * core in the same process. It checks a brand on the prototype, not
+   * `instanceof`. Subclasses inherit it unchanged (`ModuleLoadError.is(x)` is
+   * `AmplifierError.is(x)`): filter by code. For LLM errors, `LLMError.is(x, kind?)`.
+   */
+  static is<C extends ErrorCode = ErrorCode>(
+    value: unknown,
+    code?: C,
+  ): value is AmplifierError & { readonly code: C } {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[BRAND] === true &&
+      (code === undefined || (value as { code?: unknown }).code === code)
+    );
   }
 }
 
@@ -117,7 +207,7 @@ export class DataValidationError extends AmplifierError {
 
 /** An approval provider did not answer in time. */
 export class ApprovalTimeoutError extends AmplifierError {
-  constructor(message = 'Approval request timed out') {
+  constructor(message: string = ERROR_CODES.APPROVAL_TIMEOUT.message) {
     super('APPROVAL_TIMEOUT', message);
   }
 }
@@ -127,7 +217,7 @@ export class ApprovalTimeoutError extends AmplifierError {
  * loops: the remaining cleanups still run, then the first one is re-thrown.
  */
 export class CancelledError extends AmplifierError {
-  constructor(message = 'Operation cancelled', options?: AmplifierErrorOptions) {
+  constructor(message: string = ERROR_CODES.CANCELLED.message, options?: AmplifierErrorOptions) {
     super('CANCELLED', message, options);
   }
 }

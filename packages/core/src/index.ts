@@ -35,12 +35,13 @@ export type {
 export type { Contributor, CoordinatorOptions } from './coordinator.js';
 export { Coordinator } from './coordinator.js';
 // Errors
-export type { AmplifierErrorOptions, DataError, ErrorCode } from './errors.js';
+export type { AmplifierErrorOptions, DataError, ErrorCode, ErrorCodeInfo } from './errors.js';
 export {
   AmplifierError,
   ApprovalTimeoutError,
   CancelledError,
   DataValidationError,
+  ERROR_CODES,
   errorMessage,
   errorType,
   isFatalError,

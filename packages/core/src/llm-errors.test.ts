@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { AmplifierError, isFatalError } from './errors.js';
+import { describe, expect, it, vi } from 'vitest';
+import { AmplifierError, CancelledError, isFatalError } from './errors.js';
 import {
   AbortError,
   AccessDeniedError,
@@ -109,16 +109,130 @@ describe('LLMError taxonomy (O143)', () => {
     expect(createLLMError('abort', 'stop').message).toBe('stop');
   });
 
-  it('isLLMError recognises an LLMError from another copy of core by its brand and code', () => {
-    expect(LLMError.isLLMError(new RateLimitError('m'))).toBe(true);
-    expect(LLMError.isLLMError(new Error('m'))).toBe(false);
-    expect(LLMError.isLLMError(null)).toBe(false);
-    // Simulate another copy: same brand (Symbol.for) and code, different class identity.
+  it('camelCase getters read the snake_case fields', () => {
+    const error = new RateLimitError('slow down', { status_code: 429, retry_after: 3, delay_multiplier: 2 });
+    expect(error.statusCode).toBe(429);
+    expect(error.retryAfter).toBe(3);
+    expect(error.delayMultiplier).toBe(2);
+    expect([error.statusCode, error.retryAfter, error.delayMultiplier]).toEqual([
+      error.status_code,
+      error.retry_after,
+      error.delay_multiplier,
+    ]);
+    const plain = new LLMError('m');
+    expect([plain.statusCode, plain.retryAfter, plain.delayMultiplier]).toEqual([undefined, undefined, 1]);
+    const call = new InvalidToolCallError('bad json', { tool_name: 'bash', raw_arguments: '{"cmd":' });
+    expect(call.toolName).toBe(call.tool_name);
+    expect(call.rawArguments).toBe(call.raw_arguments);
+    expect(call.toolName).toBe('bash');
+    expect(call.rawArguments).toBe('{"cmd":');
+  });
+
+  it('serialized errors and spreads show the snake_case fields only (the getters are on the prototype)', () => {
+    const error = new ProviderUnavailableError('overloaded', {
+      provider: 'anthropic',
+      model: 'claude',
+      status_code: 529,
+      retry_after: 3,
+      delay_multiplier: 2,
+    });
+    expect(JSON.parse(JSON.stringify(error))).toEqual({
+      code: 'LLM_ERROR',
+      name: 'ProviderUnavailableError',
+      kind: 'unavailable',
+      provider: 'anthropic',
+      model: 'claude',
+      status_code: 529,
+      retryable: true,
+      retry_after: 3,
+      delay_multiplier: 2,
+    });
+    expect(Object.keys({ ...error })).toEqual([
+      'code',
+      'name',
+      'kind',
+      'provider',
+      'model',
+      'status_code',
+      'retryable',
+      'retry_after',
+      'delay_multiplier',
+    ]);
+    const call = new InvalidToolCallError('bad json', { tool_name: 'bash', raw_arguments: '{' });
+    expect(Object.keys(call)).toContain('tool_name');
+    expect(Object.keys(call)).not.toContain('toolName');
+    expect(Object.keys(call)).not.toContain('rawArguments');
+  });
+
+  it('LLMError.is: true for every kind, with a kind only for that exact kind', () => {
+    for (const kind of LLM_ERROR_KINDS) {
+      const error = createLLMError(kind, 'm');
+      expect(LLMError.is(error), kind).toBe(true);
+      expect(LLMError.is(error, kind), kind).toBe(true);
+      for (const other of LLM_ERROR_KINDS) {
+        if (other !== kind) expect(LLMError.is(error, other), `${kind} ${other}`).toBe(false);
+      }
+    }
+    // The kind is exact: a QuotaExceededError (a RateLimitError subclass) is not `rate_limit`.
+    expect(LLMError.is(new QuotaExceededError('m'), 'rate_limit')).toBe(false);
+    // Subclasses inherit the same test.
+    expect(RateLimitError.is(new StreamError('m'))).toBe(true);
+  });
+
+  it('LLMError.is rejects non-errors, plain errors and kernel errors of other codes', () => {
+    const others: unknown[] = [
+      new Error('m'),
+      new CancelledError(),
+      new AmplifierError('MOUNT_FAILED', 'm'),
+      { code: 'LLM_ERROR', kind: 'rate_limit', retryable: true },
+      'rate_limit',
+      null,
+      undefined,
+    ];
+    for (const value of others) {
+      expect(LLMError.is(value), String(value)).toBe(false);
+      expect(LLMError.is(value, 'rate_limit'), String(value)).toBe(false);
+    }
+  });
+
+  it('LLMError.is recognises an LLMError from another copy of core by its brand, code and kind', async () => {
+    // Another copy: a brand-new module instance of the same sources.
+    vi.resetModules();
+    const copy = (await import('./llm-errors.js')) as typeof import('./llm-errors.js');
+    expect(copy.LLMError).not.toBe(LLMError);
+    const foreign = new copy.RateLimitError('m', { retry_after: 2 });
+    expect(foreign).not.toBeInstanceOf(LLMError);
+    expect(LLMError.is(foreign)).toBe(true);
+    expect(LLMError.is(foreign, 'rate_limit')).toBe(true);
+    expect(LLMError.is(foreign, 'network')).toBe(false);
+    expect(AmplifierError.is(foreign, 'LLM_ERROR')).toBe(true);
+    expect(copy.LLMError.is(new NetworkError('m'), 'network')).toBe(true);
+    // A branded look-alike: same brand (Symbol.for) and code, no class at all.
+    const branded = Object.assign(Object.create({ [Symbol.for('amplifier.error')]: true }), {
+      code: 'LLM_ERROR',
+      kind: 'timeout',
+      retryable: true,
+    });
+    expect(LLMError.is(branded)).toBe(true);
+    expect(LLMError.is(branded, 'timeout')).toBe(true);
+    expect(LLMError.is(branded, 'abort')).toBe(false);
+  });
+
+  it('isLLMError (deprecated) is LLMError.is without a kind', () => {
     const foreign = Object.assign(Object.create({ [Symbol.for('amplifier.error')]: true }), {
       code: 'LLM_ERROR',
       retryable: true,
     });
-    expect(LLMError.isLLMError(foreign)).toBe(true);
+    for (const value of [new RateLimitError('m'), foreign, new Error('m'), new CancelledError(), null]) {
+      expect(LLMError.isLLMError(value)).toBe(LLMError.is(value));
+    }
+    expect(LLMError.isLLMError(new RateLimitError('m'))).toBe(true);
+    expect(LLMError.isLLMError(null)).toBe(false);
+  });
+
+  it('a misspelt kind does not compile', () => {
+    // @ts-expect-error: not an LLMErrorKind
+    expect(LLMError.is(new RateLimitError('m'), 'ratelimit')).toBe(false);
   });
 
   it('an LLM AbortError is not a kernel-fatal error (it is a provider outcome, not a cancelled cleanup)', () => {

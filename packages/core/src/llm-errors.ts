@@ -1,9 +1,10 @@
 /**
  * The LLM error taxonomy shared by every provider and orchestrator. Field names
  * of the error data are Amplifier's (`status_code`, `retry_after`, ...), so they
- * can be copied into `provider:error` event payloads as they are.
+ * can be copied into `provider:error` event payloads as they are; camelCase
+ * getters (`statusCode`, `retryAfter`, ...) read the same values.
  */
-import { AmplifierError, type AmplifierErrorOptions } from './errors.js';
+import { AmplifierError, type AmplifierErrorOptions, type ErrorCode } from './errors.js';
 
 /** Every kind of LLM failure. `kind` is the stable discriminator across copies of core. */
 export type LLMErrorKind =
@@ -42,8 +43,28 @@ export interface LLMErrorOptions extends AmplifierErrorOptions {
   delay_multiplier?: number;
 }
 
-/** Base of the taxonomy. `retryable` defaults per kind (see `LLM_ERROR_RETRYABLE`). */
-export class LLMError extends AmplifierError {
+/**
+ * AmplifierError's constructor, typed without its static side: `LLMError.is`
+ * filters by kind where `AmplifierError.is` filters by code, and TypeScript
+ * would otherwise require the two signatures to be interchangeable.
+ */
+const AmplifierErrorBase: new (
+  code: ErrorCode,
+  message: string,
+  options?: AmplifierErrorOptions,
+) => AmplifierError = AmplifierError;
+
+/**
+ * Base of the taxonomy. `retryable` defaults per kind (see `LLM_ERROR_RETRYABLE`).
+ *
+ * Naming: the own fields keep Amplifier's snake_case data names (`status_code`,
+ * `retry_after`, `delay_multiplier`) because they are copied into event payloads
+ * and appear in serialized errors; the camelCase getters (`statusCode`,
+ * `retryAfter`, `delayMultiplier`) read the same values for code that prefers
+ * JS names. The getters live on the prototype, so `JSON.stringify(error)` and
+ * `{ ...error }` show the snake_case fields only, as before.
+ */
+export class LLMError extends AmplifierErrorBase {
   readonly kind: LLMErrorKind;
   readonly provider: string | undefined;
   readonly model: string | undefined;
@@ -63,9 +84,42 @@ export class LLMError extends AmplifierError {
     this.delay_multiplier = options.delay_multiplier ?? 1;
   }
 
-  /** True for an LLMError from any copy of core. */
+  /** `status_code`, camelCase. */
+  get statusCode(): number | undefined {
+    return this.status_code;
+  }
+
+  /** `retry_after` (seconds), camelCase. */
+  get retryAfter(): number | undefined {
+    return this.retry_after;
+  }
+
+  /** `delay_multiplier`, camelCase. */
+  get delayMultiplier(): number {
+    return this.delay_multiplier;
+  }
+
+  /**
+   * The one way to test for an LLM error: true for an LLMError (with `kind`:
+   * only one of that kind; a `QuotaExceededError` is `quota_exceeded`, not
+   * `rate_limit`), including one from another copy of core in the same process.
+   * The same brand check as `AmplifierError.is(value, 'LLM_ERROR')`, never
+   * `instanceof`. Subclasses inherit it unchanged: `RateLimitError.is(x)` is
+   * `LLMError.is(x)`; filter by kind.
+   */
+  static is<K extends LLMErrorKind = LLMErrorKind>(
+    value: unknown,
+    kind?: K,
+  ): value is LLMError & { readonly kind: K } {
+    return (
+      AmplifierError.is(value, 'LLM_ERROR') &&
+      (kind === undefined || (value as { kind?: unknown }).kind === kind)
+    );
+  }
+
+  /** @deprecated Use `LLMError.is(value)`, which can also filter by kind. */
   static isLLMError(value: unknown): value is LLMError {
-    return AmplifierError.is(value) && value.code === 'LLM_ERROR';
+    return LLMError.is(value);
   }
 }
 
@@ -178,6 +232,16 @@ export class InvalidToolCallError extends LLMError {
     super(message, options, 'invalid_tool_call');
     this.tool_name = options.tool_name;
     this.raw_arguments = options.raw_arguments;
+  }
+
+  /** `tool_name`, camelCase. */
+  get toolName(): string | undefined {
+    return this.tool_name;
+  }
+
+  /** `raw_arguments`, camelCase. */
+  get rawArguments(): string | undefined {
+    return this.raw_arguments;
   }
 }
 /** The provider is configured wrongly (missing model, bad base URL, ...). */

@@ -24,7 +24,7 @@ describe('stream()', () => {
     const error = await (async () => {
       for await (const event of runner.stream(REQUEST, {})) seen.push(event.type);
     })().catch((e: unknown) => e);
-    expect(LLMError.isLLMError(error) && error.kind).toBe('stream');
+    expect(LLMError.is(error) && error.kind).toBe('stream');
     expect(seen).toEqual(['message.start', 'text.delta']);
     expect(recorder.names().slice(-2)).toEqual(['llm:stream_aborted', 'llm:response']);
     expect(recorder.getEvents('llm:response')[0]![1]).toMatchObject({

@@ -113,7 +113,7 @@ describe('complete()', () => {
   it('bounded by max_retries; the last error is thrown and llm:response reports it once', async () => {
     const { runner, recorder } = setup([unavailable(), unavailable(), unavailable(), unavailable()]);
     const error = await runner.complete(REQUEST, {}, false).catch((e: unknown) => e);
-    expect(LLMError.isLLMError(error) && error.kind).toBe('unavailable');
+    expect(LLMError.is(error) && error.kind).toBe('unavailable');
     expect(recorder.getEvents('provider:retry')).toHaveLength(2);
     expect(recorder.getEvents('llm:response').map(([, d]) => d)).toEqual([
       expect.objectContaining({

@@ -250,9 +250,7 @@ export class ProviderCalls<R> {
         maxDelayMs: retry.maxRetryDelayMs,
         jitter: retry.jitter,
         random: () =>
-          LLMError.isLLMError(last) && last.retry_after !== undefined
-            ? 0.5 + Math.random() / 2
-            : Math.random(),
+          LLMError.is(last) && last.retry_after !== undefined ? 0.5 + Math.random() / 2 : Math.random(),
         ...(signal !== undefined && { signal }),
         onRetry: async (attempt, delayMs, error) => {
           this.#logger.info(
@@ -265,7 +263,7 @@ export class ProviderCalls<R> {
         },
       });
     } catch (error) {
-      if (signal?.aborted && !(LLMError.isLLMError(error) && error.kind === 'abort')) {
+      if (signal?.aborted && !LLMError.is(error, 'abort')) {
         throw abortError(context, signal.reason);
       }
       throw error;

@@ -99,7 +99,7 @@ export function llmErrorPayload(context: RequestContext, error: unknown, duratio
     status: 'error',
     duration_ms: Math.round(durationMs),
     error: errorMessage(error),
-    ...(LLMError.isLLMError(error) && {
+    ...(LLMError.is(error) && {
       error_kind: error.kind,
       ...(error.status_code !== undefined && { status_code: error.status_code }),
     }),

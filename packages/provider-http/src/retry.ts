@@ -57,7 +57,7 @@ export async function retryWithBackoff<T>(
     try {
       return await operation(attempt);
     } catch (error) {
-      if (!LLMError.isLLMError(error) || !error.retryable || attempt >= maxRetries) throw error;
+      if (!LLMError.is(error) || !error.retryable || attempt >= maxRetries) throw error;
       const delay = computeRetryDelay(attempt, error, options);
       await options.onRetry?.(attempt + 1, delay, error);
       await sleep(delay, options.signal);

@@ -137,7 +137,7 @@ describe('ProviderHttpClient', () => {
       const error = await client
         .send('GET', '/x', { timeoutMs: 1000, context, signal: AbortSignal.abort('no') })
         .catch((e: unknown) => e);
-      expect(LLMError.isLLMError(error) && error.kind).toBe('abort');
+      expect(LLMError.is(error) && error.kind).toBe('abort');
       expect(server.requests).toHaveLength(0);
     } finally {
       await client.close();

@@ -201,7 +201,7 @@ export function transportError(
   midStream: boolean,
 ): LLMError {
   if (signal?.aborted) return abortError(context, signal.reason ?? error);
-  if (LLMError.isLLMError(error)) return error; // a transport that maps its own failures
+  if (LLMError.is(error)) return error; // a transport that maps its own failures
   const code = errorCode(error);
   const detail = errorMessage(error);
   const options = { ...context, cause: error };

@@ -81,7 +81,7 @@ function isPathLike(hint: string): boolean {
 }
 
 function isNotFound(error: unknown): boolean {
-  return AmplifierError.is(error) && error.code === 'MODULE_NOT_FOUND';
+  return AmplifierError.is(error, 'MODULE_NOT_FOUND');
 }
 
 /**

@@ -189,6 +189,6 @@ export async function llmErrorOf(promise: Promise<unknown>): Promise<LLMError> {
     () => undefined,
     (e: unknown) => e,
   );
-  if (!LLMError.isLLMError(error)) throw new Error(`expected an LLMError, got ${String(error)}`);
+  if (!LLMError.is(error)) throw new Error(`expected an LLMError, got ${String(error)}`);
   return error;
 }

@@ -77,8 +77,7 @@ export async function resolveModule(
     // An id that is not a module id may still be an unscoped package name.
     if (
       target.source === undefined &&
-      AmplifierError.is(error) &&
-      error.code === 'MODULE_NOT_FOUND' &&
+      AmplifierError.is(error, 'MODULE_NOT_FOUND') &&
       findPackageDir(target.id, loader.baseDir) !== undefined
     ) {
       const id = declaredId(findPackageDir(target.id, loader.baseDir)) ?? target.id;
