@@ -18,6 +18,7 @@ export {
   defaultPlan,
   expandEnv,
   PROVIDERS,
+  parsePlan,
   planSummary,
   providerEntry,
   providerModule,

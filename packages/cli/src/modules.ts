@@ -30,10 +30,19 @@ export const CLI_VERSION: string = (
   JSON.parse(fs.readFileSync(path.join(CLI_PACKAGE_DIR, 'package.json'), 'utf8')) as { version: string }
 ).version;
 
-/** A loader resolving from `cwd` (its package.json and node_modules) and from the CLI's own dependencies. */
+/**
+ * A loader resolving from `cwd` (its package.json and node_modules) and from
+ * the CLI's own dependencies. It needs no session: give it to
+ * `new AmplifierSession(plan, { loader })`, which passes its mounted
+ * `module-source-resolver` to every load.
+ */
 export function createLoader(
   cwd: string,
-  options: { coordinator?: Coordinator; logger?: Logger } = {},
+  options: {
+    /** @deprecated The session passes its resolver per load; a loader needs no coordinator. */
+    coordinator?: Coordinator;
+    logger?: Logger;
+  } = {},
 ): ModuleLoader {
   return new ModuleLoader({ baseDir: cwd, extraRoots: [CLI_PACKAGE_DIR], ...options });
 }

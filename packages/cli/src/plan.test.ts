@@ -1,9 +1,20 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: plan files use ${VAR} placeholders */
 import fs from 'node:fs';
 import path from 'node:path';
+import { AmplifierSession, type ModuleLoaderLike, type MountPlan, parseMountPlan } from '@amplifier/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnv, jsonLines, removeTempDirs, runCli, tempDir, writeFile } from './__fixtures__/cli.js';
-import { chooseProvider, defaultPlan, expandEnv, providerEntry, readPlanFile, resolvePlan } from './plan.js';
+import { CliError } from './errors.js';
+import {
+  checkPlan,
+  chooseProvider,
+  defaultPlan,
+  expandEnv,
+  parsePlan,
+  providerEntry,
+  readPlanFile,
+  resolvePlan,
+} from './plan.js';
 
 afterEach(removeTempDirs);
 
@@ -251,5 +262,139 @@ describe('plan files are data: prototype keys and deep nesting', () => {
       }
       expect(fs.existsSync(target), format).toBe(false);
     }
+  });
+});
+
+describe('the plan is validated once, then handed to the session as parsed', () => {
+  const loader: ModuleLoaderLike = { load: async (id) => ({ id, type: undefined, mount: async () => {} }) };
+
+  /** The plan is parsed (frozen, marked): the session keeps that very object, validating nothing. */
+  function expectParsed(plan: MountPlan): void {
+    expect(Object.isFrozen(plan)).toBe(true);
+    expect(parseMountPlan(plan)).toBe(plan);
+    expect(new AmplifierSession(plan, { loader }).config).toBe(plan);
+  }
+
+  it('resolvePlan returns a parsed plan: built in, from a file as written, and from a file with overrides', () => {
+    const cwd = tempDir();
+    expectParsed(resolvePlan({ cwd, env: {} }).plan);
+    const file = writeFile(
+      path.join(cwd, 'plan.yaml'),
+      [
+        'session: { orchestrator: loop-basic, context: context-simple }',
+        'providers:',
+        '  - module: provider-mock',
+        '    config: { default_text: hi }',
+        '  - module: provider-openai',
+      ].join('\n'),
+    );
+    const asWritten = resolvePlan({ cwd, planFile: file, env: {} }).plan;
+    expectParsed(asWritten);
+    expect(asWritten).toEqual(readPlanFile(file, {}));
+    const overridden = resolvePlan({
+      cwd,
+      planFile: file,
+      provider: 'mock',
+      model: 'm2',
+      maxIterations: 4,
+      env: {},
+    });
+    expectParsed(overridden.plan);
+    expect(overridden.plan.providers).toEqual([
+      { module: 'provider-mock', config: { default_text: 'hi', model: 'm2' } },
+    ]);
+    expect(overridden.plan.orchestrator).toEqual({ config: { max_iterations: 4 } });
+    expect(overridden.model).toBe('m2');
+    const toolsOnly = resolvePlan({
+      cwd,
+      planFile: file,
+      emptySections: ['providers', 'hooks'],
+      env: {},
+    }).plan;
+    expectParsed(toolsOnly);
+    expect([toolsOnly.providers, toolsOnly.hooks]).toEqual([[], []]);
+  });
+
+  it('an override never hides a problem of the plan file; parsePlan reports like checkPlan', () => {
+    const cwd = tempDir();
+    const file = writeFile(
+      path.join(cwd, 'plan.json'),
+      JSON.stringify({
+        session: { orchestrator: 'loop-basic', context: 'context-simple' },
+        providers: [{ modul: 'provider-openai' }],
+      }),
+    );
+    // --provider would replace the providers section: the file is still refused as written.
+    expect(() => resolvePlan({ cwd, planFile: file, provider: 'mock', env: {} })).toThrow(CliError);
+    expect(() => resolvePlan({ cwd, planFile: file, provider: 'mock', env: {} })).toThrow(
+      `Invalid mount plan ${file} (1 error):\n  - providers[0].module is required`,
+    );
+    const bad = { session: {}, tools: [{ module: 'tool-bash', config: 5 }] };
+    let checked: unknown;
+    try {
+      checkPlan(bad, 'here');
+    } catch (error) {
+      checked = error;
+    }
+    expect(checked).toBeInstanceOf(CliError);
+    expect((checked as CliError).message).toMatch(/^Invalid mount plan here \(3 errors\):/);
+    expect(() => parsePlan(bad, 'here')).toThrow(new CliError((checked as CliError).message));
+  });
+
+  it("CLI: a module-source-resolver mounted by a plan's module serves the later modules (run and tool)", async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const far = path.join(cwd, 'far', 'far-tool');
+    writeFile(
+      path.join(far, 'index.js'),
+      `export async function mount(coordinator) {
+  coordinator.mount('tools', {
+    name: 'far_tool',
+    description: 'found through the resolver',
+    inputSchema: { type: 'object' },
+    async execute() {
+      return { success: true, output: 'from far away' };
+    },
+  });
+}
+`,
+    );
+    writeFile(
+      path.join(cwd, 'mods', 'resolver', 'index.js'),
+      `const where = { 'far-tool': ${JSON.stringify(far)} };
+export async function mount(coordinator) {
+  coordinator.mount('module-source-resolver', {
+    resolve(id) {
+      if (where[id] === undefined) {
+        throw Object.assign(new Error('resolver: not mine: ' + id), {
+          code: 'MODULE_NOT_FOUND',
+          [Symbol.for('amplifier.error')]: true,
+        });
+      }
+      return { resolve: () => where[id] };
+    },
+  });
+}
+`,
+    );
+    const plan = writeFile(
+      path.join(cwd, 'plan.yaml'),
+      [
+        'session: { orchestrator: loop-basic, context: context-simple }',
+        'providers:',
+        '  - module: provider-mock',
+        '    config: { default_text: done }',
+        'tools:',
+        '  - module: resolver',
+        '    source: ./mods/resolver',
+        '  - module: far-tool',
+      ].join('\n'),
+    );
+    const run = await runCli(['run', '--plan', plan, '--json', 'hi'], { cwd, env: cliEnv(home) });
+    expect(run.code, run.stderr).toBe(0);
+    expect(jsonLines(run.stdout).find((l) => l.type === 'result')?.response).toBe('done');
+    const invoked = await runCli(['tool', 'invoke', 'far_tool', '--plan', plan], { cwd, env: cliEnv(home) });
+    expect(invoked.code, invoked.stderr).toBe(0);
+    expect(invoked.stdout).toContain('from far away');
   });
 });

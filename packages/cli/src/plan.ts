@@ -7,10 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   AmplifierError,
+  type DataError,
   MAX_DATA_DEPTH,
   type ModuleSpec,
   type MountPlan,
+  type MountPlanError,
   ownData,
+  ownMountPlan,
+  parseMountPlan,
   setOwn,
   validateMountPlan,
 } from '@amplifier/core';
@@ -84,10 +88,13 @@ export interface PlanOptions {
   /** The session's working directory (absolute). */
   cwd: string;
   env?: NodeJS.ProcessEnv;
+  /** Sections to leave empty (`amplifier tool` runs tools without providers and hooks). */
+  emptySections?: readonly ('providers' | 'tools' | 'hooks')[] | undefined;
 }
 
 /** A plan ready for `AmplifierSession`, with what the CLI chose. */
 export interface ResolvedPlan {
+  /** Parsed (`parseMountPlan`): validated and frozen; the session keeps it without validating it again. */
   plan: MountPlan;
   provider: ProviderChoice;
   /** The model the provider entry asks for, when known. */
@@ -216,40 +223,72 @@ function resolveSources(data: unknown, dir: string): unknown {
   return plan;
 }
 
-/** Throw a CliError listing every problem of an invalid plan with its JSON path. */
-export function checkPlan(plan: unknown, origin: string): asserts plan is MountPlan {
-  const { valid, errors } = validateMountPlan(plan);
-  if (valid) return;
+/** The CliError for an invalid plan: every problem with its JSON path. */
+function invalidPlan(errors: readonly DataError[], origin: string): CliError {
   const lines = errors.map((e) => `  - ${e.path || '(root)'} ${e.message}`).join('\n');
-  throw new CliError(
+  return new CliError(
     `Invalid mount plan ${origin} (${errors.length} error${errors.length === 1 ? '' : 's'}):\n${lines}`,
   );
 }
 
+/** Throw a CliError listing every problem of an invalid plan with its JSON path. */
+export function checkPlan(plan: unknown, origin: string): asserts plan is MountPlan {
+  const { valid, errors } = validateMountPlan(plan);
+  if (!valid) throw invalidPlan(errors, origin);
+}
+
+/**
+ * The plan validated once: core's `parseMountPlan` (a frozen own copy that a
+ * session keeps without validating it again), with the same CliError as
+ * `checkPlan` when it is invalid.
+ */
+export function parsePlan(plan: unknown, origin: string): MountPlan {
+  try {
+    return parseMountPlan(plan);
+  } catch (error) {
+    if (!AmplifierError.is(error) || error.code !== 'MOUNT_PLAN_INVALID') throw error;
+    throw invalidPlan((error as MountPlanError).errors, origin);
+  }
+}
+
 /**
  * The plan for a run: a plan file (validated, expanded) or the default plan,
- * with the provider chosen and the overrides applied.
+ * with the provider chosen and the overrides applied. The result is parsed
+ * (`parsePlan`): hand it to `AmplifierSession` as it is, which validates it no
+ * more. A plan file is validated as written (its problems are reported even
+ * when an override would replace the part they are in); when an override
+ * changes it, the changed plan is validated too. Each plan is validated once.
  */
 export function resolvePlan(options: PlanOptions): ResolvedPlan {
   const env = options.env ?? process.env;
   const planFile = options.planFile === undefined ? undefined : path.resolve(options.planFile);
+  const origin = planFile ?? '(built-in)';
   let provider: ProviderChoice;
-  let plan: MountPlan;
+  /** The plan file as written, parsed. */
+  let parsed: MountPlan | undefined;
+  /** What the overrides change: a mutable copy of the plan, made on the first change. */
+  let draft: MountPlan | undefined;
+  const edit = (): MountPlan => {
+    draft ??= ownMountPlan(parsed) as MountPlan;
+    return draft;
+  };
   if (planFile !== undefined) {
-    const data = readPlanFile(planFile, env);
-    checkPlan(data, planFile);
-    plan = data;
-    const listed = plan.providers ?? [];
+    parsed = parsePlan(readPlanFile(planFile, env), planFile);
+    const listed = parsed.providers ?? [];
     if (options.provider !== undefined) {
       const module = providerModule(options.provider);
-      const kept = listed.filter((p) => p.module === module);
-      const demo = module === 'provider-mock' && kept.length === 0;
-      plan.providers = kept.length > 0 ? kept : [providerEntry(options.provider, options.cwd, demo)];
+      const kept = listed.filter((p) => p.module === module).length;
+      const demo = module === 'provider-mock' && kept === 0;
+      if (kept === 0) edit().providers = [providerEntry(options.provider, options.cwd, demo)];
+      else if (kept < listed.length) {
+        const plan = edit();
+        plan.providers = (plan.providers ?? []).filter((p) => p.module === module);
+      }
       provider = { name: options.provider, demo, reason: '--provider' };
     } else if (listed.length === 0) {
       // A plan without providers gets the one the environment points at.
       provider = chooseProvider(env);
-      plan.providers = [providerEntry(provider.name, options.cwd, provider.demo)];
+      edit().providers = [providerEntry(provider.name, options.cwd, provider.demo)];
     } else {
       const first = listed[0]!.module;
       const short = Object.entries(PROVIDERS).find(([, id]) => id === first)?.[0] ?? first;
@@ -264,17 +303,18 @@ export function resolvePlan(options: PlanOptions): ResolvedPlan {
             reason: '--provider',
           }
         : chooseProvider(env);
-    plan = defaultPlan(providerEntry(provider.name, options.cwd, provider.demo), env);
+    draft = defaultPlan(providerEntry(provider.name, options.cwd, provider.demo), env);
   }
 
   if (options.model !== undefined) {
-    for (const entry of plan.providers ?? []) {
+    for (const entry of edit().providers ?? []) {
       entry.config = { ...entry.config, [modelKey(entry.module)]: options.model };
     }
   }
   if (options.maxIterations !== undefined)
-    setOrchestratorConfig(plan, { max_iterations: options.maxIterations });
-  checkPlan(plan, planFile ?? '(built-in)');
+    setOrchestratorConfig(edit(), { max_iterations: options.maxIterations });
+  for (const section of options.emptySections ?? []) edit()[section] = [];
+  const plan = draft === undefined ? (parsed as MountPlan) : parsePlan(draft, origin);
   const first = plan.providers?.[0];
   const model = first?.config?.[modelKey(first.module)];
   return { plan, provider, model: typeof model === 'string' ? model : undefined, planFile };

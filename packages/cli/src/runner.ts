@@ -10,8 +10,6 @@ import {
   errorMessage,
   type Logger,
   type Message,
-  type ModuleLoader,
-  type ModuleLoaderLike,
 } from '@amplifier/core';
 import { CliApproval } from './approval.js';
 import type { Display } from './display.js';
@@ -106,18 +104,11 @@ export class SessionRunner {
       interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
       onInterrupt: () => runner?.interrupt(),
     });
-    // The loader resolves through the session's coordinator (module-source-resolver), made on first use.
-    let loader: ModuleLoader | undefined;
-    let session: AmplifierSession | undefined;
-    const lazyLoader: ModuleLoaderLike = {
-      load: (id, config, loadOptions) => {
-        loader ??= createLoader(cwd, { coordinator: session!.coordinator, logger });
-        return loader.load(id, config, loadOptions);
-      },
-    };
     const resumed = options.record;
-    session = new AmplifierSession(resolved.plan, {
-      loader: lazyLoader,
+    // The plan is already parsed (resolvePlan): the session keeps it without validating it again.
+    // The loader needs nothing of the session: each load gets its mounted module-source-resolver.
+    const session = new AmplifierSession(resolved.plan, {
+      loader: createLoader(cwd, { logger }),
       approval,
       display,
       logger,

@@ -54,9 +54,12 @@ async function withTools<T>(
   use: (session: AmplifierSession) => Promise<T>,
 ): Promise<T> {
   const cwd = resolveCwd(options.cwd);
-  const { plan } = resolvePlan({ planFile: options.plan, cwd, provider: 'mock' });
-  plan.providers = [];
-  plan.hooks = [];
+  const { plan } = resolvePlan({
+    planFile: options.plan,
+    cwd,
+    provider: 'mock',
+    emptySections: ['providers', 'hooks'],
+  });
   const logger: Logger = {
     debug: (m) => display.debug(m),
     info: (m) => display.debug(m),

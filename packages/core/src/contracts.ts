@@ -328,6 +328,12 @@ export interface LoadOptions {
   source?: string;
   /** The type the caller expects; a module declaring another type is refused. */
   type?: ModuleType;
+  /**
+   * Resolve module sources through this first (what is mounted at
+   * `module-source-resolver`: the session passes its coordinator's on every
+   * load). The loader needs no coordinator of its own.
+   */
+  sourceResolver?: ModuleSourceResolver;
 }
 
 /** What a session needs from a loader. `ModuleLoader` is the standard one. */

@@ -234,6 +234,21 @@ describe('Coordinator: mount points (E)', () => {
     expect(top.loader).toBeUndefined();
   });
 
+  it('the loader is fixed at construction: assigning it later throws, nothing is patched in', () => {
+    const loader: ModuleLoaderLike = { load: async () => ({ id: 'x', type: 'tool', mount: async () => {} }) };
+    const other: ModuleLoaderLike = { load: async () => ({ id: 'y', type: 'tool', mount: async () => {} }) };
+    const c = coordinator({ loader });
+    expect(() => {
+      (c as { loader: ModuleLoaderLike | undefined }).loader = other;
+    }).toThrow(TypeError);
+    expect(c.loader).toBe(loader);
+    const none = coordinator();
+    expect(() => {
+      (none as { loader: ModuleLoaderLike | undefined }).loader = other;
+    }).toThrow(TypeError);
+    expect(none.loader).toBeUndefined();
+  });
+
   it('E53: injection budget and size limit come from config.session and default to null (unlimited)', () => {
     expect(coordinator().injectionBudgetPerTurn).toBeNull();
     expect(coordinator().injectionSizeLimit).toBeNull();

@@ -34,6 +34,7 @@ export interface CoordinatorOptions {
   parentId?: string | null;
   /** The session's mount plan (read for injection limits; modules may read it too). */
   config?: MountPlan;
+  /** The loader of the session (readable by modules as `coordinator.loader`); fixed at construction. */
   loader?: ModuleLoaderLike;
   approval?: ApprovalProvider;
   display?: DisplaySystem;
@@ -128,12 +129,12 @@ export class Coordinator {
   readonly hooks: HookRegistry;
   readonly cancellation: CancellationToken;
   readonly logger: Logger;
-  loader: ModuleLoaderLike | undefined;
   approval: ApprovalProvider | undefined;
   display: DisplaySystem | undefined;
   /** Contribution channels: channel name -> contributors in registration order. */
   readonly channels: Map<string, Contributor[]> = new Map();
 
+  readonly #loader: ModuleLoaderLike | undefined;
   readonly #providers = new Map<string, Provider>();
   readonly #tools = new Map<string, Tool>();
   readonly #slots: { [K in SingleSlot]?: SlotTypes[K] } = {};
@@ -147,12 +148,20 @@ export class Coordinator {
     this.sessionId = options.sessionId ?? 'session';
     this.parentId = options.parentId ?? null;
     this.config = options.config ?? ({ session: { orchestrator: '', context: '' } } as MountPlan);
-    this.loader = options.loader;
+    this.#loader = options.loader;
     this.approval = options.approval;
     this.display = options.display;
     this.logger = options.logger ?? defaultLogger;
     this.hooks = new HookRegistry({ logger: this.logger, journal: this.#journal });
     this.cancellation = new CancellationToken({ journal: this.#journal });
+  }
+
+  /**
+   * The session's loader (`options.loader`), for modules that load others. Set
+   * at construction and never replaced: assigning it throws.
+   */
+  get loader(): ModuleLoaderLike | undefined {
+    return this.#loader;
   }
 
   // ------------------------------------------------------------ mount points

@@ -93,6 +93,13 @@ export function ownMountPlan(plan: unknown): unknown {
 }
 
 /**
+ * The plans `parseMountPlan` returned: validated, and frozen, so they are still
+ * valid. Private to core: there is no flag a caller could set or copy, and a
+ * spread or an edited copy is a new object, validated again.
+ */
+const parsedPlans = new WeakSet<object>();
+
+/**
  * Validate a mount plan without loading anything (own properties only, as the session reads it).
  * Every problem comes back with its JSON path; unknown sections and keys are warnings.
  *
@@ -129,7 +136,8 @@ function inspectMountPlan(input: unknown): { plan: unknown; validation: MountPla
       },
     };
   }
-  const plan = ownMountPlan(input);
+  // Frozen (the arrays and plain objects copied): a plan `parseMountPlan` returns cannot change.
+  const plan = ownData(input, { onLimit: 'keep', freeze: true });
   const errors = checkData('mount-plan', plan);
   const warnings: DataError[] = [];
   const record = plan as Record<string, unknown>;
@@ -159,10 +167,19 @@ export function assertMountPlan(plan: unknown): asserts plan is MountPlan {
 }
 
 /**
- * The plan as a session runs it: its own copy (`ownMountPlan`), validated.
- * Throws a `MountPlanError` that lists every problem when it is invalid.
+ * The plan as a session runs it: its own copy (`ownMountPlan`), validated and
+ * frozen (every array and plain object of the copy; functions and class
+ * instances in module config are kept as they are, not frozen). Throws a
+ * `MountPlanError` that lists every problem when it is invalid.
+ *
+ * Validate once: a plan this function returned is returned as it is (it cannot
+ * have changed), and `new AmplifierSession(plan)` keeps it without validating
+ * it again. Any other object, a copy or spread of a parsed plan included, is
+ * copied and validated. To change a parsed plan, edit a copy
+ * (`ownMountPlan(parsed)` gives a mutable one) and parse that.
  */
 export function parseMountPlan(input: unknown): MountPlan {
+  if (typeof input === 'object' && input !== null && parsedPlans.has(input)) return input as MountPlan;
   const { plan, validation } = inspectMountPlan(input);
   if (!validation.valid) {
     const { errors } = validation;
@@ -175,7 +192,28 @@ export function parseMountPlan(input: unknown): MountPlan {
       : `Invalid mount plan (${errors.length} error${errors.length === 1 ? '' : 's'})`;
     throw new MountPlanError(`${headline}:\n${formatDataErrors(errors)}`, errors);
   }
+  // Only a plan whose every checked part was copied (and so frozen) is known to stay valid.
+  if (structureFrozen(plan as Record<string, unknown>)) parsedPlans.add(plan as object);
   return plan as MountPlan;
+}
+
+/**
+ * Whether every object the schema looks into (the plan, its sections, lists and
+ * module entries) is frozen. A class instance there is kept, not copied (so
+ * not frozen): such a plan is not marked parsed, and a session validates it again.
+ */
+function structureFrozen(plan: Record<string, unknown>): boolean {
+  const frozen = (value: unknown): boolean =>
+    typeof value !== 'object' || value === null || Object.isFrozen(value);
+  const session = plan.session as Record<string, unknown>;
+  if (!frozen(plan) || !frozen(session) || !frozen(session.orchestrator) || !frozen(session.context)) {
+    return false;
+  }
+  if (!frozen(plan.orchestrator) || !frozen(plan.context)) return false;
+  return LIST_SECTIONS.every((section) => {
+    const list = plan[section];
+    return list === undefined || (frozen(list) && (list as unknown[]).every(frozen));
+  });
 }
 
 /** A module appearing more than once in providers needs `instance_id` on all but one entry. */

@@ -64,6 +64,12 @@ export interface OwnDataOptions {
    * `maxDepth` is kept as it is (not copied), for data handed over in code.
    */
   onLimit?: 'throw' | 'keep';
+  /**
+   * Freeze every array and plain object of the copy (`Object.freeze`), so the
+   * copy cannot change. Only what was copied is frozen: kept values (functions,
+   * class instances, data kept below `maxDepth`) stay as they are. Default: false.
+   */
+  freeze?: boolean;
 }
 
 /**
@@ -72,11 +78,12 @@ export interface OwnDataOptions {
  * `__proto__` kept as keys), anything else (strings, numbers, functions, class
  * instances) is kept as it is. Whatever the input's prototypes say, reading
  * the copy never finds an inherited value. Cycles and nesting deeper than
- * `maxDepth` are handled as `onLimit` says.
+ * `maxDepth` are handled as `onLimit` says; `freeze` makes the copy read-only.
  */
 export function ownData<T>(value: T, options: OwnDataOptions = {}): T {
   const maxDepth = options.maxDepth ?? MAX_DATA_DEPTH;
   const strict = options.onLimit !== 'keep';
+  const freeze = options.freeze === true;
   const ancestors: unknown[] = [];
   const copies: unknown[] = [];
   const copy = (item: unknown, path: string): unknown => {
@@ -109,7 +116,8 @@ export function ownData<T>(value: T, options: OwnDataOptions = {}): T {
     }
     ancestors.pop();
     copies.pop();
-    return out;
+    // Frozen once filled: a cycle's reference to this copy (kept, `onLimit: 'keep'`) sees it frozen too.
+    return freeze ? Object.freeze(out) : out;
   };
   return copy(value, options.path ?? '') as T;
 }

@@ -37,7 +37,11 @@ import { redactSecrets } from './redact.js';
  * session, `isResumed`, and the `workingDir`.
  */
 export interface SessionOptions {
-  /** Default: a `ModuleLoader` resolving from `baseDir`. */
+  /**
+   * Default: a `ModuleLoader` resolving from `baseDir`. Built before the
+   * session: it needs no coordinator (each `load` gets the session's mounted
+   * `module-source-resolver` as `sourceResolver`). It becomes `coordinator.loader`.
+   */
   loader?: ModuleLoaderLike;
   approval?: ApprovalProvider;
   display?: DisplaySystem;
@@ -133,9 +137,13 @@ export class AmplifierSession {
 
   /**
    * Validates the plan (throws `MountPlanError` listing every problem); loads
-   * nothing yet. The session keeps its own copy of the plan's data (own
-   * properties only: see `ownMountPlan`, copied once), so later changes to `plan` have no
-   * effect and inherited values never reach a module.
+   * nothing yet. The session runs `parseMountPlan(plan)`: its own frozen copy of
+   * the plan's data (own properties only, copied once), so later changes to
+   * `plan` have no effect and inherited values never reach a module. A plan
+   * that `parseMountPlan` returned is kept as it is, not validated again.
+   *
+   * Construction is one-directional: the loader (needs nothing of the session),
+   * then the coordinator (given the loader), then the session.
    */
   constructor(plan: MountPlan, options: SessionOptions = {}) {
     const own = parseMountPlan(plan);
@@ -146,23 +154,18 @@ export class AmplifierSession {
     this.#logger = options.logger ?? defaultLogger;
     this.#workingDir = options.workingDir ?? process.cwd();
     this.status = { session_id: this.sessionId, started_at: new Date().toISOString(), status: 'running' };
+    this.loader =
+      options.loader ?? new ModuleLoader({ baseDir: options.baseDir ?? process.cwd(), logger: this.#logger });
     this.coordinator = new Coordinator({
       sessionId: this.sessionId,
       parentId: this.parentId,
       config: own,
+      loader: this.loader,
       ...(options.approval && { approval: options.approval }),
       ...(options.display && { display: options.display }),
       logger: this.#logger,
     });
     this.coordinator.hooks.setDefaultFields({ session_id: this.sessionId, parent_id: this.parentId });
-    this.loader =
-      options.loader ??
-      new ModuleLoader({
-        baseDir: options.baseDir ?? process.cwd(),
-        coordinator: this.coordinator,
-        logger: this.#logger,
-      });
-    this.coordinator.loader = this.loader;
   }
 
   /** Construct and initialize; if initialization fails, what was mounted is cleaned up. */
@@ -296,9 +299,12 @@ export class AmplifierSession {
     const providersBefore = new Map(providers);
     try {
       return await journaled(coordinator, spec.module, this.#logger, async () => {
+        // Read at each load: a resolver mounted by an earlier module serves the later ones.
+        const sourceResolver = coordinator.get('module-source-resolver');
         const loaded = await this.loader.load(spec.module, spec.config ?? {}, {
           ...(spec.source !== undefined && { source: spec.source }),
           type,
+          ...(sourceResolver !== undefined && { sourceResolver }),
         });
         seen.loaded = loaded;
         const cleanup = await loaded.mount(coordinator);

@@ -221,6 +221,68 @@ describe('a mounted module-source-resolver', () => {
   });
 });
 
+describe('a source resolver passed per call (no coordinator needed)', () => {
+  function recording(location: () => string): { resolver: ModuleSourceResolver; calls: unknown[][] } {
+    const calls: unknown[][] = [];
+    return {
+      calls,
+      resolver: {
+        resolve(id, options) {
+          calls.push([id, options]);
+          return { resolve: location };
+        },
+      },
+    };
+  }
+
+  it('load and resolve use options.sourceResolver first, with the source hint', async () => {
+    const elsewhere = writePackage(path.join(root, 'resolved'), { name: 'resolved', id: 'res-call' });
+    const { resolver, calls } = recording(() => elsewhere);
+    const loader = loaderAt(root);
+    const loaded = await loader.load(
+      'res-call',
+      {},
+      { source: 'registry:res-call', sourceResolver: resolver },
+    );
+    expect(calls).toEqual([['res-call', { sourceHint: 'registry:res-call' }]]);
+    expect(await mountedFrom(loaded)).toBe(urlOf(elsewhere, 'index.js'));
+    expect((await loader.resolve('res-call', { sourceResolver: resolver })).via).toBe(
+      'module-source-resolver',
+    );
+    // Without one, the same loader resolves directly (nothing was kept from the calls above).
+    const error = await rejection(loader.load('res-call'));
+    expect(error.code).toBe('MODULE_NOT_FOUND');
+    expect(error.message).toContain('module-source-resolver: none mounted');
+  });
+
+  it('one loader serves two resolvers (two sessions) side by side', async () => {
+    const a = writePackage(path.join(root, 'a'), { name: 'a', id: 'res-shared' });
+    const b = writePackage(path.join(root, 'b'), { name: 'b', id: 'res-shared' });
+    const loader = loaderAt(root);
+    const [fromA, fromB] = await Promise.all([
+      loader.load('res-shared', {}, { sourceResolver: recording(() => a).resolver }),
+      loader.load('res-shared', {}, { sourceResolver: recording(() => b).resolver }),
+    ]);
+    expect(await mountedFrom(fromA)).toBe(urlOf(a, 'index.js'));
+    expect(await mountedFrom(fromB)).toBe(urlOf(b, 'index.js'));
+  });
+
+  it("the per-call resolver wins over the (deprecated) constructor coordinator's", async () => {
+    const mine = writePackage(path.join(root, 'mine'), { name: 'mine', id: 'res-precedence' });
+    const theirs = writePackage(path.join(root, 'theirs'), { name: 'theirs', id: 'res-precedence' });
+    const coordinator = new Coordinator({ logger });
+    coordinator.mount('module-source-resolver', recording(() => theirs).resolver);
+    const loader = loaderAt(root, { coordinator });
+    const perCall = await loader.load(
+      'res-precedence',
+      {},
+      { sourceResolver: recording(() => mine).resolver },
+    );
+    expect(await mountedFrom(perCall)).toBe(urlOf(mine, 'index.js'));
+    expect(await mountedFrom(await loader.load('res-precedence'))).toBe(urlOf(theirs, 'index.js'));
+  });
+});
+
 describe('broken packages', () => {
   it('a syntax error in the entry: ModuleLoadError naming the file', async () => {
     installNpm(root, [{ name: '@amplifier/broken-syntax', files: { 'index.js': 'export const = 1;\n' } }]);

@@ -1,6 +1,7 @@
 /**
  * ModuleLoader: from a module id to a mountable module. Resolution order: the
- * mounted `module-source-resolver`; the source hint (path, `file:` URL or
+ * `sourceResolver` of the call (a session passes its mounted
+ * `module-source-resolver`); the source hint (path, `file:` URL or
  * package name); the conventional names `@amplifier/<id>` and
  * `amplifier-module-<id>` (fast path); then discovery over declared
  * dependencies and `AMPLIFIER_MODULES`. Checks the declared type against the
@@ -48,7 +49,15 @@ export interface ModuleLoaderOptions {
   extraRoots?: readonly string[];
   /** Folders of module packages, or module package folders. Default: `AMPLIFIER_MODULES` (path-delimiter separated). */
   searchPaths?: readonly string[];
-  /** For the mounted `module-source-resolver`. */
+  /**
+   * A coordinator whose mounted `module-source-resolver` is used when a call
+   * passes no `sourceResolver`.
+   *
+   * @deprecated Pass the resolver per call instead (`load(id, config, { sourceResolver })`,
+   * `resolve(id, { sourceResolver })`); a session does that with its coordinator's. A loader
+   * bound to a coordinator cannot be made before it, which forced sessions and apps to build
+   * the loader lazily or patch it in afterwards.
+   */
   coordinator?: Coordinator;
   logger?: Logger;
   /** The core version peer ranges are checked against. Default: this core's version. */
@@ -181,12 +190,19 @@ export class ModuleLoader implements ModuleLoaderLike {
 
   /**
    * Find module `id` without importing it. Throws ModuleNotFoundError naming
-   * every place looked (or, when a mounted resolver said "not found" and
-   * direct resolution failed too, the resolver's error).
+   * every place looked (or, when the source resolver said "not found" and
+   * direct resolution failed too, the resolver's error). The source resolver is
+   * `options.sourceResolver`, else (deprecated) the one mounted on the
+   * coordinator given to the constructor.
    */
-  async resolve(id: string, options: { source?: string } = {}): Promise<ResolvedModule> {
+  async resolve(
+    id: string,
+    options: { source?: string; sourceResolver?: ModuleSourceResolver } = {},
+  ): Promise<ResolvedModule> {
     const searched: string[] = [];
-    const resolver = this.#coordinator?.get('module-source-resolver') as ModuleSourceResolver | undefined;
+    const resolver =
+      options.sourceResolver ??
+      (this.#coordinator?.get('module-source-resolver') as ModuleSourceResolver | undefined);
     if (resolver === undefined) {
       searched.push('module-source-resolver: none mounted');
       return this.#resolveDirect(id, options.source, searched);
