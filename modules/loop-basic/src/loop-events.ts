@@ -1,29 +1,16 @@
 /**
- * Events of the loop whose payloads take more than one line: hook results
- * applied through the coordinator, content blocks, provider errors.
+ * Events of the loop whose payloads take more than one line: content blocks,
+ * provider errors. (Hook steps whose results the coordinator applies are one
+ * call: `coordinator.emitAndProcess`.)
  */
 import {
   type ChatResponse,
-  type Coordinator,
   events as E,
   errorMessage,
   errorType,
   type HookRegistry,
-  type HookResult,
   LLMError,
 } from '@amplifier/core';
-
-/** Emit `event`, then apply the result through the coordinator when it asks for anything. */
-export async function emitAndApply(
-  hooks: HookRegistry,
-  coordinator: Coordinator,
-  event: string,
-  data: Record<string, unknown>,
-): Promise<HookResult> {
-  const result = await hooks.emit(event, data);
-  if (result.action === 'continue' && !result.user_message) return result;
-  return coordinator.processHookResult(result, event, 'orchestrator');
-}
 
 /** `content_block:start`/`end` for each block of the response, for the events someone listens to. */
 export async function emitBlocks(hooks: HookRegistry, response: ChatResponse): Promise<void> {

@@ -10,8 +10,10 @@ import {
   type HookResult,
   type Message,
   type Provider,
+  parseToolArguments,
   sanitizeForLlm,
   type ToolCall,
+  toMessageToolCall,
 } from '@amplifier/core';
 
 /** An injection for the next request only (never stored). */
@@ -60,7 +62,8 @@ export function applyEphemeral(messages: readonly Message[], injections: readonl
 
 /**
  * The response's tool calls, each with an id and, where they can be read,
- * object arguments (`{}` for a zero-argument call; a JSON string is parsed).
+ * object arguments (`{}` for a zero-argument call; a JSON string is parsed
+ * by core's `parseToolArguments`).
  * Arguments that are not a JSON object stay as they are: the tool runner
  * reports them to the model.
  */
@@ -79,26 +82,15 @@ export function parseToolCalls(provider: Provider, response: ChatResponse): Tool
   return calls;
 }
 
+/** Parsed arguments, or the arguments as they came when they are not an object (reported by the tool runner). */
 function readArguments(args: unknown): Record<string, unknown> {
-  if (args === undefined || args === null || args === '') return {};
-  if (typeof args === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(args);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-        return parsed as Record<string, unknown>;
-      }
-    } catch {
-      // left as is below
-    }
-  }
-  return args as Record<string, unknown>;
+  const parsed = parseToolArguments(args);
+  return parsed.ok ? parsed.arguments : (args as Record<string, unknown>);
 }
 
 export function assistantMessage(response: ChatResponse, toolCalls?: readonly ToolCall[]): Message {
   const message: Message = { role: 'assistant', content: response.content ?? '' };
-  if (toolCalls !== undefined) {
-    message.tool_calls = toolCalls.map((tc) => ({ id: tc.id, tool: tc.name, arguments: tc.arguments ?? {} }));
-  }
+  if (toolCalls !== undefined) message.tool_calls = toolCalls.map(toMessageToolCall);
   if (response.metadata !== undefined) message.metadata = response.metadata;
   return message;
 }

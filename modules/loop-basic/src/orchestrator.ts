@@ -25,7 +25,7 @@ import {
 import { AbortHub } from './abort-hub.js';
 import { Deadlines } from './call-run.js';
 import type { ResolvedConfig } from './config.js';
-import { emitAndApply, emitBlocks, emitProviderError } from './loop-events.js';
+import { emitBlocks, emitProviderError } from './loop-events.js';
 import {
   applyEphemeral,
   assistantMessage,
@@ -40,6 +40,8 @@ import { ToolTable } from './tool-table.js';
 
 const E = events;
 const NAME = 'loop-basic';
+/** The hook name the loop's own hook steps are processed under (injection metadata, approval requests). */
+const HOOK_NAME = 'orchestrator';
 const CONTINUE: EmitResult = Object.freeze({ action: 'continue' }) as EmitResult;
 
 /** The assistant message stored after an immediate cancellation during tool execution. */
@@ -84,7 +86,7 @@ export class BasicOrchestrator implements Orchestrator {
     const { context, hooks, coordinator, providers, tools } = run;
     const signal = run.signal ?? coordinator.cancellation.signal;
 
-    const submitted = await emitAndApply(hooks, coordinator, E.PROMPT_SUBMIT, { prompt });
+    const submitted = await coordinator.emitAndProcess(E.PROMPT_SUBMIT, { prompt }, HOOK_NAME);
     if (submitted.action === 'deny') return `Operation denied: ${submitted.reason ?? ''}`;
     await context.addMessage({ role: 'user', content: prompt });
 
@@ -133,10 +135,11 @@ export class BasicOrchestrator implements Orchestrator {
       if (coordinator.cancellation.isCancelled || hub.aborted) return this.#cancel(turn, finalContent);
 
       const requested = hooks.has(E.PROVIDER_REQUEST)
-        ? await emitAndApply(hooks, coordinator, E.PROVIDER_REQUEST, {
-            provider: providerName,
-            iteration: turn.iteration,
-          })
+        ? await coordinator.emitAndProcess(
+            E.PROVIDER_REQUEST,
+            { provider: providerName, iteration: turn.iteration },
+            HOOK_NAME,
+          )
         : CONTINUE;
       if (requested.action === 'deny') return `Operation denied: ${requested.reason ?? ''}`;
 
@@ -256,11 +259,11 @@ export class BasicOrchestrator implements Orchestrator {
   async #wrapUp(turn: Turn): Promise<string> {
     const { hooks, coordinator } = turn;
     try {
-      const requested = await emitAndApply(hooks, coordinator, E.PROVIDER_REQUEST, {
-        provider: turn.providerName,
-        iteration: turn.iteration,
-        max_reached: true,
-      });
+      const requested = await coordinator.emitAndProcess(
+        E.PROVIDER_REQUEST,
+        { provider: turn.providerName, iteration: turn.iteration, max_reached: true },
+        HOOK_NAME,
+      );
       if (requested.action === 'deny') return '';
       // As the reference: an ephemeral injection (counted against the turn's budget, never stored).
       await coordinator.processHookResult(
@@ -272,7 +275,7 @@ export class BasicOrchestrator implements Orchestrator {
           suppress_output: true,
         },
         E.PROVIDER_REQUEST,
-        'orchestrator',
+        HOOK_NAME,
       );
       const messages = [...(await this.#messagesFor(turn, requested))];
       messages.push({ role: 'user', content: LOOP_LIMIT_REMINDER });

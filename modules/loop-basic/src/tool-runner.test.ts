@@ -201,6 +201,28 @@ describe('input validation', () => {
     expect(tool.inputs).toHaveLength(0);
     expect(toolMessages(h.context)[0]![1]).toMatch(/^Error: the tool call's arguments are not a JSON object/);
   });
+
+  it('blank text is a zero-argument call; JSON of a non-object and non-objects are reported by what they are', async () => {
+    const response = {
+      content: [],
+      tool_calls: [
+        { id: 'a', name: 'now', arguments: ' \n ' },
+        { id: 'b', name: 'now', arguments: '[1]' },
+        { id: 'c', name: 'now', arguments: [1] },
+        { id: 'd', name: 'now', arguments: 5 },
+      ],
+    } as unknown as Parameters<typeof harness>[0][number];
+    const tool = new TestTool({ name: 'now' });
+    const h = harness([response, text('ok')], { tools: [tool] });
+    await h.run();
+    expect(tool.inputs).toEqual([{}]);
+    expect(toolMessages(h.context).map(([, c]) => c)).toEqual([
+      'now ok',
+      "Error: the tool call's arguments are not a JSON object: [1]",
+      "Error: the tool call's arguments must be an object, got array",
+      "Error: the tool call's arguments must be an object, got number",
+    ]);
+  });
 });
 
 describe('per-tool timeout', () => {

@@ -7,12 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import {
   type Coordinator,
+  type EmitAndProcessOptions,
   type EmitResult,
   errorMessage,
   errorType,
   events,
   type HookRegistry,
   type HookResult,
+  parseToolArguments,
   sanitizeForLlm,
   serializeToolOutput,
   stringifyJson,
@@ -81,6 +83,8 @@ export function cancelledContent(tool: string): string {
 }
 
 const CONTINUE: EmitResult = Object.freeze({ action: 'continue' }) as EmitResult;
+/** tool:pre and tool:post injections wait until every result of the round is in context. */
+const DEFER_INJECTION: EmitAndProcessOptions = Object.freeze({ deferInjection: true });
 const NO_INJECTIONS: readonly DeferredInjection[] = Object.freeze([]);
 
 interface Round {
@@ -179,39 +183,40 @@ function begin(round: Round, call: Call, args: unknown): void {
     call.content = cancelledContent(call.called);
     return;
   }
-  const parsed = parseArguments(args);
-  if (typeof parsed === 'string') {
-    fail(call, `Error: ${parsed}`, 'InvalidArguments', parsed);
+  const parsed = parseToolArguments(args);
+  if (!parsed.ok) {
+    const msg =
+      typeof args === 'string'
+        ? `the tool call's arguments are not a JSON object: ${args.slice(0, 200)}`
+        : `the tool call's arguments must be an object, got ${parsed.detail}`;
+    fail(call, `Error: ${msg}`, 'InvalidArguments', msg);
     return;
   }
-  if (nestedDeeperThan(parsed, MAX_ARGUMENT_DEPTH)) {
+  const input = parsed.arguments;
+  if (nestedDeeperThan(input, MAX_ARGUMENT_DEPTH)) {
     const name = call.entry?.name ?? call.called;
     failTooDeep(call, `the arguments of this call to '${name}' are`, 'Send flatter arguments.');
     return;
   }
-  call.input = parsed;
-  if ((call.entry?.name ?? call.called) === 'delegate' && typeof parsed.agent === 'string') {
-    cancellation.registerToolStart(call.id, parsed.agent);
+  call.input = input;
+  if ((call.entry?.name ?? call.called) === 'delegate' && typeof input.agent === 'string') {
+    cancellation.registerToolStart(call.id, input.agent);
   }
 }
 
 /** tool:pre: deny, ask_user (through the coordinator), modify (the input), inject_context (deferred). */
 async function preHooks(round: Round, call: Call): Promise<void> {
-  const { hooks, coordinator } = round.ctx;
+  const { coordinator } = round.ctx;
   const name = call.entry?.name ?? call.called;
   const input = call.input;
   try {
-    let pre: HookResult = await hooks.emit(TOOL_PRE, {
-      tool_name: name,
-      tool_call_id: call.id,
-      tool_input: input,
-      parallel_group_id: groupOf(round),
-    });
-    if (pre.action === 'inject_context') {
-      defer(call, { result: pre, event: TOOL_PRE, hookName: name });
-    } else if (pre.action !== 'continue' || pre.user_message) {
-      pre = await coordinator.processHookResult(pre, TOOL_PRE, name);
-    }
+    const pre = await coordinator.emitAndProcess(
+      TOOL_PRE,
+      { tool_name: name, tool_call_id: call.id, tool_input: input, parallel_group_id: groupOf(round) },
+      name,
+      DEFER_INJECTION,
+    );
+    if (pre.action === 'inject_context') defer(call, { result: pre, event: TOOL_PRE, hookName: name });
     if (pre.action === 'deny') {
       call.content = `Denied by hook: ${pre.reason ?? ''}`;
       return;
@@ -313,14 +318,20 @@ async function postHooks(round: Round, call: Call, result: ToolResult): Promise<
   const entry = call.entry!;
   const { coordinator, hooks, settings } = round.ctx;
   const post = hooks.has(TOOL_POST)
-    ? await hooks.emit(TOOL_POST, {
-        tool_name: entry.name,
-        tool_call_id: call.id,
-        tool_input: call.input,
-        result,
-        parallel_group_id: groupOf(round),
-      })
+    ? await coordinator.emitAndProcess(
+        TOOL_POST,
+        {
+          tool_name: entry.name,
+          tool_call_id: call.id,
+          tool_input: call.input,
+          result,
+          parallel_group_id: groupOf(round),
+        },
+        entry.name,
+        DEFER_INJECTION,
+      )
     : CONTINUE;
+  if (post.action === 'inject_context') defer(call, { result: post, event: TOOL_POST, hookName: entry.name });
   let content: string;
   const replaced = post.data?.result;
   if (post.action === 'continue' && replaced !== undefined && replaced !== result) {
@@ -330,32 +341,12 @@ async function postHooks(round: Round, call: Call, result: ToolResult): Promise<
   } else {
     content = serializeToolOutput(result);
   }
-  if (post.action === 'inject_context') {
-    defer(call, { result: post, event: TOOL_POST, hookName: entry.name });
-  } else if (post.action !== 'continue' || post.user_message) {
-    await coordinator.processHookResult(post, TOOL_POST, entry.name);
-  }
   call.content = truncateOutput(content, settings.maxToolOutputBytes);
 }
 
 function defer(call: Call, injection: DeferredInjection): void {
   if (call.injections === undefined) call.injections = [injection];
   else call.injections.push(injection);
-}
-
-function parseArguments(raw: unknown): Record<string, unknown> | string {
-  if (raw === undefined || raw === null || raw === '') return {};
-  if (isRecord(raw)) return raw;
-  if (typeof raw === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(raw);
-      if (isRecord(parsed)) return parsed;
-    } catch {
-      // reported below
-    }
-    return `the tool call's arguments are not a JSON object: ${raw.slice(0, 200)}`;
-  }
-  return `the tool call's arguments must be an object, got ${Array.isArray(raw) ? 'array' : typeof raw}`;
 }
 
 function checkInput(entry: ToolEntry, input: Record<string, unknown>): string | undefined {

@@ -1,4 +1,4 @@
-import { type ChatRequest, checkData, type Message } from '@amplifier/core';
+import { type ChatRequest, checkData, type Message, toMessageToolCall } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import { message, REDACTED, SIGNATURE } from './__fixtures__/wire.js';
 import { fromWireMessage, toWireMessages } from './convert.js';
@@ -137,7 +137,7 @@ describe('messages to the Messages API', () => {
     const stored: Message = {
       role: 'assistant',
       content: response.content,
-      tool_calls: response.tool_calls!.map((c) => ({ id: c.id, tool: c.name, arguments: c.arguments })),
+      tool_calls: response.tool_calls!.map(toMessageToolCall),
     };
     expect(checkData('message', stored)).toEqual([]);
     const roundTripped = toWireMessages([{ role: 'user', content: 'q' }, stored]).messages[1]!;

@@ -8,9 +8,12 @@ import {
   blockToolCalls,
   type ChatResponse,
   type ContentBlock,
+  fromMessageToolCall,
+  fromToolCallBlock,
   type ImageSource,
   type Message,
   responseText,
+  type ToolCall,
   type Usage,
 } from '@amplifier/core';
 import { toolBlocksText, toolResultText } from '@amplifier/provider-http';
@@ -75,8 +78,7 @@ function assistantBlocks(message: Message): Json[] {
         if (block.text !== '') out.push({ type: 'text', text: block.text });
         break;
       case 'tool_call':
-        if (!seen.has(block.id))
-          out.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input ?? {} });
+        if (!seen.has(block.id)) out.push(toolUse(fromToolCallBlock(block)));
         seen.add(block.id);
         break;
       default:
@@ -84,11 +86,15 @@ function assistantBlocks(message: Message): Json[] {
     }
   }
   for (const call of message.tool_calls ?? []) {
-    if (!seen.has(call.id))
-      out.push({ type: 'tool_use', id: call.id, name: call.tool, input: call.arguments ?? {} });
+    if (!seen.has(call.id)) out.push(toolUse(fromMessageToolCall(call)));
     seen.add(call.id);
   }
   return out;
+}
+
+/** A call as a Messages API `tool_use` block. */
+function toolUse(call: ToolCall): Json {
+  return { type: 'tool_use', id: call.id, name: call.name, input: call.arguments };
 }
 
 /**

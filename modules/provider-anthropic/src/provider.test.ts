@@ -1,4 +1,4 @@
-import { type ChatRequest, checkData, type StreamEvent } from '@amplifier/core';
+import { type ChatRequest, checkData, type StreamEvent, toMessageToolCall } from '@amplifier/core';
 import { FakeLlmServer, llmErrorOf, reply } from '@amplifier/provider-http/testing';
 import { EventRecorder } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -154,7 +154,7 @@ describe('complete()', () => {
         {
           role: 'assistant',
           content: first.content,
-          tool_calls: first.tool_calls!.map((c) => ({ id: c.id, tool: c.name, arguments: c.arguments })),
+          tool_calls: first.tool_calls!.map(toMessageToolCall),
         },
         { role: 'tool', tool_call_id: 'toolu_01A', content: 'file text' },
       ],

@@ -9,6 +9,8 @@ import {
   type ChatResponse,
   type ContentBlock,
   createLLMError,
+  fromToolCallBlock,
+  parseToolArguments,
   type StreamEvent,
   stringifyJson,
   type Usage,
@@ -122,21 +124,20 @@ export class MessageAccumulator {
     const open = this.#blocks.get(index);
     if (open?.block.type !== 'tool_call') return [];
     const { block } = open;
+    // No input_json_delta (or only blanks): the input of content_block_start stands.
     if (open.json.trim() !== '') {
-      try {
-        const input: unknown = JSON.parse(open.json);
-        block.input =
-          typeof input === 'object' && input !== null && !Array.isArray(input)
-            ? (input as Record<string, unknown>)
-            : { _raw_arguments: open.json, _error: 'tool input must be a JSON object' };
-      } catch (error) {
-        block.input = {
-          _raw_arguments: open.json,
-          _error: `tool input is not valid JSON: ${(error as Error).message}`,
-        };
-      }
+      const parsed = parseToolArguments(open.json);
+      block.input = parsed.ok
+        ? parsed.arguments
+        : {
+            _raw_arguments: open.json,
+            _error:
+              parsed.problem === 'invalid_json'
+                ? `tool input is not valid JSON: ${parsed.detail}`
+                : 'tool input must be a JSON object',
+          };
     }
-    return [{ type: 'tool_call.end', id: block.id, name: block.name, arguments: block.input }];
+    return [{ type: 'tool_call.end', ...fromToolCallBlock(block) }];
   }
 
   /** The whole response: blocks in index order. */
@@ -185,7 +186,7 @@ export function responseEvents(response: ChatResponse, model: string | undefined
     else if (block.type === 'tool_call') {
       events.push({ type: 'tool_call.start', id: block.id, name: block.name });
       events.push({ type: 'tool_call.delta', id: block.id, arguments_fragment: stringifyJson(block.input) });
-      events.push({ type: 'tool_call.end', id: block.id, name: block.name, arguments: block.input });
+      events.push({ type: 'tool_call.end', ...fromToolCallBlock(block) });
     }
   }
   events.push({ type: 'message.end', response });

@@ -1,4 +1,11 @@
-import { type ChatRequest, checkData, MAX_DATA_DEPTH, MAX_DEPTH_MARKER, type Message } from '@amplifier/core';
+import {
+  type ChatRequest,
+  checkData,
+  MAX_DATA_DEPTH,
+  MAX_DEPTH_MARKER,
+  type Message,
+  toMessageToolCall,
+} from '@amplifier/core';
 import { boundedValue, depthOf, nestedJson, nestedValue, randomDeepValue } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -110,7 +117,7 @@ describe('messages to Chat Completions', () => {
     const stored: Message = {
       role: 'assistant',
       content: response.content,
-      tool_calls: response.tool_calls!.map((c) => ({ id: c.id, tool: c.name, arguments: c.arguments })),
+      tool_calls: response.tool_calls!.map(toMessageToolCall),
     };
     expect(checkData('message', stored)).toEqual([]);
     expect(toWireMessages([stored])).toEqual([wireAssistant]);

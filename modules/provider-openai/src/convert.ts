@@ -8,13 +8,17 @@ import {
   type ChatRequest,
   type ChatResponse,
   type ContentBlock,
+  fromMessageToolCall,
+  fromToolCallBlock,
   type ImageSource,
   isPlainObject,
   type Message,
+  parseToolArguments,
   responseText,
   stringifyJson,
   type ToolCall,
   type ToolChoice,
+  toToolCallBlock,
   type Usage,
 } from '@amplifier/core';
 import { toolBlocksText, toolResultText } from '@amplifier/provider-http';
@@ -64,16 +68,15 @@ function userContent(content: Message['content']): string | Json[] {
 function assistantCalls(message: Message): Json[] {
   const calls: Json[] = [];
   const seen = new Set<string>();
-  const add = (id: string, name: string, args: unknown): void => {
+  const add = ({ id, name, arguments: args }: ToolCall): void => {
     if (seen.has(id)) return;
     seen.add(id);
-    calls.push({ id, type: 'function', function: { name, arguments: stringifyJson(args ?? {}) } });
+    calls.push({ id, type: 'function', function: { name, arguments: stringifyJson(args) } });
   };
   if (Array.isArray(message.content)) {
-    for (const block of message.content)
-      if (block?.type === 'tool_call') add(block.id, block.name, block.input);
+    for (const block of message.content) if (block?.type === 'tool_call') add(fromToolCallBlock(block));
   }
-  for (const call of message.tool_calls ?? []) add(call.id, call.tool, call.arguments);
+  for (const call of message.tool_calls ?? []) add(fromMessageToolCall(call));
   return calls;
 }
 
@@ -183,20 +186,21 @@ export function toWireBody(request: ChatRequest, messages: readonly Message[], o
 }
 
 /**
- * Tool arguments as an object. Empty means `{}`; text that is not a JSON
- * object is passed on as `{_raw_arguments, _error}` so the tool's schema
- * check tells the model what went wrong instead of the turn failing.
+ * Tool arguments as an object (read by core's `parseToolArguments`). Empty
+ * means `{}`; text that is not a JSON object is passed on as
+ * `{_raw_arguments, _error}` so the tool's schema check tells the model what
+ * went wrong instead of the turn failing.
  */
 export function parseArguments(text: string | undefined): Record<string, unknown> {
-  if (text === undefined || text.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value))
-      return value as Record<string, unknown>;
-    return { _raw_arguments: text, _error: 'tool arguments must be a JSON object' };
-  } catch (error) {
-    return { _raw_arguments: text, _error: `tool arguments are not valid JSON: ${(error as Error).message}` };
-  }
+  const parsed = parseToolArguments(text);
+  if (parsed.ok) return parsed.arguments;
+  return {
+    _raw_arguments: text,
+    _error:
+      parsed.problem === 'invalid_json'
+        ? `tool arguments are not valid JSON: ${parsed.detail}`
+        : 'tool arguments must be a JSON object',
+  };
 }
 
 /**
@@ -252,8 +256,7 @@ export function buildResponse(parts: {
   if (parts.reasoning !== '') content.push({ type: 'thinking', thinking: parts.reasoning });
   if (parts.text !== '') content.push({ type: 'text', text: parts.text });
   if (parts.refusal !== '') content.push({ type: 'text', text: parts.refusal });
-  for (const call of parts.calls)
-    content.push({ type: 'tool_call', id: call.id, name: call.name, input: call.arguments });
+  for (const call of parts.calls) content.push(toToolCallBlock(call));
   const response: ChatResponse = { content };
   if (parts.calls.length > 0) response.tool_calls = parts.calls;
   if (parts.usage !== undefined) response.usage = parts.usage;

@@ -3,7 +3,7 @@
  * project (or all projects with --all).
  */
 import path from 'node:path';
-import { errorMessage, type Message } from '@amplifier/core';
+import { errorMessage, fromMessageToolCall, type Message } from '@amplifier/core';
 import { type JsonlNote, readEventLog } from '@amplifier/hooks-logging';
 import type { Display } from './display.js';
 import { EXIT_OK } from './errors.js';
@@ -152,9 +152,10 @@ export async function showSession(
     }
     const body = display.safeText(text(message.content)).trim();
     if (body !== '') lines.push(`${c.bold(role)} ${body.replace(/\n/g, `\n${' '.repeat(10)}`)}`);
-    for (const call of message.tool_calls ?? []) {
+    for (const stored of message.tool_calls ?? []) {
+      const call = fromMessageToolCall(stored);
       const args = (JSON.stringify(display.safeData(call.arguments)) ?? '').slice(0, 100);
-      lines.push(`${c.dim(role)} ${c.cyan('→')} ${call.tool} ${args}`);
+      lines.push(`${c.dim(role)} ${c.cyan('→')} ${call.name} ${args}`);
     }
   }
   out.write(`${lines.join('\n')}\n`);

@@ -904,3 +904,221 @@ describe('Coordinator.processHookResult (I)', () => {
     }
   });
 });
+
+// --------------------------------------------------------- emitAndProcess
+
+describe('Coordinator.emitAndProcess', () => {
+  type Register = (hooks: HookRegistry) => void;
+
+  /** A coordinator with a context, a display and an approval provider answering `answer`. */
+  function world(register: Register, answer: string | Error | null = 'allow', session = {}) {
+    const context = new RecordingContext();
+    const display = new RecordingDisplay();
+    const approval = answer === null ? undefined : new FakeApproval(answer);
+    const c = coordinator({ config: plan(session), display, ...(approval && { approval }) });
+    c.mount('context', context);
+    register(c.hooks);
+    return { c, context, display, approval };
+  }
+
+  /** Timestamps differ from one emit to the next; everything else must be equal. */
+  const stamped = (value: unknown): unknown =>
+    JSON.parse(JSON.stringify(value ?? null, (key, v) => (key === 'timestamp' ? '<timestamp>' : v)));
+
+  /** Everything one hook step did: its result (or error) and every effect it had. */
+  async function effects(w: ReturnType<typeof world>, step: () => Promise<HookResult>) {
+    let outcome: unknown;
+    try {
+      outcome = { result: await step() };
+    } catch (error) {
+      outcome = { error: String(error) };
+    }
+    return stamped({
+      outcome,
+      context: w.context.messages,
+      shown: w.display.shown,
+      approvals: w.approval?.requests ?? null,
+      log: w.c.log.lines,
+      tokens: w.c.turnInjectionTokens,
+    });
+  }
+
+  /** The same registrations, run once through emitAndProcess and once through emit + processHookResult. */
+  async function bothWays(
+    register: Register,
+    options: { answer?: string | Error | null; session?: object; hookName?: string } = {},
+  ) {
+    const event = 'tool:pre';
+    const data = { tool_name: 'bash', tool_input: { command: 'ls' } };
+    const answer = options.answer === undefined ? 'allow' : options.answer;
+    const one = world(register, answer, options.session);
+    const oneCall = await effects(one, () => one.c.emitAndProcess(event, data, options.hookName));
+    const two = world(register, answer, options.session);
+    const twoCalls = await effects(two, async () =>
+      two.c.processHookResult(await two.c.hooks.emit(event, data), event, options.hookName),
+    );
+    expect(oneCall).toEqual(twoCalls);
+    return oneCall as { outcome: { result?: HookResult; error?: string } } & Record<string, unknown>;
+  }
+
+  it('no handler, or only continue: the emitted result with its data, no effect', async () => {
+    const none = await bothWays(() => {});
+    expect(none.outcome.result).toEqual({
+      action: 'continue',
+      data: { tool_name: 'bash', tool_input: { command: 'ls' } },
+    });
+    const quiet = await bothWays((h) => h.register('tool:pre', () => ({ action: 'continue' })));
+    expect(quiet.outcome.result).toMatchObject({ action: 'continue', data: { tool_name: 'bash' } });
+    expect(quiet).toMatchObject({ context: [], shown: [], approvals: [], tokens: 0 });
+  });
+
+  it('deny: the deny result, its user_message shown, later handlers never run', async () => {
+    let later = 0;
+    const denied = await bothWays(
+      (h) => {
+        h.register('tool:pre', () => ({ action: 'deny', reason: 'no', user_message: 'blocked' }), {
+          priority: 1,
+        });
+        h.register('tool:pre', () => void later++, { priority: 2 });
+      },
+      { hookName: 'guard' },
+    );
+    expect(denied.outcome.result).toEqual({ action: 'deny', reason: 'no', user_message: 'blocked' });
+    expect(denied.shown).toEqual([['blocked', 'info', 'hook:guard']]);
+    expect(later).toBe(0);
+  });
+
+  it('modify: the chained data comes back as a continue (emit does not keep a user_message of a continue)', async () => {
+    const modified = await bothWays((h) => {
+      h.register('tool:pre', (_e, d) => ({
+        action: 'modify',
+        data: { ...d, tool_input: { command: 'ls -la' } },
+      }));
+      h.register('tool:pre', (_e, d) => ({ action: 'modify', data: { ...d, checked: true } }));
+      h.register('tool:pre', () => ({ action: 'continue', user_message: 'checked' }));
+    });
+    expect(modified.outcome.result).toEqual({
+      action: 'continue',
+      data: { tool_name: 'bash', tool_input: { command: 'ls -la' }, timestamp: '<timestamp>', checked: true },
+    });
+    expect(modified).toMatchObject({ context: [], shown: [], approvals: [], tokens: 0 });
+  });
+
+  it('inject_context: stored in the context under the hook name and counted; ephemeral only counted; merged', async () => {
+    const stored = await bothWays(
+      (h) => h.register('tool:pre', () => ({ action: 'inject_context', context_injection: 'remember X' })),
+      { hookName: 'memory' },
+    );
+    expect(stored.context).toEqual([
+      {
+        role: 'system',
+        content: 'remember X',
+        metadata: { source: 'hook', hook_name: 'memory', event: 'tool:pre', timestamp: '<timestamp>' },
+      },
+    ]);
+    expect(stored.tokens).toBe(2);
+    const ephemeral = await bothWays((h) =>
+      h.register('tool:pre', () => ({
+        action: 'inject_context',
+        context_injection: 'now only',
+        ephemeral: true,
+      })),
+    );
+    expect(ephemeral).toMatchObject({ context: [], tokens: 2 });
+    const shown = await bothWays((h) =>
+      h.register('tool:pre', () => ({ action: 'inject_context', context_injection: 'c', user_message: 'm' })),
+    );
+    expect(shown.shown).toEqual([['m', 'info', 'hook:unknown']]);
+    const merged = await bothWays((h) => {
+      h.register('tool:pre', () => ({ action: 'inject_context', context_injection: 'one' }));
+      h.register('tool:pre', () => ({ action: 'inject_context', context_injection: 'two', ephemeral: true }));
+    });
+    expect(merged).toMatchObject({ context: [], tokens: 2 });
+  });
+
+  it('inject_context over injection_size_limit: both ways throw the same error and store nothing', async () => {
+    const big = await bothWays(
+      (h) => h.register('tool:pre', () => ({ action: 'inject_context', context_injection: 'x'.repeat(20) })),
+      { session: { injection_size_limit: 10 } },
+    );
+    expect(big.outcome.error).toMatch(/exceeds 10/);
+    expect(big).toMatchObject({ context: [], tokens: 0 });
+  });
+
+  it('ask_user: allow gives continue, deny and no approval system give deny; the request names the hook', async () => {
+    const ask: Register = (h) =>
+      h.register('tool:pre', () => ({
+        action: 'ask_user',
+        approval_prompt: 'Run ls?',
+        user_message: 'hidden',
+      }));
+    const allowed = await bothWays(ask, { hookName: 'approval' });
+    expect(allowed.outcome.result).toEqual({ action: 'continue' });
+    expect(allowed.approvals).toEqual([
+      {
+        prompt: 'Run ls?',
+        options: ['Allow', 'Deny'],
+        timeout: 300,
+        default: 'deny',
+        event: 'tool:pre',
+        hook_name: 'approval',
+      },
+    ]);
+    expect(allowed.shown).toEqual([]);
+    expect((await bothWays(ask, { answer: 'Deny' })).outcome.result).toEqual({
+      action: 'deny',
+      reason: 'User denied: Run ls?',
+    });
+    expect((await bothWays(ask, { answer: null })).outcome.result).toEqual({
+      action: 'deny',
+      reason: 'No approval system available',
+    });
+    expect((await bothWays(ask, { answer: new Error('prompt broke') })).outcome.error).toMatch(
+      /prompt broke/,
+    );
+  });
+
+  it('deny beats ask_user and ask_user beats inject_context, as in emit', async () => {
+    const mixed = await bothWays((h) => {
+      h.register('tool:pre', () => ({ action: 'inject_context', context_injection: 'ctx' }));
+      h.register('tool:pre', () => ({ action: 'ask_user', approval_prompt: 'ok?' }));
+    });
+    expect(mixed.outcome.result).toEqual({ action: 'continue' });
+    expect(mixed).toMatchObject({ context: [], tokens: 0 });
+    const denied = await bothWays((h) => {
+      h.register('tool:pre', () => ({ action: 'ask_user' }));
+      h.register('tool:pre', () => ({ action: 'deny', reason: 'no' }));
+    });
+    expect(denied).toMatchObject({ outcome: { result: { action: 'deny', reason: 'no' } }, approvals: [] });
+  });
+
+  it('deferInjection: an inject_context result comes back unapplied, for processHookResult later', async () => {
+    const w = world((h) =>
+      h.register('tool:post', () => ({
+        action: 'inject_context',
+        context_injection: 'later',
+        user_message: 'm',
+      })),
+    );
+    const result = await w.c.emitAndProcess('tool:post', {}, 'lint', { deferInjection: true });
+    expect(result).toEqual({ action: 'inject_context', context_injection: 'later', user_message: 'm' });
+    expect(w.context.messages).toEqual([]);
+    expect(w.display.shown).toEqual([]);
+    expect(w.c.turnInjectionTokens).toBe(0);
+    await w.c.processHookResult(result, 'tool:post', 'lint');
+    expect(w.context.messages.map((m) => m.content)).toEqual(['later']);
+    expect(w.display.shown).toEqual([['m', 'info', 'hook:lint']]);
+  });
+
+  it('deferInjection changes nothing for the other actions', async () => {
+    const w = world((h) => {
+      h.register('tool:pre', () => ({ action: 'ask_user', approval_prompt: 'p' }));
+      h.register('prompt:submit', () => ({ action: 'deny', reason: 'r', user_message: 'u' }));
+    });
+    const options = { deferInjection: true };
+    expect(await w.c.emitAndProcess('tool:pre', {}, 'h', options)).toEqual({ action: 'continue' });
+    expect(w.approval?.requests).toHaveLength(1);
+    expect(await w.c.emitAndProcess('prompt:submit', {}, 'h', options)).toMatchObject({ action: 'deny' });
+    expect(w.display.shown).toEqual([['u', 'info', 'hook:h']]);
+  });
+});

@@ -18,7 +18,7 @@ import type {
 } from './contracts.js';
 import { AmplifierError, ApprovalTimeoutError, errorMessage, isFatalError } from './errors.js';
 import { CANCEL_REQUESTED } from './events.js';
-import { HookRegistry, utcTimestamp } from './hooks.js';
+import { type EventData, HookRegistry, utcTimestamp } from './hooks.js';
 import { defaultLogger } from './logger.js';
 import { type HookResult, type MountPoint, sanitizeForLlm } from './models.js';
 import { type JournalSlot, journalSlot } from './mount-journal.js';
@@ -39,6 +39,17 @@ export interface CoordinatorOptions {
   approval?: ApprovalProvider;
   display?: DisplaySystem;
   logger?: Logger;
+}
+
+/** Options of `Coordinator.emitAndProcess`. */
+export interface EmitAndProcessOptions {
+  /**
+   * Return an `inject_context` result as `emit` gave it, without applying it
+   * (nothing stored, counted or shown yet): the caller hands it to
+   * `processHookResult` later, e.g. once the tool results it must follow are
+   * in the context. Default false: it is applied like any other result.
+   */
+  deferInjection?: boolean;
 }
 
 /**
@@ -384,6 +395,35 @@ export class Coordinator {
   }
 
   // ------------------------------------------------------ hook results
+
+  /**
+   * One hook step: `this.hooks.emit(event, data)`, then
+   * `processHookResult(result, event, hookName)` with what it returned; gives
+   * back the processed result (`continue` or `deny` after `ask_user`, else
+   * the emitted result itself: `deny` with its reason, `continue` with the
+   * final data, `inject_context`). Effects are exactly those of the two
+   * calls; a bare `continue` without a `user_message` has none and skips the
+   * second. `hookName` is what injections, approval requests and messages
+   * are attributed to (default `unknown`, as in `processHookResult`). Throws
+   * what `processHookResult` throws (an injection over
+   * `injection_size_limit`, a failing approval provider).
+   *
+   * ```ts
+   * const pre = await coordinator.emitAndProcess(events.TOOL_PRE, { tool_name, tool_input }, tool_name);
+   * if (pre.action === 'deny') return `Denied by hook: ${pre.reason ?? ''}`;
+   * ```
+   */
+  async emitAndProcess(
+    event: string,
+    data: EventData,
+    hookName = 'unknown',
+    options: EmitAndProcessOptions = {},
+  ): Promise<HookResult> {
+    const result = await this.hooks.emit(event, data);
+    if (result.action === 'continue' && !result.user_message) return result;
+    if (result.action === 'inject_context' && options.deferInjection === true) return result;
+    return this.processHookResult(result, event, hookName);
+  }
 
   /**
    * Apply a hook result: store durable injections in the context (sanitized,

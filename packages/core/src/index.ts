@@ -32,7 +32,7 @@ export type {
   Tool,
   ToolCallOptions,
 } from './contracts.js';
-export type { Contributor, CoordinatorOptions } from './coordinator.js';
+export type { Contributor, CoordinatorOptions, EmitAndProcessOptions } from './coordinator.js';
 export { Coordinator } from './coordinator.js';
 // Errors
 export type { AmplifierErrorOptions, DataError, ErrorCode, ErrorCodeInfo } from './errors.js';
@@ -98,6 +98,7 @@ export type {
   JSONSchema,
   Message,
   MessageToolCall,
+  ParsedToolArguments,
   ReasoningBlock,
   RedactedThinkingBlock,
   ResponseFormat,
@@ -113,7 +114,16 @@ export type {
   Usage,
   Visibility,
 } from './messages.js';
-export { blockToolCalls, responseText, responseToolCalls } from './messages.js';
+export {
+  blockToolCalls,
+  fromMessageToolCall,
+  fromToolCallBlock,
+  parseToolArguments,
+  responseText,
+  responseToolCalls,
+  toMessageToolCall,
+  toToolCallBlock,
+} from './messages.js';
 // Data: kernel models
 export type {
   ConfigField,

@@ -1,5 +1,20 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blockToolCalls, type ContentBlock, responseText, responseToolCalls } from './messages.js';
+import {
+  blockToolCalls,
+  type ContentBlock,
+  fromMessageToolCall,
+  fromToolCallBlock,
+  type MessageToolCall,
+  parseToolArguments,
+  responseText,
+  responseToolCalls,
+  type ToolCall,
+  type ToolCallBlock,
+  toMessageToolCall,
+  toToolCallBlock,
+} from './messages.js';
+import { checkData } from './schemas.js';
 
 describe('responseText', () => {
   it('joins text blocks with a blank line and never includes thinking or tool calls', () => {
@@ -47,5 +62,199 @@ describe('responseToolCalls and blockToolCalls', () => {
     expect(responseToolCalls({ content: blocks, tool_calls: given })).toBe(given);
     expect(responseToolCalls({ content: blocks, tool_calls: [] }).map((c) => c.id)).toEqual(['c1', 'c2']);
     expect(responseToolCalls({ content: blocks }).map((c) => c.id)).toEqual(['c1', 'c2']);
+  });
+});
+
+describe('tool call converters', () => {
+  const call: ToolCall = { id: 'c1', name: 'bash', arguments: { command: 'ls', options: { all: true } } };
+
+  it('write the wire shapes with exactly their fields, in the same JSON as before', () => {
+    expect(JSON.stringify(toMessageToolCall(call))).toBe(
+      '{"id":"c1","tool":"bash","arguments":{"command":"ls","options":{"all":true}}}',
+    );
+    expect(JSON.stringify(toToolCallBlock(call))).toBe(
+      '{"type":"tool_call","id":"c1","name":"bash","input":{"command":"ls","options":{"all":true}}}',
+    );
+    const message = {
+      role: 'assistant',
+      content: [toToolCallBlock(call)],
+      tool_calls: [toMessageToolCall(call)],
+    };
+    expect(checkData('message', message)).toEqual([]);
+  });
+
+  it('round trip: ToolCall -> wire -> ToolCall and wire -> ToolCall -> wire give equal objects', () => {
+    expect(fromMessageToolCall(toMessageToolCall(call))).toEqual(call);
+    expect(fromToolCallBlock(toToolCallBlock(call))).toEqual(call);
+    const stored: MessageToolCall = { id: 'c2', tool: 'grep', arguments: { pattern: 'x' } };
+    expect(toMessageToolCall(fromMessageToolCall(stored))).toEqual(stored);
+    const block: ToolCallBlock = { type: 'tool_call', id: 'c3', name: 'glob', input: {} };
+    expect(toToolCallBlock(fromToolCallBlock(block))).toEqual(block);
+    // Across the two wire shapes too (what a provider does with an assistant message).
+    expect(toToolCallBlock(fromMessageToolCall(stored))).toEqual({
+      type: 'tool_call',
+      id: 'c2',
+      name: 'grep',
+      input: { pattern: 'x' },
+    });
+  });
+
+  it('round trips any call of JSON data', () => {
+    const calls = fc.record({
+      id: fc.string(),
+      name: fc.string(),
+      arguments: fc.dictionary(fc.string(), fc.jsonValue()),
+    });
+    fc.assert(
+      fc.property(calls, (c) => {
+        expect(fromMessageToolCall(toMessageToolCall(c))).toEqual(c);
+        expect(fromToolCallBlock(toToolCallBlock(c))).toEqual(c);
+        const stored = JSON.parse(JSON.stringify(toMessageToolCall(c))) as MessageToolCall;
+        expect(fromMessageToolCall(stored)).toEqual(JSON.parse(JSON.stringify(c)));
+      }),
+    );
+  });
+
+  it('share the arguments object (no copy) and copy no other field', () => {
+    const extra = { ...call, provider_state: 'x' } as ToolCall;
+    expect(toMessageToolCall(extra).arguments).toBe(call.arguments);
+    expect(toToolCallBlock(extra).input).toBe(call.arguments);
+    expect(Object.keys(toMessageToolCall(extra))).toEqual(['id', 'tool', 'arguments']);
+    expect(Object.keys(toToolCallBlock(extra))).toEqual(['type', 'id', 'name', 'input']);
+    const visible: ToolCallBlock = {
+      type: 'tool_call',
+      id: 'v',
+      name: 'n',
+      input: {},
+      visibility: 'internal',
+    };
+    expect(Object.keys(fromToolCallBlock(visible))).toEqual(['id', 'name', 'arguments']);
+  });
+
+  it('missing or null arguments become {}; other odd values pass through unparsed', () => {
+    const bare = { id: 'c', name: 'now' } as unknown as ToolCall;
+    expect(toMessageToolCall(bare)).toEqual({ id: 'c', tool: 'now', arguments: {} });
+    expect(toToolCallBlock(bare)).toEqual({ type: 'tool_call', id: 'c', name: 'now', input: {} });
+    const stored = { id: 'c', tool: 'now', arguments: null } as unknown as MessageToolCall;
+    expect(fromMessageToolCall(stored)).toEqual({ id: 'c', name: 'now', arguments: {} });
+    const block = { type: 'tool_call', id: 'c', name: 'now' } as unknown as ToolCallBlock;
+    expect(fromToolCallBlock(block)).toEqual({ id: 'c', name: 'now', arguments: {} });
+    // Parsing is parseToolArguments' job, not the converters'.
+    const text = { id: 'c', name: 'now', arguments: '{"a":1}' } as unknown as ToolCall;
+    expect(toMessageToolCall(text).arguments).toBe('{"a":1}');
+  });
+
+  it('keep a `__proto__` key of the arguments as an own key', () => {
+    const args = JSON.parse('{"__proto__":{"polluted":true},"a":1}') as Record<string, unknown>;
+    for (const out of [
+      toMessageToolCall({ id: 'c', name: 'n', arguments: args }).arguments,
+      toToolCallBlock({ id: 'c', name: 'n', arguments: args }).input,
+      fromMessageToolCall({ id: 'c', tool: 'n', arguments: args }).arguments,
+      fromToolCallBlock({ type: 'tool_call', id: 'c', name: 'n', input: args }).arguments,
+    ]) {
+      expect(Object.hasOwn(out, '__proto__')).toBe(true);
+      expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+      expect((out as { polluted?: unknown }).polluted).toBeUndefined();
+    }
+  });
+});
+
+describe('parseToolArguments', () => {
+  const parseMessage = (text: string): string => {
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error(`${text} is JSON`);
+  };
+
+  it('no arguments: undefined, null, empty or blank text give {}', () => {
+    for (const raw of [undefined, null, '', '   ', '\n\t ']) {
+      expect(parseToolArguments(raw), JSON.stringify(raw)).toEqual({ ok: true, arguments: {} });
+    }
+  });
+
+  it('an object is taken as it is (the same object); JSON text of an object is parsed', () => {
+    const args = { path: 'a.txt' };
+    const parsed = parseToolArguments(args);
+    expect(parsed.ok && parsed.arguments).toBe(args);
+    expect(parseToolArguments('{"path":"a.txt","n":[1,{"x":null}]}')).toEqual({
+      ok: true,
+      arguments: { path: 'a.txt', n: [1, { x: null }] },
+    });
+    expect(parseToolArguments('  {"a":1}\n')).toEqual({ ok: true, arguments: { a: 1 } });
+  });
+
+  it("text that is not JSON: invalid_json with the parser's message", () => {
+    for (const text of ['{"a":', '{not json', "{'a':1}", '{"a":1} trailing']) {
+      expect(parseToolArguments(text), text).toEqual({
+        ok: false,
+        problem: 'invalid_json',
+        detail: parseMessage(text),
+      });
+    }
+  });
+
+  it('JSON text or a value that is not an object: not_object with what was there', () => {
+    const cases: [unknown, string][] = [
+      ['[1,2]', 'array'],
+      ['"text"', 'string'],
+      ['42', 'number'],
+      ['true', 'boolean'],
+      ['null', 'null'],
+      [[1, 2], 'array'],
+      [42, 'number'],
+      [false, 'boolean'],
+      [10n, 'bigint'],
+      [() => 1, 'function'],
+    ];
+    for (const [raw, detail] of cases) {
+      expect(parseToolArguments(raw), String(raw)).toEqual({ ok: false, problem: 'not_object', detail });
+    }
+  });
+
+  it('a `__proto__` key stays own data: no prototype is set, nothing is polluted', () => {
+    const parsed = parseToolArguments(
+      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"a":1}',
+    );
+    if (!parsed.ok) throw new Error('expected ok');
+    const args = parsed.arguments;
+    expect(Object.keys(args)).toEqual(['__proto__', 'constructor', 'a']);
+    expect(Object.hasOwn(args, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+    expect((args as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(JSON.stringify(args)).toBe(
+      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"a":1}',
+    );
+  });
+
+  it('never throws; ok means a non-array object; JSON of any object reads back equal', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.anything(), fc.string(), fc.json()), (raw) => {
+        const parsed = parseToolArguments(raw);
+        if (parsed.ok) {
+          expect(typeof parsed.arguments).toBe('object');
+          expect(Array.isArray(parsed.arguments)).toBe(false);
+        } else {
+          expect(['invalid_json', 'not_object']).toContain(parsed.problem);
+        }
+      }),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (args) => {
+        expect(parseToolArguments(JSON.stringify(args))).toEqual({
+          ok: true,
+          arguments: JSON.parse(JSON.stringify(args)),
+        });
+      }),
+    );
+  });
+
+  it('reads deeply nested JSON without a stack overflow', () => {
+    const depth = 100_000;
+    const parsed = parseToolArguments(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+    expect(parsed.ok).toBe(true);
   });
 });

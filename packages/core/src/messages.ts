@@ -45,9 +45,9 @@ export interface RedactedThinkingBlock {
 }
 
 /**
- * Content block `{ type: 'tool_call', id, name, input }`: a tool call in a
- * response's content (note `input`, where `ToolCall` has `arguments`). Plain
- * snake_case JSON data.
+ * Wire shape: a tool call as a content block `{ type: 'tool_call', id, name, input }`, with the
+ * arguments in `input` (plain snake_case JSON data).
+ * In code, read one with `fromToolCallBlock` and make one with `toToolCallBlock`.
  */
 export interface ToolCallBlock {
   type: 'tool_call';
@@ -120,7 +120,11 @@ export type ContentBlockType = ContentBlock['type'];
  */
 export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'function' | 'tool';
 
-/** A tool call as stored on an assistant message in context (note: `tool`, not `name`). */
+/**
+ * Wire shape: a tool call as stored in `Message.tool_calls`, with Amplifier's
+ * field names (the tool's name is in `tool`). In code, read one with
+ * `fromMessageToolCall` and make one with `toMessageToolCall`.
+ */
 export interface MessageToolCall {
   id: string;
   tool: string;
@@ -184,7 +188,12 @@ export interface ChatRequest {
   timeout?: number;
 }
 
-/** A tool call parsed from a response (note: `name`, not `tool`). */
+/**
+ * A tool call, the one shape code works with: what `Provider.parseToolCalls`
+ * returns, what `ChatResponse.tool_calls` holds and what an orchestrator runs.
+ * The converters below turn it into the wire shapes (`MessageToolCall`,
+ * `ToolCallBlock`) and back.
+ */
 export interface ToolCall {
   id: string;
   name: string;
@@ -261,7 +270,7 @@ export function responseText(content: string | readonly ContentBlock[] | undefin
 export function blockToolCalls(content: readonly ContentBlock[] | undefined): ToolCall[] {
   const calls: ToolCall[] = [];
   for (const block of content ?? []) {
-    if (block.type === 'tool_call') calls.push({ id: block.id, name: block.name, arguments: block.input });
+    if (block.type === 'tool_call') calls.push(fromToolCallBlock(block));
   }
   return calls;
 }
@@ -269,4 +278,74 @@ export function blockToolCalls(content: readonly ContentBlock[] | undefined): To
 /** `response.tool_calls`, or the `tool_call` content blocks when there are none (a provider's `parseToolCalls`). */
 export function responseToolCalls(response: ChatResponse): ToolCall[] {
   return response.tool_calls?.length ? response.tool_calls : blockToolCalls(response.content);
+}
+
+// ---------------------------------------------------------- tool call shapes
+
+/**
+ * A call as `Message.tool_calls` stores it: `{id, tool, arguments}`. Missing
+ * arguments become `{}`; other fields of the call are not copied (the stored
+ * shape has exactly these three).
+ */
+export function toMessageToolCall(call: ToolCall): MessageToolCall {
+  return { id: call.id, tool: call.name, arguments: call.arguments ?? {} };
+}
+
+/** A stored `Message.tool_calls` entry as a ToolCall (missing arguments become `{}`). */
+export function fromMessageToolCall(call: MessageToolCall): ToolCall {
+  return { id: call.id, name: call.tool, arguments: call.arguments ?? {} };
+}
+
+/** A call as a `tool_call` content block: `{type: 'tool_call', id, name, input}` (missing arguments become `{}`). */
+export function toToolCallBlock(call: ToolCall): ToolCallBlock {
+  return { type: 'tool_call', id: call.id, name: call.name, input: call.arguments ?? {} };
+}
+
+/** A `tool_call` content block as a ToolCall (a missing `input` becomes `{}`; `visibility` is not carried over). */
+export function fromToolCallBlock(block: ToolCallBlock): ToolCall {
+  return { id: block.id, name: block.name, arguments: block.input ?? {} };
+}
+
+/** What `parseToolArguments` made of a call's arguments. */
+export type ParsedToolArguments =
+  | { readonly ok: true; readonly arguments: Record<string, unknown> }
+  | {
+      readonly ok: false;
+      /** `invalid_json`: text that is not JSON; `not_object`: a value, or JSON text of one, that is not an object. */
+      readonly problem: 'invalid_json' | 'not_object';
+      /**
+       * For `invalid_json`, the parser's message (`Unexpected end of JSON input`);
+       * for `not_object`, what was there: `array`, `string`, `number`, `boolean`, `null`, ...
+       */
+      readonly detail: string;
+    };
+
+/**
+ * A tool call's arguments as an object, however they came: an object is taken
+ * as it is (not copied); JSON text is parsed (a `__proto__` key stays an own
+ * key, as `JSON.parse` leaves it); `undefined`, `null` and blank text mean no
+ * arguments (`{}`). Anything else is not a failure to throw but an answer
+ * (`ok: false`) the caller turns into its own message: a provider passes it
+ * on for the tool's schema to reject, an orchestrator tells the model.
+ */
+export function parseToolArguments(raw: unknown): ParsedToolArguments {
+  if (raw === undefined || raw === null) return { ok: true, arguments: {} };
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    if (raw.trim() === '') return { ok: true, arguments: {} };
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      return {
+        ok: false,
+        problem: 'invalid_json',
+        detail: error instanceof Error ? error.message : String(error),
+      };
+    }
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return { ok: true, arguments: value as Record<string, unknown> };
+  }
+  const detail = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  return { ok: false, problem: 'not_object', detail };
 }

@@ -5,7 +5,7 @@
  * edited by hand). Instead of failing the whole session, the provider sends a
  * synthetic error result that tells the model what happened.
  */
-import type { Message } from '@amplifier/core';
+import { fromMessageToolCall, fromToolCallBlock, type Message, type ToolCall } from '@amplifier/core';
 
 /** One tool call that had no result and got a synthetic one. */
 export interface ToolSequenceRepair {
@@ -43,15 +43,16 @@ export function missingToolResultText(toolName: string, toolCallId: string): str
 function callsOf(message: Message): ToolSequenceRepair[] {
   const calls: ToolSequenceRepair[] = [];
   const seen = new Set<string>();
-  const add = (id: unknown, name: unknown): void => {
+  // Messages come from stored history: ids and names are checked, not trusted.
+  const add = ({ id, name }: ToolCall): void => {
     if (typeof id !== 'string' || id === '' || seen.has(id)) return;
     seen.add(id);
     calls.push({ tool_call_id: id, tool_name: typeof name === 'string' ? name : 'unknown' });
   };
   if (Array.isArray(message.content)) {
-    for (const block of message.content) if (block?.type === 'tool_call') add(block.id, block.name);
+    for (const block of message.content) if (block?.type === 'tool_call') add(fromToolCallBlock(block));
   }
-  for (const call of message.tool_calls ?? []) add(call?.id, call?.tool);
+  for (const call of message.tool_calls ?? []) if (call) add(fromMessageToolCall(call));
   return calls;
 }
 

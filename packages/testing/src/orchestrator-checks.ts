@@ -4,7 +4,15 @@
  * provider, the context records the exchange, tool calls are executed and
  * answered, and odd inputs never crash.
  */
-import type { ChatResponse, ContentBlock, Message, Orchestrator, OrchestratorRun } from '@amplifier/core';
+import {
+  type ChatResponse,
+  type ContentBlock,
+  type Message,
+  type Orchestrator,
+  type OrchestratorRun,
+  type ToolCall,
+  toToolCallBlock,
+} from '@amplifier/core';
 import {
   type ConformanceCheck,
   cleanupCheck,
@@ -85,17 +93,17 @@ async function turn(h: Harness, prompt = PROMPT): Promise<string> {
   return result;
 }
 
-const toolCallScript = (): ChatResponse[] => [
-  {
-    content: [
-      { type: 'text', text: 'Let me call the tool.' },
-      { type: 'tool_call', id: CALL_ID, name: 'mock_tool', input: {} },
-    ],
-    tool_calls: [{ id: CALL_ID, name: 'mock_tool', arguments: {} }],
-    finish_reason: 'tool_calls',
-  },
-  { content: [{ type: 'text', text: 'All done' }], finish_reason: 'stop' },
-];
+const toolCallScript = (): ChatResponse[] => {
+  const call: ToolCall = { id: CALL_ID, name: 'mock_tool', arguments: {} };
+  return [
+    {
+      content: [{ type: 'text', text: 'Let me call the tool.' }, toToolCallBlock(call)],
+      tool_calls: [call],
+      finish_reason: 'tool_calls',
+    },
+    { content: [{ type: 'text', text: 'All done' }], finish_reason: 'stop' },
+  ];
+};
 
 /** Every check of the orchestrator suite, in order. */
 export const orchestratorChecks: readonly ConformanceCheck<ModuleUnderTest>[] = [

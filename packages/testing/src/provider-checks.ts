@@ -4,8 +4,8 @@
  * that talks to a service needs a config (and usually a local server started
  * in `setup`) that makes these calls work offline.
  */
-import type { ChatRequest, ChatResponse, Provider } from '@amplifier/core';
-import { checkData, formatDataErrors } from '@amplifier/core';
+import type { ChatRequest, ChatResponse, Provider, ToolCall } from '@amplifier/core';
+import { checkData, formatDataErrors, toToolCallBlock } from '@amplifier/core';
 import {
   type ConformanceCheck,
   cleanupCheck,
@@ -111,16 +111,11 @@ export const providerChecks: readonly ConformanceCheck<ModuleUnderTest>[] = [
             `provider ${provider.name} has no parseToolCalls function`,
           );
           const response = await complete(provider);
+          const call: ToolCall = { id: 'call_1', name: 'read_file', arguments: { path: 'a.txt' } };
           const samples: [string, ChatResponse][] = [
             ['the response of complete', response],
             ['{ content: [] }', { content: [] }],
-            [
-              'a response with one tool call',
-              {
-                content: [{ type: 'tool_call', id: 'call_1', name: 'read_file', input: { path: 'a.txt' } }],
-                tool_calls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'a.txt' } }],
-              },
-            ],
+            ['a response with one tool call', { content: [toToolCallBlock(call)], tool_calls: [call] }],
           ];
           for (const [label, sample] of samples) {
             const what = `${provider.name}.parseToolCalls(${label})`;

@@ -17,6 +17,7 @@ import type {
   ToolCall,
   ToolResult,
 } from '@amplifier/core';
+import { toMessageToolCall } from '@amplifier/core';
 
 export function greetTool(overrides: Partial<Tool> = {}): Tool {
   return {
@@ -121,7 +122,7 @@ export class MiniLoop implements Orchestrator {
         role: 'assistant',
         content: text,
         ...(calls.length > 0 && {
-          tool_calls: calls.map((c) => ({ id: c.id, tool: c.name, arguments: c.arguments })),
+          tool_calls: calls.map(toMessageToolCall),
         }),
       });
       if (calls.length === 0) return text;
