@@ -4,21 +4,25 @@
  */
 import {
   type ChatResponse,
+  type ContentBlockEndEvent,
   type Coordinator,
   events as E,
+  type EventKey,
+  type EventPayload,
   errorMessage,
   errorType,
   type HookRegistry,
   type HookResult,
   LLMError,
+  type ProviderErrorEvent,
 } from '@amplifier/core';
 
 /** Emit `event`, then apply the result through the coordinator when it asks for anything. */
-export async function emitAndApply(
+export async function emitAndApply<K extends EventKey>(
   hooks: HookRegistry,
   coordinator: Coordinator,
-  event: string,
-  data: Record<string, unknown>,
+  event: K,
+  data: EventPayload<K>,
 ): Promise<HookResult> {
   const result = await hooks.emit(event, data);
   if (result.action === 'continue' && !result.user_message) return result;
@@ -43,7 +47,7 @@ export async function emitBlocks(hooks: HookRegistry, response: ChatResponse): P
       });
     }
     if (end) {
-      const data: Record<string, unknown> = { block_index: i, total_blocks: total, block };
+      const data: ContentBlockEndEvent = { block_index: i, total_blocks: total, block };
       if (response.usage) data.usage = response.usage;
       await hooks.emit(E.CONTENT_BLOCK_END, data);
     }
@@ -56,7 +60,7 @@ export async function emitProviderError(
   provider: string,
   error: unknown,
 ): Promise<void> {
-  const data: Record<string, unknown> = {
+  const data: ProviderErrorEvent = {
     provider,
     error: { type: errorType(error), msg: errorMessage(error) },
   };
