@@ -45,7 +45,9 @@ describe('the payload map', () => {
   });
 
   it('holds the canonical events and the ones modules add', () => {
-    expectTypeOf<EventName>().toEqualTypeOf<CanonicalName | 'test:augmented'>();
+    expectTypeOf<CanonicalName>().toExtend<EventName>();
+    expectTypeOf<'test:augmented'>().toExtend<EventName>();
+    expectTypeOf<'my:event'>().not.toExtend<EventName>();
     expectTypeOf<EventPayloads['tool:pre']>().toEqualTypeOf<ToolPreEvent>();
   });
 
