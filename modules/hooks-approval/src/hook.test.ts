@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Coordinator, EventData, HookResult } from '@amplifier/core';
+import type { Coordinator, EventData, HookResult, ToolPreEvent } from '@amplifier/core';
 import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -45,7 +45,7 @@ async function setup(
 }
 
 /** What an orchestrator does with tool:pre: emit, then hand a non-continue result to the coordinator. */
-async function toolPre(coordinator: Coordinator, data: EventData): Promise<HookResult> {
+async function toolPre(coordinator: Coordinator, data: ToolPreEvent): Promise<HookResult> {
   const result = await coordinator.hooks.emit('tool:pre', data);
   if (result.action === 'continue') return result;
   return coordinator.processHookResult(result, 'tool:pre', String(data.tool_name));
@@ -553,10 +553,11 @@ describe('fail closed and lifecycle', () => {
 
   it('odd event data is refused, not passed', async () => {
     const m = await setup();
-    expect((await m.coordinator.hooks.emit('tool:pre', {})).action).toBe('deny');
-    expect((await m.coordinator.hooks.emit('tool:pre', { tool_name: 'bash', tool_input: 'ls' })).action).toBe(
-      'deny',
-    );
+    // `emit<string>`: untyped, as a JavaScript emitter could send it.
+    expect((await m.coordinator.hooks.emit<string>('tool:pre', {})).action).toBe('deny');
+    expect(
+      (await m.coordinator.hooks.emit<string>('tool:pre', { tool_name: 'bash', tool_input: 'ls' })).action,
+    ).toBe('deny');
   });
 
   it('cleanup unregisters the handlers, puts the app provider back and removes the capability', async () => {

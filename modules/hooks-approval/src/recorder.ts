@@ -5,7 +5,17 @@
  * timeout, a cancellation) are recorded in the background and awaited at
  * cleanup.
  */
-import { type Coordinator, type EventData, errorMessage, events, utcTimestamp } from '@amplifier/core';
+import {
+  type ApprovalDeniedEvent,
+  type ApprovalGrantedEvent,
+  type Coordinator,
+  type EventData,
+  type EventKey,
+  type EventPayload,
+  errorMessage,
+  events,
+  utcTimestamp,
+} from '@amplifier/core';
 import {
   type AuditDecision,
   type AuditLog,
@@ -51,7 +61,7 @@ export class DecisionRecorder {
   }
 
   /** Emit an event; a failure is logged, never thrown. */
-  async emit(event: string, payload: EventData): Promise<void> {
+  async emit<E extends EventKey>(event: E, payload: EventPayload<E>): Promise<void> {
     try {
       await this.#coordinator.hooks.emit(event, payload);
     } catch (error) {
@@ -61,7 +71,7 @@ export class DecisionRecorder {
 
   /** Emit granted/denied and append the audit record. */
   async finish(check: CallCheck, outcome: Outcome): Promise<void> {
-    const payload: EventData = {
+    const payload: ApprovalGrantedEvent | ApprovalDeniedEvent = {
       tool_name: check.tool,
       reason: outcome.reason,
       tool_call_id: check.toolCallId,

@@ -58,7 +58,7 @@ describe('config is read through own properties only (issue 16, point 1)', () =>
       const coordinator = createTestCoordinator({ bare: true });
       coordinator.registerCapability('session.working_dir', tmp);
       const cleanup = await mount(coordinator, FORMS[form as keyof typeof FORMS]());
-      await coordinator.hooks.emit('tool:post', {
+      await coordinator.hooks.emit<string>('tool:post', {
         api_key: 'sk-proj-abcdefghijklmnopqrstuvwxyz0123',
         raw: { kept: 1 },
       });

@@ -120,7 +120,7 @@ describe('a writer killed mid-record', () => {
     const messages: string[] = [];
     coordinator.display = { showMessage: (message) => messages.push(message) };
     const cleanup = await mount(coordinator, { session_log_template: file });
-    await coordinator.hooks.emit('tool:post', { i: 'after' });
+    await coordinator.hooks.emit<string>('tool:post', { i: 'after' });
     await cleanup();
     expect(messages).toEqual([expect.stringMatching(/ends in a record cut off by an earlier writer/)]);
     const after = await loadEventLog(file);

@@ -21,7 +21,7 @@ async function logAll(...payloads: Record<string, unknown>[]): Promise<Record<st
   const file = path.join(tmp, 'events.jsonl');
   const cleanup = await mount(coordinator, { session_log_template: file });
   for (const payload of payloads) {
-    const result = await coordinator.hooks.emit('tool:pre', payload);
+    const result = await coordinator.hooks.emit<string>('tool:pre', payload);
     expect(result.action).toBe('continue');
   }
   await cleanup();

@@ -269,8 +269,8 @@ beforeAll(async () => {
     // The process environment is not part of the corpus.
     redaction: { env_values: false },
   });
-  for (const [, text] of SECRET_CASES) await coordinator.hooks.emit('tool:post', { text });
-  for (const text of PLAIN_CASES) await coordinator.hooks.emit('tool:post', { text });
+  for (const [, text] of SECRET_CASES) await coordinator.hooks.emit<string>('tool:post', { text });
+  for (const text of PLAIN_CASES) await coordinator.hooks.emit<string>('tool:post', { text });
   await cleanup();
   records = readFileSync(path.join(tmp, 'events.jsonl'), 'utf8')
     .trimEnd()

@@ -33,7 +33,7 @@ async function logOne(data: Record<string, unknown>, config: Record<string, unkn
     session_log_template: path.join(tmp, 'events.jsonl'),
     ...config,
   });
-  await coordinator.hooks.emit('tool:post', data);
+  await coordinator.hooks.emit<string>('tool:post', data);
   await cleanup();
   return readFileSync(path.join(tmp, 'events.jsonl'), 'utf8');
 }
@@ -89,7 +89,7 @@ describe('redaction (on by default)', () => {
       },
       { priority: 1000 },
     );
-    await coordinator.hooks.emit('tool:pre', { tool_input: input });
+    await coordinator.hooks.emit<string>('tool:pre', { tool_input: input });
     await cleanup();
     expect(input).toEqual({ api_key: SECRETS.openai, nested: { text: SECRETS.aws } });
     expect(seenByNext).toEqual(input);

@@ -5,11 +5,13 @@
  */
 import {
   type ChatResponse,
+  type ContentBlockEndEvent,
   events as E,
   errorMessage,
   errorType,
   type HookRegistry,
   LLMError,
+  type ProviderErrorEvent,
 } from '@amplifier/core';
 
 /** `content_block:start`/`end` for each block of the response, for the events someone listens to. */
@@ -30,7 +32,7 @@ export async function emitBlocks(hooks: HookRegistry, response: ChatResponse): P
       });
     }
     if (end) {
-      const data: Record<string, unknown> = { block_index: i, total_blocks: total, block };
+      const data: ContentBlockEndEvent = { block_index: i, total_blocks: total, block };
       if (response.usage) data.usage = response.usage;
       await hooks.emit(E.CONTENT_BLOCK_END, data);
     }
@@ -43,7 +45,7 @@ export async function emitProviderError(
   provider: string,
   error: unknown,
 ): Promise<void> {
-  const data: Record<string, unknown> = {
+  const data: ProviderErrorEvent = {
     provider,
     error: { type: errorType(error), msg: errorMessage(error) },
   };

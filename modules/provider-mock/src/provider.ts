@@ -9,6 +9,8 @@ import {
   type CompleteOptions,
   checkData,
   createLLMError,
+  type EventKey,
+  type EventPayload,
   errorMessage,
   events,
   formatDataErrors,
@@ -287,7 +289,7 @@ export class ScriptedProvider implements Provider {
     });
   }
 
-  async #emit(event: string, data: Record<string, unknown>): Promise<void> {
+  async #emit<E extends EventKey>(event: E, data: EventPayload<E>): Promise<void> {
     try {
       await this.#options.hooks?.emit(event, data);
     } catch {

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Tool, ToolResult } from '@amplifier/core';
+import type { EventKey, EventPayload, Tool, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { withLockedPath } from './file-lock.js';
 import { openRegularFile, type ResolvedPath } from './sandbox.js';
@@ -284,7 +284,11 @@ async function readFile(ctx: ToolContext, input: Record<string, unknown>): Promi
 }
 
 /** Emit an event; a failing hook never fails the tool (the registry logs it). */
-export async function emit(ctx: ToolContext, event: string, data: Record<string, unknown>): Promise<void> {
+export async function emit<E extends EventKey>(
+  ctx: ToolContext,
+  event: E,
+  data: EventPayload<E>,
+): Promise<void> {
   try {
     await ctx.coordinator.hooks.emit(event, data);
   } catch {

@@ -17,8 +17,9 @@ import type {
   Tool,
 } from './contracts.js';
 import { AmplifierError, ApprovalTimeoutError, errorMessage, isFatalError } from './errors.js';
+import type { EventPayload } from './event-payloads.js';
 import { CANCEL_REQUESTED } from './events.js';
-import { type EventData, HookRegistry, utcTimestamp } from './hooks.js';
+import { type EventData, type EventKey, HookRegistry, utcTimestamp } from './hooks.js';
 import { defaultLogger } from './logger.js';
 import { type HookResult, type MountPoint, sanitizeForLlm } from './models.js';
 import { type JournalSlot, journalSlot } from './mount-journal.js';
@@ -413,9 +414,9 @@ export class Coordinator {
    * if (pre.action === 'deny') return `Denied by hook: ${pre.reason ?? ''}`;
    * ```
    */
-  async emitAndProcess(
-    event: string,
-    data: EventData,
+  async emitAndProcess<E extends EventKey>(
+    event: E,
+    data: EventPayload<E>,
     hookName = 'unknown',
     options: EmitAndProcessOptions = {},
   ): Promise<HookResult> {

@@ -26,6 +26,7 @@ const blocks = codeBlocks(README);
 describe('README', () => {
   it.each([
     'hook.ts',
+    'events.ts',
     'tool.ts',
     'module/package.json',
     'module/index.ts',
@@ -59,6 +60,13 @@ describe('README examples run', () => {
     expect(allowed.data).toMatchObject({ tool_name: 'bash', tool_input: { command: 'ls' }, checked: true });
     expect(String(allowed.data?.timestamp)).toMatch(/\+00:00$/);
     expect(hooks.listHandlers('tool:pre')).toEqual({ 'tool:pre': ['no-rm-rf', 'mark-checked'] });
+  });
+
+  it('typed events: typed handlers ran, the wrong payload was still emitted (types only), any name works', async () => {
+    const { other, problems, tools } = await import('./__fixtures__/readme/events.js');
+    expect(tools).toEqual(['bash', 42]);
+    expect(problems).toBe(2);
+    expect(other).toEqual({ action: 'continue', data: { pid: process.pid } });
   });
 
   it('a tool: mounted, executed, serialized; a bad call is a result, not an exception', async () => {

@@ -207,7 +207,7 @@ describe('HookRegistry: emit semantics (B)', () => {
     hooks.register('tool:pre', (event) => {
       events.push(event);
     });
-    await hooks.emit('tool:pre', {});
+    await hooks.emit('tool:pre', { tool_name: 'bash', tool_input: {} });
     expect(events).toEqual(['tool:pre']);
   });
 

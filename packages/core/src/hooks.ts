@@ -6,6 +6,7 @@
  */
 import type { Logger } from './contracts.js';
 import { errorMessage } from './errors.js';
+import type { EventName, EventPayload } from './event-payloads.js';
 import { defaultLogger } from './logger.js';
 import { HOOK_ACTIONS, type HookResult } from './models.js';
 import type { JournalSlot } from './mount-journal.js';
@@ -13,11 +14,18 @@ import type { JournalSlot } from './mount-journal.js';
 /** Event payload: plain JSON-able data with snake_case keys. */
 export type EventData = Record<string, unknown>;
 
-/** Returning nothing means continue. Sync and async handlers are both fine. */
-export type HookHandler = (
-  event: string,
-  data: EventData,
+/**
+ * Returning nothing means continue. Sync and async handlers are both fine.
+ * `HookHandler<'tool:pre'>` gets the payload type of `tool:pre` (see
+ * `EventPayloads`); plain `HookHandler` gets `EventData`.
+ */
+export type HookHandler<E extends string = string> = (
+  event: E,
+  data: EventPayload<E>,
 ) => HookResult | undefined | void | Promise<HookResult | undefined | void>;
+
+/** An event name: a typed one (offered by editors) or any other string. */
+export type EventKey = EventName | (string & {});
 
 /** Options of `HookRegistry.register`: the handler's `priority` and `name`. */
 export interface RegisterOptions {
@@ -72,10 +80,10 @@ export function utcTimestamp(): string {
  *   { priority: 10, name: 'no-bash' },
  * );
  *
- * await hooks.emit('tool:pre', { tool_name: 'bash' });
+ * await hooks.emit('tool:pre', { tool_name: 'bash', tool_input: { command: 'ls' } });
  * // { action: 'deny', reason: 'bash is disabled here' }   (later handlers never run)
- * await hooks.emit('tool:pre', { tool_name: 'grep' });
- * // { action: 'continue', data: { tool_name: 'grep', timestamp: '...+00:00' } }
+ * await hooks.emit('tool:pre', { tool_name: 'grep', tool_input: { pattern: 'x' } });
+ * // { action: 'continue', data: { tool_name: 'grep', tool_input: { pattern: 'x' }, timestamp: '...+00:00' } }
  * hooks.listHandlers('tool:pre'); // { 'tool:pre': ['no-bash'] }
  * unregister(); // a hook module returns these from `mount` as its cleanup
  * ```
@@ -94,12 +102,16 @@ export class HookRegistry {
     this.#journal = options.journal;
   }
 
-  /** Register `handler` for `event`; returns a function that removes exactly this registration. */
-  register(event: string, handler: HookHandler, options: RegisterOptions = {}): () => void {
+  /**
+   * Register `handler` for `event`; returns a function that removes exactly
+   * this registration. For an event of `EventPayloads` the handler gets that
+   * payload type (`tool:pre`: `ToolPreEvent`); for any other name, `EventData`.
+   */
+  register<E extends EventKey>(event: E, handler: HookHandler<E>, options: RegisterOptions = {}): () => void {
     const seq = ++this.#seq;
     const priority = options.priority ?? 0;
     const entry: Entry = {
-      handler,
+      handler: handler as HookHandler,
       priority: Number.isNaN(priority) ? 0 : priority,
       name: options.name ?? (handler.name || `_auto_${event}_${seq}`),
       seq,
@@ -122,7 +134,7 @@ export class HookRegistry {
   }
 
   /** Alias of `register`. */
-  on(event: string, handler: HookHandler, options?: RegisterOptions): () => void {
+  on<E extends EventKey>(event: E, handler: HookHandler<E>, options?: RegisterOptions): () => void {
     return this.register(event, handler, options);
   }
 
@@ -146,8 +158,11 @@ export class HookRegistry {
    * `{...defaults, ...data, timestamp}` (one object per emit, shared by the
    * handlers of that emit: change data with `modify`, never in place).
    * Precedence of the outcome: deny > ask_user > inject_context > continue.
+   * `data` is checked against the payload type of `event` when `EventPayloads`
+   * has it (types only: nothing is validated at run time); `emit<string>(...)`
+   * opts out.
    */
-  async emit(event: string, data?: EventData): Promise<EmitResult> {
+  async emit<E extends EventKey>(event: E, data?: EventPayload<E>): Promise<EmitResult> {
     const list = this.#handlers.get(event);
     if (list === undefined || list.length === 0) return { action: 'continue', data };
 
@@ -197,9 +212,9 @@ export class HookRegistry {
    * bounded by `timeoutMs`, and collect the non-null `result.data` in priority
    * order. Actions are ignored; failures and timeouts are logged and skipped.
    */
-  async emitAndCollect(
-    event: string,
-    data?: EventData,
+  async emitAndCollect<E extends EventKey>(
+    event: E,
+    data?: EventPayload<E>,
     options: { timeoutMs?: number } = {},
   ): Promise<Record<string, unknown>[]> {
     const list = this.#handlers.get(event);

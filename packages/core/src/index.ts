@@ -50,11 +50,61 @@ export {
   ModuleValidationError,
   MountPlanError,
 } from './errors.js';
-// Events
+// Events and their payload types
+export type {
+  ApprovalDeniedEvent,
+  ApprovalGrantedEvent,
+  ApprovalRequiredEvent,
+  ArtifactReadEvent,
+  ArtifactWriteEvent,
+  CancelCompletedEvent,
+  CancelRequestedEvent,
+  CanonicalEventPayloads,
+  ContentBlockDeltaEvent,
+  ContentBlockEndEvent,
+  ContentBlockStartEvent,
+  ContextCompactionEvent,
+  ContextIncludeEvent,
+  ContextPostCompactEvent,
+  ContextPreCompactEvent,
+  EventErrorInfo,
+  EventName,
+  EventPayload,
+  EventPayloads,
+  ExecutionEndEvent,
+  ExecutionStartEvent,
+  LLMRequestEvent,
+  LLMResponseEvent,
+  LLMResponseUsage,
+  ModuleOnSessionReadyFailedEvent,
+  OrchestratorCompleteEvent,
+  PlanEndEvent,
+  PlanStartEvent,
+  PolicyViolationEvent,
+  PromptCompleteEvent,
+  PromptSubmitEvent,
+  ProviderErrorEvent,
+  ProviderRequestEvent,
+  ProviderResolveEvent,
+  ProviderResponseEvent,
+  ProviderRetryEvent,
+  ProviderThrottleEvent,
+  ProviderToolSequenceRepairedEvent,
+  SessionEndEvent,
+  SessionForkEvent,
+  SessionResumeEvent,
+  SessionStartEvent,
+  ThinkingDeltaEvent,
+  ThinkingFinalEvent,
+  ToolErrorEvent,
+  ToolPostEvent,
+  ToolPreEvent,
+  UserNotificationEvent,
+} from './event-payloads.js';
 export * as events from './events.js';
 export { ALL_EVENTS, OBSERVABILITY_EVENTS_CHANNEL } from './events.js';
 // Hooks, coordinator, cancellation
-export type { EmitResult, EventData, HookHandler, RegisterOptions } from './hooks.js';
+export type { EmitResult, EventData, EventKey, HookHandler, RegisterOptions } from './hooks.js';
 export { HookRegistry, utcTimestamp } from './hooks.js';
 export type { LLMErrorKind, LLMErrorOptions } from './llm-errors.js';
 export {

@@ -9,6 +9,8 @@ import type {
   ChatRequest,
   ChatResponse,
   CompleteOptions,
+  EventKey,
+  EventPayload,
   Logger,
   Message,
   StreamEvent,
@@ -165,7 +167,7 @@ export class ProviderCalls<R> {
   }
 
   /** Emit to the hooks; a failing hook is logged (debug), never thrown. */
-  async emit(event: string, data: Json): Promise<void> {
+  async emit<E extends EventKey>(event: E, data: EventPayload<E>): Promise<void> {
     try {
       await this.#options.hooks?.emit(event, data);
     } catch (error) {

@@ -5,7 +5,15 @@
  * `complete()` streams internally).
  */
 
-import type { ChatResponse, StreamEvent, Usage } from '@amplifier/core';
+import type {
+  ChatResponse,
+  LLMRequestEvent,
+  LLMResponseEvent,
+  LLMResponseUsage,
+  ProviderRetryEvent,
+  StreamEvent,
+  Usage,
+} from '@amplifier/core';
 import { errorMessage, LLMError, redactSecrets } from '@amplifier/core';
 import type { RequestContext } from './transport.js';
 
@@ -41,7 +49,7 @@ export interface LlmRequestFacts {
 }
 
 /** The `llm:request` payload of the reference. */
-export function llmRequestPayload(context: RequestContext, facts: LlmRequestFacts): Json {
+export function llmRequestPayload(context: RequestContext, facts: LlmRequestFacts): LLMRequestEvent {
   return {
     provider: context.provider,
     model: context.model,
@@ -63,7 +71,7 @@ export function llmRequestPayload(context: RequestContext, facts: LlmRequestFact
  * included), `output_tokens`, and cache, reasoning and cost fields only when
  * present and non-zero. No `total_tokens`.
  */
-export function usagePayload(usage: Usage | undefined): Json {
+export function usagePayload(usage: Usage | undefined): LLMResponseUsage {
   return {
     input_tokens: usage?.input_tokens ?? 0,
     output_tokens: usage?.output_tokens ?? 0,
@@ -79,7 +87,7 @@ export function llmResponsePayload(
   context: RequestContext,
   response: ChatResponse,
   facts: { durationMs: number; rateLimits?: Json | undefined; raw?: boolean },
-): Json {
+): LLMResponseEvent {
   return {
     ...context,
     usage: usagePayload(response.usage),
@@ -93,7 +101,11 @@ export function llmResponsePayload(
 }
 
 /** `llm:response` of a call that failed: the message, and the LLMError's kind and status. */
-export function llmErrorPayload(context: RequestContext, error: unknown, durationMs: number): Json {
+export function llmErrorPayload(
+  context: RequestContext,
+  error: unknown,
+  durationMs: number,
+): LLMResponseEvent {
   return {
     ...context,
     status: 'error',
@@ -113,7 +125,7 @@ export function providerRetryPayload(
   maxRetries: number,
   delayMs: number,
   error: LLMError,
-): Json {
+): ProviderRetryEvent {
   return {
     ...context,
     attempt,

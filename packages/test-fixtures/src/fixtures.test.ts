@@ -144,4 +144,28 @@ describe('README examples', () => {
     writeFileSync(file, "import { helper } from './local.js';\n");
     expect(shownExample(file, {})).toBe("import { helper } from './local.js';\n");
   });
+
+  it('shownExample writes a mapped module augmentation as one of the package', () => {
+    const file = path.join(dir, 'src/__fixtures__/augment.ts');
+    writeFiles(dir, {
+      'src/__fixtures__/augment.ts': [
+        "import type { Thing } from '../index.js';",
+        "declare module '../index.js' {",
+        '  interface Thing { extra: true }',
+        '}',
+        "declare module './local.js' {}",
+        '',
+      ].join('\n'),
+    });
+    expect(shownExample(file, { [path.join(dir, 'src/index.js')]: '@acme/pkg' })).toBe(
+      [
+        "import type { Thing } from '@acme/pkg';",
+        "declare module '@acme/pkg' {",
+        '  interface Thing { extra: true }',
+        '}',
+        "declare module './local.js' {}",
+        '',
+      ].join('\n'),
+    );
+  });
 });

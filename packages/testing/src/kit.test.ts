@@ -43,9 +43,9 @@ describe('T. testing utilities', () => {
     const coordinator = createTestCoordinator();
     const recorder = new EventRecorder();
     const detach = recorder.attach(coordinator.hooks, ['tool:pre']);
-    await coordinator.hooks.emit('tool:pre', { tool_name: 'grep' });
+    await coordinator.hooks.emit('tool:pre', { tool_name: 'grep', tool_input: {} });
     detach();
-    await coordinator.hooks.emit('tool:pre', { tool_name: 'glob' });
+    await coordinator.hooks.emit('tool:pre', { tool_name: 'glob', tool_input: {} });
     expect(recorder.events).toHaveLength(1);
     expect(recorder.events[0]?.[1]).toMatchObject({ tool_name: 'grep', session_id: 'test-session' });
   });

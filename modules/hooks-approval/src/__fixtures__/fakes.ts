@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ApprovalProvider, ApprovalRequest, Cleanup, EventData } from '@amplifier/core';
+import type { ApprovalProvider, ApprovalRequest, Cleanup, EventData, ToolPreEvent } from '@amplifier/core';
 import { createTestCoordinator, EventRecorder, type TestCoordinator } from '@amplifier/testing';
 import type { AuditRecord } from '../audit.js';
 import { mount } from '../index.js';
@@ -117,6 +117,6 @@ export async function mountApproval(
 }
 
 /** The data of a bash `tool:pre` event. */
-export function bashCall(command: string, id = 'call_1'): EventData {
+export function bashCall(command: string, id = 'call_1'): ToolPreEvent {
   return { tool_name: 'bash', tool_call_id: id, tool_input: { command } };
 }

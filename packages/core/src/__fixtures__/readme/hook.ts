@@ -7,8 +7,8 @@ const hooks = new HookRegistry();
 hooks.register(
   events.TOOL_PRE,
   (_event, data) => {
-    const input = data.tool_input as { command?: unknown } | undefined;
-    if (data.tool_name === 'bash' && String(input?.command).includes('rm -rf')) {
+    // data is a ToolPreEvent: tool_name is a string, tool_input a record.
+    if (data.tool_name === 'bash' && String(data.tool_input.command).includes('rm -rf')) {
       return { action: 'deny', reason: 'rm -rf is not allowed' };
     }
   },

@@ -1,0 +1,187 @@
+/**
+ * Typed events. Most checks here are made by the compiler (`turbo run
+ * typecheck` runs `tsc` on this file): `expectTypeOf` fails to compile when a
+ * type differs, and each `@ts-expect-error` line fails to compile when it is
+ * NOT an error. The tests also run, so the typed calls are shown to behave as
+ * the untyped ones always did.
+ */
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type * as EventConstants from './events.js';
+import {
+  ALL_EVENTS,
+  type CanonicalEventPayloads,
+  type EmitResult,
+  type EventData,
+  type EventName,
+  type EventPayload,
+  type EventPayloads,
+  events,
+  type HookHandler,
+  HookRegistry,
+  type ToolPostEvent,
+  type ToolPreEvent,
+} from './index.js';
+import { silentLogger } from './logger.js';
+
+// A module's own event, declared as a module outside core would (there: `declare module '@amplifier/core'`).
+declare module './index.js' {
+  interface EventPayloads {
+    'test:augmented': { file: string; problems: number; [key: string]: unknown };
+  }
+}
+
+/** The names of the event constants of events.ts (everything but ALL_EVENTS and the channel). */
+type CanonicalName = (typeof EventConstants)[Exclude<
+  keyof typeof EventConstants,
+  'ALL_EVENTS' | 'OBSERVABILITY_EVENTS_CHANNEL'
+>];
+
+const registry = (): HookRegistry => new HookRegistry({ logger: silentLogger });
+
+describe('the payload map', () => {
+  it('types exactly the 42 canonical events', () => {
+    expectTypeOf<keyof CanonicalEventPayloads>().toEqualTypeOf<CanonicalName>();
+    expect(ALL_EVENTS).toHaveLength(42);
+  });
+
+  it('holds the canonical events and the ones modules add', () => {
+    expectTypeOf<CanonicalName>().toExtend<EventName>();
+    expectTypeOf<'test:augmented'>().toExtend<EventName>();
+    expectTypeOf<'my:event'>().not.toExtend<EventName>();
+    expectTypeOf<EventPayloads['tool:pre']>().toEqualTypeOf<ToolPreEvent>();
+  });
+
+  it('gives EventData for any other name, a union for a union of names', () => {
+    expectTypeOf<EventPayload<string>>().toEqualTypeOf<EventData>();
+    expectTypeOf<EventPayload<'my:event'>>().toEqualTypeOf<EventData>();
+    expectTypeOf<EventPayload<'tool:pre' | 'tool:post'>>().toEqualTypeOf<ToolPreEvent | ToolPostEvent>();
+  });
+
+  it('keeps every payload a record (the session adds session_id, parent_id, timestamp)', () => {
+    expectTypeOf<EventPayloads[EventName]>().toExtend<EventData>();
+    expectTypeOf<ToolPreEvent>().toHaveProperty('session_id').toEqualTypeOf<unknown>();
+  });
+});
+
+describe('emit', () => {
+  it('checks the payload of a canonical event', async () => {
+    const hooks = registry();
+    const seen: EventData[] = [];
+    hooks.register('tool:pre', (_event, data) => {
+      seen.push(data);
+    });
+
+    await hooks.emit('tool:pre', { tool_name: 'bash', tool_input: { command: 'ls' } });
+    // @ts-expect-error tool_name must be a string
+    await hooks.emit('tool:pre', { tool_name: 42, tool_input: {} });
+    // @ts-expect-error tool_input is required
+    await hooks.emit('tool:pre', { tool_name: 'bash' });
+    // @ts-expect-error the constant is typed as its name
+    await hooks.emit(events.TOOL_PRE, { tool_name: 'bash', tool_input: 'ls' });
+    // @ts-expect-error status is 'ok' or 'error'
+    await hooks.emit('llm:response', { provider: 'p', model: 'm', status: 'done', duration_ms: 1 });
+    // Fields beyond the type are fine: emitters add their own.
+    await hooks.emit('tool:pre', { tool_name: 'bash', tool_input: {}, my_field: true });
+
+    // The types change nothing at run time: every call above was emitted as before.
+    expect(seen.map((d) => d.tool_name)).toEqual(['bash', 42, 'bash', 'bash', 'bash']);
+  });
+
+  it('accepts any record for a name outside the map, and for a name typed string', async () => {
+    const hooks = registry();
+    const name: string = 'tool:pre';
+    const results: EmitResult[] = [
+      await hooks.emit('my:custom', { anything: [1, 'two'], nested: { ok: true } }),
+      await hooks.emit('my:custom'),
+      await hooks.emit(name, { odd: 1 }),
+      // `emit<string>` is the explicit untyped call, for data as a JavaScript emitter could send it.
+      await hooks.emit<string>('tool:pre', {}),
+    ];
+    expect(results.map((r) => r.action)).toEqual(['continue', 'continue', 'continue', 'continue']);
+  });
+
+  it('checks emitAndCollect the same way', async () => {
+    const hooks = registry();
+    hooks.register('tool:pre', (_event, data) => ({ data: { name: data.tool_name } }));
+    // @ts-expect-error tool_name must be a string
+    await hooks.emitAndCollect('tool:pre', { tool_name: 1, tool_input: {} });
+    expect(await hooks.emitAndCollect('tool:pre', { tool_name: 'bash', tool_input: {} })).toEqual([
+      { name: 'bash' },
+    ]);
+  });
+});
+
+describe('register', () => {
+  it('gives a handler of tool:pre the tool:pre payload', async () => {
+    const hooks = registry();
+    const names: string[] = [];
+    hooks.register('tool:pre', (event, data) => {
+      expectTypeOf(event).toEqualTypeOf<'tool:pre'>();
+      expectTypeOf(data).toEqualTypeOf<ToolPreEvent>();
+      expectTypeOf(data.tool_name).toEqualTypeOf<string>();
+      expectTypeOf(data.tool_input).toEqualTypeOf<Record<string, unknown>>();
+      expectTypeOf(data.tool_call_id).toEqualTypeOf<string | undefined>();
+      names.push(data.tool_name);
+    });
+    hooks.on(events.TOOL_POST, (_event, data) => {
+      expectTypeOf(data).toEqualTypeOf<ToolPostEvent>();
+      expectTypeOf(data.result?.success).toEqualTypeOf<boolean | undefined>();
+    });
+    hooks.register('tool:pre', (_event, data) => {
+      // @ts-expect-error tool_name is a string, not a number
+      const n: number = data.tool_name;
+      return n > 0 ? undefined : { action: 'continue' };
+    });
+
+    await hooks.emit('tool:pre', { tool_name: 'grep', tool_input: {} });
+    expect(names).toEqual(['grep']);
+  });
+
+  it('gives a handler of any other name EventData, and still takes untyped handlers for typed events', () => {
+    const hooks = registry();
+    hooks.register('my:custom', (event, data) => {
+      expectTypeOf(event).toEqualTypeOf<'my:custom'>();
+      expectTypeOf(data).toEqualTypeOf<EventData>();
+    });
+    const name: string = 'tool:pre';
+    hooks.register(name, (_event, data) => {
+      expectTypeOf(data).toEqualTypeOf<EventData>();
+    });
+    // A handler written for every event (a logger) fits any event, typed or not.
+    const logAll: HookHandler = (_event, data) => {
+      expectTypeOf(data).toEqualTypeOf<EventData>();
+    };
+    for (const event of ALL_EVENTS) hooks.register(event, logAll);
+    hooks.register('tool:pre', logAll);
+    hooks.register('session:end', logAll);
+    expect(hooks.listHandlers('tool:pre')['tool:pre']).toHaveLength(3);
+  });
+
+  it('types HookHandler by its event', () => {
+    expectTypeOf<Parameters<HookHandler<'tool:pre'>>[1]>().toEqualTypeOf<ToolPreEvent>();
+    expectTypeOf<Parameters<HookHandler>>().toEqualTypeOf<[event: string, data: EventData]>();
+    const handler: HookHandler<'tool:pre'> = (_event, data) => {
+      expectTypeOf(data.tool_name).toEqualTypeOf<string>();
+    };
+    registry().register('tool:pre', handler);
+    // @ts-expect-error a tool:pre handler does not fit session:end
+    registry().register('session:end', handler);
+  });
+});
+
+describe('module augmentation', () => {
+  it('adds a typed event', async () => {
+    const hooks = registry();
+    const seen: number[] = [];
+    hooks.register('test:augmented', (_event, data) => {
+      expectTypeOf(data.problems).toEqualTypeOf<number>();
+      seen.push(data.problems);
+    });
+    await hooks.emit('test:augmented', { file: 'a.ts', problems: 2 });
+    // @ts-expect-error problems must be a number
+    await hooks.emit('test:augmented', { file: 'a.ts', problems: 'none' });
+    // @ts-expect-error file is required
+    await hooks.emit('test:augmented', { problems: 0 });
+    expect(seen).toEqual([2, 'none', 0]);
+  });
+});
