@@ -1100,7 +1100,9 @@ describe('Coordinator.emitAndProcess', () => {
         user_message: 'm',
       })),
     );
-    const result = await w.c.emitAndProcess('tool:post', {}, 'lint', { deferInjection: true });
+    const result = await w.c.emitAndProcess('tool:post', { tool_name: 't' }, 'lint', {
+      deferInjection: true,
+    });
     expect(result).toEqual({ action: 'inject_context', context_injection: 'later', user_message: 'm' });
     expect(w.context.messages).toEqual([]);
     expect(w.display.shown).toEqual([]);
@@ -1116,9 +1118,13 @@ describe('Coordinator.emitAndProcess', () => {
       h.register('prompt:submit', () => ({ action: 'deny', reason: 'r', user_message: 'u' }));
     });
     const options = { deferInjection: true };
-    expect(await w.c.emitAndProcess('tool:pre', {}, 'h', options)).toEqual({ action: 'continue' });
+    expect(await w.c.emitAndProcess('tool:pre', { tool_name: 't', tool_input: {} }, 'h', options)).toEqual({
+      action: 'continue',
+    });
     expect(w.approval?.requests).toHaveLength(1);
-    expect(await w.c.emitAndProcess('prompt:submit', {}, 'h', options)).toMatchObject({ action: 'deny' });
+    expect(await w.c.emitAndProcess('prompt:submit', { prompt: 'p' }, 'h', options)).toMatchObject({
+      action: 'deny',
+    });
     expect(w.display.shown).toEqual([['u', 'info', 'hook:h']]);
   });
 });
