@@ -19,7 +19,7 @@ import type {
 import { AmplifierError, ApprovalTimeoutError, errorMessage, isFatalError } from './errors.js';
 import type { EventPayload } from './event-payloads.js';
 import { CANCEL_REQUESTED } from './events.js';
-import { type EventData, type EventKey, HookRegistry, utcTimestamp } from './hooks.js';
+import { type EventKey, HookRegistry, utcTimestamp } from './hooks.js';
 import { defaultLogger } from './logger.js';
 import { type HookResult, type MountPoint, sanitizeForLlm } from './models.js';
 import { type JournalSlot, journalSlot } from './mount-journal.js';
