@@ -1,13 +1,14 @@
 /**
  * The contracts every module implements or consumes. Objects with behaviour use
  * camelCase (`inputSchema`, `listModels()`); the data they exchange keeps
- * Amplifier's snake_case (see messages.ts and models.ts). Structural typing
+ * Amplifier's snake_case (see messages.ts, results.ts and module-types.ts). Structural typing
  * only: nothing here needs to be extended or instantiated.
  */
 import type { Coordinator } from './coordinator.js';
 import type { HookRegistry } from './hooks.js';
 import type { ChatRequest, ChatResponse, JSONSchema, Message, StreamEvent, ToolCall } from './messages.js';
-import type { MessageLevel, ModelInfo, ModuleType, ProviderInfo, ToolResult } from './models.js';
+import type { ModelInfo, ModuleType, ProviderInfo } from './module-types.js';
+import type { MessageLevel, ToolResult } from './results.js';
 
 // ---------------------------------------------------------------------- Tool
 

@@ -12,8 +12,8 @@ import { AmplifierError, ApprovalTimeoutError, CancelledError } from './errors.j
 import type { EventData } from './hooks.js';
 import { HookRegistry } from './hooks.js';
 import type { Message } from './messages.js';
-import type { HookResult, MessageLevel } from './models.js';
 import type { MountPlan } from './mount-plan.js';
+import type { HookResult, MessageLevel } from './results.js';
 
 // ------------------------------------------------------------------ fakes
 

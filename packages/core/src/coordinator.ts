@@ -21,9 +21,10 @@ import type { EventPayload } from './event-payloads.js';
 import { CANCEL_REQUESTED } from './events.js';
 import { type EventKey, HookRegistry, utcTimestamp } from './hooks.js';
 import { defaultLogger } from './logger.js';
-import { type HookResult, type MountPoint, sanitizeForLlm } from './models.js';
+import type { MountPoint } from './module-types.js';
 import { type JournalSlot, journalSlot } from './mount-journal.js';
 import type { MountPlan } from './mount-plan.js';
+import { type HookResult, sanitizeForLlm } from './results.js';
 
 /**
  * Options of `new Coordinator()`, all optional: the session and parent ids

@@ -8,9 +8,9 @@ import { depthOf, nestedValue, randomDeepValue } from '@amplifier/test-fixtures'
 import { describe, expect, it } from 'vitest';
 import { makeSession } from './__fixtures__/sessions.js';
 import type { EventData } from './hooks.js';
-import { stringifyJson } from './models.js';
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, ownData } from './plain-data.js';
 import { redactSecrets, truncateValues } from './redact.js';
+import { stringifyJson } from './results.js';
 import { checkData, compileSchema } from './schemas.js';
 
 const DEPTHS = [MAX_DATA_DEPTH - 1, MAX_DATA_DEPTH + 1, 3_000, 5_000, 100_000];

@@ -16,7 +16,8 @@ import type { CancellationState } from './cancellation.js';
 import type { EventData } from './hooks.js';
 import type { LLMErrorKind } from './llm-errors.js';
 import type { ContentBlock, ContentBlockType, Usage } from './messages.js';
-import type { SessionStatus, ToolResult } from './models.js';
+import type { SessionStatus } from './module-types.js';
+import type { ToolResult } from './results.js';
 
 // ------------------------------------------------------------ shared parts
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Logger } from './contracts.js';
 import { CancelledError } from './errors.js';
 import { type EventData, type HookHandler, HookRegistry, utcTimestamp } from './hooks.js';
-import type { HookResult } from './models.js';
+import type { HookResult } from './results.js';
 
 function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];

@@ -8,8 +8,8 @@ import type { Logger } from './contracts.js';
 import { errorMessage } from './errors.js';
 import type { EventName, EventPayload } from './event-payloads.js';
 import { defaultLogger } from './logger.js';
-import { HOOK_ACTIONS, type HookResult } from './models.js';
 import type { JournalSlot } from './mount-journal.js';
+import { HOOK_ACTIONS, type HookResult } from './results.js';
 
 /** Event payload: plain JSON-able data with snake_case keys. */
 export type EventData = Record<string, unknown>;

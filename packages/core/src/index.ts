@@ -174,33 +174,16 @@ export {
   toMessageToolCall,
   toToolCallBlock,
 } from './messages.js';
-// Data: kernel models
 export type {
   ConfigField,
-  FullHookResult,
-  HookAction,
-  HookResult,
-  InjectionRole,
-  MessageLevel,
   ModelInfo,
   ModuleInfo,
   ModuleType,
   MountPoint,
   ProviderInfo,
   SessionStatus,
-  ToolResult,
-} from './models.js';
-export {
-  CAPABILITIES,
-  HOOK_ACTIONS,
-  HOOK_RESULT_DEFAULTS,
-  hookResult,
-  MODULE_TYPES,
-  sanitizeForLlm,
-  serializeToolOutput,
-  stringifyJson,
-  TYPE_TO_MOUNT_POINT,
-} from './models.js';
+} from './module-types.js';
+export { CAPABILITIES, MODULE_TYPES, TYPE_TO_MOUNT_POINT } from './module-types.js';
 export type { ModuleSpec, MountPlan, MountPlanValidation, SessionSection } from './mount-plan.js';
 export {
   assertMountPlan,
@@ -228,6 +211,23 @@ export {
   SENSITIVE_KEYS,
   truncateValues,
 } from './redact.js';
+// Data: tool and hook results, module types and descriptions
+export type {
+  FullHookResult,
+  HookAction,
+  HookResult,
+  InjectionRole,
+  MessageLevel,
+  ToolResult,
+} from './results.js';
+export {
+  HOOK_ACTIONS,
+  HOOK_RESULT_DEFAULTS,
+  hookResult,
+  sanitizeForLlm,
+  serializeToolOutput,
+  stringifyJson,
+} from './results.js';
 // Schemas and validation of data
 export type { DataSchemaName, DataValidator } from './schemas.js';
 export {

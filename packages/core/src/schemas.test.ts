@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { DataValidationError } from './errors.js';
-import { hookResult } from './models.js';
+import { hookResult } from './results.js';
 import {
   assertData,
   checkData,

@@ -25,7 +25,7 @@ import {
 } from './events.js';
 import { ModuleLoader } from './loader/loader.js';
 import { defaultLogger } from './logger.js';
-import type { ModuleType, SessionStatus } from './models.js';
+import type { ModuleType, SessionStatus } from './module-types.js';
 import { journaled } from './mount-journal.js';
 import { type ModuleSpec, type MountPlan, parseMountPlan, resolveSessionModule } from './mount-plan.js';
 import { redactSecrets } from './redact.js';

@@ -23,7 +23,7 @@ import type {
 import type { Coordinator } from '../coordinator.js';
 import { AmplifierError, errorMessage, ModuleLoadError, ModuleNotFoundError } from '../errors.js';
 import { defaultLogger } from '../logger.js';
-import { type ModuleInfo, type ModuleType, TYPE_TO_MOUNT_POINT } from '../models.js';
+import { type ModuleInfo, type ModuleType, TYPE_TO_MOUNT_POINT } from '../module-types.js';
 import { ownConfig } from '../plain-data.js';
 import { VERSION } from '../version.js';
 import { type DiscoveryIndex, discoverModules, findPackage, searchPathsFromEnv } from './discovery.js';

@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ModuleLoadError } from '../errors.js';
-import type { ModuleType } from '../models.js';
+import type { ModuleType } from '../module-types.js';
 import { checkData, formatDataErrors } from '../schemas.js';
 
 /** The `"amplifier"` field of a module's package.json. */

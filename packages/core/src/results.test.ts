@@ -7,7 +7,7 @@ import {
   sanitizeForLlm,
   serializeToolOutput,
   stringifyJson,
-} from './models.js';
+} from './results.js';
 import { checkData } from './schemas.js';
 
 describe('HookResult model (D)', () => {
