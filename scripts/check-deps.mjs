@@ -20,6 +20,10 @@
  *    (production code: dependencies or peerDependencies), and no relative import leaves its
  *    package.
  * 6. Core's deprecated re-exports of the kits (compat/) exist only while core is 0.2.x.
+ * 7. While core is 0.x (where each minor may break), every peer range of `@amplifier/core` starts
+ *    at core's current minor: packages released with core 0.y may use what 0.y added, so they must
+ *    not admit an older core. After `changeset version` raises core, this fails until the ranges
+ *    are raised too.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -99,6 +103,12 @@ const packageOf = (specifier) =>
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/');
 
+/** The lowest version a range admits (`workspace:>=0.2.0 <1.0.0`, `^0.2.0`, `~0.2.1`, `0.2.0`), or undefined. */
+export function lowerBound(range) {
+  const match = /(?:^|\s)(?:>=|\^|~|=)?\s*v?(\d+)\.(\d+)\.(\d+)/.exec(range.replace(/^workspace:/, ''));
+  return match ? match.slice(1, 4).map(Number) : undefined;
+}
+
 /** Every violation of the rules in the workspace at `root`, one sentence each. */
 export function checkWorkspace(root) {
   const packages = workspacePackages(root);
@@ -177,6 +187,22 @@ export function checkWorkspace(root) {
             `${relFile}: imports ${spec}, but ${pkg.name} does not declare ${name} in ${test ? 'any dependencies' : 'dependencies or peerDependencies'}`,
           );
       }
+    }
+  }
+
+  // While core is 0.x, a peer range starts at core's current minor.
+  const kernel = byName.get('@amplifier/core');
+  const [coreMajor, coreMinor] = kernel ? kernel.pkg.version.split('.').map(Number) : [];
+  if (kernel && coreMajor === 0) {
+    for (const p of packages) {
+      const range = p.pkg.peerDependencies?.['@amplifier/core'];
+      if (range === undefined) continue;
+      const low = lowerBound(range);
+      if (low === undefined || low[0] !== 0 || low[1] < coreMinor)
+        say(
+          p,
+          `its @amplifier/core peer range "${range}" admits a core older than 0.${coreMinor}.0 (core is ${kernel.pkg.version}); start it at >=0.${coreMinor}.0`,
+        );
     }
   }
 

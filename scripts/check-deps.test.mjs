@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { checkWorkspace, importsOf, isTestKitEntry } from './check-deps.mjs';
+import { checkWorkspace, importsOf, isTestKitEntry, lowerBound } from './check-deps.mjs';
 
 const dirs = [];
 after(() => {
@@ -20,7 +20,7 @@ const core = {
   version: '0.2.0',
   devDependencies: { '@amplifier/test-fixtures': 'workspace:^' },
 };
-const peerCore = { '@amplifier/core': 'workspace:>=0.1.0 <1.0.0' };
+const peerCore = { '@amplifier/core': 'workspace:>=0.2.0 <1.0.0' };
 const devCore = { '@amplifier/core': 'workspace:^' };
 
 /** A workspace with core, two kits, two test kits, two modules and a CLI; `change` edits it first. */
@@ -234,6 +234,22 @@ describe('checkWorkspace', () => {
     );
   });
 
+  it('a peer range of core that admits an older minor than core is', () => {
+    const problems = workspace((f) => {
+      f['modules/tool-b/package.json'].peerDependencies = { '@amplifier/core': 'workspace:>=0.1.0 <1.0.0' };
+    });
+    expectOne(
+      problems,
+      /tool-b: its @amplifier\/core peer range "workspace:>=0\.1\.0 <1\.0\.0" admits a core older than 0\.2\.0/,
+    );
+    expectOne(
+      workspace((f) => {
+        f['packages/process/package.json'].peerDependencies = { '@amplifier/core': '*' };
+      }),
+      /process: its @amplifier\/core peer range "\*" admits a core older than 0\.2\.0/,
+    );
+  });
+
   it("core's compat re-exports after core 0.2", () => {
     assert.deepEqual(
       workspace((f) => {
@@ -241,13 +257,14 @@ describe('checkWorkspace', () => {
       }),
       [],
     );
-    expectOne(
-      workspace((f) => {
-        f['packages/core/package.json'] = { ...core, version: '0.3.0' };
-        f['packages/core/compat/provider.js'] = "export * from '@amplifier/provider-http';\n";
-      }),
-      /compat\/ .* was to be removed in core 0\.3\.0; core is 0\.3\.0/,
+    const problems = workspace((f) => {
+      f['packages/core/package.json'] = { ...core, version: '0.3.0' };
+      f['packages/core/compat/provider.js'] = "export * from '@amplifier/provider-http';\n";
+    });
+    const compat = problems.filter((p) =>
+      /compat\/ .* was to be removed in core 0\.3\.0; core is 0\.3\.0/.test(p),
     );
+    assert.equal(compat.length, 1, problems.join('\n'));
   });
 
   it('this repository keeps the rules', () => {
@@ -270,6 +287,14 @@ describe('importsOf and isTestKitEntry', () => {
       "/* import { h } from 'block'; */",
     ].join('\n');
     assert.deepEqual(importsOf(text).sort(), ['a', 'b', 'c', 'dynamic', 'named', 'side', 'star']);
+  });
+
+  it('reads the lower bound of a range', () => {
+    assert.deepEqual(lowerBound('workspace:>=0.2.0 <1.0.0'), [0, 2, 0]);
+    assert.deepEqual(lowerBound('^0.3.1'), [0, 3, 1]);
+    assert.deepEqual(lowerBound('~1.2.3'), [1, 2, 3]);
+    assert.deepEqual(lowerBound('0.2.0'), [0, 2, 0]);
+    assert.equal(lowerBound('*'), undefined);
   });
 
   it('knows the test kit entry points', () => {
