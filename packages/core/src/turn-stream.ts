@@ -125,7 +125,7 @@ export interface TurnStreamOptions {
  * `return()` (breaking out of `for await`) cancels the turn immediately and
  * resolves once the turn has settled and the stream's handlers are gone.
  */
-export interface TurnStream extends AsyncIterableIterator<TurnEvent, undefined, undefined> {
+export interface TurnStream extends AsyncIterator<TurnEvent, undefined, undefined>, AsyncIterable<TurnEvent> {
   /** The next event; after `finish` (or the turn's error) `{ done: true }`. */
   next(): Promise<IteratorResult<TurnEvent, undefined>>;
   /** Stop: cancel the turn if it runs, wait until it settled, then `{ done: true }`. Never throws the turn's error. */
@@ -356,7 +356,8 @@ class SessionTurnStream implements TurnStream {
 
   /** Called by the handlers: hand the event to a waiting consumer, buffer it, or wait for room. */
   #put(event: TurnEvent): Promise<void> | undefined {
-    if (this.#closed) return undefined;
+    // The consumer left, or the turn has settled (an emit nobody awaited, still running): not kept.
+    if (this.#closed || this.#outcome !== undefined) return undefined;
     const taker = this.#takers.shift();
     if (taker !== undefined) {
       taker.resolve({ value: event, done: false });
