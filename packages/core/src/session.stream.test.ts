@@ -455,6 +455,67 @@ describe('session.stream(): backpressure', () => {
     expect(streamHandlers(session)).toEqual([]);
   });
 
+  it('aborting the signal while the emitter is held releases it: the turn ends, events that find the buffer full are dropped', async () => {
+    const { session } = streamingSession([{ blocks: [{ text: ['a', 'b', 'c', 'd'] }] }]);
+    await session.initialize();
+    const hooks = session.coordinator.hooks;
+    let heldAt!: () => void;
+    const held = new Promise<void>((resolve) => {
+      heldAt = resolve;
+    });
+    hooks.register(
+      'llm:stream_block_delta',
+      (_e, data) => {
+        if (data.sequence === 2) heldAt();
+      },
+      { priority: -1 },
+    );
+    let completedAt!: () => void;
+    const completed = new Promise<void>((resolve) => {
+      completedAt = resolve;
+    });
+    hooks.register('cancel:completed', () => completedAt());
+    const controller = new AbortController();
+    const stream = session.stream('p', { bufferSize: 1, signal: controller.signal });
+    expect((await stream.next()).value).toMatchObject({ text: 'a' }); // b buffered, c held
+    await held;
+    controller.abort();
+    await completed; // the turn ended while the consumer read nothing
+    expect(session.status.status).toBe('cancelled');
+    const { events, error } = await collect(stream);
+    // c was released (dropped) by the cancellation, and so was provider_error: the buffer still held b.
+    expect(events.map((e) => (e.type === 'text_delta' ? e.text : e.type))).toEqual(['b']);
+    expect(error).toBeInstanceOf(CancelledError);
+    expect(streamHandlers(session)).toEqual([]);
+  });
+
+  it('an event emitted by the turn but reaching the stream after the turn settled is not kept', async () => {
+    const { session, orchestrator } = streamingSession([]);
+    await session.initialize();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Runs before the stream's handler: holds the one emit nobody awaits until the turn has settled.
+    session.coordinator.hooks.register(
+      'llm:stream_block_delta',
+      async (_e, data) => {
+        if (data.text === 'late') await gate;
+      },
+      { priority: -1 },
+    );
+    let late!: Promise<unknown>;
+    orchestrator.turn = async (_prompt, run) => {
+      late = run.hooks.emit('llm:stream_block_delta', { block_type: 'text', text: 'late' });
+      return 'done';
+    };
+    const stream = session.stream('p');
+    expect(await stream.next()).toEqual({ value: { type: 'finish', text: 'done' }, done: false });
+    release();
+    await late; // the stream's handler ran now, with the turn settled
+    expect(await stream.next()).toEqual({ value: undefined, done: true });
+  });
+
   it('rejects a bufferSize that is not a positive integer', () => {
     const { session } = streamingSession([]);
     for (const bufferSize of [0, -1, 1.5, Number.NaN]) {

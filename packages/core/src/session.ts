@@ -397,6 +397,8 @@ export class AmplifierSession {
    *   reading the model's stream (or the orchestrator) waits too. Nothing is
    *   dropped, except when the consumer has left, or the turn was cancelled
    *   immediately and the buffer is full (a cancelled turn is never held).
+   *   Stop reading by leaving the loop (or `return()`), never by dropping the
+   *   iterator: a full buffer nobody reads holds the turn.
    *
    * @example
    * ```ts
