@@ -241,4 +241,19 @@ export {
 // Session and mount plan
 export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
 export { AmplifierSession } from './session.js';
+export type {
+  TurnEvent,
+  TurnFinish,
+  TurnProviderError,
+  TurnStream,
+  TurnStreamAborted,
+  TurnStreamOptions,
+  TurnTextDelta,
+  TurnThinkingDelta,
+  TurnToolCall,
+  TurnToolError,
+  TurnToolResult,
+  TurnUsage,
+} from './turn-stream.js';
+export { DEFAULT_TURN_BUFFER_SIZE } from './turn-stream.js';
 export { VERSION } from './version.js';

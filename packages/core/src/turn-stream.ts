@@ -1,0 +1,419 @@
+/**
+ * The app-level stream of one turn (`session.stream(prompt)`): the hook events
+ * of the turn (streamed text and thinking, tool calls and results, usage,
+ * errors) as a small union of plain snake_case data, then the answer. Built
+ * on the hook registry only: handlers are registered when the turn starts,
+ * return nothing (they never change what the emitters get back) and are
+ * unregistered when the turn has settled.
+ */
+import type { EventErrorInfo, LLMResponseUsage } from './event-payloads.js';
+import type { EventData, HookRegistry } from './hooks.js';
+import type { ToolResult } from './results.js';
+
+// ------------------------------------------------------------ the events yielded
+
+/** A fragment of streamed answer text (`llm:stream_block_delta` with `block_type: 'text'`). */
+export interface TurnTextDelta {
+  type: 'text_delta';
+  /** One per model call: every event of the call carries it. */
+  request_id: string;
+  /** The block's index in its response (0-based, shared by all block types). */
+  block_index: number;
+  /** 0-based counter per block. */
+  sequence: number;
+  text: string;
+}
+
+/** A fragment of streamed reasoning (`llm:stream_block_delta` with `block_type: 'thinking'`). */
+export interface TurnThinkingDelta {
+  type: 'thinking_delta';
+  request_id: string;
+  block_index: number;
+  sequence: number;
+  text: string;
+}
+
+/** A tool call is about to run (`tool:pre`, after every hook allowed it: a denied call has no event). */
+export interface TurnToolCall {
+  type: 'tool_call';
+  /** Present when the orchestrator sends it (loop-basic always does). */
+  tool_call_id?: string;
+  tool_name: string;
+  /** The input the tool gets (after hooks that `modify` it). */
+  tool_input: Record<string, unknown>;
+}
+
+/** A tool call returned (`tool:post`). */
+export interface TurnToolResult {
+  type: 'tool_result';
+  tool_call_id?: string;
+  tool_name: string;
+  /** Present when the orchestrator sends it (loop-basic always does). */
+  result?: ToolResult;
+}
+
+/** A tool call failed (`tool:error`: unknown tool, invalid input, the tool threw). */
+export interface TurnToolError {
+  type: 'tool_error';
+  tool_call_id?: string;
+  tool_name: string;
+  error: EventErrorInfo;
+}
+
+/** The token usage of one model call (`llm:response` with `status: 'ok'` and a `usage`). */
+export interface TurnUsage {
+  type: 'usage';
+  provider: string;
+  model: string;
+  usage: LLMResponseUsage;
+}
+
+/** A provider call failed (`provider:error`); the orchestrator may still recover (a retry, another provider). */
+export interface TurnProviderError {
+  type: 'provider_error';
+  provider: string;
+  error: EventErrorInfo;
+}
+
+/** A model's stream failed after some deltas (`llm:stream_aborted`): the text streamed for `request_id` is incomplete. */
+export interface TurnStreamAborted {
+  type: 'stream_aborted';
+  request_id: string;
+  /** The error's class name and message. */
+  error: { type: string; msg: string };
+}
+
+/** The last event of a turn that returned: `text` is the turn's answer (what `execute()` returns). */
+export interface TurnFinish {
+  type: 'finish';
+  text: string;
+}
+
+/**
+ * What `session.stream()` yields: plain snake_case data, discriminated by
+ * `type`. `finish` comes last, only when the turn returned; a turn that failed
+ * makes the iterator throw its error instead, after the events before it.
+ */
+export type TurnEvent =
+  | TurnTextDelta
+  | TurnThinkingDelta
+  | TurnToolCall
+  | TurnToolResult
+  | TurnToolError
+  | TurnUsage
+  | TurnProviderError
+  | TurnStreamAborted
+  | TurnFinish;
+
+/** Options of `session.stream()`: the turn's abort `signal` and the size of the event buffer. */
+export interface TurnStreamOptions {
+  /** Aborting it cancels the turn immediately, as with `execute()`. */
+  signal?: AbortSignal;
+  /**
+   * How many events wait for the consumer before the turn is held (default
+   * 256, at least 1). When the buffer is full, the hook handler that adds an
+   * event waits until the consumer takes one: emitters await their hooks, so
+   * the provider (or the orchestrator) waits too. Nothing is dropped.
+   */
+  bufferSize?: number;
+}
+
+/**
+ * One turn as an async iterable (and its own async iterator) of `TurnEvent`s,
+ * returned by `session.stream()`. The turn starts at the first `next()` (the
+ * first step of `for await`), so a stream never iterated runs nothing.
+ * `return()` (breaking out of `for await`) cancels the turn immediately and
+ * resolves once the turn has settled and the stream's handlers are gone.
+ */
+export interface TurnStream extends AsyncIterator<TurnEvent, undefined, undefined>, AsyncIterable<TurnEvent> {
+  /** The next event; after `finish` (or the turn's error) `{ done: true }`. */
+  next(): Promise<IteratorResult<TurnEvent, undefined>>;
+  /** Stop: cancel the turn if it runs, wait until it settled, then `{ done: true }`. Never throws the turn's error. */
+  return(): Promise<IteratorResult<TurnEvent, undefined>>;
+  [Symbol.asyncIterator](): TurnStream;
+}
+
+/** Default `TurnStreamOptions.bufferSize`. */
+export const DEFAULT_TURN_BUFFER_SIZE = 256;
+
+// ------------------------------------------------------------ the payloads read
+
+// The four `llm:stream_*` payloads of the provider streaming contract, as read
+// here. Their canonical types go into event-payloads.ts with the providers'
+// change; these local shapes keep this file independent of it. Every field is
+// checked at run time: the payload is outside data.
+
+/** What the handlers read: fields checked one by one. */
+type Payload = EventData;
+
+const str = (data: Payload, key: string): string | undefined =>
+  typeof data[key] === 'string' ? (data[key] as string) : undefined;
+const num = (data: Payload, key: string): number | undefined =>
+  typeof data[key] === 'number' ? (data[key] as number) : undefined;
+const obj = (data: Payload, key: string): Record<string, unknown> | undefined => {
+  const value = data[key];
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+};
+const errorInfo = (data: Payload): EventErrorInfo => {
+  const error = obj(data, 'error');
+  return {
+    type: typeof error?.type === 'string' ? error.type : 'Error',
+    msg: typeof error?.msg === 'string' ? error.msg : String(data.error ?? ''),
+  };
+};
+function withCallId<T extends object>(event: T, data: Payload): T & { tool_call_id?: string } {
+  const id = str(data, 'tool_call_id');
+  return id === undefined ? event : { ...event, tool_call_id: id };
+}
+
+/** Hook event -> the turn event it becomes (undefined: nothing to yield). */
+const TRANSLATE: Readonly<Record<string, (data: Payload) => TurnEvent | undefined>> = {
+  'llm:stream_block_delta': (data) => {
+    const text = str(data, 'text');
+    const blockType = data.block_type;
+    if (text === undefined || (blockType !== 'text' && blockType !== 'thinking')) return undefined;
+    return {
+      type: blockType === 'text' ? 'text_delta' : 'thinking_delta',
+      request_id: str(data, 'request_id') ?? '',
+      block_index: num(data, 'block_index') ?? 0,
+      sequence: num(data, 'sequence') ?? 0,
+      text,
+    };
+  },
+  'llm:stream_aborted': (data) => ({
+    type: 'stream_aborted',
+    request_id: str(data, 'request_id') ?? '',
+    error: errorInfo(data),
+  }),
+  'tool:pre': (data) =>
+    withCallId(
+      {
+        type: 'tool_call' as const,
+        tool_name: str(data, 'tool_name') ?? '',
+        tool_input: obj(data, 'tool_input') ?? {},
+      },
+      data,
+    ),
+  'tool:post': (data) => {
+    const event: TurnToolResult = withCallId(
+      { type: 'tool_result' as const, tool_name: str(data, 'tool_name') ?? '' },
+      data,
+    );
+    if (obj(data, 'result') !== undefined) event.result = data.result as ToolResult;
+    return event;
+  },
+  'tool:error': (data) =>
+    withCallId(
+      { type: 'tool_error' as const, tool_name: str(data, 'tool_name') ?? '', error: errorInfo(data) },
+      data,
+    ),
+  'llm:response': (data) => {
+    const usage = obj(data, 'usage');
+    if (data.status !== 'ok' || usage === undefined) return undefined;
+    return {
+      type: 'usage',
+      provider: str(data, 'provider') ?? '',
+      model: str(data, 'model') ?? '',
+      usage: usage as LLMResponseUsage,
+    };
+  },
+  'provider:error': (data) => ({
+    type: 'provider_error',
+    provider: str(data, 'provider') ?? '',
+    error: errorInfo(data),
+  }),
+};
+
+/** The events a turn stream subscribes to. */
+export const TURN_STREAM_EVENTS: readonly string[] = Object.freeze(Object.keys(TRANSLATE));
+
+/** The name of the stream's handlers (`hooks.listHandlers()`). */
+export const TURN_STREAM_HANDLER = 'session-stream';
+
+// ------------------------------------------------------------ the stream
+
+type Outcome = { ok: true; text: string } | { ok: false; error: unknown };
+
+interface Waiter {
+  event: TurnEvent;
+  resolve(): void;
+}
+
+interface Taker {
+  resolve(result: IteratorResult<TurnEvent, undefined>): void;
+  reject(error: unknown): void;
+}
+
+/** What a turn stream needs of its session. */
+export interface TurnStreamSource {
+  hooks: HookRegistry;
+  /** The signal of the running turn's cancellation (aborts on immediate cancellation). */
+  turnSignal(): AbortSignal;
+  /**
+   * Start the turn with `signal` (its abort cancels the turn immediately).
+   * May throw synchronously (the session is busy): nothing has run then.
+   */
+  run(signal: AbortSignal): Promise<string>;
+}
+
+/** Builds the stream; `session.stream()` is the public way. */
+export function createTurnStream(source: TurnStreamSource, options: TurnStreamOptions = {}): TurnStream {
+  return new SessionTurnStream(source, options);
+}
+
+class SessionTurnStream implements TurnStream {
+  readonly #source: TurnStreamSource;
+  readonly #signal: AbortSignal | undefined;
+  readonly #size: number;
+  /** Aborted by the consumer leaving or by `options.signal`: `execute`'s signal. */
+  readonly #abort = new AbortController();
+  readonly #buffer: TurnEvent[] = [];
+  /** Handlers waiting for room, each holding its event (first in, first out). */
+  readonly #waiters: Waiter[] = [];
+  readonly #takers: Taker[] = [];
+  #started = false;
+  /** The consumer called `return()`: events are no longer kept. */
+  #closed = false;
+  #outcome: Outcome | undefined;
+  /** The outcome was delivered (`finish` yielded or the error thrown). */
+  #done = false;
+  /** Settles after the turn settled and the handlers were unregistered. */
+  #settled: Promise<void> = Promise.resolve();
+
+  constructor(source: TurnStreamSource, options: TurnStreamOptions) {
+    this.#source = source;
+    this.#signal = options.signal;
+    const size = options.bufferSize ?? DEFAULT_TURN_BUFFER_SIZE;
+    if (!Number.isInteger(size) || size < 1) {
+      throw new RangeError(`bufferSize must be an integer of at least 1, got ${String(size)}`);
+    }
+    this.#size = size;
+  }
+
+  [Symbol.asyncIterator](): TurnStream {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<TurnEvent, undefined>> {
+    if (!this.#started && !this.#closed) this.#start();
+    const event = this.#take();
+    if (event !== undefined) return Promise.resolve({ value: event, done: false });
+    if (this.#closed || this.#done) return Promise.resolve({ value: undefined, done: true });
+    if (this.#outcome !== undefined) return this.#deliver(this.#outcome);
+    return new Promise((resolve, reject) => {
+      this.#takers.push({ resolve, reject });
+    });
+  }
+
+  async return(): Promise<IteratorResult<TurnEvent, undefined>> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#buffer.length = 0;
+      // Cancel first, so that an emitter released below finds its turn cancelled.
+      if (this.#started && this.#outcome === undefined) this.#abort.abort();
+      // Handlers waiting for room go on (their events dropped), so the turn can settle.
+      for (const waiter of this.#waiters.splice(0)) waiter.resolve();
+      for (const taker of this.#takers.splice(0)) taker.resolve({ value: undefined, done: true });
+    }
+    await this.#settled;
+    return { value: undefined, done: true };
+  }
+
+  #start(): void {
+    this.#started = true;
+    const { hooks } = this.#source;
+    const handler = (event: string, data: EventData): Promise<void> | undefined => {
+      const translated = TRANSLATE[event]?.(data);
+      return translated === undefined ? undefined : this.#put(translated);
+    };
+    const unregister = TURN_STREAM_EVENTS.map((event) =>
+      // Last of all handlers: it sees the data other hooks modified, and a denied tool call never.
+      hooks.register(event, handler, { priority: Number.MAX_SAFE_INTEGER, name: TURN_STREAM_HANDLER }),
+    );
+    const signal = this.#signal;
+    const onAbort = (): void => this.#abort.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = (outcome: Outcome): void => {
+      for (const remove of unregister) remove();
+      signal?.removeEventListener('abort', onAbort);
+      this.#settle(outcome);
+    };
+    let turn: Promise<string>;
+    try {
+      turn = this.#source.run(this.#abort.signal);
+    } catch (error) {
+      finish({ ok: false, error });
+      return;
+    }
+    this.#settled = turn.then(
+      (text) => finish({ ok: true, text }),
+      (error: unknown) => finish({ ok: false, error }),
+    );
+  }
+
+  /** Called by the handlers: hand the event to a waiting consumer, buffer it, or wait for room. */
+  #put(event: TurnEvent): Promise<void> | undefined {
+    // The consumer left, or the turn has settled (an emit nobody awaited, still running): not kept.
+    if (this.#closed || this.#outcome !== undefined) return undefined;
+    const taker = this.#takers.shift();
+    if (taker !== undefined) {
+      taker.resolve({ value: event, done: false });
+      return undefined;
+    }
+    if (this.#buffer.length < this.#size) {
+      this.#buffer.push(event);
+      return undefined;
+    }
+    // Full: hold the emitter until the consumer takes an event. After an immediate
+    // cancellation nothing waits (the turn must be able to stop): the event is dropped.
+    const turnSignal = this.#source.turnSignal();
+    if (turnSignal.aborted) return undefined;
+    return new Promise<void>((resolve) => {
+      const waiter: Waiter = {
+        event,
+        resolve: () => {
+          turnSignal.removeEventListener('abort', onCancel);
+          resolve();
+        },
+      };
+      const onCancel = (): void => {
+        const i = this.#waiters.indexOf(waiter);
+        if (i >= 0) this.#waiters.splice(i, 1);
+        waiter.resolve();
+      };
+      turnSignal.addEventListener('abort', onCancel, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** The next buffered event; a waiting handler's event moves into the room it leaves. */
+  #take(): TurnEvent | undefined {
+    const event = this.#buffer.shift();
+    if (event === undefined) return undefined;
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) {
+      this.#buffer.push(waiter.event);
+      waiter.resolve();
+    }
+    return event;
+  }
+
+  #settle(outcome: Outcome): void {
+    this.#outcome = outcome;
+    // Takers wait only while the buffer is empty: the outcome is next.
+    const taker = this.#takers.shift();
+    if (taker !== undefined) {
+      this.#deliver(outcome).then(taker.resolve, taker.reject);
+      for (const rest of this.#takers.splice(0)) rest.resolve({ value: undefined, done: true });
+    }
+  }
+
+  #deliver(outcome: Outcome): Promise<IteratorResult<TurnEvent, undefined>> {
+    this.#done = true;
+    if (outcome.ok) return Promise.resolve({ value: { type: 'finish', text: outcome.text }, done: false });
+    return Promise.reject(outcome.error);
+  }
+}
