@@ -229,7 +229,8 @@ describe('stream()', () => {
     for await (const e of make().stream!(REQUEST)) if (e.type === 'text.delta') break;
     await slow.closed;
     expect(recorder.getEvents('llm:stream_aborted')[0]![1]).toMatchObject({
-      reason: 'the consumer stopped reading',
+      request_id: expect.any(String),
+      error: { type: 'AbortError' },
     });
   });
 });
@@ -315,16 +316,29 @@ describe('errors and retries', () => {
     );
   });
 
-  it('malformed JSON in a stream is a stream error, retried by complete()', async () => {
-    server.enqueue(reply.sse([chunk({ content: 'a' }), 'data: {not json\n\n']), reply.sse(textStream(['b'])));
+  it('malformed JSON in a stream is a stream error, retried by complete() before any delta', async () => {
+    server.enqueue(
+      reply.sse([chunk({ role: 'assistant', content: '' }), 'data: {not json\n\n']),
+      reply.sse(textStream(['b'])),
+    );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'b' }]);
     expect(recorder.getEvents('provider:retry')[0]![1]).toMatchObject({ error_type: 'StreamError' });
   });
 
-  it('a connection dropped mid-stream is retried by complete() and the retry succeeds', async () => {
-    server.enqueue(reply.sseThenDrop([chunk({ content: 'par' })]), reply.sse(textStream(['whole'])));
+  it('a connection dropped before any delta is retried by complete() and the retry succeeds', async () => {
+    server.enqueue(
+      reply.sseThenDrop([chunk({ role: 'assistant', content: '' })]),
+      reply.sse(textStream(['whole'])),
+    );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'whole' }]);
-    expect(recorder.names()).toContain('llm:stream_aborted');
+    expect(recorder.names()).not.toContain('llm:stream_aborted');
+  });
+
+  it('a connection dropped after a delta is not retried: llm:stream_aborted, then the StreamError', async () => {
+    server.enqueue(reply.sseThenDrop([chunk({ content: 'par' })]), reply.sse(textStream(['whole'])));
+    expect((await llmErrorOf(make().complete(REQUEST))).kind).toBe('stream');
+    expect(server.requests).toHaveLength(1);
+    expect(recorder.names().slice(-2)).toEqual(['llm:stream_aborted', 'llm:response']);
   });
 
   it('a stream that ends without [DONE] or finish_reason is incomplete', async () => {
