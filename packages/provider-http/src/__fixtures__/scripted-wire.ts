@@ -29,7 +29,11 @@ export function textEvents(response: ChatResponse = structuredClone(RESPONSE)): 
   ];
 }
 
-export function setup(outcomes: Outcome[], settings: Partial<CallSettings> = {}) {
+export function setup(
+  outcomes: Outcome[],
+  settings: Partial<CallSettings> = {},
+  hooks?: { emit(event: string, data: Record<string, unknown>): Promise<unknown> },
+) {
   const recorder = new EventRecorder();
   const logger = new RecordingLogger();
   const calls: ProviderCall[] = [];
@@ -72,7 +76,7 @@ export function setup(outcomes: Outcome[], settings: Partial<CallSettings> = {})
   const runner = new ProviderCalls({
     provider: 'fake',
     module: 'provider-fake',
-    hooks: recorder,
+    hooks: hooks ?? recorder,
     logger,
     config: {
       model: 'default-model',
