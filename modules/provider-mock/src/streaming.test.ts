@@ -4,16 +4,16 @@
  * fragment size, the pause between fragments (aborted by the signal), and the
  * ways to turn streaming off.
  */
-import type { ChatRequest, StreamEvent } from '@amplifier/core';
+import { type ChatRequest, OBSERVABILITY_EVENTS_CHANNEL, type StreamEvent } from '@amplifier/core';
 import {
   type RecordedStreamEvent,
   type StreamingScenario,
   streamingConformance,
   streamingContractProblems,
 } from '@amplifier/provider-http/testing';
-import { EventRecorder } from '@amplifier/testing';
+import { createTestCoordinator, EventRecorder } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
-import { createMockProvider, type ScriptStep } from './index.js';
+import { createMockProvider, EXTRA_EVENTS, mount, type ScriptStep } from './index.js';
 
 const REQUEST: ChatRequest = { messages: [{ role: 'user', content: 'hello' }] };
 
@@ -173,4 +173,16 @@ describe('stream()', () => {
     expect(quiet.names().at(-1)).toBe('llm:stream_aborted');
     expect(streamingContractProblems(recorded(quiet), 'failed')).toEqual([]);
   });
+});
+
+it('mount declares the four stream events on observability.events (so event logs subscribe to them)', async () => {
+  const coordinator = createTestCoordinator({ bare: true });
+  await mount(coordinator, {});
+  expect(await coordinator.collectContributions(OBSERVABILITY_EVENTS_CHANNEL)).toEqual([EXTRA_EVENTS]);
+  expect(EXTRA_EVENTS).toEqual([
+    'llm:stream_block_start',
+    'llm:stream_block_delta',
+    'llm:stream_block_end',
+    'llm:stream_aborted',
+  ]);
 });
