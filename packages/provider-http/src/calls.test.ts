@@ -6,7 +6,7 @@
 
 import { createLLMError, LLMError } from '@amplifier/core';
 import { waitFor } from '@amplifier/test-fixtures';
-import { RecordingLogger } from '@amplifier/testing';
+import { EventRecorder, RecordingLogger } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
 import { REQUEST, RESPONSE, setup, textEvents, unavailable } from './__fixtures__/scripted-wire.js';
 import { ProviderCalls } from './calls.js';
@@ -109,6 +109,27 @@ describe('complete()', () => {
     expect(aborted).toEqual({
       request_id: recorder.getEvents('llm:stream_block_start')[0]![1].request_id,
       error: { type: 'StreamError', msg: 'lost' },
+    });
+  });
+
+  it('signal aborted after a delta: llm:stream_aborted names the abort error the call rejects with', async () => {
+    const recorder = new EventRecorder();
+    const controller = new AbortController();
+    const hooks = {
+      async emit(event: string, data: Record<string, unknown>) {
+        await recorder.emit(event, data);
+        if (event === 'llm:stream_block_delta') controller.abort(new Error('ctrl-c'));
+      },
+    };
+    const { runner } = setup([{ events: textEvents().slice(0, 2), hang: true }], {}, hooks);
+    const error = await runner
+      .complete(REQUEST, { signal: controller.signal }, true)
+      .catch((e: unknown) => e);
+    expect(LLMError.is(error) && error.kind).toBe('abort');
+    expect(recorder.names().slice(-2)).toEqual(['llm:stream_aborted', 'llm:response']);
+    expect(recorder.getEvents('llm:stream_aborted')[0]![1].error).toEqual({
+      type: 'AbortError',
+      msg: (error as Error).message,
     });
   });
 

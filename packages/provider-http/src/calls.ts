@@ -294,6 +294,8 @@ export class ProviderCalls<R> {
         },
       });
     } catch (error) {
+      // A failure after stream events is final as it is (llm:stream_aborted already named it).
+      if (error instanceof Final) throw error;
       if (signal?.aborted && !LLMError.is(error, 'abort')) {
         throw abortError(context, signal.reason);
       }

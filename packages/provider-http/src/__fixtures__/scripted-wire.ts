@@ -64,11 +64,12 @@ export function setup(
     async *events(call, opened) {
       yield* opened.events;
       if (opened.hang) {
-        await new Promise((_resolve, reject) =>
+        await new Promise((_resolve, reject) => {
+          if (call.signal?.aborted) reject(createLLMError('abort', 'aborted'));
           call.signal?.addEventListener('abort', () => reject(createLLMError('abort', 'aborted')), {
             once: true,
-          }),
-        );
+          });
+        });
       }
       if (opened.fail) throw opened.fail;
     },
