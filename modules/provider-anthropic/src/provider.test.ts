@@ -1,5 +1,10 @@
 import { type ChatRequest, checkData, type StreamEvent, toMessageToolCall } from '@amplifier/core';
-import { FakeLlmServer, llmErrorOf, reply } from '@amplifier/provider-http/testing';
+import {
+  FakeLlmServer,
+  llmErrorOf,
+  reply,
+  streamingContractProblems,
+} from '@amplifier/provider-http/testing';
 import { EventRecorder } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -125,6 +130,24 @@ describe('complete()', () => {
   it('streamed: thinking with its signature, redacted thinking, text and a tool call split across input_json_delta', async () => {
     server.enqueue(reply.sse(thinkingToolStream()));
     const response = await make().complete(REQUEST);
+    // Signature and input JSON fragments emit nothing; redacted thinking has no block of the contract.
+    expect(streamingContractProblems(recorder.getEvents(), 'ok')).toEqual([]);
+    expect(
+      recorder
+        .getEvents()
+        .filter(([n]) => n.startsWith('llm:stream_'))
+        .map(([n, d]) => `${n.slice(17)} ${d.block_index} ${d.block_type}`),
+    ).toEqual([
+      'start 0 thinking',
+      'delta 0 thinking',
+      'delta 0 thinking',
+      'end 0 thinking',
+      'start 1 text',
+      'delta 1 text',
+      'end 1 text',
+      'start 2 tool_use',
+      'end 2 tool_use',
+    ]);
     expect(response.content).toEqual([
       { type: 'thinking', thinking: 'The user wants a file read.', signature: SIGNATURE },
       { type: 'redacted_thinking', data: REDACTED },

@@ -1,5 +1,11 @@
 import { type ChatRequest, checkData, type StreamEvent } from '@amplifier/core';
-import { FakeLlmServer, llmErrorOf, reply, sseEvent } from '@amplifier/provider-http/testing';
+import {
+  FakeLlmServer,
+  llmErrorOf,
+  reply,
+  sseEvent,
+  streamingContractProblems,
+} from '@amplifier/provider-http/testing';
 import { EventRecorder } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -130,6 +136,15 @@ describe('complete()', () => {
     expect(response.content.filter((b) => b.type === 'tool_call')).toHaveLength(2);
     expect(response.finish_reason).toBe('tool_calls');
     expect(provider.parseToolCalls(response)).toEqual(response.tool_calls);
+    // Interleaved calls: a tool_use block each, in start order, start and end only.
+    expect(streamingContractProblems(recorder.getEvents(), 'ok')).toEqual([]);
+    expect(
+      recorder.getEvents('llm:stream_block_start').map(([, d]) => [d.block_index, d.block_type, d.name]),
+    ).toEqual([
+      [0, 'tool_use', 'read_file'],
+      [1, 'tool_use', 'grep'],
+    ]);
+    expect(recorder.names()).not.toContain('llm:stream_block_delta');
   });
 
   it('a server that answers a stream request with plain JSON still works', async () => {
