@@ -115,13 +115,13 @@ describe('hooks-logging checklist (reference section 13)', () => {
 
   it('5: llm:stream_block_delta is excluded by default; exclude_events: [] logs it', async () => {
     const first = await setup({ additional_events: ['llm:stream_block_delta', 'llm:stream_block_start'] });
-    await first.coordinator.hooks.emit('llm:stream_block_delta', {});
-    await first.coordinator.hooks.emit('llm:stream_block_start', {});
+    await first.coordinator.hooks.emit<string>('llm:stream_block_delta', {});
+    await first.coordinator.hooks.emit<string>('llm:stream_block_start', {});
     await first.cleanup();
     expect(lines(first.file).map((r) => r.event)).toEqual(['llm:stream_block_start']);
     rmSync(first.file);
     const second = await setup({ additional_events: ['llm:stream_block_delta'], exclude_events: [] });
-    await second.coordinator.hooks.emit('llm:stream_block_delta', {});
+    await second.coordinator.hooks.emit<string>('llm:stream_block_delta', {});
     await second.cleanup();
     expect(lines(second.file).map((r) => r.event)).toEqual(['llm:stream_block_delta']);
   });

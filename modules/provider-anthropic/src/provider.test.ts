@@ -1,5 +1,10 @@
 import { type ChatRequest, checkData, type StreamEvent, toMessageToolCall } from '@amplifier/core';
-import { FakeLlmServer, llmErrorOf, reply } from '@amplifier/provider-http/testing';
+import {
+  FakeLlmServer,
+  llmErrorOf,
+  reply,
+  streamingContractProblems,
+} from '@amplifier/provider-http/testing';
 import { EventRecorder } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -125,6 +130,24 @@ describe('complete()', () => {
   it('streamed: thinking with its signature, redacted thinking, text and a tool call split across input_json_delta', async () => {
     server.enqueue(reply.sse(thinkingToolStream()));
     const response = await make().complete(REQUEST);
+    // Signature and input JSON fragments emit nothing; redacted thinking has no block of the contract.
+    expect(streamingContractProblems(recorder.getEvents(), 'ok')).toEqual([]);
+    expect(
+      recorder
+        .getEvents()
+        .filter(([n]) => n.startsWith('llm:stream_'))
+        .map(([n, d]) => `${n.slice(17)} ${d.block_index} ${d.block_type}`),
+    ).toEqual([
+      'start 0 thinking',
+      'delta 0 thinking',
+      'delta 0 thinking',
+      'end 0 thinking',
+      'start 1 text',
+      'delta 1 text',
+      'end 1 text',
+      'start 2 tool_use',
+      'end 2 tool_use',
+    ]);
     expect(response.content).toEqual([
       { type: 'thinking', thinking: 'The user wants a file read.', signature: SIGNATURE },
       { type: 'redacted_thinking', data: REDACTED },
@@ -201,9 +224,14 @@ describe('stream()', () => {
       'llm:stream_block_delta',
       'llm:stream_block_end',
       'llm:stream_block_start',
-      ...Array(4).fill('llm:stream_block_delta'),
       'llm:stream_block_end',
     ]);
+    expect(recorder.getEvents('llm:stream_block_start')[2]![1]).toEqual({
+      request_id: expect.any(String),
+      block_index: 2,
+      block_type: 'tool_use',
+      name: 'read_file',
+    });
   });
 
   it('a connection dropped mid-stream: the events so far, then a StreamError (not retried)', async () => {
@@ -292,7 +320,8 @@ describe('errors and retries', () => {
     );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'after' }]);
     expect(recorder.getEvents('provider:retry')[0]![1]).toMatchObject({ error_kind: 'unavailable' });
-    expect(recorder.names()).toContain('llm:stream_aborted');
+    // No delta was emitted before the error: no llm:stream_aborted, and the retry is safe.
+    expect(recorder.names()).not.toContain('llm:stream_aborted');
   });
 
   it('bounded by max_retries', async () => {

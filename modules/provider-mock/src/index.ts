@@ -4,7 +4,7 @@
  * delays), answers through a function in code, or, with nothing configured,
  * answers every request with a short fixed text.
  */
-import { type Coordinator, ownConfig } from '@amplifier/core';
+import { type Coordinator, OBSERVABILITY_EVENTS_CHANNEL, ownConfig } from '@amplifier/core';
 import { type MockProviderOptions, type ProviderMockConfig, ScriptedProvider } from './provider.js';
 import { assertConfig, CONFIG_KEYS, loadScriptFile } from './script.js';
 
@@ -18,6 +18,14 @@ export { DEFAULT_TEXT, ScriptedProvider } from './provider.js';
 export type { ScriptError, ScriptStep, ScriptStepObject, ScriptToolCall } from './script.js';
 export { CONFIG_SCHEMA, checkConfig, loadScriptFile, SCRIPT_STEP_SCHEMA, stepResponse } from './script.js';
 
+/** The token-streaming events the mock emits beyond the canonical set (declared on `observability.events`). */
+export const EXTRA_EVENTS: readonly string[] = [
+  'llm:stream_block_start',
+  'llm:stream_block_delta',
+  'llm:stream_block_end',
+  'llm:stream_aborted',
+];
+
 /** A provider built in code (for tests and apps); not mounted. Same options as the config, plus `respond`. */
 export function createMockProvider(options: MockProviderOptions = {}): ScriptedProvider {
   return new ScriptedProvider(options);
@@ -29,6 +37,7 @@ export function createMockProvider(options: MockProviderOptions = {}): ScriptedP
  * a bad script fails the mount with every problem listed by path
  * (`script[2].tool_calls[0].name must be string`). Unknown keys (an own
  * `__proto__` key too) are warned about; only the config's own properties are read.
+ * The stream events (`EXTRA_EVENTS`) are declared on `observability.events`.
  */
 export async function mount(coordinator: Coordinator, raw: Record<string, unknown> = {}): Promise<void> {
   const config = ownConfig(raw, 'provider-mock');
@@ -49,4 +58,5 @@ export async function mount(coordinator: Coordinator, raw: Record<string, unknow
     hooks: coordinator.hooks,
   });
   coordinator.mount('providers', provider, { name: provider.name });
+  coordinator.registerContributor(OBSERVABILITY_EVENTS_CHANNEL, 'provider-mock', () => [...EXTRA_EVENTS]);
 }

@@ -3,11 +3,13 @@
  * or with a fixed text, and behaves like a real one around that: it records
  * requests, emits llm:request / llm:response, honours `signal`, and streams.
  */
+import { randomUUID } from 'node:crypto';
 import {
   type ChatRequest,
   type ChatResponse,
   type CompleteOptions,
   checkData,
+  configDurationMs,
   createLLMError,
   type EventKey,
   type EventPayload,
@@ -26,7 +28,7 @@ import {
 } from '@amplifier/core';
 import { cloneData } from './clone.js';
 import { assertConfig, type ScriptStep, stepResponse, usageFor } from './script.js';
-import { responseEvents } from './stream.js';
+import { ContractEvents, responseEvents, type StreamPace } from './stream.js';
 
 /** The answer when no script and no `respond` function is configured. */
 export const DEFAULT_TEXT = 'This is a mock response from provider-mock.';
@@ -62,6 +64,17 @@ export interface ProviderMockConfig {
   priority?: number;
   /** The text of no-script mode. Default `DEFAULT_TEXT`. */
   default_text?: string;
+  /**
+   * `complete()` streams its answer internally and emits the token-streaming
+   * events (`llm:stream_block_*`). Default true; a request with
+   * `metadata.stream === false` is never streamed.
+   */
+  use_streaming?: boolean;
+  /** Characters per streamed text or thinking fragment. Default 16. */
+  stream_chunk_chars?: number;
+  /** Seconds between two streamed fragments (`stream_delay_ms`: milliseconds). Default 0. */
+  stream_delay?: number;
+  stream_delay_ms?: number;
   respond?: RespondFunction;
 }
 
@@ -83,6 +96,7 @@ export class ScriptedProvider implements Provider {
   readonly model: string;
   readonly #options: MockProviderOptions;
   readonly #script: readonly ScriptStep[] | undefined;
+  readonly #streamDelayMs: number;
   #calls = 0;
 
   /** Reads the options' own properties only; the script is copied (any depth) and replayed as written. */
@@ -95,6 +109,8 @@ export class ScriptedProvider implements Provider {
     this.name = name ?? 'mock';
     this.priority = options.priority ?? 100;
     this.model = options.model ?? 'mock-model';
+    this.#streamDelayMs =
+      configDurationMs(config as Record<string, unknown>, 'stream_delay', 'provider-mock') ?? 0;
   }
 
   /** How many requests were answered or failed (each consumes one script step). */
@@ -139,20 +155,75 @@ export class ScriptedProvider implements Provider {
     return responseToolCalls(response);
   }
 
+  /**
+   * The answer. With `use_streaming` (default) and unless
+   * `request.metadata.stream === false`, it is streamed internally first:
+   * `llm:stream_block_start|delta|end` in fragments of `stream_chunk_chars`,
+   * `stream_delay` apart, between `llm:request` and `llm:response`.
+   */
   complete(request: ChatRequest, options: CompleteOptions = {}): Promise<ChatResponse> {
-    return this.#answer(request, options.signal);
-  }
-
-  /** The same answer as `complete`, as events: deltas per word, tool calls, then `message.end`. */
-  async *stream(request: ChatRequest, options: { signal?: AbortSignal } = {}): AsyncIterable<StreamEvent> {
     const { signal } = options;
-    const response = await this.#answer(request, signal);
-    yield* responseEvents(response, request.model ?? this.model, () => {
-      if (signal?.aborted) throw this.#abortError('while streaming', signal.reason);
+    const streaming = this.#options.use_streaming !== false && request.metadata?.stream !== false;
+    if (!streaming) return this.#answer(request, signal);
+    return this.#answer(request, signal, async (response) => {
+      const blocks = new ContractEvents((event, data) => this.#emit(event, data), randomUUID());
+      try {
+        for await (const event of responseEvents(response, request.model ?? this.model, this.#pace(signal))) {
+          await blocks.on(event);
+        }
+      } catch (error) {
+        await blocks.aborted(error);
+        throw error;
+      }
     });
   }
 
-  async #answer(request: ChatRequest, signal: AbortSignal | undefined): Promise<ChatResponse> {
+  /**
+   * The same answer as `complete`, as events: text and thinking fragments,
+   * tool calls, then `message.end`; with the token-streaming events on the
+   * hooks unless `request.metadata.stream === false`.
+   */
+  async *stream(request: ChatRequest, options: { signal?: AbortSignal } = {}): AsyncIterable<StreamEvent> {
+    const { signal } = options;
+    const response = await this.#answer(request, signal);
+    const blocks = new ContractEvents(
+      request.metadata?.stream === false ? async () => {} : (event, data) => this.#emit(event, data),
+      randomUUID(),
+    );
+    let settled = false;
+    try {
+      for await (const event of responseEvents(response, request.model ?? this.model, this.#pace(signal))) {
+        await blocks.on(event);
+        if (event.type === 'message.end') settled = true;
+        yield event;
+      }
+    } catch (error) {
+      settled = true;
+      await blocks.aborted(error);
+      throw error;
+    } finally {
+      // The consumer stopped reading before the end.
+      if (!settled) await blocks.aborted(this.#abortError('because the consumer stopped reading', undefined));
+    }
+  }
+
+  #pace(signal: AbortSignal | undefined): StreamPace {
+    return {
+      chunkChars: this.#options.stream_chunk_chars ?? 16,
+      delayMs: this.#streamDelayMs,
+      signal,
+      check: () => {
+        if (signal?.aborted) throw this.#abortError('while streaming', signal.reason);
+      },
+      abortError: (reason) => this.#abortError('while streaming', reason),
+    };
+  }
+
+  async #answer(
+    request: ChatRequest,
+    signal: AbortSignal | undefined,
+    stream?: (response: ChatResponse) => Promise<void>,
+  ): Promise<ChatResponse> {
     if (signal?.aborted) throw this.#abortError('before it started', signal.reason);
     const call = ++this.#calls;
     this.requests.push({ ...request, messages: [...(request.messages ?? [])] });
@@ -165,6 +236,7 @@ export class ScriptedProvider implements Provider {
     });
     try {
       const response = await this.#produce(request, call, signal);
+      await stream?.(response);
       const {
         input_tokens = 0,
         output_tokens = 0,

@@ -136,6 +136,10 @@ export const CONFIG_SCHEMA: JSONSchema = {
     max_output_tokens: { type: 'integer', minimum: 1 },
     priority: { type: 'number' },
     default_text: { type: 'string' },
+    use_streaming: { type: 'boolean' },
+    stream_chunk_chars: { type: 'integer', minimum: 1 },
+    stream_delay: { type: 'number', minimum: 0 },
+    stream_delay_ms: { type: 'number', minimum: 0 },
   },
 };
 

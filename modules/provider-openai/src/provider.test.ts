@@ -1,5 +1,11 @@
 import { type ChatRequest, checkData, type StreamEvent } from '@amplifier/core';
-import { FakeLlmServer, llmErrorOf, reply, sseEvent } from '@amplifier/provider-http/testing';
+import {
+  FakeLlmServer,
+  llmErrorOf,
+  reply,
+  sseEvent,
+  streamingContractProblems,
+} from '@amplifier/provider-http/testing';
 import { EventRecorder } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -130,6 +136,15 @@ describe('complete()', () => {
     expect(response.content.filter((b) => b.type === 'tool_call')).toHaveLength(2);
     expect(response.finish_reason).toBe('tool_calls');
     expect(provider.parseToolCalls(response)).toEqual(response.tool_calls);
+    // Interleaved calls: a tool_use block each, in start order, start and end only.
+    expect(streamingContractProblems(recorder.getEvents(), 'ok')).toEqual([]);
+    expect(
+      recorder.getEvents('llm:stream_block_start').map(([, d]) => [d.block_index, d.block_type, d.name]),
+    ).toEqual([
+      [0, 'tool_use', 'read_file'],
+      [1, 'tool_use', 'grep'],
+    ]);
+    expect(recorder.names()).not.toContain('llm:stream_block_delta');
   });
 
   it('a server that answers a stream request with plain JSON still works', async () => {
@@ -229,7 +244,8 @@ describe('stream()', () => {
     for await (const e of make().stream!(REQUEST)) if (e.type === 'text.delta') break;
     await slow.closed;
     expect(recorder.getEvents('llm:stream_aborted')[0]![1]).toMatchObject({
-      reason: 'the consumer stopped reading',
+      request_id: expect.any(String),
+      error: { type: 'AbortError' },
     });
   });
 });
@@ -315,16 +331,29 @@ describe('errors and retries', () => {
     );
   });
 
-  it('malformed JSON in a stream is a stream error, retried by complete()', async () => {
-    server.enqueue(reply.sse([chunk({ content: 'a' }), 'data: {not json\n\n']), reply.sse(textStream(['b'])));
+  it('malformed JSON in a stream is a stream error, retried by complete() before any delta', async () => {
+    server.enqueue(
+      reply.sse([chunk({ role: 'assistant', content: '' }), 'data: {not json\n\n']),
+      reply.sse(textStream(['b'])),
+    );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'b' }]);
     expect(recorder.getEvents('provider:retry')[0]![1]).toMatchObject({ error_type: 'StreamError' });
   });
 
-  it('a connection dropped mid-stream is retried by complete() and the retry succeeds', async () => {
-    server.enqueue(reply.sseThenDrop([chunk({ content: 'par' })]), reply.sse(textStream(['whole'])));
+  it('a connection dropped before any delta is retried by complete() and the retry succeeds', async () => {
+    server.enqueue(
+      reply.sseThenDrop([chunk({ role: 'assistant', content: '' })]),
+      reply.sse(textStream(['whole'])),
+    );
     expect((await make().complete(REQUEST)).content).toEqual([{ type: 'text', text: 'whole' }]);
-    expect(recorder.names()).toContain('llm:stream_aborted');
+    expect(recorder.names()).not.toContain('llm:stream_aborted');
+  });
+
+  it('a connection dropped after a delta is not retried: llm:stream_aborted, then the StreamError', async () => {
+    server.enqueue(reply.sseThenDrop([chunk({ content: 'par' })]), reply.sse(textStream(['whole'])));
+    expect((await llmErrorOf(make().complete(REQUEST))).kind).toBe('stream');
+    expect(server.requests).toHaveLength(1);
+    expect(recorder.names().slice(-2)).toEqual(['llm:stream_aborted', 'llm:response']);
   });
 
   it('a stream that ends without [DONE] or finish_reason is incomplete', async () => {

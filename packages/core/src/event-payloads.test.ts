@@ -18,6 +18,8 @@ import {
   events,
   type HookHandler,
   HookRegistry,
+  type LLMStreamAbortedEvent,
+  type LLMStreamBlockDeltaEvent,
   type ToolPostEvent,
   type ToolPreEvent,
 } from './index.js';
@@ -55,6 +57,37 @@ describe('the payload map', () => {
     expectTypeOf<EventPayload<string>>().toEqualTypeOf<EventData>();
     expectTypeOf<EventPayload<'my:event'>>().toEqualTypeOf<EventData>();
     expectTypeOf<EventPayload<'tool:pre' | 'tool:post'>>().toEqualTypeOf<ToolPreEvent | ToolPostEvent>();
+  });
+
+  it('types the four token-streaming events of providers, outside the canonical set and ALL_EVENTS', async () => {
+    expectTypeOf<EventPayloads['llm:stream_block_delta']>().toEqualTypeOf<LLMStreamBlockDeltaEvent>();
+    expectTypeOf<EventPayloads['llm:stream_aborted']>().toEqualTypeOf<LLMStreamAbortedEvent>();
+    expectTypeOf<'llm:stream_block_start'>().not.toExtend<keyof CanonicalEventPayloads>();
+    expect(ALL_EVENTS).not.toContain('llm:stream_block_start');
+    const hooks = registry();
+    const request_id = '6f1c2a3b-4d5e-4f60-8a1b-2c3d4e5f6a7b';
+    await hooks.emit('llm:stream_block_start', {
+      request_id,
+      block_index: 0,
+      block_type: 'tool_use',
+      name: 'grep',
+    });
+    await hooks.emit('llm:stream_block_delta', {
+      request_id,
+      block_index: 1,
+      block_type: 'text',
+      sequence: 0,
+      text: 'a',
+    });
+    await hooks.emit('llm:stream_block_end', { request_id, block_index: 1, block_type: 'text' });
+    await hooks.emit('llm:stream_aborted', { request_id, error: { type: 'StreamError', msg: 'lost' } });
+    const toolDelta = { request_id, block_index: 0, block_type: 'tool_use', sequence: 0, text: '{' } as const;
+    // @ts-expect-error no delta for a tool_use block
+    await hooks.emit('llm:stream_block_delta', toolDelta);
+    // @ts-expect-error the old payload: index and delta instead of block_index, sequence and text
+    await hooks.emit('llm:stream_block_delta', { index: 0, block_type: 'text', delta: 'a' });
+    // @ts-expect-error block_type tool_call is the content block's name, not the stream's
+    await hooks.emit('llm:stream_block_start', { request_id, block_index: 0, block_type: 'tool_call' });
   });
 
   it('keeps every payload a record (the session adds session_id, parent_id, timestamp)', () => {

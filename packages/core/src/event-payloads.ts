@@ -210,6 +210,50 @@ export interface LLMResponseEvent {
   [key: string]: unknown;
 }
 
+// ------------------------------------------------------------ token streaming (providers)
+
+/** The kind of a streamed block: `tool_use` blocks get start and end only, never deltas. */
+export type StreamBlockType = 'text' | 'thinking' | 'tool_use';
+
+/** `llm:stream_block_start`: a content block of a streamed response begins (before its deltas). */
+export interface LLMStreamBlockStartEvent {
+  /** One uuid per model call, shared by every stream event of that call. */
+  request_id: string;
+  /** 0-based, one index space for every block type of the response. */
+  block_index: number;
+  block_type: StreamBlockType;
+  /** Only for `tool_use`, when the tool has a name. */
+  name?: string;
+  [key: string]: unknown;
+}
+
+/** `llm:stream_block_delta`: a non-empty fragment of a text or thinking block (never tool-input JSON). */
+export interface LLMStreamBlockDeltaEvent {
+  request_id: string;
+  block_index: number;
+  block_type: 'text' | 'thinking';
+  /** 0-based, counted per block. */
+  sequence: number;
+  text: string;
+  [key: string]: unknown;
+}
+
+/** `llm:stream_block_end`: a block completed (every started block ends by the end of the stream). */
+export interface LLMStreamBlockEndEvent {
+  request_id: string;
+  block_index: number;
+  block_type: StreamBlockType;
+  [key: string]: unknown;
+}
+
+/** `llm:stream_aborted`: the stream failed after at least one delta, just before the error propagates. */
+export interface LLMStreamAbortedEvent {
+  request_id: string;
+  /** The error's class name and message. */
+  error: EventErrorInfo;
+  [key: string]: unknown;
+}
+
 // ------------------------------------------------------------ content blocks, thinking
 
 /** `content_block:start`: one per block of a response, in order (the orchestrator). */
@@ -491,7 +535,9 @@ export interface CanonicalEventPayloads {
 }
 
 /**
- * Every typed event: the canonical ones, and those modules add by declaration
+ * Every typed event: the canonical ones, the token-streaming events of
+ * providers (`llm:stream_block_start|delta|end`, `llm:stream_aborted`: not
+ * canonical, so not in `ALL_EVENTS`), and those modules add by declaration
  * merging (keep the index signature: `emit` adds fields):
  *
  * ```ts
@@ -502,7 +548,12 @@ export interface CanonicalEventPayloads {
  * }
  * ```
  */
-export interface EventPayloads extends CanonicalEventPayloads {}
+export interface EventPayloads extends CanonicalEventPayloads {
+  'llm:stream_block_start': LLMStreamBlockStartEvent;
+  'llm:stream_block_delta': LLMStreamBlockDeltaEvent;
+  'llm:stream_block_end': LLMStreamBlockEndEvent;
+  'llm:stream_aborted': LLMStreamAbortedEvent;
+}
 
 /** The name of a typed event (canonical or added by a module). */
 export type EventName = keyof EventPayloads & string;

@@ -39,9 +39,18 @@ describe('stream()', () => {
       if (event.type === 'text.delta') break;
     }
     expect(recorder.getEvents('llm:stream_aborted')[0]![1]).toMatchObject({
-      reason: 'the consumer stopped reading',
+      error: { type: 'AbortError', msg: 'fake: request aborted' },
     });
     expect(recorder.getEvents('llm:response')[0]![1]).toMatchObject({ status: 'error', error_kind: 'abort' });
+  });
+
+  it('metadata.stream false: the events are yielded, no llm:stream_* event is emitted', async () => {
+    const { runner, recorder } = setup([{ events: textEvents() }]);
+    const seen: string[] = [];
+    for await (const event of runner.stream({ ...REQUEST, metadata: { stream: false } }, {}))
+      seen.push(event.type);
+    expect(seen).toEqual(['message.start', 'text.delta', 'text.delta', 'message.end']);
+    expect(recorder.names()).toEqual(['llm:request', 'llm:response']);
   });
 
   it('when it never starts, llm:response reports the error', async () => {

@@ -6,7 +6,7 @@
 
 import { createLLMError, LLMError } from '@amplifier/core';
 import { waitFor } from '@amplifier/test-fixtures';
-import { RecordingLogger } from '@amplifier/testing';
+import { EventRecorder, RecordingLogger } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
 import { REQUEST, RESPONSE, setup, textEvents, unavailable } from './__fixtures__/scripted-wire.js';
 import { ProviderCalls } from './calls.js';
@@ -76,8 +76,65 @@ describe('complete()', () => {
     ]);
   });
 
-  it('retryable errors are retried with provider:retry; a stream that fails midway too', async () => {
+  it('streaming: every stream event of the call shares one request_id; metadata.stream false streams nothing', async () => {
+    const { runner, recorder } = setup([{ events: textEvents() }, { events: textEvents() }]);
+    await runner.complete(REQUEST, {}, true);
+    const ids = new Set(
+      recorder
+        .getEvents()
+        .filter(([name]) => name.startsWith('llm:stream_'))
+        .map(([, data]) => data.request_id),
+    );
+    expect(ids.size).toBe(1);
+    expect([...ids][0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(recorder.getEvents('llm:stream_block_delta').map(([, d]) => d)).toEqual([
+      { request_id: [...ids][0], block_index: 0, block_type: 'text', sequence: 0, text: 'Hel' },
+      { request_id: [...ids][0], block_index: 0, block_type: 'text', sequence: 1, text: 'lo!' },
+    ]);
+    recorder.clear();
+    const response = await runner.complete({ ...REQUEST, metadata: { stream: false } }, {}, true);
+    expect(response.content).toEqual([{ type: 'text', text: 'Hello!' }]);
+    expect(recorder.names()).toEqual(['llm:request', 'llm:response']);
+    expect(recorder.getEvents('llm:request')[0]![1].stream).toBe(false);
+  });
+
+  it('a stream that fails after a delta is not retried: llm:stream_aborted, then the error', async () => {
     const failed = { events: textEvents().slice(0, 2), fail: createLLMError('stream', 'lost') };
+    const { runner, recorder } = setup([failed, { events: textEvents() }]);
+    const error = await runner.complete(REQUEST, {}, true).catch((e: unknown) => e);
+    expect(LLMError.is(error) && error.kind).toBe('stream');
+    expect(recorder.getEvents('provider:retry')).toHaveLength(0);
+    expect(recorder.names().slice(-2)).toEqual(['llm:stream_aborted', 'llm:response']);
+    const [, aborted] = recorder.getEvents('llm:stream_aborted')[0]!;
+    expect(aborted).toEqual({
+      request_id: recorder.getEvents('llm:stream_block_start')[0]![1].request_id,
+      error: { type: 'StreamError', msg: 'lost' },
+    });
+  });
+
+  it('signal aborted after a delta: llm:stream_aborted names the abort error the call rejects with', async () => {
+    const recorder = new EventRecorder();
+    const controller = new AbortController();
+    const hooks = {
+      async emit(event: string, data: Record<string, unknown>) {
+        await recorder.emit(event, data);
+        if (event === 'llm:stream_block_delta') controller.abort(new Error('ctrl-c'));
+      },
+    };
+    const { runner } = setup([{ events: textEvents().slice(0, 2), hang: true }], {}, hooks);
+    const error = await runner
+      .complete(REQUEST, { signal: controller.signal }, true)
+      .catch((e: unknown) => e);
+    expect(LLMError.is(error) && error.kind).toBe('abort');
+    expect(recorder.names().slice(-2)).toEqual(['llm:stream_aborted', 'llm:response']);
+    expect(recorder.getEvents('llm:stream_aborted')[0]![1].error).toEqual({
+      type: 'AbortError',
+      msg: (error as Error).message,
+    });
+  });
+
+  it('retryable errors are retried with provider:retry; a stream that fails before any stream event too', async () => {
+    const failed = { events: textEvents().slice(0, 1), fail: createLLMError('stream', 'lost') };
     const { runner, recorder, logger } = setup([unavailable(), failed, { events: textEvents() }]);
     await runner.complete(REQUEST, {}, true);
     const retries = recorder.getEvents('provider:retry').map(([, data]) => data);
@@ -93,7 +150,7 @@ describe('complete()', () => {
       }),
       expect.objectContaining({ attempt: 2, error_kind: 'stream', status_code: null }),
     ]);
-    expect(recorder.getEvents('llm:stream_aborted')[0]![1]).toMatchObject({ reason: 'lost' });
+    expect(recorder.names()).not.toContain('llm:stream_aborted');
     expect(recorder.getEvents('llm:response')).toHaveLength(1);
     expect(logger.records.some((r) => r.level === 'info' && r.message.startsWith('provider-fake: '))).toBe(
       true,

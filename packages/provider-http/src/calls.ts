@@ -5,6 +5,8 @@
  * events, cost, and `llm:response` (also on failure). The provider brings the
  * wire: how to build the body, send it, and read the answer.
  */
+
+import { randomUUID } from 'node:crypto';
 import type {
   ChatRequest,
   ChatResponse,
@@ -31,6 +33,14 @@ import { repairToolSequence } from './tool-sequence.js';
 import { abortError, type RequestContext } from './transport.js';
 
 type Json = Record<string, unknown>;
+
+/** Carries an error past the retries: the attempt already emitted stream events. */
+class Final {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
 
 /** The settings calls run with, as `ResolvedProviderConfig` holds them. */
 export interface CallSettings {
@@ -102,35 +112,51 @@ export class ProviderCalls<R> {
     this.#logger = options.logger ?? silentLogger;
   }
 
-  /** One completion; `streaming` streams internally (with block events) and returns the aggregate. */
+  /**
+   * One completion. `streaming` streams internally, with the token-streaming
+   * events, and returns the aggregate; `request.metadata.stream === false`
+   * takes the non-streaming path for this call only (no `llm:stream_*`
+   * event). All stream events of the call share one `request_id`. A failure is
+   * retried only while the attempt has emitted no stream event: what a
+   * renderer showed is never streamed twice, and a failure after a delta ends
+   * the call with `llm:stream_aborted`.
+   */
   async complete(request: ChatRequest, options: CompleteOptions, streaming: boolean): Promise<ChatResponse> {
     const { wire } = this.#options;
-    const call = await this.#begin(request, options, streaming);
+    const stream = streaming && request.metadata?.stream !== false;
+    const call = await this.#begin(request, options, stream);
+    const requestId = randomUUID();
     try {
       const response = await this.#retry(call, async () => {
         const opened = await wire.open(call);
-        if (!streaming) return wire.read(call, opened);
+        if (!stream) return wire.read(call, opened);
         let final: ChatResponse | undefined;
-        const blocks = new BlockEvents(this.#emitter, { ...call.context });
+        const blocks = new BlockEvents(this.#emitter, requestId);
         try {
           for await (const event of wire.events(call, opened)) {
             await blocks.on(event);
             if (event.type === 'message.end') final = event.response;
           }
         } catch (error) {
-          await this.emit('llm:stream_aborted', { ...call.context, reason: errorMessage(error) });
-          throw error;
+          await blocks.aborted(error);
+          throw blocks.emitted > 0 ? new Final(error) : error;
         }
+        await blocks.end();
         return final!;
       });
       return await this.#end(call, response);
     } catch (error) {
-      await this.#fail(call, error);
-      throw error;
+      const cause = error instanceof Final ? error.error : error;
+      await this.#fail(call, cause);
+      throw cause;
     }
   }
 
-  /** The response as events; retried until it starts, never after the first event. */
+  /**
+   * The response as events; retried until it starts, never after the first
+   * event. The token-streaming events are emitted too, unless
+   * `request.metadata.stream === false`.
+   */
   async *stream(request: ChatRequest, options: CompleteOptions): AsyncGenerator<StreamEvent> {
     const { wire } = this.#options;
     const call = await this.#begin(request, options, true);
@@ -141,7 +167,8 @@ export class ProviderCalls<R> {
       await this.#fail(call, error);
       throw error;
     }
-    const blocks = new BlockEvents(this.#emitter, { ...call.context });
+    const silent = request.metadata?.stream === false;
+    const blocks = new BlockEvents(silent ? async () => {} : this.#emitter, randomUUID());
     let settled = false;
     try {
       for await (const event of wire.events(call, opened)) {
@@ -152,16 +179,18 @@ export class ProviderCalls<R> {
         }
         yield event;
       }
+      await blocks.end();
     } catch (error) {
       settled = true;
-      await this.emit('llm:stream_aborted', { ...call.context, reason: errorMessage(error) });
+      await blocks.aborted(error);
       await this.#fail(call, error);
       throw error;
     } finally {
       if (!settled) {
         // The consumer stopped reading before the end.
-        await this.emit('llm:stream_aborted', { ...call.context, reason: 'the consumer stopped reading' });
-        await this.#fail(call, abortError(call.context, 'the consumer stopped reading'));
+        const error = abortError(call.context, 'the consumer stopped reading');
+        await blocks.aborted(error);
+        await this.#fail(call, error);
       }
     }
   }
@@ -265,6 +294,8 @@ export class ProviderCalls<R> {
         },
       });
     } catch (error) {
+      // A failure after stream events is final as it is (llm:stream_aborted already named it).
+      if (error instanceof Final) throw error;
       if (signal?.aborted && !LLMError.is(error, 'abort')) {
         throw abortError(context, signal.reason);
       }

@@ -1,8 +1,9 @@
 /**
  * What a provider tells hooks: the reference payloads of `llm:request`,
- * `llm:response` and `provider:retry`, and the `llm:stream_block_start|delta|end`
- * events derived from stream events (emitted while streaming, also when
- * `complete()` streams internally).
+ * `llm:response` and `provider:retry`, and the token-streaming events
+ * (`llm:stream_block_start|delta|end`, `llm:stream_aborted`) derived from
+ * stream events (emitted while streaming, also when `complete()` streams
+ * internally).
  */
 
 import type {
@@ -140,69 +141,132 @@ export function providerRetryPayload(
 
 type Emit = (event: string, data: Json) => Promise<void>;
 
+/** The `error` of `llm:stream_aborted` (and of other payloads): the error's class name and message. */
+export function errorInfo(error: unknown): { type: string; msg: string } {
+  return {
+    type: error instanceof Error && error.name !== '' ? error.name : 'Error',
+    msg: errorMessage(error),
+  };
+}
+
 /**
- * Turns stream events into block events. Text and thinking deltas form one
- * block per run of the same kind; each tool call is its own block (start at
- * `tool_call.start`, end at `tool_call.end`). Blocks are numbered from 0 in
- * the order they start.
+ * The token-streaming contract of Amplifier's providers, from stream events:
+ * `llm:stream_block_start` (`request_id`, `block_index`, `block_type`, `name`
+ * for a named `tool_use`), `llm:stream_block_delta` (`sequence` per block,
+ * `text`) for every non-empty text or thinking fragment, `llm:stream_block_end`,
+ * and `llm:stream_aborted` (`request_id`, `error: { type, msg }`) when the
+ * stream fails after at least one delta.
+ *
+ * One block is open at a time: a change of kind (thinking → text → tool
+ * call), of the wire's block `index`, or a new tool call ends the open block
+ * and starts the next, so chunk wires (Chat Completions) get their block
+ * boundaries synthesised; `message.end` (or `end()`) ends the open block.
+ * Tool-input JSON (`tool_call.delta`) emits nothing, nor does an empty
+ * fragment. Blocks are numbered from 0 in the order they start, one index
+ * space for every block type.
  */
 export class BlockEvents {
   readonly #emit: Emit;
-  readonly #base: Json;
+  /** The `request_id` of every event this instance emits. */
+  readonly requestId: string;
   #next = 0;
-  #open: { index: number; type: 'text' | 'thinking' } | undefined;
-  readonly #calls = new Map<string, number>();
+  #open:
+    | { index: number; type: 'text' | 'thinking' | 'tool_use'; wire?: number; id?: string; sequence: number }
+    | undefined;
+  #deltas = 0;
+  #emitted = 0;
 
-  constructor(emit: Emit, base: Json) {
+  constructor(emit: Emit, requestId: string) {
     this.#emit = emit;
-    this.#base = base;
+    this.requestId = requestId;
+  }
+
+  /** How many `llm:stream_block_delta` events were emitted. */
+  get deltas(): number {
+    return this.#deltas;
+  }
+
+  /** How many stream events of any kind were emitted. */
+  get emitted(): number {
+    return this.#emitted;
   }
 
   async on(event: StreamEvent): Promise<void> {
     switch (event.type) {
       case 'text.delta':
       case 'thinking.delta': {
+        if (event.text === '') return;
         const type = event.type === 'text.delta' ? 'text' : 'thinking';
-        if (this.#open?.type !== type) {
-          await this.#closeOpen();
-          this.#open = { index: this.#next++, type };
-          await this.#block('start', this.#open.index, type);
+        const open = this.#open;
+        if (
+          open === undefined ||
+          open.type !== type ||
+          (event.index !== undefined && open.wire !== event.index)
+        ) {
+          await this.#start(type, event.index === undefined ? {} : { wire: event.index });
         }
-        await this.#block('delta', this.#open.index, type, { delta: event.text });
-        return;
-      }
-      case 'tool_call.start': {
-        await this.#closeOpen();
-        const index = this.#next++;
-        this.#calls.set(event.id, index);
-        await this.#block('start', index, 'tool_call', { id: event.id, name: event.name });
-        return;
-      }
-      case 'tool_call.delta':
-        await this.#block('delta', this.#calls.get(event.id) ?? -1, 'tool_call', {
-          id: event.id,
-          delta: event.arguments_fragment,
+        const block = this.#open!;
+        this.#deltas++;
+        await this.#send('llm:stream_block_delta', {
+          request_id: this.requestId,
+          block_index: block.index,
+          block_type: type,
+          sequence: block.sequence++,
+          text: event.text,
         });
         return;
+      }
+      case 'tool_call.start':
+        await this.#start('tool_use', { id: event.id }, event.name);
+        return;
       case 'tool_call.end':
-        await this.#block('end', this.#calls.get(event.id) ?? -1, 'tool_call', { id: event.id });
+        if (this.#open?.type === 'tool_use' && this.#open.id === event.id) await this.end();
         return;
       case 'message.end':
-        await this.#closeOpen();
+        await this.end();
         return;
       default:
-        return;
+        return; // message.start, tool-input JSON, errors: no event
     }
   }
 
-  #block(phase: 'start' | 'delta' | 'end', index: number, type: string, fields: Json = {}): Promise<void> {
-    return this.#emit(`llm:stream_block_${phase}`, { ...this.#base, index, block_type: type, ...fields });
+  /** End the open block, if any (the stream ended). */
+  async end(): Promise<void> {
+    const open = this.#open;
+    if (open === undefined) return;
+    this.#open = undefined;
+    await this.#send('llm:stream_block_end', {
+      request_id: this.requestId,
+      block_index: open.index,
+      block_type: open.type,
+    });
   }
 
-  async #closeOpen(): Promise<void> {
-    if (this.#open === undefined) return;
-    const { index, type } = this.#open;
+  /** The stream failed: `llm:stream_aborted` when at least one delta was emitted, else nothing. */
+  async aborted(error: unknown): Promise<void> {
     this.#open = undefined;
-    await this.#block('end', index, type);
+    if (this.#deltas === 0) return;
+    await this.#send('llm:stream_aborted', { request_id: this.requestId, error: errorInfo(error) });
+  }
+
+  async #start(
+    type: 'text' | 'thinking' | 'tool_use',
+    where: { wire?: number; id?: string },
+    name?: string,
+  ): Promise<void> {
+    await this.end();
+    const index = this.#next++;
+    this.#open = { index, type, sequence: 0, ...where };
+    await this.#send('llm:stream_block_start', {
+      request_id: this.requestId,
+      block_index: index,
+      block_type: type,
+      ...(type === 'tool_use' && name !== undefined && name !== '' && { name }),
+    });
+  }
+
+  #send(event: string, data: Json): Promise<void> {
+    this.#emitted++;
+    return this.#emit(event, data);
   }
 }

@@ -195,7 +195,8 @@ describe('HttpLlmProvider', () => {
   it('a 429 without Retry-After waits for the exhausted limit to reset; an error payload in a stream is mapped', async () => {
     server.enqueue(
       reply.json(429, {}, { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '0.01' }),
-      reply.sse([sseEvent({ delta: 'a' }), sseEvent({ error: { message: 'busy', code: 'slow_down' } })]),
+      // Before any delta: retried (after one, the call ends with llm:stream_aborted instead).
+      reply.sse([sseEvent({ error: { message: 'busy', code: 'slow_down' } })]),
       stream('b'),
     );
     await make().complete(REQUEST);

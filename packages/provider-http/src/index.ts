@@ -36,6 +36,7 @@ export {
 export type { EventEmitterLike, LlmRequestFacts } from './events.js';
 export {
   BlockEvents,
+  errorInfo,
   llmErrorPayload,
   llmRequestPayload,
   llmResponsePayload,

@@ -29,7 +29,11 @@ export function textEvents(response: ChatResponse = structuredClone(RESPONSE)): 
   ];
 }
 
-export function setup(outcomes: Outcome[], settings: Partial<CallSettings> = {}) {
+export function setup(
+  outcomes: Outcome[],
+  settings: Partial<CallSettings> = {},
+  hooks?: { emit(event: string, data: Record<string, unknown>): Promise<unknown> },
+) {
   const recorder = new EventRecorder();
   const logger = new RecordingLogger();
   const calls: ProviderCall[] = [];
@@ -60,11 +64,12 @@ export function setup(outcomes: Outcome[], settings: Partial<CallSettings> = {})
     async *events(call, opened) {
       yield* opened.events;
       if (opened.hang) {
-        await new Promise((_resolve, reject) =>
+        await new Promise((_resolve, reject) => {
+          if (call.signal?.aborted) reject(createLLMError('abort', 'aborted'));
           call.signal?.addEventListener('abort', () => reject(createLLMError('abort', 'aborted')), {
             once: true,
-          }),
-        );
+          });
+        });
       }
       if (opened.fail) throw opened.fail;
     },
@@ -72,7 +77,7 @@ export function setup(outcomes: Outcome[], settings: Partial<CallSettings> = {})
   const runner = new ProviderCalls({
     provider: 'fake',
     module: 'provider-fake',
-    hooks: recorder,
+    hooks: hooks ?? recorder,
     logger,
     config: {
       model: 'default-model',
