@@ -506,7 +506,13 @@ describe('session.stream(): backpressure', () => {
     );
     let late!: Promise<unknown>;
     orchestrator.turn = async (_prompt, run) => {
-      late = run.hooks.emit('llm:stream_block_delta', { block_type: 'text', text: 'late' });
+      late = run.hooks.emit('llm:stream_block_delta', {
+        request_id: 'r',
+        block_index: 0,
+        block_type: 'text',
+        sequence: 0,
+        text: 'late',
+      });
       return 'done';
     };
     const stream = session.stream('p');
