@@ -6,7 +6,14 @@
 import { mount as mountContext } from '@amplifier/context-simple';
 import { AmplifierSession, LLMError, silentLogger } from '@amplifier/core';
 import { mount as mountLoop } from '@amplifier/loop-basic';
-import { FakeLlmServer, reply, sseEvent } from '@amplifier/provider-http/testing';
+import {
+  FakeLlmServer,
+  recordStreamEvents,
+  reply,
+  sseEvent,
+  transcript,
+  unansweredToolCalls,
+} from '@amplifier/provider-http/testing';
 import { EventRecorder, inProcessLoader, MockTool } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chunk, DONE, MODEL, textStream, usageChunk } from './__fixtures__/wire.js';
@@ -95,14 +102,7 @@ it('a whole turn: loop-basic + context-simple + provider-openai + a tool, agains
 });
 
 describe('streaming faults', () => {
-  const STREAM_EVENTS = [
-    'llm:stream_block_start',
-    'llm:stream_block_delta',
-    'llm:stream_block_end',
-    'llm:stream_aborted',
-  ];
-
-  /** A session over the fake server, recording the stream events (request_id replaced by its ordinal). */
+  /** A session over the fake server (retries without delay), recording the stream events. */
   async function faultSession(tool = new MockTool({ name: 'lookup', output: { answer: 42 } })) {
     const session = new AmplifierSession(
       {
@@ -133,51 +133,20 @@ describe('streaming faults', () => {
       },
     );
     await session.initialize();
-    const recorder = new EventRecorder();
-    recorder.attach(session.coordinator.hooks, STREAM_EVENTS);
-    const streamEvents = () => {
-      const ids: string[] = [];
-      return recorder.getEvents().map(([name, data]) => {
-        const id = String(data.request_id);
-        if (!ids.includes(id)) ids.push(id);
-        const { request_id: _, session_id: __, timestamp: ___, parent_id: ____, ...rest } = data;
-        return [name.slice('llm:stream_'.length), { request: ids.indexOf(id), ...rest }] as const;
-      });
+    const recorder = recordStreamEvents(session.coordinator.hooks);
+    const messages = () => session.coordinator.get('context')!.getMessages();
+    return {
+      session,
+      tool,
+      streamEvents: () => recorder.events(),
+      messages,
+      history: async () => transcript(await messages()),
     };
-    type Stored = {
-      role: string;
-      content?: unknown;
-      tool_calls?: { id: string }[];
-      tool_call_id?: string;
-    };
-    /** The history as role and text, with the ids of tool calls (fields or `tool_call` blocks) and results. */
-    const history = async () => {
-      const messages = (await session.coordinator.get('context')!.getMessages()) as Stored[];
-      return messages.map((m) => {
-        const blocks = Array.isArray(m.content)
-          ? (m.content as { type: string; text?: string; id?: string }[])
-          : [];
-        const text = typeof m.content === 'string' ? m.content : blocks.map((b) => b.text ?? '').join('');
-        const calls = [
-          ...(m.tool_calls ?? []).map((c) => c.id),
-          ...blocks.filter((b) => b.type === 'tool_call').map((b) => b.id),
-        ];
-        return {
-          role: m.role,
-          text,
-          ...(calls.length > 0 && { calls }),
-          ...(m.tool_call_id !== undefined && { result_of: m.tool_call_id }),
-        };
-      });
-    };
-    return { session, recorder, streamEvents, history, tool };
   }
 
-  /** No assistant message with a tool call left unanswered, and the next turn runs. */
+  /** No tool call left unanswered, none sent again, and the next turn runs. */
   async function expectConsistent(f: Awaited<ReturnType<typeof faultSession>>) {
-    const before = await f.history();
-    const answered = new Set(before.map((m) => m.result_of));
-    for (const m of before) for (const call of m.calls ?? []) expect(answered).toContain(call);
+    expect(unansweredToolCalls(await f.messages())).toEqual([]);
     server.enqueue(reply.sse(textStream(['All ', 'good.'])));
     expect(await f.session.execute('Again?')).toBe('All good.');
     const sent = server.requests.at(-1)!.body.messages as { role: string; tool_calls?: unknown }[];
