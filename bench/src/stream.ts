@@ -6,7 +6,8 @@
  * session's hooks (loop-basic + context-simple, a real `AmplifierSession`),
  * read with `session.stream()`, no renderer; per fragment is the turn's
  * time over its fragments (the turn's own fixed cost, tens of µs, spread over
- * them). Measured in one child process, interleaved.
+ * them). Between them, for attribution: `BlockEvents` over a bare registry
+ * with one handler. Measured in one child process, interleaved.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -98,8 +99,9 @@ async function fragmentCost(args: {
   emits: number;
   fragments: number;
   turns: number;
-}): Promise<Record<'emit' | 'turn', number[]>> {
+}): Promise<Record<'emit' | 'kit' | 'turn', number[]>> {
   const { HookRegistry } = await import('@amplifier/core');
+  const { BlockEvents } = await import('@amplifier/provider-http');
   const hooks = new HookRegistry();
   let seen = 0;
   hooks.register(
@@ -125,6 +127,20 @@ async function fragmentCost(args: {
     }
     return ((performance.now() - start) * 1e6) / args.emits;
   };
+  const fragments: import('@amplifier/core').StreamEvent[] = [];
+  for (let i = 0; i < args.fragments; i++) fragments.push({ type: 'text.delta', index: 0, text: 'tok ' });
+  const kitSample = async (): Promise<number> => {
+    collectGarbage();
+    const start = performance.now();
+    for (let t = 0; t < args.turns; t++) {
+      const blocks = new BlockEvents(async (event, data) => {
+        await hooks.emit(event, data);
+      }, 'req-bench');
+      for (const event of fragments) await blocks.on(event);
+      await blocks.end();
+    }
+    return ((performance.now() - start) * 1e6) / (args.turns * args.fragments);
+  };
   const streamed = await streamedSession(args.fragments);
   const turnSample = async (): Promise<number> => {
     collectGarbage();
@@ -136,10 +152,12 @@ async function fragmentCost(args: {
     return ((performance.now() - start) * 1e6) / (args.turns * args.fragments);
   };
   await emitSample(); // warm-up
+  await kitSample();
   await turnSample();
-  const out: Record<'emit' | 'turn', number[]> = { emit: [], turn: [] };
+  const out: Record<'emit' | 'kit' | 'turn', number[]> = { emit: [], kit: [], turn: [] };
   for (let round = 0; round < args.runs; round++) {
     out.emit.push(await emitSample());
+    out.kit.push(await kitSample());
     out.turn.push(await turnSample());
   }
   await streamed.close();
@@ -154,12 +172,13 @@ async function run(options: GroupOptions): Promise<Row[]> {
   const fragments = options.quick ? 2_000 : 10_000;
   const turns = options.quick ? 2 : 5;
   options.log(`stream: ${emits} emits, ${turns} turns of ${fragments} fragments per sample`);
-  const report = await runChild<Record<'emit' | 'turn', number[]>>('child.js', [
+  const report = await runChild<Record<'emit' | 'kit' | 'turn', number[]>>('child.js', [
     GROUP,
     'fragmentCost',
     JSON.stringify({ runs: Math.max(5, options.runs), emits, fragments, turns }),
   ]);
   const emit = summarize(report.value.emit);
+  const kit = summarize(report.value.kit);
   const turn = summarize(report.value.turn);
   return [
     {
@@ -171,6 +190,13 @@ async function run(options: GroupOptions): Promise<Row[]> {
       target: '≤ 1,000 ns (1 µs)',
       meets: meets(emit.median, 1000),
       note: 'ratio column: relative to this row',
+    },
+    {
+      group: GROUP,
+      what: 'provider kit `BlockEvents.on(text.delta)` → `hooks.emit` with 1 handler (no session), per fragment',
+      value: `${fmt(kit.median)} ns`,
+      range: `${fmt(kit.min)}–${fmt(kit.max)}`,
+      ratio: `${fmt(kit.median / emit.median)}×`,
     },
     {
       group: GROUP,
