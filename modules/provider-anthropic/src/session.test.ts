@@ -215,6 +215,7 @@ describe('streaming faults', () => {
     server.enqueue(reply.sseThenDrop(partial));
     const error = await f.session.execute('What is the answer?').catch((e: unknown) => e);
     expect(LLMError.is(error)).toBe(true);
+    expect((error as Error).name).toBe('StreamError');
     expect(server.requests).toHaveLength(1);
     expect(f.streamEvents()).toEqual([
       ['block_start', { request: 0, block_index: 0, block_type: 'text' }],
@@ -231,6 +232,7 @@ describe('streaming faults', () => {
     server.enqueue(reply.sse([...partial, overloaded]));
     const error = await f.session.execute('What is the answer?').catch((e: unknown) => e);
     expect(LLMError.is(error)).toBe(true);
+    expect((error as Error).name).toBe('ProviderUnavailableError');
     expect((error as Error).message).toContain('Overloaded');
     expect(server.requests).toHaveLength(1);
     expect(f.streamEvents()).toEqual([
@@ -276,6 +278,7 @@ describe('streaming faults', () => {
     );
     const error = await f.session.execute('What is the answer?').catch((e: unknown) => e);
     expect(LLMError.is(error)).toBe(true);
+    expect((error as Error).name).toBe('StreamError');
     expect(server.requests).toHaveLength(1);
     expect(f.streamEvents()).toEqual([
       ['block_start', { request: 0, block_index: 0, block_type: 'text' }],
@@ -302,6 +305,7 @@ describe('streaming faults', () => {
     );
     const error = await f.session.execute('What is the answer?').catch((e: unknown) => e);
     expect(LLMError.is(error)).toBe(true);
+    expect((error as Error).name).toBe('ProviderUnavailableError');
     expect(server.requests).toHaveLength(1);
     expect(f.streamEvents()).toEqual([
       ['block_start', { request: 0, block_index: 0, block_type: 'tool_use', name: 'lookup' }],

@@ -189,6 +189,7 @@ describe('streaming faults', () => {
     server.enqueue(reply.sseThenDrop(partial));
     const error = await f.session.execute('What is the answer?').catch((e: unknown) => e);
     expect(LLMError.is(error)).toBe(true);
+    expect((error as Error).name).toBe('StreamError');
     expect(server.requests).toHaveLength(1);
     expect(f.streamEvents()).toEqual([
       ['block_start', { request: 0, block_index: 0, block_type: 'text' }],
@@ -210,6 +211,7 @@ describe('streaming faults', () => {
     );
     const error = await f.session.execute('What is the answer?').catch((e: unknown) => e);
     expect(LLMError.is(error)).toBe(true);
+    expect((error as Error).name).toBe('StreamError');
     expect((error as Error).message).toContain('The server had an error');
     expect(server.requests).toHaveLength(1);
     expect(f.streamEvents()).toEqual([
@@ -257,6 +259,7 @@ describe('streaming faults', () => {
     );
     const error = await f.session.execute('What is the answer?').catch((e: unknown) => e);
     expect(LLMError.is(error)).toBe(true);
+    expect((error as Error).name).toBe('StreamError');
     expect(server.requests).toHaveLength(1);
     expect(f.streamEvents()).toEqual([
       ['block_start', { request: 0, block_index: 0, block_type: 'tool_use', name: 'lookup' }],
@@ -282,6 +285,7 @@ describe('streaming faults', () => {
     );
     const error = await f.session.execute('What is the answer?').catch((e: unknown) => e);
     expect(LLMError.is(error)).toBe(true);
+    expect((error as Error).name).toBe('StreamError');
     expect(server.requests).toHaveLength(1);
     expect(f.streamEvents()).toEqual([
       ['block_start', { request: 0, block_index: 0, block_type: 'text' }],
