@@ -24,6 +24,7 @@ const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   bash: { file: './bash.js', aliases: [] },
   web: { file: './web.js', aliases: ['fetch'] },
   logging: { file: './logging.js', aliases: ['hooks-logging'] },
+  stream: { file: './stream.js', aliases: ['streaming', 'fragments'] },
 };
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -15,6 +15,8 @@ import { type TransportUnderTest, transportChecks } from './transport-checks.js'
 
 export type { FakeReply, HeldReply, RecordedRequest, ReplyPiece } from './fake-llm-server.js';
 export { FakeLlmServer, llmErrorOf, reply, splitBytes, sseEvent } from './fake-llm-server.js';
+export type { LoggedStreamEvent, TranscriptLine } from './fault-checks.js';
+export { recordStreamEvents, transcript, unansweredToolCalls } from './fault-checks.js';
 export type {
   RecordedStreamEvent,
   ReplayedAnswers,

@@ -1,0 +1,213 @@
+/**
+ * The kernel's added cost per streamed fragment. (i) `hooks.emit` of one
+ * `llm:stream_block_delta` with one handler, awaited, as a provider emits it.
+ * (ii) A whole turn streamed to the app: a provider whose `complete()` feeds
+ * `fragments` text fragments through the provider kit's `BlockEvents` to the
+ * session's hooks (loop-basic + context-simple, a real `AmplifierSession`),
+ * read with `session.stream()`, no renderer; per fragment is the turn's
+ * time over its fragments (the turn's own fixed cost, tens of µs, spread over
+ * them). Between them, for attribution: `BlockEvents` over a bare registry
+ * with one handler. Measured in one child process, interleaved.
+ */
+import { performance } from 'node:perf_hooks';
+import {
+  collectGarbage,
+  fmt,
+  type Group,
+  type GroupOptions,
+  meets,
+  type Row,
+  runChild,
+  summarize,
+} from './stats.js';
+
+const GROUP = 'stream';
+
+/** A ready turn: run it, get the number of `text_delta` events the app read. */
+type Turn = () => Promise<number>;
+
+async function streamedSession(fragments: number): Promise<{ turn: Turn; close(): Promise<void> }> {
+  const { AmplifierSession } = await import('@amplifier/core');
+  type Core = typeof import('@amplifier/core');
+  const { BlockEvents } = await import('@amplifier/provider-http');
+  const { mount: mountLoop } = await import('@amplifier/loop-basic');
+  const { mount: mountContext } = await import('@amplifier/context-simple');
+  type StreamEvent = import('@amplifier/core').StreamEvent;
+  type ChatResponse = import('@amplifier/core').ChatResponse;
+  type Coordinator = import('@amplifier/core').Coordinator;
+  const response: ChatResponse = { content: [{ type: 'text', text: 'done' }], finish_reason: 'stop' };
+  const script: StreamEvent[] = [];
+  for (let i = 0; i < fragments; i++) script.push({ type: 'text.delta', index: 0, text: 'tok ' });
+  script.push({ type: 'message.end', response });
+  const mounts: Record<string, (c: Coordinator) => Promise<unknown> | unknown> = {
+    'loop-basic': (c) => mountLoop(c, {}),
+    'context-simple': (c) => mountContext(c, {}),
+    'bench-stream-provider': (c) =>
+      c.mount(
+        'providers',
+        {
+          name: 'streamer',
+          getInfo: () => ({
+            id: 'streamer',
+            display_name: 'Streaming benchmark model',
+            defaults: { context_window: 1_000_000, max_output_tokens: 8192 },
+          }),
+          listModels: async () => [],
+          async complete(): Promise<ChatResponse> {
+            // As ProviderCalls emits: awaited, the hook result dropped.
+            const blocks = new BlockEvents(async (event, data) => {
+              await c.hooks.emit(event, data);
+            }, 'req-bench');
+            for (const event of script) await blocks.on(event);
+            return response;
+          },
+          parseToolCalls: () => [],
+        },
+        { name: 'streamer' },
+      ),
+  };
+  const loader: import('@amplifier/core').ModuleLoaderLike = {
+    async load(id) {
+      const mount = mounts[id];
+      if (mount === undefined) throw new Error(`no module '${id}'`);
+      return { id, type: undefined, mount: async (c) => (await mount(c)) as undefined };
+    },
+  };
+  const session: InstanceType<Core['AmplifierSession']> = new AmplifierSession(
+    {
+      session: { orchestrator: 'loop-basic', context: 'context-simple' },
+      providers: [{ module: 'bench-stream-provider' }],
+    },
+    { loader },
+  );
+  await session.initialize();
+  return {
+    async turn() {
+      // A fresh context each turn: the history stays one user and one assistant message.
+      await session.coordinator.get('context')?.clear();
+      let deltas = 0;
+      for await (const event of session.stream('go')) if (event.type === 'text_delta') deltas++;
+      return deltas;
+    },
+    close: () => session.cleanup(),
+  };
+}
+
+/** Child task: ns per fragment, `runs` interleaved samples each: `emit` (i) and `turn` (ii). */
+async function fragmentCost(args: {
+  runs: number;
+  emits: number;
+  fragments: number;
+  turns: number;
+}): Promise<Record<'emit' | 'kit' | 'turn', number[]>> {
+  const { HookRegistry } = await import('@amplifier/core');
+  const { BlockEvents } = await import('@amplifier/provider-http');
+  const hooks = new HookRegistry();
+  let seen = 0;
+  hooks.register(
+    'llm:stream_block_delta',
+    (_event, data) => {
+      seen += data.text.length;
+    },
+    { name: 'renderer' },
+  );
+  const payload = {
+    request_id: '5f0c6f3e-2b8e-4c1a-9d43-4a3f9f1b2c7d',
+    block_index: 0,
+    block_type: 'text' as const,
+    sequence: 0,
+    text: 'tok ',
+  };
+  const emitSample = async (): Promise<number> => {
+    collectGarbage();
+    const start = performance.now();
+    for (let n = 0; n < args.emits; n++) {
+      payload.sequence = n;
+      await hooks.emit('llm:stream_block_delta', payload);
+    }
+    return ((performance.now() - start) * 1e6) / args.emits;
+  };
+  const fragments: import('@amplifier/core').StreamEvent[] = [];
+  for (let i = 0; i < args.fragments; i++) fragments.push({ type: 'text.delta', index: 0, text: 'tok ' });
+  const kitSample = async (): Promise<number> => {
+    collectGarbage();
+    const start = performance.now();
+    for (let t = 0; t < args.turns; t++) {
+      const blocks = new BlockEvents(async (event, data) => {
+        await hooks.emit(event, data);
+      }, 'req-bench');
+      for (const event of fragments) await blocks.on(event);
+      await blocks.end();
+    }
+    return ((performance.now() - start) * 1e6) / (args.turns * args.fragments);
+  };
+  const streamed = await streamedSession(args.fragments);
+  const turnSample = async (): Promise<number> => {
+    collectGarbage();
+    const start = performance.now();
+    for (let t = 0; t < args.turns; t++) {
+      const deltas = await streamed.turn();
+      if (deltas !== args.fragments) throw new Error(`read ${deltas} of ${args.fragments} fragments`);
+    }
+    return ((performance.now() - start) * 1e6) / (args.turns * args.fragments);
+  };
+  await emitSample(); // warm-up
+  await kitSample();
+  await turnSample();
+  const out: Record<'emit' | 'kit' | 'turn', number[]> = { emit: [], kit: [], turn: [] };
+  for (let round = 0; round < args.runs; round++) {
+    out.emit.push(await emitSample());
+    out.kit.push(await kitSample());
+    out.turn.push(await turnSample());
+  }
+  await streamed.close();
+  if (seen === 0) throw new Error('the handler saw nothing');
+  return out;
+}
+
+export const tasks = { fragmentCost };
+
+async function run(options: GroupOptions): Promise<Row[]> {
+  const emits = options.quick ? 20_000 : 200_000;
+  const fragments = options.quick ? 2_000 : 10_000;
+  const turns = options.quick ? 2 : 5;
+  options.log(`stream: ${emits} emits, ${turns} turns of ${fragments} fragments per sample`);
+  const report = await runChild<Record<'emit' | 'kit' | 'turn', number[]>>('child.js', [
+    GROUP,
+    'fragmentCost',
+    JSON.stringify({ runs: Math.max(5, options.runs), emits, fragments, turns }),
+  ]);
+  const emit = summarize(report.value.emit);
+  const kit = summarize(report.value.kit);
+  const turn = summarize(report.value.turn);
+  return [
+    {
+      group: GROUP,
+      what: "`hooks.emit('llm:stream_block_delta', payload)` with 1 handler, awaited, per fragment",
+      value: `${fmt(emit.median)} ns`,
+      range: `${fmt(emit.min)}–${fmt(emit.max)}`,
+      ratio: '1×',
+      target: '≤ 1,000 ns (1 µs)',
+      meets: meets(emit.median, 1000),
+      note: 'ratio column: relative to this row',
+    },
+    {
+      group: GROUP,
+      what: 'provider kit `BlockEvents.on(text.delta)` → `hooks.emit` with 1 handler (no session), per fragment',
+      value: `${fmt(kit.median)} ns`,
+      range: `${fmt(kit.min)}–${fmt(kit.max)}`,
+      ratio: `${fmt(kit.median / emit.median)}×`,
+    },
+    {
+      group: GROUP,
+      what: `provider kit \`BlockEvents\` → hooks → \`session.stream()\` iterator (loop-basic + context-simple), no renderer, per fragment (${fragments} a turn)`,
+      value: `${fmt(turn.median)} ns`,
+      range: `${fmt(turn.min)}–${fmt(turn.max)}`,
+      ratio: `${fmt(turn.median / emit.median)}×`,
+      target: '≤ 2,000 ns (2 µs)',
+      meets: meets(turn.median, 2000),
+    },
+  ];
+}
+
+export const group: Group = { name: GROUP, title: 'Token streaming: cost per fragment', run };
