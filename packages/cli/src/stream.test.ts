@@ -45,6 +45,28 @@ describe('streaming the answer', () => {
     expect(run.stdout).toBe(`${ANSWER}\n`);
   });
 
+  it('streams the text written next to a tool call once, then the tool line, then the answer', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeMockPlan(
+      cwd,
+      [
+        {
+          text: 'Let me check the folder.',
+          tool_calls: [{ id: 'c1', name: 'bash', arguments: { command: 'echo streamed-tool' } }],
+        },
+        ANSWER,
+      ],
+      { mock: { stream_chunk_chars: 7 } },
+    );
+    const run = await runCli(['run', '--plan', plan, 'hello'], { cwd, env: cliEnv(home) });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`Let me check the folder.\n${ANSWER}\n`);
+    // Not repeated dimmed on stderr; the tool line is there as before.
+    expect(run.stderr).not.toContain('Let me check the folder.');
+    expect(run.stderr).toMatch(/✓ bash echo streamed-tool/);
+  });
+
   it('--json includes the stream events as JSON lines', async () => {
     const home = tempDir();
     const cwd = tempDir();
@@ -116,5 +138,55 @@ describe('streaming the answer', () => {
     expect(resumed.stdout).toBe('resumed fine\n');
     const roles = transcript(home).map((m) => m.role);
     expect(roles).toEqual(['user', 'assistant', 'user', 'assistant']);
+  });
+});
+
+describe('streaming in the REPL (a terminal, with the spinner)', () => {
+  it('shows each streamed answer once; Ctrl+C mid-stream keeps the partial answer and the next turn runs', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    // Fragments of 20 characters, 1000 s apart: 'pong' is one fragment (no pause), the second
+    // answer stops after its first fragment until it is cancelled.
+    const plan = writeMockPlan(cwd, ['pong', 'Interrupted stream: never shown', 'after the cancel'], {
+      mock: { stream_chunk_chars: 20, stream_delay: 1000 },
+    });
+    const cli = new CliProcess(['run', '--plan', plan], {
+      cwd,
+      env: cliEnv(home, { NO_COLOR: '1', CI: undefined }),
+      tty: true,
+    });
+    const prompt = (n: number) => cli.waitFor('stdout', new RegExp(`(›[^›]*){${n}}`));
+    await prompt(1);
+    cli.write('ping\r');
+    await cli.waitFor('stdout', 'pong');
+    await prompt(2);
+    cli.write('go on\r');
+    await cli.waitFor('stdout', 'Interrupted stream: ');
+    expect(cli.stdout).not.toContain('never shown');
+    cli.write('\u0003');
+    await cli.waitFor('stdout', 'Cancelling');
+    cli.write('\u0003');
+    await cli.waitFor('stdout', 'Cancelled.');
+    await prompt(3);
+    cli.write('more\r');
+    await cli.waitFor('stdout', 'after the cancel');
+    await prompt(4);
+    cli.write('/exit\r');
+    const exit = await cli.done();
+    expect(exit.code, exit.stdout).toBe(0);
+    expect(count(exit.stdout, 'pong')).toBe(1);
+    expect(count(exit.stdout, 'Interrupted stream: ')).toBe(1);
+    expect(count(exit.stdout, 'after the cancel')).toBe(1);
+    expect(exit.stdout).not.toContain('never shown');
+    const messages = transcript(home);
+    expect(messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect(messages[3]).toMatchObject({ metadata: { interrupted: true } });
   });
 });
