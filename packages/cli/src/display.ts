@@ -119,6 +119,8 @@ export class Display implements DisplaySystem {
   readonly thinking: boolean;
   /** Text of the current provider call written to stdout as it streamed. */
   #streamedText = '';
+  /** The `request_id` of the stream `#streamedText` came from. */
+  #streamId: unknown;
   /** A thinking block is being written to stderr (it ends with a newline). */
   #thinkingOpen = false;
   /** Thinking of the current provider call was shown as it streamed. */
@@ -263,7 +265,7 @@ export class Display implements DisplaySystem {
       'provider:request': (data) => this.#onProviderRequest(data),
       'llm:stream_block_delta': (data) => this.#onDelta(data),
       'llm:stream_block_end': () => this.#closeThinking(),
-      'llm:stream_aborted': () => this.#closeThinking(),
+      'llm:stream_aborted': (data) => this.#onStreamAborted(data),
       'provider:response': (data) => this.#onProviderResponse(data),
       'provider:error': () => this.#afterProvider(),
       'provider:retry': (data) => this.#onRetry(data),
@@ -329,6 +331,13 @@ export class Display implements DisplaySystem {
     if (data.block_type !== 'text' || this.#redactor !== undefined) return;
     this.#stopSpinner();
     this.#closeThinking();
+    // Another model call streams within the same provider call (a provider retrying after a
+    // failed stream): what the earlier one wrote keeps its own line and does not count as the answer.
+    if (this.#streamedText !== '' && data.request_id !== this.#streamId) {
+      this.#endStdoutLine();
+      this.#streamedText = '';
+    }
+    this.#streamId = data.request_id;
     if (this.#streamedText === '' && this.#shown) {
       this.#stderr.write('\n');
       this.#shown = false;
@@ -336,6 +345,19 @@ export class Display implements DisplaySystem {
     this.#streamedText += data.text;
     this.#stdout.write(data.text);
     this.#stdoutAtLineStart = data.text.endsWith('\n');
+  }
+
+  /** A stream failed after some deltas: the partial text ends its line; a note unless the user cancelled. */
+  #onStreamAborted(data: EventData): void {
+    this.#closeThinking();
+    if (this.#streamedText === '') return;
+    this.#endStdoutLine();
+    const error = data.error as { type?: unknown; msg?: unknown } | undefined;
+    // Cancelled: the partial text is the turn's partial answer (kept as interrupted).
+    if (error?.type === 'AbortError') return;
+    // Failed: it is not the answer; a retry's answer is then printed (or streamed) in full.
+    this.#streamedText = '';
+    this.line(this.colors.dim(`(the answer stopped: ${firstLine(String(error?.msg ?? 'stream failed'))})`));
   }
 
   #onProviderRequest(data: EventData): void {
