@@ -121,6 +121,12 @@ export class Display implements DisplaySystem {
   #streamedText = '';
   /** The `request_id` of the stream `#streamedText` came from. */
   #streamId: unknown;
+  /**
+   * The text the current provider call streamed, in every mode (`--json` and `--redact` too):
+   * the partial answer of a turn cancelled mid-stream.
+   */
+  #partial = '';
+  #partialId: unknown;
   /** A thinking block is being written to stderr (it ends with a newline). */
   #thinkingOpen = false;
   /** Thinking of the current provider call was shown as it streamed. */
@@ -207,7 +213,38 @@ export class Display implements DisplaySystem {
 
   /** The text the last provider call streamed so far (the partial answer of an interrupted turn). */
   get streamedText(): string {
-    return this.#streamedText;
+    return this.#partial;
+  }
+
+  /** Follow the streamed text of the current provider call (all modes). */
+  #trackPartial(hooks: HookRegistry, options: { priority: number; name: string }): Array<() => void> {
+    return [
+      hooks.register(
+        'provider:request',
+        () => {
+          this.#partial = '';
+        },
+        options,
+      ),
+      hooks.register(
+        'llm:stream_block_delta',
+        (_name, data) => {
+          if (data.block_type !== 'text' || typeof data.text !== 'string') return;
+          if (data.request_id !== this.#partialId) this.#partial = '';
+          this.#partialId = data.request_id;
+          this.#partial += data.text;
+        },
+        options,
+      ),
+      hooks.register(
+        'llm:stream_aborted',
+        (_name, data) => {
+          const error = data.error as { type?: unknown } | undefined;
+          if (error?.type !== 'AbortError') this.#partial = '';
+        },
+        options,
+      ),
+    ];
   }
 
   #endStdoutLine(): void {
@@ -247,6 +284,7 @@ export class Display implements DisplaySystem {
   /** Subscribe to the session's events; returns the unsubscribe function. */
   attach(hooks: HookRegistry): () => void {
     const options = { priority: -1000, name: 'cli-display' };
+    const tracking = this.#trackPartial(hooks, options);
     if (this.json) {
       const offs = [...ALL_EVENTS, ...STREAM_EVENTS].map((event) =>
         hooks.register(
@@ -258,7 +296,7 @@ export class Display implements DisplaySystem {
         ),
       );
       return () => {
-        for (const off of offs) off();
+        for (const off of [...offs, ...tracking]) off();
       };
     }
     const handlers: Record<string, (data: EventData) => void> = {
@@ -280,7 +318,7 @@ export class Display implements DisplaySystem {
       hooks.register(event, (_name, data) => handler(data), options),
     );
     return () => {
-      for (const off of offs) off();
+      for (const off of [...offs, ...tracking]) off();
       this.#stopSpinner();
     };
   }
@@ -310,6 +348,7 @@ export class Display implements DisplaySystem {
   /** A new turn starts: forget what the previous one streamed. */
   beginTurn(): void {
     this.#streamedText = '';
+    this.#partial = '';
   }
 
   /**

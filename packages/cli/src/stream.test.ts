@@ -141,6 +141,29 @@ describe('streaming the answer', () => {
   });
 });
 
+describe('Ctrl+C mid-stream with --json', () => {
+  it('keeps the partial answer marked interrupted (the deltas are in the JSON lines)', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeMockPlan(cwd, ['Partial answer that never finishes'], {
+      mock: { stream_chunk_chars: 12, stream_delay: 1000 },
+    });
+    const cli = new CliProcess(['run', '--plan', plan, '--json', 'hello'], { cwd, env: cliEnv(home) });
+    await cli.waitFor('stdout', '"event":"llm:stream_block_delta"');
+    cli.kill('SIGINT');
+    await cli.waitFor('stderr', 'Cancelling');
+    cli.kill('SIGINT');
+    const exit = await cli.done();
+    expect(exit.code).toBe(130);
+    const lines = jsonLines(exit.stdout);
+    expect(lines.find((l) => l.type === 'result')).toMatchObject({ status: 'cancelled' });
+    const kept = transcript(home).filter((m) => m.role === 'assistant');
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({ metadata: { interrupted: true } });
+    expect(kept[0]!.content).toContain('Partial answ');
+  });
+});
+
 describe('streaming in the REPL (a terminal, with the spinner)', () => {
   it('shows each streamed answer once; Ctrl+C mid-stream keeps the partial answer and the next turn runs', async () => {
     const home = tempDir();
