@@ -36,8 +36,18 @@ export interface DisplayOptions {
   verbose?: boolean;
   /** Apply the event log's redaction rules to everything printed (`--redact`). */
   redact?: boolean;
+  /** Show streamed thinking (dimmed, stderr); default true (`--no-thinking` hides it). */
+  thinking?: boolean;
   env?: NodeJS.ProcessEnv;
 }
+
+/** The providers' token-streaming events (not in core's `ALL_EVENTS`), also printed by `--json`. */
+export const STREAM_EVENTS: readonly string[] = Object.freeze([
+  'llm:stream_block_start',
+  'llm:stream_block_delta',
+  'llm:stream_block_end',
+  'llm:stream_aborted',
+]);
 
 /** Colours only on a terminal, never with `NO_COLOR` (non-empty), always with `FORCE_COLOR` (not 0). */
 export function useColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -105,6 +115,24 @@ export class Display implements DisplaySystem {
   #narrate = false;
   /** Something was shown on stderr since the last answer (the answer is then set apart by a blank line). */
   #shown = false;
+  /** Show streamed thinking deltas. */
+  readonly thinking: boolean;
+  /** Text of the current provider call written to stdout as it streamed. */
+  #streamedText = '';
+  /** The `request_id` of the stream `#streamedText` came from. */
+  #streamId: unknown;
+  /**
+   * The text the current provider call streamed, in every mode (`--json` and `--redact` too):
+   * the partial answer of a turn cancelled mid-stream.
+   */
+  #partial = '';
+  #partialId: unknown;
+  /** A thinking block is being written to stderr (it ends with a newline). */
+  #thinkingOpen = false;
+  /** Thinking of the current provider call was shown as it streamed. */
+  #thinkingStreamed = false;
+  /** What stdout last ended with: a newline (or nothing yet). */
+  #stdoutAtLineStart = true;
 
   constructor(options: DisplayOptions = {}) {
     const env = options.env ?? process.env;
@@ -113,6 +141,7 @@ export class Display implements DisplaySystem {
     this.#stderr = stderr;
     this.json = options.json ?? false;
     this.verbose = options.verbose ?? false;
+    this.thinking = options.thinking ?? true;
     this.#redactor = options.redact ? new Redactor(DEFAULTS.redaction, env) : undefined;
     this.colors = pc.createColors(useColor(stderr, env));
     this.interactive = stderr.isTTY === true && env.TERM !== 'dumb' && !('CI' in env);
@@ -161,14 +190,72 @@ export class Display implements DisplaySystem {
     if (this.verbose) this.line(this.colors.dim(text));
   }
 
-  /** The final answer: stdout, nothing added but a newline. */
+  /**
+   * The final answer: stdout, nothing added but a newline. When the last
+   * provider call streamed it, it is already on stdout: only the newline is
+   * added.
+   */
   answer(text: string): void {
     this.#stopSpinner();
     if (this.json) return;
+    if (this.#streamedText !== '') {
+      this.#endStdoutLine();
+      this.#streamedText = '';
+      this.#shown = false;
+      return;
+    }
     if (this.#shown) this.#stderr.write('\n');
     this.#shown = false;
     const safe = this.safeText(text);
     this.#stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
+    this.#stdoutAtLineStart = true;
+  }
+
+  /** The text the last provider call streamed so far (the partial answer of an interrupted turn). */
+  get streamedText(): string {
+    return this.#partial;
+  }
+
+  /** Follow the streamed text of the current provider call (all modes). */
+  #trackPartial(hooks: HookRegistry, options: { priority: number; name: string }): Array<() => void> {
+    return [
+      hooks.register(
+        'provider:request',
+        () => {
+          this.#partial = '';
+        },
+        options,
+      ),
+      hooks.register(
+        'llm:stream_block_delta',
+        (_name, data) => {
+          if (data.block_type !== 'text' || typeof data.text !== 'string') return;
+          if (data.request_id !== this.#partialId) this.#partial = '';
+          this.#partialId = data.request_id;
+          this.#partial += data.text;
+        },
+        options,
+      ),
+      hooks.register(
+        'llm:stream_aborted',
+        (_name, data) => {
+          const error = data.error as { type?: unknown } | undefined;
+          if (error?.type !== 'AbortError') this.#partial = '';
+        },
+        options,
+      ),
+    ];
+  }
+
+  #endStdoutLine(): void {
+    if (!this.#stdoutAtLineStart) this.#stdout.write('\n');
+    this.#stdoutAtLineStart = true;
+  }
+
+  #closeThinking(): void {
+    if (!this.#thinkingOpen) return;
+    this.#thinkingOpen = false;
+    this.#stderr.write('\n');
   }
 
   /** One JSON object per line on stdout (--json), through `safeData`. */
@@ -197,8 +284,9 @@ export class Display implements DisplaySystem {
   /** Subscribe to the session's events; returns the unsubscribe function. */
   attach(hooks: HookRegistry): () => void {
     const options = { priority: -1000, name: 'cli-display' };
+    const tracking = this.#trackPartial(hooks, options);
     if (this.json) {
-      const offs = ALL_EVENTS.map((event) =>
+      const offs = [...ALL_EVENTS, ...STREAM_EVENTS].map((event) =>
         hooks.register(
           event,
           (name, data) => {
@@ -208,11 +296,14 @@ export class Display implements DisplaySystem {
         ),
       );
       return () => {
-        for (const off of offs) off();
+        for (const off of [...offs, ...tracking]) off();
       };
     }
     const handlers: Record<string, (data: EventData) => void> = {
       'provider:request': (data) => this.#onProviderRequest(data),
+      'llm:stream_block_delta': (data) => this.#onDelta(data),
+      'llm:stream_block_end': () => this.#closeThinking(),
+      'llm:stream_aborted': (data) => this.#onStreamAborted(data),
       'provider:response': (data) => this.#onProviderResponse(data),
       'provider:error': () => this.#afterProvider(),
       'provider:retry': (data) => this.#onRetry(data),
@@ -227,7 +318,7 @@ export class Display implements DisplaySystem {
       hooks.register(event, (_name, data) => handler(data), options),
     );
     return () => {
-      for (const off of offs) off();
+      for (const off of [...offs, ...tracking]) off();
       this.#stopSpinner();
     };
   }
@@ -249,11 +340,73 @@ export class Display implements DisplaySystem {
     for (const id of [...this.#running.keys()]) this.#finish(id, false, 'not finished');
     this.#thinking = false;
     this.#stopSpinner();
+    this.#closeThinking();
+    // An interrupted or failed stream: the partial text keeps its own line.
+    if (this.#streamedText !== '' && !this.json) this.#endStdoutLine();
+  }
+
+  /** A new turn starts: forget what the previous one streamed. */
+  beginTurn(): void {
+    this.#streamedText = '';
+    this.#partial = '';
+  }
+
+  /**
+   * A streamed fragment. Text goes to stdout as it comes (not with --redact:
+   * a secret split across fragments would escape the rules; the answer is
+   * then printed whole at the end), thinking dimmed to stderr.
+   */
+  #onDelta(data: EventData): void {
+    if (typeof data.text !== 'string' || data.text === '') return;
+    if (data.block_type === 'thinking') {
+      if (!this.thinking || this.#redactor !== undefined) return;
+      this.#stopSpinner();
+      this.#thinkingOpen = true;
+      this.#thinkingStreamed = true;
+      this.#stderr.write(this.colors.dim(data.text));
+      this.#shown = true;
+      return;
+    }
+    if (data.block_type !== 'text' || this.#redactor !== undefined) return;
+    this.#stopSpinner();
+    this.#closeThinking();
+    // Another model call streams within the same provider call (a provider retrying after a
+    // failed stream): what the earlier one wrote keeps its own line and does not count as the answer.
+    if (this.#streamedText !== '' && data.request_id !== this.#streamId) {
+      this.#endStdoutLine();
+      this.#streamedText = '';
+    }
+    this.#streamId = data.request_id;
+    if (this.#streamedText === '' && this.#shown) {
+      this.#stderr.write('\n');
+      this.#shown = false;
+    }
+    this.#streamedText += data.text;
+    this.#stdout.write(data.text);
+    this.#stdoutAtLineStart = data.text.endsWith('\n');
+  }
+
+  /** A stream failed after some deltas: the partial text ends its line; a note unless the user cancelled. */
+  #onStreamAborted(data: EventData): void {
+    this.#closeThinking();
+    if (this.#streamedText === '') return;
+    this.#endStdoutLine();
+    const error = data.error as { type?: unknown; msg?: unknown } | undefined;
+    // Cancelled: the partial text is the turn's partial answer (kept as interrupted).
+    if (error?.type === 'AbortError') return;
+    // Failed: it is not the answer; a retry's answer is then printed (or streamed) in full.
+    this.#streamedText = '';
+    this.line(this.colors.dim(`(the answer stopped: ${firstLine(String(error?.msg ?? 'stream failed'))})`));
   }
 
   #onProviderRequest(data: EventData): void {
     this.#thinking = true;
     this.#narrate = false;
+    this.#closeThinking();
+    this.#thinkingStreamed = false;
+    // Text streamed by an earlier call of this turn (alongside tool calls) ends its line.
+    if (this.#streamedText !== '') this.#endStdoutLine();
+    this.#streamedText = '';
     const provider = typeof data.provider === 'string' ? data.provider : 'model';
     if (this.interactive) this.#spin(`${provider} is thinking…`);
     else this.debug(`… waiting for ${provider}`);
@@ -280,10 +433,13 @@ export class Display implements DisplaySystem {
   #onBlock(data: EventData): void {
     const block = data.block as { type?: string; text?: unknown; thinking?: unknown } | undefined;
     if (block?.type === 'thinking' && typeof block.thinking === 'string') {
+      if (this.#thinkingStreamed) return;
       this.debug(`thinking: ${firstLine(block.thinking, 200)}`);
       return;
     }
     if (!this.#narrate || block?.type !== 'text' || typeof block.text !== 'string') return;
+    // Already on stdout as it streamed.
+    if (this.#streamedText !== '') return;
     const text = block.text.trim();
     if (text !== '') this.line(this.colors.dim(text));
   }

@@ -43,7 +43,8 @@ function runOptions(command: Command): Command {
       )
       .option('-m, --model <model>', 'model id for the provider')
       .option('--max-iterations <n>', 'provider calls per turn before the loop wraps up', integer)
-      .option('--redact', "apply the event log's secret redaction to everything printed (--json included)"),
+      .option('--redact', "apply the event log's secret redaction to everything printed (--json included)")
+      .option('--no-thinking', "hide the model's streamed thinking (shown dimmed on stderr by default)"),
   );
 }
 
@@ -83,6 +84,7 @@ type RunFlags = Common & {
   maxIterations?: number;
   resume?: string;
   redact?: boolean;
+  thinking?: boolean;
 };
 
 /** `run` and `continue`: the prompt words and flags as runCommand's options. */
@@ -97,6 +99,7 @@ function runOptionsOf(words: string[], flags: RunFlags): RunOptions {
     verbose: flags.verbose ?? false,
     json: flags.json ?? false,
     redact: flags.redact ?? false,
+    thinking: flags.thinking ?? true,
     resume: flags.resume,
   };
 }

@@ -25,6 +25,8 @@ export interface RunOptions {
   json?: boolean;
   /** Apply the event log's redaction rules to everything printed (`--redact`). */
   redact?: boolean;
+  /** Show the model's streamed thinking (dimmed, stderr); `--no-thinking` hides it. */
+  thinking?: boolean;
   /** A session id (or unique prefix) to resume. */
   resume?: string | undefined;
   /** Resume the most recent session of the project (`amplifier continue`). */
@@ -93,6 +95,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     json: options.json ?? false,
     verbose: options.verbose ?? false,
     redact: options.redact ?? false,
+    thinking: options.thinking ?? true,
   });
   const store = new SessionStore();
   let runner: SessionRunner | undefined;

@@ -221,6 +221,7 @@ export class SessionRunner {
   async turn(prompt: string): Promise<TurnOutcome> {
     this.#inTurn = true;
     this.#presses = 0;
+    this.display.beginTurn();
     const metadata = this.record.metadata;
     this.record.saveMetadata({
       status: 'running',
@@ -239,6 +240,7 @@ export class SessionRunner {
       this.#inTurn = false;
       this.display.endTurn();
     }
+    if (outcome.status === 'cancelled') await this.#keepPartialAnswer();
     this.record.saveMetadata({ status: outcome.status, turn_count: this.record.metadata.turn_count + 1 });
     this.display.emitJson({
       type: 'result',
@@ -248,6 +250,25 @@ export class SessionRunner {
       ...(outcome.error !== undefined && { error: errorMessage(outcome.error) }),
     });
     return outcome;
+  }
+
+  /**
+   * A turn cancelled mid-stream: the text already shown is kept in the
+   * context (and so the transcript) as an assistant message marked
+   * `metadata.interrupted`, unless the loop already stored it.
+   */
+  async #keepPartialAnswer(): Promise<void> {
+    const partial = this.display.streamedText;
+    if (partial === '') return;
+    const context = this.session.coordinator.get('context') as ContextManager;
+    const messages = await context.getMessages();
+    const last = messages[messages.length - 1];
+    if (last?.role === 'assistant') return;
+    await context.addMessage({
+      role: 'assistant',
+      content: `${partial}\n\n[interrupted by the user]`,
+      metadata: { interrupted: true },
+    });
   }
 
   /** End the session: session:end, every module's cleanup (child processes, sockets), final metadata. */
