@@ -119,7 +119,6 @@ export {
   ConfigurationError,
   ContentFilterError,
   ContextLengthError,
-  classifyErrorMessage,
   createLLMError,
   InvalidRequestError,
   InvalidToolCallError,

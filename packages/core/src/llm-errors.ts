@@ -278,32 +278,3 @@ export function createLLMError(kind: LLMErrorKind, message: string, options: LLM
   const Class = CLASS_BY_KIND[kind] ?? LLMError;
   return new Class(message, options);
 }
-
-const MESSAGE_RULES: ReadonlyArray<readonly [LLMErrorKind, readonly string[]]> = [
-  ['context_length', ['context length', 'too many tokens', 'maximum context']],
-  ['rate_limit', ['rate limit', 'too many requests']],
-  ['authentication', ['authentication', 'api key', 'unauthorized']],
-  ['not_found', ['not found']],
-  ['content_filter', ['content filter', 'safety', 'blocked']],
-];
-
-/**
- * Classify a provider failure: the status code wins (401, 403, 404, 413, 429, >= 500),
- * otherwise keywords in the message; unmatched 400/422 is `invalid_request`, anything
- * else `unknown`. Overloaded (529) maps to `unavailable` like every 5xx.
- */
-export function classifyErrorMessage(message: string, options: { status_code?: number } = {}): LLMErrorKind {
-  const status = options.status_code;
-  if (status === 401) return 'authentication';
-  if (status === 403) return 'access_denied';
-  if (status === 404) return 'not_found';
-  if (status === 413) return 'context_length';
-  if (status === 429) return 'rate_limit';
-  if (status !== undefined && status >= 500) return 'unavailable';
-  const lower = message.toLowerCase();
-  for (const [kind, needles] of MESSAGE_RULES) {
-    if (needles.some((needle) => lower.includes(needle))) return kind;
-  }
-  if (status === 400 || status === 422) return 'invalid_request';
-  return 'unknown';
-}

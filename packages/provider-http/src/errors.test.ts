@@ -1,6 +1,8 @@
+import type { LLMErrorKind } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import {
   type ApiErrorStyle,
+  classifyErrorMessage,
   classifyProviderError,
   errorDetails,
   exhaustedLimitWait,
@@ -223,5 +225,49 @@ describe('parseJsonObject', () => {
         /not a JSON object .*is base_url \(http:\/\/localhost:1234\/\) the API root, e\.g\. http:\/\/localhost:11434\/v1\?$/,
       );
     }
+  });
+});
+
+describe('classifyErrorMessage (P146)', () => {
+  it('P146: the status code wins: 401, 403, 404, 413, 429 and >= 500', () => {
+    const rate = 'rate limit exceeded';
+    expect(classifyErrorMessage(rate, { status_code: 401 })).toBe('authentication');
+    expect(classifyErrorMessage(rate, { status_code: 403 })).toBe('access_denied');
+    expect(classifyErrorMessage(rate, { status_code: 404 })).toBe('not_found');
+    expect(classifyErrorMessage(rate, { status_code: 413 })).toBe('context_length');
+    expect(classifyErrorMessage('context length', { status_code: 429 })).toBe('rate_limit');
+    expect(classifyErrorMessage(rate, { status_code: 500 })).toBe('unavailable');
+    expect(classifyErrorMessage(rate, { status_code: 503 })).toBe('unavailable');
+    expect(classifyErrorMessage(rate, { status_code: 529 })).toBe('unavailable');
+  });
+
+  it('P146: otherwise the lowercased message is matched against the keyword table, in order', () => {
+    const cases: [string, LLMErrorKind][] = [
+      ['This model’s maximum context length is 8192', 'context_length'],
+      ['Too many tokens in request', 'context_length'],
+      ['Exceeds MAXIMUM CONTEXT', 'context_length'],
+      ['Rate Limit reached', 'rate_limit'],
+      ['429 Too Many Requests', 'rate_limit'],
+      ['Authentication failed', 'authentication'],
+      ['Invalid API key provided', 'authentication'],
+      ['Unauthorized', 'authentication'],
+      ['model not found', 'not_found'],
+      ['blocked by content filter', 'content_filter'],
+      ['safety system', 'content_filter'],
+      ['request was blocked', 'content_filter'],
+      // First rule wins when several match.
+      ['rate limit: too many tokens', 'context_length'],
+    ];
+    for (const [message, kind] of cases) {
+      expect(classifyErrorMessage(message, { status_code: 400 }), message).toBe(kind);
+      expect(classifyErrorMessage(message), message).toBe(kind);
+    }
+  });
+
+  it('P146: an unmatched 400 or 422 is invalid_request; anything else is the base kind', () => {
+    expect(classifyErrorMessage('bad field', { status_code: 400 })).toBe('invalid_request');
+    expect(classifyErrorMessage('bad field', { status_code: 422 })).toBe('invalid_request');
+    expect(classifyErrorMessage('bad field', { status_code: 418 })).toBe('unknown');
+    expect(classifyErrorMessage('bad field')).toBe('unknown');
   });
 });

@@ -4,7 +4,7 @@
  * differs between APIs (the kinds their error codes name, their rate-limit
  * headers, how messages quote them) is an `ApiErrorStyle` the provider gives.
  */
-import { classifyErrorMessage, createLLMError, type LLMError, type LLMErrorKind } from '@amplifier/core';
+import { createLLMError, type LLMError, type LLMErrorKind } from '@amplifier/core';
 import { type HttpHeaders, header, type RequestContext, retryAfterSeconds } from './transport.js';
 
 /** What an error payload says, in any of the shapes servers use. */
@@ -71,6 +71,35 @@ export function errorDetails(payload: unknown): ErrorDetails {
   const type = text(inner.type);
   if (type !== undefined) details.type = type;
   return details;
+}
+
+const MESSAGE_RULES: ReadonlyArray<readonly [LLMErrorKind, readonly string[]]> = [
+  ['context_length', ['context length', 'too many tokens', 'maximum context']],
+  ['rate_limit', ['rate limit', 'too many requests']],
+  ['authentication', ['authentication', 'api key', 'unauthorized']],
+  ['not_found', ['not found']],
+  ['content_filter', ['content filter', 'safety', 'blocked']],
+];
+
+/**
+ * Classify a provider failure (the reference's `classify_error_message`): the status code wins (401, 403, 404, 413, 429, >= 500),
+ * otherwise keywords in the message; unmatched 400/422 is `invalid_request`, anything
+ * else `unknown`. Overloaded (529) maps to `unavailable` like every 5xx.
+ */
+export function classifyErrorMessage(message: string, options: { status_code?: number } = {}): LLMErrorKind {
+  const status = options.status_code;
+  if (status === 401) return 'authentication';
+  if (status === 403) return 'access_denied';
+  if (status === 404) return 'not_found';
+  if (status === 413) return 'context_length';
+  if (status === 429) return 'rate_limit';
+  if (status !== undefined && status >= 500) return 'unavailable';
+  const lower = message.toLowerCase();
+  for (const [kind, needles] of MESSAGE_RULES) {
+    if (needles.some((needle) => lower.includes(needle))) return kind;
+  }
+  if (status === 400 || status === 422) return 'invalid_request';
+  return 'unknown';
 }
 
 /**

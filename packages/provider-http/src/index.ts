@@ -25,6 +25,7 @@ export { CostMeter, costPico, formatUsd } from './cost.js';
 export type { ApiErrorStyle, ErrorDetails, HttpFailure, RateLimitScheme } from './errors.js';
 export {
   CONTEXT_LENGTH_PATTERN,
+  classifyErrorMessage,
   classifyProviderError,
   errorDetails,
   exhaustedLimitWait,
