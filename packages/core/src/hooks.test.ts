@@ -201,6 +201,36 @@ describe('HookRegistry: emit semantics (B)', () => {
     expect(Object.keys(seen[2]!)).toEqual(['__proto__', 'n', 'timestamp']);
   });
 
+  it('B11: a handler may return a result, a promise of one, or any thenable; a rejected one is a failure', async () => {
+    const hooks = registry();
+    const order: string[] = [];
+    hooks.register('e', () => {
+      order.push('sync');
+      return { action: 'modify', data: { step: 1 } };
+    });
+    hooks.register('e', async (_event, data) => {
+      order.push('async');
+      return { action: 'modify', data: { step: (data.step as number) + 1 } };
+    });
+    hooks.register('e', (_event, data) => {
+      order.push('thenable');
+      const result: HookResult = { action: 'modify', data: { step: (data.step as number) + 1 } };
+      // biome-ignore lint/suspicious/noThenProperty: a non-native thenable is the subject
+      return { then: (resolve: (r: HookResult) => void) => resolve(result) } as unknown as HookResult;
+    });
+    hooks.register('e', () => {
+      order.push('rejected');
+      return {
+        // biome-ignore lint/suspicious/noThenProperty: a non-native thenable is the subject
+        then: (_: unknown, reject: (e: Error) => void) => reject(new Error('nope')),
+      } as unknown as HookResult;
+    });
+    const result = await hooks.emit('e', {});
+    expect(order).toEqual(['sync', 'async', 'thenable', 'rejected']);
+    expect(result).toEqual({ action: 'continue', data: { step: 3 } });
+    expect(hooks.logger.lines.join('\n')).toContain('nope');
+  });
+
   it('B11: handlers receive the event name as their first argument', async () => {
     const hooks = registry();
     const events: string[] = [];

@@ -91,6 +91,8 @@ export function utcTimestamp(): string {
 export class HookRegistry {
   readonly #handlers = new Map<string, readonly Entry[]>();
   #defaults: EventData = {};
+  /** The defaults hold an own `__proto__` key (data from JSON.parse): payloads take the slow, exact copy. */
+  #protoDefaults = false;
   #seq = 0;
   readonly #logger: Logger;
 
@@ -146,6 +148,7 @@ export class HookRegistry {
   /** Replace (not merge) the fields merged into every `emit` payload (`session_id`, `parent_id`). */
   setDefaultFields(defaults: EventData): void {
     this.#defaults = { ...defaults };
+    this.#protoDefaults = Object.hasOwn(this.#defaults, '__proto__');
   }
 
   /** The current default fields (a copy). */
@@ -166,14 +169,16 @@ export class HookRegistry {
     const list = this.#handlers.get(event);
     if (list === undefined || list.length === 0) return { action: 'continue', data };
 
-    let current = payload(this.#defaults, data);
+    let current = payload(this.#defaults, data, this.#protoDefaults);
     let askUser: EmitResult | undefined;
     let injections: EmitResult[] | undefined;
 
     for (const entry of list) {
       let result: HookResult | undefined | void;
       try {
-        result = await entry.handler(event, current);
+        const returned = entry.handler(event, current);
+        // A sync handler's result is used as it is: awaiting it would cost a microtask turn per handler.
+        result = isThenable(returned) ? await returned : returned;
       } catch (error) {
         this.#logger.warn(`hook '${entry.name}' failed on ${event}: ${errorMessage(error)}`);
         continue;
@@ -260,14 +265,18 @@ export class HookRegistry {
   }
 }
 
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
 /**
  * `{ ...defaults, ...data, timestamp }`. Built with Object.assign onto a fresh
  * object: V8 (Node 20) builds the spread literal through a slow path (~3 µs,
  * against ~0.1 µs). Assigning a `__proto__` key would change the prototype
  * instead of copying it, so such data (from JSON.parse) takes the spread.
  */
-function payload(defaults: EventData, data: EventData | undefined): EventData {
-  if (Object.hasOwn(defaults, '__proto__') || (data != null && Object.hasOwn(data, '__proto__'))) {
+function payload(defaults: EventData, data: EventData | undefined, protoDefaults: boolean): EventData {
+  if (protoDefaults || (data != null && Object.hasOwn(data, '__proto__'))) {
     return { ...defaults, ...data, timestamp: utcTimestamp() };
   }
   const out: EventData = Object.assign({}, defaults, data);
