@@ -18,9 +18,9 @@ import type {
   StreamEvent,
 } from '@amplifier/core';
 import { errorMessage, events, LLMError, silentLogger } from '@amplifier/core';
+import { BlockEvents } from './block-events.js';
 import type { CostMeter } from './cost.js';
 import {
-  BlockEvents,
   type EventEmitterLike,
   type LlmRequestFacts,
   llmErrorPayload,
@@ -33,6 +33,9 @@ import { repairToolSequence } from './tool-sequence.js';
 import { abortError, type RequestContext } from './transport.js';
 
 type Json = Record<string, unknown>;
+
+const DONE: Promise<void> = Promise.resolve();
+const ignore = (): void => {};
 
 /** Carries an error past the retries: the attempt already emitted stream events. */
 class Final {
@@ -195,12 +198,22 @@ export class ProviderCalls<R> {
     }
   }
 
-  /** Emit to the hooks; a failing hook is logged (debug), never thrown. */
-  async emit<E extends EventKey>(event: E, data: EventPayload<E>): Promise<void> {
-    try {
-      await this.#options.hooks?.emit(event, data);
-    } catch (error) {
+  /**
+   * Emit to the hooks; a failing hook is logged (debug), never thrown. One
+   * promise per event (`then`, no async frame): every streamed fragment
+   * comes through here.
+   */
+  emit<E extends EventKey>(event: E, data: EventPayload<E>): Promise<void> {
+    const hooks = this.#options.hooks;
+    if (hooks === undefined) return DONE;
+    const failed = (error: unknown): void => {
       this.#logger.debug(`${this.#options.module}: emitting ${event} failed: ${errorMessage(error)}`);
+    };
+    try {
+      return Promise.resolve(hooks.emit(event, data)).then(ignore, failed);
+    } catch (error) {
+      failed(error);
+      return DONE;
     }
   }
 

@@ -1,9 +1,7 @@
 /**
  * What a provider tells hooks: the reference payloads of `llm:request`,
- * `llm:response` and `provider:retry`, and the token-streaming events
- * (`llm:stream_block_start|delta|end`, `llm:stream_aborted`) derived from
- * stream events (emitted while streaming, also when `complete()` streams
- * internally).
+ * `llm:response` and `provider:retry` (the token-streaming events are in
+ * block-events.ts).
  */
 
 import type {
@@ -12,7 +10,6 @@ import type {
   LLMResponseEvent,
   LLMResponseUsage,
   ProviderRetryEvent,
-  StreamEvent,
   Usage,
 } from '@amplifier/core';
 import { errorMessage, LLMError, redactSecrets } from '@amplifier/core';
@@ -24,14 +21,6 @@ type Json = Record<string, unknown>;
 export interface EventEmitterLike {
   emit(event: string, data: Record<string, unknown>): Promise<unknown>;
 }
-
-/** Events a streaming provider emits beyond the canonical set (declared on `observability.events`). */
-export const PROVIDER_STREAM_EVENTS: readonly string[] = [
-  'llm:stream_block_start',
-  'llm:stream_block_delta',
-  'llm:stream_block_end',
-  'llm:stream_aborted',
-];
 
 /** What `llm:request` says beyond provider and model. */
 export interface LlmRequestFacts {
@@ -137,136 +126,4 @@ export function providerRetryPayload(
     status_code: error.status_code ?? null,
     ...(error.retry_after !== undefined && { retry_after: error.retry_after }),
   };
-}
-
-type Emit = (event: string, data: Json) => Promise<void>;
-
-/** The `error` of `llm:stream_aborted` (and of other payloads): the error's class name and message. */
-export function errorInfo(error: unknown): { type: string; msg: string } {
-  return {
-    type: error instanceof Error && error.name !== '' ? error.name : 'Error',
-    msg: errorMessage(error),
-  };
-}
-
-/**
- * The token-streaming contract of Amplifier's providers, from stream events:
- * `llm:stream_block_start` (`request_id`, `block_index`, `block_type`, `name`
- * for a named `tool_use`), `llm:stream_block_delta` (`sequence` per block,
- * `text`) for every non-empty text or thinking fragment, `llm:stream_block_end`,
- * and `llm:stream_aborted` (`request_id`, `error: { type, msg }`) when the
- * stream fails after at least one delta.
- *
- * One block is open at a time: a change of kind (thinking → text → tool
- * call), of the wire's block `index`, or a new tool call ends the open block
- * and starts the next, so chunk wires (Chat Completions) get their block
- * boundaries synthesised; `message.end` (or `end()`) ends the open block.
- * Tool-input JSON (`tool_call.delta`) emits nothing, nor does an empty
- * fragment. Blocks are numbered from 0 in the order they start, one index
- * space for every block type.
- */
-export class BlockEvents {
-  readonly #emit: Emit;
-  /** The `request_id` of every event this instance emits. */
-  readonly requestId: string;
-  #next = 0;
-  #open:
-    | { index: number; type: 'text' | 'thinking' | 'tool_use'; wire?: number; id?: string; sequence: number }
-    | undefined;
-  #deltas = 0;
-  #emitted = 0;
-
-  constructor(emit: Emit, requestId: string) {
-    this.#emit = emit;
-    this.requestId = requestId;
-  }
-
-  /** How many `llm:stream_block_delta` events were emitted. */
-  get deltas(): number {
-    return this.#deltas;
-  }
-
-  /** How many stream events of any kind were emitted. */
-  get emitted(): number {
-    return this.#emitted;
-  }
-
-  async on(event: StreamEvent): Promise<void> {
-    switch (event.type) {
-      case 'text.delta':
-      case 'thinking.delta': {
-        if (event.text === '') return;
-        const type = event.type === 'text.delta' ? 'text' : 'thinking';
-        const open = this.#open;
-        if (
-          open === undefined ||
-          open.type !== type ||
-          (event.index !== undefined && open.wire !== event.index)
-        ) {
-          await this.#start(type, event.index === undefined ? {} : { wire: event.index });
-        }
-        const block = this.#open!;
-        this.#deltas++;
-        await this.#send('llm:stream_block_delta', {
-          request_id: this.requestId,
-          block_index: block.index,
-          block_type: type,
-          sequence: block.sequence++,
-          text: event.text,
-        });
-        return;
-      }
-      case 'tool_call.start':
-        await this.#start('tool_use', { id: event.id }, event.name);
-        return;
-      case 'tool_call.end':
-        if (this.#open?.type === 'tool_use' && this.#open.id === event.id) await this.end();
-        return;
-      case 'message.end':
-        await this.end();
-        return;
-      default:
-        return; // message.start, tool-input JSON, errors: no event
-    }
-  }
-
-  /** End the open block, if any (the stream ended). */
-  async end(): Promise<void> {
-    const open = this.#open;
-    if (open === undefined) return;
-    this.#open = undefined;
-    await this.#send('llm:stream_block_end', {
-      request_id: this.requestId,
-      block_index: open.index,
-      block_type: open.type,
-    });
-  }
-
-  /** The stream failed: `llm:stream_aborted` when at least one delta was emitted, else nothing. */
-  async aborted(error: unknown): Promise<void> {
-    this.#open = undefined;
-    if (this.#deltas === 0) return;
-    await this.#send('llm:stream_aborted', { request_id: this.requestId, error: errorInfo(error) });
-  }
-
-  async #start(
-    type: 'text' | 'thinking' | 'tool_use',
-    where: { wire?: number; id?: string },
-    name?: string,
-  ): Promise<void> {
-    await this.end();
-    const index = this.#next++;
-    this.#open = { index, type, sequence: 0, ...where };
-    await this.#send('llm:stream_block_start', {
-      request_id: this.requestId,
-      block_index: index,
-      block_type: type,
-      ...(type === 'tool_use' && name !== undefined && name !== '' && { name }),
-    });
-  }
-
-  #send(event: string, data: Json): Promise<void> {
-    this.#emitted++;
-    return this.#emit(event, data);
-  }
 }

@@ -7,6 +7,8 @@
  * block events, `llm:response`), model tables, exact cost arithmetic, the
  * shared config keys and the mount flow; `HttpLlmProvider` puts them together.
  */
+
+export { BlockEvents, errorInfo, PROVIDER_STREAM_EVENTS } from './block-events.js';
 export type { CallSettings, ProviderCall, ProviderCallsOptions, ProviderWire, WireRequest } from './calls.js';
 export { ProviderCalls } from './calls.js';
 export type { ProviderConfig, ProviderDefaults, ResolvedProviderConfig, SetupPrompts } from './config.js';
@@ -36,12 +38,9 @@ export {
 } from './errors.js';
 export type { EventEmitterLike, LlmRequestFacts } from './events.js';
 export {
-  BlockEvents,
-  errorInfo,
   llmErrorPayload,
   llmRequestPayload,
   llmResponsePayload,
-  PROVIDER_STREAM_EVENTS,
   providerRetryPayload,
   usagePayload,
 } from './events.js';
