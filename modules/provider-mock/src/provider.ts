@@ -26,9 +26,10 @@ import {
   sleep,
   type ToolCall,
 } from '@amplifier/core';
+import { BlockEvents } from '@amplifier/provider-http/block-events';
 import { cloneData } from './clone.js';
-import { assertConfig, type ScriptStep, stepResponse, usageFor } from './script.js';
-import { ContractEvents, responseEvents, type StreamPace } from './stream.js';
+import { assertConfig, type ScriptError, type ScriptStep, stepResponse, usageFor } from './script.js';
+import { responseEvents, type StreamPace } from './stream.js';
 
 /** The answer when no script and no `respond` function is configured. */
 export const DEFAULT_TEXT = 'This is a mock response from provider-mock.';
@@ -86,6 +87,19 @@ export interface MockProviderOptions extends Omit<ProviderMockConfig, 'script_fi
 }
 
 const CAPABILITIES = ['tools', 'streaming', 'thinking'];
+
+/** A call in flight: its number (from 1), model and start time. */
+interface Call {
+  number: number;
+  model: string;
+  started: number;
+}
+
+/** What a step produces: the response, and the error its stream ends with (`stream_error`). */
+interface Produced {
+  response: ChatResponse;
+  cut?: LLMError;
+}
 
 /** A scripted, rule-driven or fixed-text provider for tests and offline runs. */
 export class ScriptedProvider implements Provider {
@@ -161,49 +175,70 @@ export class ScriptedProvider implements Provider {
    * `llm:stream_block_start|delta|end` in fragments of `stream_chunk_chars`,
    * `stream_delay` apart, between `llm:request` and `llm:response`.
    */
-  complete(request: ChatRequest, options: CompleteOptions = {}): Promise<ChatResponse> {
+  async complete(request: ChatRequest, options: CompleteOptions = {}): Promise<ChatResponse> {
     const { signal } = options;
     const streaming = this.#options.use_streaming !== false && request.metadata?.stream !== false;
-    if (!streaming) return this.#answer(request, signal);
-    return this.#answer(request, signal, async (response) => {
-      const blocks = new ContractEvents((event, data) => this.#emit(event, data), randomUUID());
-      try {
-        for await (const event of responseEvents(response, request.model ?? this.model, this.#pace(signal))) {
-          await blocks.on(event);
+    const call = await this.#begin(request, signal);
+    try {
+      const { response, cut } = await this.#produce(request, call.number, signal);
+      if (streaming) {
+        const blocks = new BlockEvents((event, data) => this.#emit(event, data), randomUUID());
+        try {
+          for await (const event of responseEvents(response, call.model, this.#pace(signal), cut)) {
+            await blocks.on(event);
+          }
+        } catch (error) {
+          await blocks.aborted(error);
+          throw error;
         }
-      } catch (error) {
-        await blocks.aborted(error);
-        throw error;
+      } else if (cut !== undefined) {
+        throw cut;
       }
-    });
+      await this.#succeeded(call, response);
+      return response;
+    } catch (error) {
+      await this.#failed(call, error);
+      throw error;
+    }
   }
 
   /**
    * The same answer as `complete`, as events: text and thinking fragments,
    * tool calls, then `message.end`; with the token-streaming events on the
-   * hooks unless `request.metadata.stream === false`.
+   * hooks unless `request.metadata.stream === false`. `llm:response` comes
+   * after the last stream event (as with a real provider), or with
+   * `status: 'error'` when the stream fails or the consumer stops reading.
    */
   async *stream(request: ChatRequest, options: { signal?: AbortSignal } = {}): AsyncIterable<StreamEvent> {
     const { signal } = options;
-    const response = await this.#answer(request, signal);
-    const blocks = new ContractEvents(
+    const call = await this.#begin(request, signal);
+    const blocks = new BlockEvents(
       request.metadata?.stream === false ? async () => {} : (event, data) => this.#emit(event, data),
       randomUUID(),
     );
     let settled = false;
     try {
-      for await (const event of responseEvents(response, request.model ?? this.model, this.#pace(signal))) {
+      const { response, cut } = await this.#produce(request, call.number, signal);
+      for await (const event of responseEvents(response, call.model, this.#pace(signal), cut)) {
         await blocks.on(event);
-        if (event.type === 'message.end') settled = true;
+        if (event.type === 'message.end') {
+          settled = true;
+          await this.#succeeded(call, response);
+        }
         yield event;
       }
     } catch (error) {
       settled = true;
       await blocks.aborted(error);
+      await this.#failed(call, error);
       throw error;
     } finally {
-      // The consumer stopped reading before the end.
-      if (!settled) await blocks.aborted(this.#abortError('because the consumer stopped reading', undefined));
+      if (!settled) {
+        // The consumer stopped reading before the end.
+        const error = this.#abortError('because the consumer stopped reading', undefined);
+        await blocks.aborted(error);
+        await this.#failed(call, error);
+      }
     }
   }
 
@@ -219,13 +254,10 @@ export class ScriptedProvider implements Provider {
     };
   }
 
-  async #answer(
-    request: ChatRequest,
-    signal: AbortSignal | undefined,
-    stream?: (response: ChatResponse) => Promise<void>,
-  ): Promise<ChatResponse> {
+  /** A call starts: checked, counted, recorded, `llm:request` emitted. */
+  async #begin(request: ChatRequest, signal: AbortSignal | undefined): Promise<Call> {
     if (signal?.aborted) throw this.#abortError('before it started', signal.reason);
-    const call = ++this.#calls;
+    const number = ++this.#calls;
     this.requests.push({ ...request, messages: [...(request.messages ?? [])] });
     const model = request.model ?? this.model;
     const started = performance.now();
@@ -234,42 +266,45 @@ export class ScriptedProvider implements Provider {
       model,
       message_count: request.messages?.length ?? 0,
     });
-    try {
-      const response = await this.#produce(request, call, signal);
-      await stream?.(response);
-      const {
-        input_tokens = 0,
-        output_tokens = 0,
-        cache_read_tokens,
-        cache_write_tokens,
-      } = response.usage ?? {};
-      await this.#emit(events.LLM_RESPONSE, {
-        provider: this.name,
-        model,
-        status: 'ok',
-        duration_ms: Math.round(performance.now() - started),
-        usage: {
-          input_tokens,
-          output_tokens,
-          ...(cache_read_tokens ? { cache_read_tokens } : {}),
-          ...(cache_write_tokens ? { cache_write_tokens } : {}),
-        },
-      });
-      return response;
-    } catch (error) {
-      await this.#emit(events.LLM_RESPONSE, {
-        provider: this.name,
-        model,
-        status: 'error',
-        duration_ms: Math.round(performance.now() - started),
-        error: errorMessage(error),
-        error_kind: LLMError.is(error) ? error.kind : 'unknown',
-      });
-      throw error;
-    }
+    return { number, model, started };
   }
 
-  async #produce(request: ChatRequest, call: number, signal: AbortSignal | undefined): Promise<ChatResponse> {
+  /** `llm:response` with `status: 'ok'` and the usage. */
+  async #succeeded(call: Call, response: ChatResponse): Promise<void> {
+    const {
+      input_tokens = 0,
+      output_tokens = 0,
+      cache_read_tokens,
+      cache_write_tokens,
+    } = response.usage ?? {};
+    await this.#emit(events.LLM_RESPONSE, {
+      provider: this.name,
+      model: call.model,
+      status: 'ok',
+      duration_ms: Math.round(performance.now() - call.started),
+      usage: {
+        input_tokens,
+        output_tokens,
+        ...(cache_read_tokens ? { cache_read_tokens } : {}),
+        ...(cache_write_tokens ? { cache_write_tokens } : {}),
+      },
+    });
+  }
+
+  /** `llm:response` with `status: 'error'`. */
+  async #failed(call: Call, error: unknown): Promise<void> {
+    await this.#emit(events.LLM_RESPONSE, {
+      provider: this.name,
+      model: call.model,
+      status: 'error',
+      duration_ms: Math.round(performance.now() - call.started),
+      error: errorMessage(error),
+      error_kind: LLMError.is(error) ? error.kind : 'unknown',
+    });
+  }
+
+  /** The call's response, and the error its stream ends with (`stream_error`), if any. */
+  async #produce(request: ChatRequest, call: number, signal: AbortSignal | undefined): Promise<Produced> {
     const { respond } = this.#options;
     if (respond !== undefined) {
       const response = await this.#raceAbort(
@@ -284,12 +319,12 @@ export class ScriptedProvider implements Provider {
           this.#errorContext(request),
         );
       }
-      return response;
+      return { response };
     }
     const script = this.#script;
     if (script === undefined) {
       const content = [{ type: 'text' as const, text: this.#options.default_text ?? DEFAULT_TEXT }];
-      return { content, usage: usageFor(undefined, request, content), finish_reason: 'stop' };
+      return { response: { content, usage: usageFor(undefined, request, content), finish_reason: 'stop' } };
     }
     const step = this.#step(script, call, request);
     if (typeof step === 'object' && step.delay_ms !== undefined && step.delay_ms > 0) {
@@ -299,16 +334,23 @@ export class ScriptedProvider implements Provider {
         throw this.#abortError('during the scripted delay', reason);
       }
     }
-    if (typeof step === 'object' && step.error !== undefined) {
-      const { kind, message, status_code, retry_after, retryable } = step.error;
-      throw createLLMError(kind, message ?? `provider-mock: scripted ${kind} error (step ${call})`, {
-        ...this.#errorContext(request),
-        ...(status_code !== undefined && { status_code }),
-        ...(retry_after !== undefined && { retry_after }),
-        ...(retryable !== undefined && { retryable }),
-      });
+    if (typeof step === 'object' && step.error !== undefined)
+      throw this.#scriptedError(step.error, call, request);
+    const response = stepResponse(step, request, `call_mock_${call}`);
+    if (typeof step === 'object' && step.stream_error !== undefined) {
+      return { response, cut: this.#scriptedError(step.stream_error, call, request) };
     }
-    return stepResponse(step, request, `call_mock_${call}`);
+    return { response };
+  }
+
+  #scriptedError(error: ScriptError, call: number, request: ChatRequest): LLMError {
+    const { kind, message, status_code, retry_after, retryable } = error;
+    return createLLMError(kind, message ?? `provider-mock: scripted ${kind} error (step ${call})`, {
+      ...this.#errorContext(request),
+      ...(status_code !== undefined && { status_code }),
+      ...(retry_after !== undefined && { retry_after }),
+      ...(retryable !== undefined && { retryable }),
+    });
   }
 
   /** The step for call number `call` (1-based), honouring `loop` and `repeat_last`. */

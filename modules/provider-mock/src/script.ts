@@ -56,6 +56,13 @@ export interface ScriptStepObject {
   delay_ms?: number;
   /** Fail with this error instead of answering (cannot be combined with response fields). */
   error?: ScriptError;
+  /**
+   * Stream the step's thinking and text, then fail with this error before the
+   * response completes: a stream cut after partial output (its tool calls are
+   * never sent). Needs `text` or `thinking`. Without streaming the call fails
+   * with it right away.
+   */
+  stream_error?: ScriptError;
 }
 
 export type ScriptStep = string | ScriptStepObject;
@@ -63,6 +70,19 @@ export type ScriptStep = string | ScriptStepObject;
 const RESPONSE_FIELDS = ['text', 'thinking', 'tool_calls', 'content'] as const;
 
 const count = { type: 'integer', minimum: 0 };
+
+const SCRIPT_ERROR_SCHEMA: JSONSchema = {
+  type: 'object',
+  required: ['kind'],
+  additionalProperties: false,
+  properties: {
+    kind: { enum: [...LLM_ERROR_KINDS] },
+    message: { type: 'string' },
+    status_code: { type: 'integer', minimum: 100, maximum: 599 },
+    retry_after: { type: 'number', minimum: 0 },
+    retryable: { type: 'boolean' },
+  },
+};
 
 /** JSON Schema of one script step. */
 export const SCRIPT_STEP_SCHEMA: JSONSchema = {
@@ -108,18 +128,8 @@ export const SCRIPT_STEP_SCHEMA: JSONSchema = {
     finish_reason: { type: 'string' },
     metadata: { type: 'object' },
     delay_ms: { type: 'number', minimum: 0 },
-    error: {
-      type: 'object',
-      required: ['kind'],
-      additionalProperties: false,
-      properties: {
-        kind: { enum: [...LLM_ERROR_KINDS] },
-        message: { type: 'string' },
-        status_code: { type: 'integer', minimum: 100, maximum: 599 },
-        retry_after: { type: 'number', minimum: 0 },
-        retryable: { type: 'boolean' },
-      },
-    },
+    error: SCRIPT_ERROR_SCHEMA,
+    stream_error: SCRIPT_ERROR_SCHEMA,
   },
 };
 
@@ -166,6 +176,12 @@ export function checkConfig(config: Record<string, unknown>): DataError[] {
       errors.push({
         path: `script[${i}]`,
         message: 'needs at least one of text, thinking, tool_calls, content or error',
+      });
+    }
+    if (step.stream_error !== undefined && step.text === undefined && step.thinking === undefined) {
+      errors.push({
+        path: `script[${i}].stream_error`,
+        message: 'needs text or thinking to stream before the error (use error to fail without output)',
       });
     }
   });

@@ -170,8 +170,88 @@ describe('stream()', () => {
     expect(quiet.names()).toEqual(['llm:request', 'llm:response']);
     quiet.clear();
     for await (const event of provider.stream(REQUEST)) if (event.type === 'text.delta') break;
-    expect(quiet.names().at(-1)).toBe('llm:stream_aborted');
+    expect(quiet.names().slice(-2)).toEqual(['llm:stream_aborted', 'llm:response']);
+    expect(quiet.getEvents('llm:response')[0]![1]).toMatchObject({ status: 'error', error_kind: 'abort' });
     expect(streamingContractProblems(recorded(quiet), 'failed')).toEqual([]);
+  });
+
+  it('emits llm:response after the stream events, as a real provider does', async () => {
+    const recorder = new EventRecorder();
+    const provider = createMockProvider({ hooks: recorder, stream_chunk_chars: 4, script: ['abcdefgh'] });
+    for await (const _ of provider.stream(REQUEST));
+    expect(recorder.names()).toEqual([
+      'llm:request',
+      'llm:stream_block_start',
+      'llm:stream_block_delta',
+      'llm:stream_block_delta',
+      'llm:stream_block_end',
+      'llm:response',
+    ]);
+    expect(recorder.getEvents('llm:response')[0]![1]).toMatchObject({ status: 'ok' });
+  });
+});
+
+describe('stream_error: a stream cut after partial output', () => {
+  const script = [
+    {
+      thinking: 'plan',
+      text: 'The answer is cut',
+      tool_calls: [{ id: 'c1', name: 'never_sent' }],
+      stream_error: { kind: 'network' as const, message: 'connection reset by peer' },
+    },
+  ];
+
+  it('complete(): the text streams, then stream_aborted and a failed llm:response; the call rejects', async () => {
+    const recorder = new EventRecorder();
+    const provider = createMockProvider({ hooks: recorder, stream_chunk_chars: 5, script });
+    await expect(provider.complete(REQUEST)).rejects.toMatchObject({
+      kind: 'network',
+      message: 'connection reset by peer',
+    });
+    const deltas = recorder.getEvents('llm:stream_block_delta').map(([, d]) => d);
+    expect(
+      deltas
+        .filter((d) => d.block_type === 'text')
+        .map((d) => d.text)
+        .join(''),
+    ).toBe('The answer is cut');
+    expect(recorder.getEvents('llm:stream_block_start').map(([, d]) => d.block_type)).toEqual([
+      'thinking',
+      'text',
+    ]);
+    expect(recorder.names().slice(-2)).toEqual(['llm:stream_aborted', 'llm:response']);
+    expect(recorder.getEvents('llm:stream_aborted')[0]![1]).toMatchObject({
+      error: { msg: 'connection reset by peer' },
+    });
+    expect(recorder.getEvents('llm:response')[0]![1]).toMatchObject({
+      status: 'error',
+      error_kind: 'network',
+    });
+    expect(streamingContractProblems(recorded(recorder), 'failed')).toEqual([]);
+  });
+
+  it('stream(): the fragments are yielded, then the error is thrown (no tool call, no message.end)', async () => {
+    const provider = createMockProvider({ stream_chunk_chars: 100, script });
+    const yielded: string[] = [];
+    await expect(
+      (async () => {
+        for await (const event of provider.stream(REQUEST)) yielded.push(event.type);
+      })(),
+    ).rejects.toMatchObject({ kind: 'network' });
+    expect(yielded).toEqual(['message.start', 'thinking.delta', 'text.delta']);
+  });
+
+  it('without streaming the call fails at once, with no stream event', async () => {
+    const recorder = new EventRecorder();
+    const provider = createMockProvider({ hooks: recorder, use_streaming: false, script });
+    await expect(provider.complete(REQUEST)).rejects.toMatchObject({ kind: 'network' });
+    expect(recorder.names()).toEqual(['llm:request', 'llm:response']);
+  });
+
+  it('needs text or thinking to stream', () => {
+    expect(() =>
+      createMockProvider({ script: [{ tool_calls: [{ name: 'x' }], stream_error: { kind: 'network' } }] }),
+    ).toThrow('script[0].stream_error needs text or thinking');
   });
 });
 

@@ -141,6 +141,69 @@ describe('streaming the answer', () => {
   });
 });
 
+describe('a stream that fails after partial text', () => {
+  it('shows the partial text once with a note, exits 1, keeps no half answer, and the session resumes', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeMockPlan(
+      cwd,
+      [
+        {
+          text: 'The first half of the answer',
+          stream_error: { kind: 'network', message: 'connection reset by peer' },
+        },
+      ],
+      { mock: { stream_chunk_chars: 6 } },
+    );
+    const run = await runCli(['run', '--plan', plan, 'hello'], { cwd, env: cliEnv(home) });
+    expect(run.code).toBe(1);
+    // Streamed as it came, on its own line, once; never presented as the answer.
+    expect(run.stdout).toBe('The first half of the answer\n');
+    expect(run.stderr).toContain('(the answer stopped: connection reset by peer)');
+    expect(run.stderr).toContain('connection reset by peer');
+    // The transcript holds the prompt only: a failed call leaves no assistant message.
+    expect(transcript(home).map((m) => m.role)).toEqual(['user']);
+    const [dir] = sessionDirs(home);
+    const logged = jsonLines(fs.readFileSync(path.join(dir!, 'events.jsonl'), 'utf8')).map((l) => l.event);
+    expect(logged).toContain('llm:stream_aborted');
+    expect(logged).not.toContain('llm:stream_block_delta'); // deltas are excluded from the log by default
+
+    const id = path.basename(dir!);
+    const resumePlan = writeMockPlan(cwd, ['second try worked'], { name: 'resume.json' });
+    const resumed = await runCli(['run', '--resume', id.slice(0, 8), '--plan', resumePlan, 'again'], {
+      cwd,
+      env: cliEnv(home),
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe('second try worked\n');
+    expect(transcript(home).map((m) => m.role)).toEqual(['user', 'user', 'assistant']);
+  });
+
+  it('--json: the deltas, then llm:stream_aborted, then the failed llm:response', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeMockPlan(
+      cwd,
+      [{ text: 'Half an answer', stream_error: { kind: 'network', message: 'connection reset by peer' } }],
+      { mock: { stream_chunk_chars: 5 } },
+    );
+    const run = await runCli(['run', '--plan', plan, '--json', 'hello'], { cwd, env: cliEnv(home) });
+    expect(run.code).toBe(1);
+    const events = jsonLines(run.stdout)
+      .filter((l) => typeof l.event === 'string' && (l.event as string).startsWith('llm:'))
+      .map((l) => l.event);
+    expect(events).toEqual([
+      'llm:request',
+      'llm:stream_block_start',
+      'llm:stream_block_delta',
+      'llm:stream_block_delta',
+      'llm:stream_block_delta',
+      'llm:stream_aborted',
+      'llm:response',
+    ]);
+  });
+});
+
 describe('Ctrl+C mid-stream with --json', () => {
   it('keeps the partial answer marked interrupted (the deltas are in the JSON lines)', async () => {
     const home = tempDir();
