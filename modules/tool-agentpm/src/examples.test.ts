@@ -79,7 +79,7 @@ def summarize(text, max_words):
 
 let root: string;
 let remove: () => void;
-let cleanups: (() => Promise<void>)[] = [];
+let cleanups: (() => Promise<void> | void)[] = [];
 beforeEach(() => {
   ({ dir: root, remove } = tempDir('tool-agentpm-examples-'));
 });
