@@ -11,12 +11,20 @@ import { parseConfig } from './config.js';
 import { describeProblem, type LoadProblem, prepareTools } from './loader.js';
 import { AgentPmTool, ToolRuntime } from './tool.js';
 
-export type { AgentPmConfig, ToolEnv } from './config.js';
+export type { AgentPmConfig, ToolEntry, ToolEnv } from './config.js';
 export { DEFAULT_PASS_ENV, DEFAULTS, parseConfig, toolEnvironment } from './config.js';
+export type { FilesEntryKind } from './files.js';
+export { filesEntryKind, filesMatcher } from './files.js';
 export type { CheckOptions, ManifestCheck } from './lint.js';
 export { checkManifest, formatManifestProblems, lintManifest } from './lint.js';
 export type { LoadProblem, PreparedTool, PrepareOptions } from './loader.js';
-export { describeProblem, findExecutable, locateToolFolder, prepareTools } from './loader.js';
+export {
+  describeProblem,
+  findExecutable,
+  findInterpreter,
+  locateToolFolder,
+  prepareTools,
+} from './loader.js';
 export type { AgentManifest, EnvVarSpec, ManifestProblem, Severity } from './manifest.js';
 export {
   AGENT_MANIFEST_SCHEMA,

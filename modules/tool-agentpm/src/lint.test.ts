@@ -133,11 +133,15 @@ describe('manifest errors (one each)', () => {
     ]);
   });
 
-  it('entrypoint.args must point at a file that files includes', () => {
+  it("a script that files leaves out is a warning: AgentPM's packager adds the entrypoint anyway", () => {
     const problems = lintWith((m) => (m.files = ['lib/**']));
-    expect(errors(problems)).toEqual([
-      { path: 'entrypoint.args[0]', message: 'the script "main.mjs" is not included by files (["lib/**"])' },
-    ]);
+    expect(errors(problems)).toEqual([]);
+    expect(problems).toContainEqual({
+      path: 'entrypoint.args[0]',
+      message:
+        'the script "main.mjs" is not included by files (["lib/**"]); AgentPM\'s packager adds it anyway, list it to make that explicit',
+      severity: 'warning',
+    });
   });
 
   it('entrypoint.args must point at a file that exists', () => {

@@ -12,6 +12,7 @@ import { compileSchema, type DataError, type DataValidator, type JSONSchema } fr
 import picomatch from 'picomatch';
 import semver from 'semver';
 import { globSync } from 'tinyglobby';
+import { filesEntryKind, filesMatcher } from './files.js';
 import {
   AGENT_MANIFEST_SCHEMA,
   type AgentManifest,
@@ -83,7 +84,7 @@ export function checkManifest(folder: string, options: CheckOptions = {}): Manif
   const check: ManifestCheck = { folder: root, manifest: undefined, problems };
   checkVersions(data, error);
   checkFiles(root, data, error, warn, options);
-  checkEntrypoint(root, data, check, error);
+  checkEntrypoint(root, data, check, error, warn);
   for (const key of ['inputs', 'outputs'] as const) checkSchema(key, data[key], error);
   checkDocs(root, data, warn);
   checkNames(data, warn);
@@ -175,6 +176,15 @@ function checkFiles(
       error(`files[${i}]`, `"${glob}" must be relative to the tool folder and stay inside it`);
       return;
     }
+    const kind = filesEntryKind(root, glob);
+    if (kind === 'file') return;
+    if (kind === 'directory') {
+      // AgentPM's packager includes every file below a directory entry, and skips one that is missing.
+      if (options.globFiles && !fs.existsSync(path.join(root, glob))) {
+        warn(`files[${i}]`, `the directory "${glob}" does not exist in the tool folder`);
+      }
+      return;
+    }
     try {
       picomatch.makeRe(glob);
     } catch (cause) {
@@ -192,6 +202,7 @@ function checkEntrypoint(
   data: Record<string, unknown>,
   check: ManifestCheck,
   error: Report,
+  warn: Report,
 ): void {
   const entry = data.entrypoint;
   if (!isRecord(entry)) return;
@@ -237,8 +248,12 @@ function checkEntrypoint(
   const files = Array.isArray(data.files)
     ? data.files.filter((g): g is string => typeof g === 'string' && g !== '')
     : [];
-  if (files.length > 0 && !picomatch(files, { dot: true })(relative)) {
-    error(at, `the script "${relative}" is not included by files (${JSON.stringify(files)})`);
+  if (files.length > 0 && !filesMatcher(root, files)(relative)) {
+    // AgentPM's packager adds the entrypoint script whatever `files` says: worth a warning only.
+    warn(
+      at,
+      `the script "${relative}" is not included by files (${JSON.stringify(files)}); AgentPM's packager adds it anyway, list it to make that explicit`,
+    );
   }
 }
 
@@ -313,7 +328,7 @@ function checkDocs(root: string, data: Record<string, unknown>, warn: Report): v
     const real = insideFolder(root, file, 'file', (message) => warn(at, message));
     if (real === undefined) continue;
     const relative = path.relative(root, real).split(path.sep).join('/');
-    if (files.length > 0 && !picomatch(files, { dot: true })(relative)) {
+    if (files.length > 0 && !filesMatcher(root, files)(relative)) {
       warn(at, `"${relative}" is not included by files, so it would not ship with the package`);
     }
   }

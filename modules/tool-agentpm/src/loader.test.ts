@@ -141,6 +141,7 @@ describe('the tool environment (only what is declared)', () => {
       env: undefined,
       missing: ['TOKEN'],
       withheld: [],
+      unset: [],
     });
   });
 
@@ -169,6 +170,7 @@ describe('the tool environment (only what is declared)', () => {
         env: undefined,
         missing: ['GITHUB_TOKEN'],
         withheld: ['AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'OPENAI_API_KEY'],
+        unset: [],
       });
       const optional = toolEnvironment(
         secretive,
@@ -200,6 +202,7 @@ describe('the tool environment (only what is declared)', () => {
         },
         missing: [],
         withheld: [],
+        unset: [],
       });
     });
 

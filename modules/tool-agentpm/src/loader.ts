@@ -56,7 +56,8 @@ export function prepareTools(
   const problems: LoadProblem[] = [];
   const folders = new Map<string, string>();
   const names = new Map<string, string>();
-  for (const source of config.tools) {
+  for (const entry of config.tools) {
+    const source = entry.source;
     const report = (severity: Severity, at: string, message: string, folder?: string): void => {
       problems.push({ source, ...(folder ? { folder } : {}), path: at, message, severity });
     };
@@ -87,7 +88,7 @@ export function prepareTools(
       fail('name', `a tool named '${name}' is already mounted by another module`);
       continue;
     }
-    const environment = toolEnvironment(manifest, config, options.hostEnv);
+    const environment = toolEnvironment(manifest, config, options.hostEnv, entry.pass_env);
     const withheld = new Set(environment.withheld);
     if (environment.env === undefined) {
       for (const variable of environment.missing) {
@@ -108,7 +109,24 @@ export function prepareTools(
         folder,
       );
     }
-    const command = findExecutable(manifest.entrypoint.command, environment.env.PATH ?? '');
+    for (const variable of environment.unset) {
+      report(
+        'warning',
+        '',
+        `${variable} is listed in this tool's pass_env but has no value (not in the config env, not set on the host); the tool runs without it`,
+        folder,
+      );
+    }
+    const found = findInterpreter(manifest.entrypoint.command, environment.env.PATH ?? '');
+    if (found?.alias) {
+      report(
+        'warning',
+        'entrypoint.command',
+        `${manifest.entrypoint.command} is not on PATH; running ${found.command} instead (the same runtime for AgentPM)`,
+        folder,
+      );
+    }
+    const command = found?.command;
     if (command === undefined) {
       fail(
         'entrypoint.command',
@@ -154,6 +172,30 @@ export function locateToolFolder(source: string, baseDir: string): string | { er
   return {
     error: `tool '${source}' not found: no package ${source} in node_modules from ${baseDir} and no ${MANIFEST_FILE} in ${folder}`,
   };
+}
+
+/** The bare interpreter names AgentPM treats as the same runtime (its SDK's interpreter aliases). */
+const INTERPRETER_ALIASES: Readonly<Record<string, string>> = {
+  python: 'python3',
+  python3: 'python',
+  node: 'nodejs',
+  nodejs: 'node',
+};
+
+/**
+ * The interpreter to run: `findExecutable(command)`, else, for a bare
+ * `python`/`python3`/`node`/`nodejs`, its alias (`python` is often missing
+ * where `python3` exists). `alias` is true when the alias was taken.
+ */
+export function findInterpreter(
+  command: string,
+  pathVar: string,
+): { command: string; alias: boolean } | undefined {
+  const direct = findExecutable(command, pathVar);
+  if (direct !== undefined) return { command: direct, alias: false };
+  const alias = Object.hasOwn(INTERPRETER_ALIASES, command) ? INTERPRETER_ALIASES[command] : undefined;
+  const viaAlias = alias === undefined ? undefined : findExecutable(alias, pathVar);
+  return viaAlias === undefined ? undefined : { command: viaAlias, alias: true };
 }
 
 /** An absolute command if it is an executable file, or a bare name found in PATH's absolute folders. */

@@ -222,7 +222,8 @@ process.exit(0);
     );
     const marker = `4243.${process.pid}${Date.now() % 100000}`;
     const { get } = await mounted([folder], { kill_grace_ms: 200 });
-    expect(await get('leaves_child').execute({ marker })).toEqual({ success: true, output: { ok: true } });
+    // `{ ok: true }` is AgentPM's success reply: its payload (nothing here) is the output.
+    expect(await get('leaves_child').execute({ marker })).toEqual({ success: true, output: {} });
     expect(pgrep(`sleep ${marker}`)).toEqual([]);
   });
 });

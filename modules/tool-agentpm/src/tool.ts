@@ -87,8 +87,9 @@ export class AgentPmTool implements Tool {
     const timeoutMs = Math.min(spec.timeoutMs + runtime.graceMs + ORCHESTRATOR_MARGIN_MS, 2 ** 31 - 1);
     // Each call is its own process: nothing shared, so calls run concurrently unless the manifest asks for serial.
     this.executionProfile = spec.serial ? { serial: true, timeoutMs } : { resourceKeys: () => [], timeoutMs };
-    this.#validateInput = compileSchema(spec.manifest.inputs);
-    this.#validateOutput = compileSchema(spec.manifest.outputs);
+    // `format` (uri, email, date-time...) is checked, as AgentPM's schemas expect (ajv-formats through core).
+    this.#validateInput = compileSchema(spec.manifest.inputs, { formats: true });
+    this.#validateOutput = compileSchema(spec.manifest.outputs, { formats: true });
   }
 
   execute(input: Record<string, unknown>, options: ToolCallOptions = {}): Promise<ToolResult> {
@@ -171,6 +172,17 @@ export class AgentPmTool implements Tool {
         run.exitCode === null
           ? `was killed by ${run.signal ?? 'a signal'}`
           : `exited with code ${run.exitCode}`;
+      // AgentPM's examples print `{ ok: false, error }` and exit 1 on unexpected errors: say what they said.
+      const said = run.exitCode === null ? undefined : failedReply(run.stdout);
+      if (said !== undefined) {
+        return failure(
+          'tool_error',
+          withStderr(
+            `${name} failed${said.code === undefined ? '' : ` (${said.code})`}: ${said.message} (it ${how})`,
+          ),
+          { ...details, ...said.extra },
+        );
+      }
       return failure('exit', withStderr(`${name} ${how}`), details);
     }
     const text = run.stdout.toString('utf8').trim();
@@ -194,6 +206,16 @@ export class AgentPmTool implements Tool {
         details,
       );
     }
+    // The AgentPM reply convention: `{ ok: false, error }` is the tool saying it failed.
+    const reply = replyOf(output);
+    if (reply?.ok === false) {
+      const said = replyError(reply.error);
+      return failure(
+        'tool_error',
+        withStderr(`${name} failed${said.code === undefined ? '' : ` (${said.code})`}: ${said.message}`),
+        { ...details, ...said.extra },
+      );
+    }
     const outputErrors: DataError[] = this.#validateOutput(output);
     if (outputErrors.length > 0) {
       return failure(
@@ -202,8 +224,60 @@ export class AgentPmTool implements Tool {
         { errors: outputErrors },
       );
     }
+    if (reply?.ok === true) {
+      // `{ ok: true, ...payload }`: the payload is the output (`ok` says nothing success does not).
+      const { ok: _ok, ...payload } = reply;
+      return { success: true, output: payload };
+    }
     return { success: true, output };
   }
+}
+
+/** A JSON object with a boolean `ok`: a reply in AgentPM's `{ ok, ... }` convention. */
+function replyOf(output: unknown): (Record<string, unknown> & { ok: boolean }) | undefined {
+  if (typeof output !== 'object' || output === null || Array.isArray(output)) return undefined;
+  const ok = (output as Record<string, unknown>).ok;
+  return typeof ok === 'boolean' ? (output as Record<string, unknown> & { ok: boolean }) : undefined;
+}
+
+/** What a failed reply said: its message, its `code`, and `extra` for `error` (`code`, `details`). */
+interface ReplyFailure {
+  message: string;
+  code?: string;
+  extra: Record<string, unknown>;
+}
+
+/** The message (and `code`, `details`) of a reply's `error`: a string, or `{ message, code?, details? }`. */
+function replyError(error: unknown): ReplyFailure {
+  if (typeof error === 'string' && error.trim() !== '') return { message: sanitizeForLlm(error), extra: {} };
+  if (typeof error === 'object' && error !== null && !Array.isArray(error)) {
+    const { message, code, details } = error as Record<string, unknown>;
+    const cleanCode = typeof code === 'string' && code !== '' ? sanitizeForLlm(code) : undefined;
+    return {
+      message:
+        typeof message === 'string' && message.trim() !== ''
+          ? sanitizeForLlm(message)
+          : `it replied ok: false with error ${sanitizeForLlm(stringifyJson(error)).slice(0, STDOUT_HEAD_CHARS)}`,
+      ...(cleanCode === undefined ? {} : { code: cleanCode }),
+      extra: {
+        ...(cleanCode === undefined ? {} : { code: cleanCode }),
+        ...(details === undefined ? {} : { details }),
+      },
+    };
+  }
+  return { message: 'it replied ok: false without an error message', extra: {} };
+}
+
+/** The failure a stdout holding one `{ ok: false, error }` document reports, else undefined. */
+function failedReply(stdout: Buffer): ReplyFailure | undefined {
+  let output: unknown;
+  try {
+    output = JSON.parse(stdout.toString('utf8').trim());
+  } catch {
+    return undefined;
+  }
+  const reply = replyOf(output);
+  return reply?.ok === false ? replyError(reply.error) : undefined;
 }
 
 /** A failed call: the message is both the error and the output the model reads. */

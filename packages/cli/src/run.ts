@@ -111,6 +111,11 @@ export async function runCommand(options: RunOptions): Promise<number> {
       }
     }
     const remembered = record?.metadata.options;
+    if (options.cwd === undefined && record !== undefined && record.metadata.cwd === '') {
+      throw new CliError(
+        `Session ${record.id} does not record its working directory (no cwd or working_dir in ${path.join(record.dir, 'metadata.json')}); pass --cwd <dir> to resume it.`,
+      );
+    }
     if (options.cwd === undefined && record !== undefined && !fs.existsSync(record.metadata.cwd)) {
       throw new CliError(
         `The session's working directory ${record.metadata.cwd} no longer exists; pass --cwd <dir> to resume it elsewhere.`,

@@ -152,6 +152,16 @@ export class SessionRunner {
         pid: process.pid,
         cli_version: CLI_VERSION,
       });
+    if (resumed !== undefined && resumed.metadata.provider === '') {
+      // A session written elsewhere (Python Amplifier) records no run setup: this run's is remembered.
+      resumed.saveMetadata({
+        provider: resolved.provider.name,
+        model: resolved.model ?? null,
+        plan: planSummary(resolved.plan),
+        options: { plan_file: resolved.planFile ?? null, ...options.remember },
+        cli_version: CLI_VERSION,
+      });
+    }
     runner = new SessionRunner(session, record, display, approval, resolved);
     await runner.#restoreAndRecord();
     runner.#detach = display.attach(session.coordinator.hooks);

@@ -57,8 +57,8 @@ export function listSessions(
       when(m.updated),
       String(m.turn_count),
       r.displayStatus,
-      m.provider,
-      ...(options.all ? [m.cwd] : []),
+      m.provider || '-',
+      ...(options.all ? [m.cwd || '-'] : []),
       (m.name ?? '').slice(0, 50),
     ];
   });
@@ -136,8 +136,10 @@ export async function showSession(
     `${c.bold('session')}   ${m.session_id}`,
     `${c.bold('status')}    ${record.displayStatus}, ${m.turn_count} turn${m.turn_count === 1 ? '' : 's'}`,
     `${c.bold('created')}   ${when(m.created)}   ${c.bold('updated')} ${when(m.updated)}`,
-    `${c.bold('provider')}  ${m.provider}${m.model ? ` (${m.model})` : ''}`,
-    `${c.bold('cwd')}       ${m.cwd}`,
+    `${c.bold('provider')}  ${m.provider || '-'}${m.model ? ` (${m.model})` : ''}`,
+    ...(m.bundle ? [`${c.bold('bundle')}    ${m.bundle}`] : []),
+    ...(m.parent_id ? [`${c.bold('parent')}    ${m.parent_id}`] : []),
+    `${c.bold('cwd')}       ${m.cwd || '(not recorded)'}`,
     `${c.bold('files')}     ${path.join(record.dir, '')}`,
     `${c.bold('events')}    ${events.records} record${events.records === 1 ? '' : 's'} in ${path.basename(events.file)}`,
     '',

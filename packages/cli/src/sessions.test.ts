@@ -23,6 +23,7 @@ import {
 import {
   INTERRUPTED_RESULT,
   projectSlug,
+  readSessionMetadata,
   repairToolCalls,
   type SessionMetadata,
   SessionRecord,
@@ -244,5 +245,268 @@ describe('session list | show | delete', () => {
     const gone = await runCli(['session', 'show', id], { cwd, env: cliEnv(home) });
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain(`No session '${id}'`);
+  });
+});
+
+/**
+ * A session directory as Python Amplifier's CLI writes it (reference:
+ * amplifier-modules.md 12.4, bundles-and-agents.md B8): `metadata.json` with
+ * `working_dir`, `created` (+00:00 offset), `bundle`, `model`, `turn_count`,
+ * `parent_id`; `transcript.jsonl` without system messages, assistant tool
+ * calls as `{id, tool, arguments}`; `events.jsonl` in the amplifier.log format.
+ */
+function pythonSession(
+  home: string,
+  cwd: string,
+  metadata: Record<string, unknown> = {},
+): { id: string; dir: string } {
+  const id = '0b5f2a4e-9c1d-4e7a-8f3b-2d6c9e1a7b40';
+  const dir = path.join(home, 'projects', projectSlug(cwd), 'sessions', id);
+  fs.mkdirSync(dir, { recursive: true });
+  const at = (s: number): string => `2026-01-05T10:00:0${s}.123456+00:00`;
+  fs.writeFileSync(
+    path.join(dir, 'metadata.json'),
+    JSON.stringify(
+      {
+        session_id: id,
+        created: at(0),
+        bundle: 'bundle:foundation',
+        model: 'claude-sonnet-4-5',
+        turn_count: 2,
+        working_dir: cwd,
+        parent_id: null,
+        name: 'List the files',
+        description: 'The user asked for the files of the project.',
+        bundle_context: { module_paths: {}, mention_mappings: {} },
+        ...metadata,
+      },
+      null,
+      2,
+    ),
+  );
+  const transcript = [
+    { role: 'user', content: 'list the files', metadata: { timestamp: at(1) } },
+    {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Listing them.' }],
+      tool_calls: [{ id: 'toolu_01', tool: 'bash', arguments: { command: 'ls' } }],
+      metadata: { timestamp: at(2) },
+    },
+    { role: 'tool', tool_call_id: 'toolu_01', content: 'README.md', metadata: { timestamp: at(3) } },
+    {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'There is a README.md.' }],
+      metadata: { timestamp: at(4) },
+    },
+  ];
+  fs.writeFileSync(
+    path.join(dir, 'transcript.jsonl'),
+    `${transcript.map((m) => JSON.stringify(m)).join('\n')}\n`,
+  );
+  fs.writeFileSync(
+    path.join(dir, 'events.jsonl'),
+    `${JSON.stringify({
+      ts: '2026-01-05T10:00:00.100+00:00',
+      lvl: 'INFO',
+      schema: { name: 'amplifier.log', ver: '1.0.0' },
+      event: 'session:start',
+      session_id: id,
+      data: { parent_id: null },
+    })}\n`,
+  );
+  return { id, dir };
+}
+
+describe('sessions written by Python Amplifier', () => {
+  it('reads every metadata key the reference writes, with its meaning, and keeps the others', () => {
+    const dir = tempDir();
+    const metadata = readSessionMetadata(
+      {
+        session_id: 'abc',
+        created: '2026-01-05T10:00:00+00:00',
+        working_dir: '/srv/app',
+        bundle: 'bundle:foundation',
+        model: 'unknown',
+        turn_count: 4,
+        parent_id: 'parent-1',
+        agent_name: 'explorer',
+        name: 'A name',
+      },
+      dir,
+    );
+    expect(metadata).toMatchObject({
+      session_id: 'abc',
+      cwd: '/srv/app',
+      working_dir: '/srv/app',
+      created: '2026-01-05T10:00:00+00:00',
+      // No `updated`: the creation time stands in when the file is not there to date it.
+      updated: '2026-01-05T10:00:00+00:00',
+      bundle: 'bundle:foundation',
+      model: null,
+      turn_count: 4,
+      parent_id: 'parent-1',
+      agent_name: 'explorer',
+      name: 'A name',
+      status: 'completed',
+      provider: '',
+      options: { plan_file: null, provider: null, model: null, max_iterations: null },
+    });
+    expect(readSessionMetadata([], dir)).toBeUndefined();
+    expect(readSessionMetadata({}, path.join(dir, 'the-id'))).toMatchObject({
+      session_id: 'the-id',
+      cwd: '',
+    });
+  });
+
+  it('resumes without --cwd (its working_dir), lists and shows it, and keeps its keys when saving', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const { id, dir } = pythonSession(home, cwd);
+    const elsewhere = tempDir();
+
+    const list = await runCli(['session', 'list', '--json'], { cwd, env: cliEnv(home) });
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({
+        session_id: id,
+        cwd,
+        turn_count: 2,
+        status: 'completed',
+        name: 'List the files',
+      }),
+    ]);
+    const show = await runCli(['session', 'show', id.slice(0, 8)], { cwd: elsewhere, env: cliEnv(home) });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain('bundle    bundle:foundation');
+    expect(show.stdout).toContain(`cwd       ${cwd}`);
+    expect(show.stdout).toMatch(/→ bash \{"command":"ls"\}/);
+    expect(show.stdout).toMatch(/assistant\s+There is a README\.md\./);
+
+    const plan = writeMockPlan(elsewhere, ['resumed in the right place']);
+    const resumed = await runCli(['run', '--resume', id.slice(0, 8), '--plan', plan, '--json', 'and now?'], {
+      cwd: elsewhere,
+      env: cliEnv(home),
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const lines = jsonLines(resumed.stdout);
+    expect(lines.find((l) => l.type === 'session')).toMatchObject({ session_id: id, resumed: true });
+    // The four stored messages and the new prompt reached the provider.
+    expect(eventData(lines, 'llm:request').message_count).toBe(5);
+    expect(lines.find((l) => l.type === 'result')?.response).toBe('resumed in the right place');
+
+    const after = JSON.parse(fs.readFileSync(path.join(dir, 'metadata.json'), 'utf8'));
+    expect(after).toMatchObject({
+      // Python's keys, kept.
+      session_id: id,
+      created: '2026-01-05T10:00:00.123456+00:00',
+      bundle: 'bundle:foundation',
+      working_dir: cwd,
+      parent_id: null,
+      description: 'The user asked for the files of the project.',
+      bundle_context: { module_paths: {}, mention_mappings: {} },
+      name: 'List the files',
+      turn_count: 3,
+      // Ours, added.
+      cwd,
+      provider: 'mock',
+      status: 'completed',
+    });
+    const roles = fs
+      .readFileSync(path.join(dir, 'transcript.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as Message).role);
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    // The event log goes on in the same file (same project slug from the working dir).
+    const events = fs.readFileSync(path.join(dir, 'events.jsonl'), 'utf8').trim().split('\n');
+    expect(events.length).toBeGreaterThan(1);
+    expect(events.map((l) => (JSON.parse(l) as { event: string }).event)).toContain('session:resume');
+  });
+
+  it('a session that records no working directory says to pass --cwd', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const { id } = pythonSession(home, cwd, { working_dir: undefined });
+    const result = await runCli(['run', '--resume', id, 'x'], { cwd: tempDir(), env: cliEnv(home) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`Session ${id} does not record its working directory`);
+    expect(result.stderr).toContain('pass --cwd <dir>');
+  });
+});
+
+describe('sessions written here read as the reference writes them', () => {
+  it('metadata.json has the reference keys next to ours; transcript.jsonl and events.jsonl match the reference format', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeMockPlan(cwd, [
+      { tool_calls: [{ id: 'c1', name: 'bash', arguments: { command: 'echo formats' } }] },
+      'done',
+    ]);
+    const run = await runCli(['run', '--plan', plan, '--json', 'check the formats'], {
+      cwd,
+      env: cliEnv(home),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const [dir] = sessionDirs(home);
+    expect(path.dirname(dir!)).toBe(path.join(home, 'projects', projectSlug(cwd), 'sessions'));
+
+    const metadata = JSON.parse(fs.readFileSync(path.join(dir!, 'metadata.json'), 'utf8'));
+    // What Python Amplifier's `session list/show` and resume read.
+    expect(metadata).toMatchObject({
+      session_id: path.basename(dir!),
+      working_dir: cwd,
+      parent_id: null,
+      turn_count: 1,
+      name: 'check the formats',
+    });
+    expect(Number.isNaN(Date.parse(metadata.created))).toBe(false);
+    // Ours are kept.
+    expect(metadata).toMatchObject({ cwd, provider: 'mock', status: 'completed' });
+
+    const transcript = fs
+      .readFileSync(path.join(dir!, 'transcript.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(transcript[1]).toMatchObject({
+      tool_calls: [{ id: 'c1', tool: 'bash', arguments: { command: 'echo formats' } }],
+    });
+    expect(transcript[2]).toMatchObject({ role: 'tool', tool_call_id: 'c1' });
+    for (const message of transcript) {
+      expect(Number.isNaN(Date.parse((message.metadata as { timestamp: string }).timestamp))).toBe(false);
+    }
+
+    const events = fs
+      .readFileSync(path.join(dir!, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // The reference's record: these keys, plus the ones it promotes to the top level when present.
+    const promoted = [
+      'redaction',
+      'status',
+      'duration_ms',
+      'module',
+      'component',
+      'error',
+      'request_id',
+      'span_id',
+      'parent_span_id',
+    ];
+    for (const record of events) {
+      const keys = Object.keys(record);
+      expect(keys).toEqual(expect.arrayContaining(['data', 'event', 'lvl', 'schema', 'session_id', 'ts']));
+      expect(keys.filter((k) => !['data', 'event', 'lvl', 'schema', 'session_id', 'ts'].includes(k))).toEqual(
+        keys.filter((k) => promoted.includes(k)),
+      );
+      expect(record).toMatchObject({
+        schema: { name: 'amplifier.log', ver: '1.0.0' },
+        session_id: metadata.session_id,
+      });
+    }
+    expect(events.find((e) => e.event === 'tool:post')?.data).toMatchObject({
+      parent_id: null,
+      tool_name: 'bash',
+    });
   });
 });

@@ -11,6 +11,72 @@ import { type Message, stringifyJson } from '@amplifier/core';
 import { type JsonlNote, readJsonlSync } from '@amplifier/hooks-logging';
 import { CliError } from './errors.js';
 
+const isString = (value: unknown): value is string => typeof value === 'string';
+const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/**
+ * A `metadata.json` as this CLI uses it, from what this CLI or Python
+ * Amplifier's CLI wrote (`~/.amplifier/projects/<slug>/sessions/<id>/`).
+ * Python's keys, with their meaning there:
+ * - `working_dir`: the working directory (our `cwd`);
+ * - `created` (ISO 8601, `+00:00` offset): creation time; with no `updated`,
+ *   the last update is the file's modification time;
+ * - `turn_count`, `name`, `model` (`"unknown"` means none), `parent_id`;
+ * - `bundle` (`bundle:<name>`), `description`, `agent_name`, `trace_id`,
+ *   `config`, `bundle_context`, `self_delegation_depth`: kept as found.
+ * A session without `status` was not written by a running process here: it
+ * is `completed`. Keys are never dropped: writing the metadata back keeps
+ * Python's keys next to ours. Returns undefined when `raw` is not an object.
+ */
+export function readSessionMetadata(raw: unknown, dir: string): SessionMetadata | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const found = raw as Record<string, unknown>;
+  const options = (
+    typeof found.options === 'object' && found.options !== null ? found.options : {}
+  ) as Record<string, unknown>;
+  const cwd = nonEmpty(found.cwd) ? found.cwd : nonEmpty(found.working_dir) ? found.working_dir : '';
+  let mtime: string | undefined;
+  try {
+    mtime = fs.statSync(path.join(dir, METADATA)).mtime.toISOString();
+  } catch {
+    mtime = undefined;
+  }
+  const created = nonEmpty(found.created) ? found.created : (mtime ?? new Date(0).toISOString());
+  const model = nonEmpty(found.model) && found.model !== 'unknown' ? found.model : null;
+  return {
+    ...found,
+    session_id: nonEmpty(found.session_id) ? found.session_id : path.basename(dir),
+    created,
+    updated: nonEmpty(found.updated) ? found.updated : (mtime ?? created),
+    cwd,
+    ...(cwd === '' ? {} : { working_dir: cwd }),
+    parent_id: nonEmpty(found.parent_id) ? found.parent_id : null,
+    provider: isString(found.provider) ? found.provider : '',
+    model,
+    plan: (typeof found.plan === 'object' && found.plan !== null ? found.plan : {}) as Record<
+      string,
+      unknown
+    >,
+    options: {
+      plan_file: nonEmpty(options.plan_file) ? options.plan_file : null,
+      provider: nonEmpty(options.provider) ? options.provider : null,
+      model: nonEmpty(options.model) ? options.model : null,
+      max_iterations: typeof options.max_iterations === 'number' ? options.max_iterations : null,
+    },
+    turn_count: typeof found.turn_count === 'number' ? found.turn_count : 0,
+    status: nonEmpty(found.status) ? found.status : 'completed',
+    name: nonEmpty(found.name) ? found.name : null,
+    pid: typeof found.pid === 'number' ? found.pid : 0,
+    cli_version: isString(found.cli_version) ? found.cli_version : '',
+  };
+}
+
+/** Milliseconds of an ISO time for ordering ('Z' and '+00:00' alike); 0 when unreadable. */
+function timeOf(iso: string): number {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? 0 : ms;
+}
+
 /** `AMPLIFIER_HOME`, else `~/.amplifier`. */
 export function amplifierHome(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env.AMPLIFIER_HOME || path.join(os.homedir(), '.amplifier'));
@@ -22,12 +88,23 @@ export function projectSlug(cwd: string): string {
   return slug.startsWith('-') ? slug : `-${slug}`;
 }
 
-/** What `metadata.json` holds. */
+/**
+ * What `metadata.json` holds. The file also carries the keys Python
+ * Amplifier's CLI writes and reads (`working_dir`, `parent_id`, `bundle`...,
+ * see `readSessionMetadata`), and keeps any other key it was found with.
+ */
 export interface SessionMetadata {
   session_id: string;
   created: string;
   updated: string;
+  /** The working directory ('' when a session written elsewhere recorded none). */
   cwd: string;
+  /** Python Amplifier's name for `cwd`; written with the same value. */
+  working_dir?: string;
+  /** The parent session (sub-sessions); null for a top-level session, as the reference writes it. */
+  parent_id?: string | null;
+  /** Python Amplifier's bundle (`bundle:foundation`), kept as found. */
+  bundle?: string;
   provider: string;
   model: string | null;
   /** Module ids per section. */
@@ -139,13 +216,20 @@ export class SessionRecord {
   /** The status to show: a `running` session whose process is gone was interrupted (a crash or kill -9). */
   get displayStatus(): string {
     const { status, pid } = this.metadata;
-    if (status === 'running' && pid !== process.pid && !isAlive(pid)) return 'interrupted';
+    if (status === 'running' && pid !== process.pid && (pid <= 0 || !isAlive(pid))) return 'interrupted';
     return status;
   }
 
   /** Merge `patch` into the metadata, stamp `updated`, and write it atomically (temp file + rename). */
   saveMetadata(patch: Partial<SessionMetadata> = {}): void {
-    this.metadata = { ...this.metadata, ...patch, updated: new Date().toISOString() };
+    const merged = { ...this.metadata, ...patch };
+    // The reference's keys next to ours: Python Amplifier reads `working_dir` and `parent_id`.
+    this.metadata = {
+      ...merged,
+      ...(merged.cwd === '' ? {} : { working_dir: merged.cwd }),
+      parent_id: merged.parent_id ?? null,
+      updated: new Date().toISOString(),
+    };
     fs.mkdirSync(this.dir, { recursive: true });
     writeAtomic(path.join(this.dir, METADATA), `${JSON.stringify(this.metadata, null, 2)}\n`);
   }
@@ -229,9 +313,11 @@ export class SessionStore {
 
   #read(dir: string): SessionRecord | undefined {
     try {
-      const metadata = JSON.parse(fs.readFileSync(path.join(dir, METADATA), 'utf8')) as SessionMetadata;
-      if (typeof metadata?.session_id !== 'string') return undefined;
-      return new SessionRecord(dir, metadata);
+      const metadata = readSessionMetadata(
+        JSON.parse(fs.readFileSync(path.join(dir, METADATA), 'utf8')),
+        dir,
+      );
+      return metadata === undefined ? undefined : new SessionRecord(dir, metadata);
     } catch {
       return undefined;
     }
@@ -255,7 +341,11 @@ export class SessionStore {
       .flatMap((d) => this.#dirs(d))
       .map((d) => this.#read(d))
       .filter((r): r is SessionRecord => r !== undefined);
-    return records.sort((a, b) => (a.metadata.updated < b.metadata.updated ? 1 : -1));
+    return records.sort(
+      (a, b) =>
+        timeOf(b.metadata.updated) - timeOf(a.metadata.updated) ||
+        timeOf(b.metadata.created) - timeOf(a.metadata.created),
+    );
   }
 
   /** The most recently updated session of the project at `cwd`. */

@@ -173,3 +173,68 @@ describe('tool lint (AgentPM manifests)', () => {
     expect(result.stdout).toMatch(/no agent\.json/);
   });
 });
+
+describe('tool list with AgentPM tools', () => {
+  function agentPmPlan(cwd: string, tools: string[]): string {
+    return writeFile(
+      path.join(cwd, 'plan.yaml'),
+      [
+        'session: { orchestrator: loop-basic, context: context-simple }',
+        'tools:',
+        '  - module: tool-agentpm',
+        '    config:',
+        `      tools: [${tools.map((t) => JSON.stringify(t)).join(', ')}]`,
+        '',
+      ].join('\n'),
+    );
+  }
+
+  function nodeTool(dir: string, name: string, files: string[]): void {
+    writeFile(
+      path.join(dir, 'agent.json'),
+      JSON.stringify({
+        kind: 'tool',
+        name,
+        version: '0.1.0',
+        description: `The ${name} tool.`,
+        files,
+        entrypoint: { command: 'node', args: ['dist/index.js'] },
+        runtime: { type: 'node', version: '20' },
+        inputs: { type: 'object', properties: {} },
+        outputs: { type: 'object' },
+      }),
+    );
+    writeFile(path.join(dir, 'dist', 'index.js'), 'process.stdout.write(JSON.stringify({ ok: true }));\n');
+  }
+
+  it('lists a tool whose files is a directory entry ("dist/"), and exits 0', async () => {
+    const cwd = tempDir();
+    nodeTool(path.join(cwd, 'tools', 'good'), 'good-tool', ['dist/']);
+    const plan = agentPmPlan(cwd, ['./tools/good']);
+    const result = await runCli(['tool', 'list', '--plan', plan], { cwd, env: cliEnv(tempDir()) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^good_tool\s+The good-tool tool\./m);
+  });
+
+  it('does not exit 0 with an empty table when manifests failed: each failure is reported with its reason', async () => {
+    const cwd = tempDir();
+    nodeTool(path.join(cwd, 'tools', 'good'), 'good-tool', ['dist/']);
+    nodeTool(path.join(cwd, 'tools', 'bad'), 'bad-tool', ['dist/']);
+    fs.rmSync(path.join(cwd, 'tools', 'bad', 'dist'), { recursive: true });
+    const plan = agentPmPlan(cwd, ['./tools/good', './tools/bad', './tools/missing']);
+    const result = await runCli(['tool', 'list', '--plan', plan], { cwd, env: cliEnv(tempDir()) });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^good_tool\s/m);
+    expect(result.stderr).toContain(
+      'AgentPM tool \'./tools/bad\' was not loaded:\n  - entrypoint.args[0]: "dist/index.js" does not exist in the tool folder',
+    );
+    expect(result.stderr).toContain(
+      `AgentPM tool './tools/missing' was not loaded:\n  - tool folder ${path.join(cwd, 'tools', 'missing')} does not exist`,
+    );
+    // Reported once: the module's own log lines for these failures are not printed as well.
+    expect(result.stderr.match(/does not exist in the tool folder/g)).toHaveLength(1);
+    const json = await runCli(['tool', 'list', '--plan', plan, '--json'], { cwd, env: cliEnv(tempDir()) });
+    expect(json.code).toBe(1);
+    expect((JSON.parse(json.stdout) as Array<{ name: string }>).map((t) => t.name)).toEqual(['good_tool']);
+  });
+});

@@ -15,7 +15,13 @@ import {
   type Tool,
   type ToolResult,
 } from '@amplifier/core';
-import { formatManifestProblems, lintManifest } from '@amplifier/tool-agentpm';
+import {
+  describeProblem,
+  formatManifestProblems,
+  type LoadProblem,
+  lintManifest,
+  PROBLEMS_CAPABILITY,
+} from '@amplifier/tool-agentpm';
 import { CliApproval } from './approval.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
@@ -48,10 +54,31 @@ export function parseToolArgs(pairs: readonly string[]): Record<string, unknown>
   return input;
 }
 
+/** The AgentPM tools that failed to load: each source with its error problems (the module's load report). */
+function agentPmFailures(session: AmplifierSession): Map<string, LoadProblem[]> {
+  const problems = session.coordinator.getCapability<LoadProblem[]>(PROBLEMS_CAPABILITY) ?? [];
+  const failed = new Map<string, LoadProblem[]>();
+  for (const problem of problems) {
+    if (problem.severity !== 'error') continue;
+    failed.set(problem.source, [...(failed.get(problem.source) ?? []), problem]);
+  }
+  return failed;
+}
+
+/** The warnings tool-agentpm logs for the failures it reports (printed once, by the command, instead). */
+function failureLogLines(failed: Map<string, LoadProblem[]>): Set<string> {
+  const lines = new Set<string>();
+  for (const [source, problems] of failed) {
+    lines.add(`tool-agentpm: tool '${source}' was not loaded`);
+    for (const problem of problems) lines.add(`tool-agentpm: ${describeProblem(problem)}`);
+  }
+  return lines;
+}
+
 async function withTools<T>(
   options: ToolCommandOptions,
   display: Display,
-  use: (session: AmplifierSession) => Promise<T>,
+  use: (session: AmplifierSession, failed: Map<string, LoadProblem[]>) => Promise<T>,
 ): Promise<T> {
   const cwd = resolveCwd(options.cwd);
   const { plan } = resolvePlan({
@@ -60,14 +87,22 @@ async function withTools<T>(
     provider: 'mock',
     emptySections: ['providers', 'hooks'],
   });
+  // Warnings wait until the session is built: the failures reported below are not printed twice.
+  let pending: string[] | undefined = [];
   const logger: Logger = {
     debug: (m) => display.debug(m),
     info: (m) => display.debug(m),
     // Modules that fail to load are reported below, with the advice from their error.
     warn: (m) => {
-      if (!/^(provider|tool|hook) '[^']*' was not loaded: /.test(m)) display.warn(m);
+      if (/^(provider|tool|hook) '[^']*' was not loaded: /.test(m)) return;
+      if (pending) pending.push(m);
+      else display.warn(m);
     },
     error: (m) => display.error(m),
+  };
+  const flush = (skip: Set<string> = new Set()): void => {
+    for (const m of pending ?? []) if (!skip.has(m)) display.warn(m);
+    pending = undefined;
   };
   const session = await AmplifierSession.create(plan, {
     loader: createLoader(cwd, { logger }),
@@ -79,14 +114,20 @@ async function withTools<T>(
     }),
     baseDir: cwd,
     workingDir: cwd,
+  }).catch((error: unknown) => {
+    flush();
+    throw error;
   });
   try {
+    const agentPm = agentPmFailures(session);
+    flush(failureLogLines(agentPm));
     const failed = session.failures.map(
       (f) => `Could not load ${f.section.replace(/s$/, '')} '${f.module}': ${errorMessage(f.error)}`,
     );
     if (failed.length > 0) throw new CliError(failed.join('\n\n'));
-    return await use(session);
+    return await use(session, agentPm);
   } finally {
+    flush();
     await session.cleanup();
   }
 }
@@ -95,13 +136,17 @@ function firstLine(text: string): string {
   return (text.split('\n')[0] ?? '').trim();
 }
 
-/** `amplifier tool list`: name and description of every mounted tool. */
+/**
+ * `amplifier tool list`: name and description of every mounted tool. AgentPM
+ * tools that failed to load are reported on stderr, each with its reasons,
+ * and make the command exit 1 (the list of the others is still printed).
+ */
 export async function listTools(
   options: ToolCommandOptions,
   display: Display,
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  return withTools(options, display, async (session) => {
+  return withTools(options, display, async (session, failed) => {
     const tools = [...session.coordinator.get('tools').values()];
     if (options.json) {
       const list = tools.map((t) => ({
@@ -118,7 +163,15 @@ export async function listTools(
         ),
       );
     }
-    return EXIT_OK;
+    if (failed.size === 0) return EXIT_OK;
+    const reports = [...failed].map(
+      ([source, problems]) =>
+        `AgentPM tool '${source}' was not loaded:\n${problems.map((p) => `  - ${p.path ? `${p.path}: ` : ''}${p.message}`).join('\n')}`,
+    );
+    display.error(
+      `${reports.join('\n')}\nFix the manifest or the config (amplifier tool lint <folder> checks a tool folder).`,
+    );
+    return EXIT_ERROR;
   });
 }
 

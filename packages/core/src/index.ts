@@ -233,7 +233,7 @@ export {
   stringifyJson,
 } from './results.js';
 // Schemas and validation of data
-export type { DataSchemaName, DataValidator } from './schemas.js';
+export type { CompileOptions, DataSchemaName, DataValidator } from './schemas.js';
 export {
   assertData,
   checkData,

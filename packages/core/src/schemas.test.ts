@@ -368,3 +368,30 @@ describe('compileSchema', () => {
     expect(validate(null)).toEqual([]);
   });
 });
+
+describe('compileSchema with formats (ajv-formats)', () => {
+  const schema = {
+    type: 'object',
+    properties: { url: { type: 'string', format: 'uri' }, at: { type: 'string', format: 'date-time' } },
+  };
+
+  it('checks format only when asked: uri and date-time are enforced with { formats: true }', () => {
+    expect(compileSchema(schema)({ url: 'not a uri' })).toEqual([]);
+    const validate = compileSchema(schema, { formats: true });
+    expect(validate({ url: 'https://example.com/a?b=1', at: '2026-11-26T04:00:00Z' })).toEqual([]);
+    expect(validate({ url: 'not a uri' })).toEqual([{ path: 'url', message: 'must match format "uri"' }]);
+    expect(validate({ at: 'yesterday' })).toEqual([{ path: 'at', message: 'must match format "date-time"' }]);
+  });
+
+  it('ignores a format ajv-formats does not know, and honours an older draft', () => {
+    expect(compileSchema({ type: 'string', format: 'made-up' }, { formats: true })('x')).toEqual([]);
+    const draft07 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'string',
+      format: 'email',
+    };
+    expect(compileSchema(draft07, { formats: true })('nobody')).toEqual([
+      { path: '', message: 'must match format "email"' },
+    ]);
+  });
+});

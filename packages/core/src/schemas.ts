@@ -55,10 +55,17 @@ const AJV_OPTIONS: Options = {
 let ajvInstance: Ajv2020 | undefined;
 let ajv2019Instance: Ajv2019 | undefined;
 let ajv07Instance: Ajv | undefined;
+/** Per draft: the ajv that also checks `format` (ajv-formats), made on first need. */
+const formatAjvs = new Map<Draft, SchemaCompiler>();
 
 /** Whether ajv has been loaded in this process (it is loaded on first need). */
 export function ajvLoaded(): boolean {
-  return ajvInstance !== undefined || ajv2019Instance !== undefined || ajv07Instance !== undefined;
+  return (
+    ajvInstance !== undefined ||
+    ajv2019Instance !== undefined ||
+    ajv07Instance !== undefined ||
+    formatAjvs.size > 0
+  );
 }
 
 /** The shared ajv (draft 2020-12, all errors, lenient about unknown keywords). */
@@ -103,6 +110,29 @@ function draft07Ajv(): Ajv {
     ajv07Instance = new Ajv(AJV_OPTIONS);
   }
   return ajv07Instance;
+}
+
+/**
+ * An ajv of `draft` that validates `format` with ajv-formats' full set
+ * (`uri`, `email`, `date-time`, `uuid`, `ipv4`...). A format ajv-formats does
+ * not know is ignored, as JSON Schema says of unknown formats.
+ */
+function formatAjvOf(draft: Draft): SchemaCompiler {
+  let instance = formatAjvs.get(draft);
+  if (instance === undefined) {
+    const options: Options = { ...AJV_OPTIONS, validateFormats: true, logger: false };
+    const made =
+      draft === '2020-12'
+        ? new (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020(options)
+        : draft === '2019-09'
+          ? new (require('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js')).Ajv2019(options)
+          : new (require('ajv') as typeof import('ajv')).Ajv(options);
+    const addFormats = require('ajv-formats') as (ajv: Ajv) => Ajv;
+    addFormats(made as unknown as Ajv);
+    instance = made;
+    formatAjvs.set(draft, instance);
+  }
+  return instance;
 }
 
 /** The parsed JSON Schema of a data type (the file shipped in the package). */
@@ -164,21 +194,33 @@ export function assertData(name: DataSchemaName, value: unknown, what: string = 
 export type DataValidator = (value: unknown) => DataError[];
 
 const compiled = new WeakMap<object, DataValidator>();
+const compiledWithFormats = new WeakMap<object, DataValidator>();
+
+/** Options of `compileSchema`. */
+export interface CompileOptions {
+  /**
+   * Check the `format` keyword (`uri`, `email`, `date-time`, `uuid`...) with
+   * ajv-formats. Off by default: JSON Schema makes `format` an annotation,
+   * and the kernel's own schemas do not depend on it.
+   */
+  formats?: boolean;
+}
 
 /**
  * Compile with ajv: the declared draft's rules, and a schema without `$schema`
  * that only compiles as draft-07 is accepted as such. Throws a
  * `DataValidationError` when the schema itself is invalid.
  */
-function compileWithAjv(declared: unknown, schema: object): ValidateFunction {
+function compileWithAjv(declared: unknown, schema: object, formats = false): ValidateFunction {
+  const of = formats ? formatAjvOf : ajvOf;
   try {
     const draft = draftOf(declared);
-    if (draft !== '2020-12' || declared !== undefined) return ajvOf(draft).compile(schema);
+    if (draft !== '2020-12' || declared !== undefined) return of(draft).compile(schema);
     try {
-      return sharedAjv().compile(schema);
+      return of('2020-12').compile(schema);
     } catch (error) {
       try {
-        return draft07Ajv().compile(schema);
+        return of('draft-07').compile(schema);
       } catch {
         throw error;
       }
@@ -198,13 +240,17 @@ function compileWithAjv(declared: unknown, schema: object): ValidateFunction {
  * compiles as draft-07 is accepted as such. Throws a clear error when the
  * schema itself is invalid.
  */
-export function compileSchema(schema: JSONSchema): DataValidator {
-  let validator = compiled.get(schema);
+export function compileSchema(schema: JSONSchema, options: CompileOptions = {}): DataValidator {
+  const formats = options.formats === true;
+  const cache = formats ? compiledWithFormats : compiled;
+  let validator = cache.get(schema);
   if (validator !== undefined) return validator;
   const { $schema: declared, $id: _id, ...rest } = schema;
-  const check = draftOf(declared) === '2020-12' ? buildSubsetCheck(rest, undefined, dataSchemaAt) : undefined;
+  // The subset closures ignore `format`: with formats on, ajv checks every value.
+  const check =
+    !formats && draftOf(declared) === '2020-12' ? buildSubsetCheck(rest, undefined, dataSchemaAt) : undefined;
   if (check === undefined) {
-    const validate = compileWithAjv(declared, rest);
+    const validate = compileWithAjv(declared, rest, formats);
     validator = (value) => {
       try {
         return validate(value) ? [] : formatAjvErrors(validate.errors);
@@ -225,7 +271,7 @@ export function compileSchema(schema: JSONSchema): DataValidator {
       }
     };
   }
-  compiled.set(schema, validator);
+  cache.set(schema, validator);
   return validator;
 }
 
