@@ -32,6 +32,8 @@ export interface GitResolverOptions {
   git?: string;
   /** Give up on a clone after this many milliseconds (default 120000). */
   timeoutMs?: number;
+  /** Never run git: use cached checkouts only (a missing one is an error that says how to add it). */
+  offline?: boolean;
 }
 
 /** Parse `git+https://host/org/repo@ref#subdirectory=p` (the ref defaults to `main`). */
@@ -95,6 +97,19 @@ export function gitResolver(options: GitResolverOptions): BundleSourceResolver {
   const checkout = async (uri: string, source: GitSource): Promise<string> => {
     const dir = path.join(options.cacheDir, gitCacheKey(source));
     if (fs.existsSync(path.join(dir, '.git'))) return dir;
+    const fetchByHand = [
+      `To use it without the network, clone it once yourself:`,
+      `  git clone --branch ${source.ref} ${source.url} "${dir}"`,
+      `or point the URL at a local checkout (CLI: --source git+${source.url}=<folder>).`,
+    ];
+    if (options.offline === true) {
+      throw new BundleDependencyError(
+        [
+          `Cannot fetch ${uri}: offline, and ${source.url} at '${source.ref}' is not in the cache.`,
+          ...fetchByHand,
+        ].join('\n'),
+      );
+    }
     fs.mkdirSync(options.cacheDir, { recursive: true });
     const temp = fs.mkdtempSync(path.join(options.cacheDir, '.clone-'));
     try {
@@ -113,9 +128,7 @@ export function gitResolver(options: GitResolverOptions): BundleSourceResolver {
       throw new BundleDependencyError(
         [
           `Cannot fetch ${uri}: git clone of ${source.url} at '${source.ref}' failed: ${(error as Error).message}`,
-          `To use it without the network, clone it once yourself:`,
-          `  git clone --branch ${source.ref} ${source.url} "${dir}"`,
-          `or point the URL at a local checkout (CLI: --source git+${source.url}=<folder>).`,
+          ...fetchByHand,
         ].join('\n'),
         { cause: error },
       );

@@ -227,3 +227,21 @@ describe.skipIf(!GIT)('git sources (a local repository made by the test; no netw
     expect(error.message).toContain('git clone --branch no-such-branch');
   });
 });
+
+describe.skipIf(!GIT)('git sources offline', () => {
+  it('offline: a cached checkout is used, a missing one is an error with the clone command; git is never run', async () => {
+    const repo = gitRepo({ 'bundle.yaml': 'bundle: {name: r}\ntools: [{module: cached}]\n' });
+    const cacheDir = tempTree();
+    const url = `git+${pathToFileURL(repo).href}@main`;
+    const offline = await failure(loadBundle(url, { resolvers: [gitResolver({ cacheDir, offline: true })] }));
+    expect(offline.message).toContain(`Cannot load the bundle '${url}'`);
+    expect(offline.message).toContain('offline, and');
+    expect(offline.message).toContain(`git clone --branch main ${pathToFileURL(repo).href}`);
+    expect(fs.readdirSync(cacheDir)).toEqual([]);
+    await loadBundle(url, { resolvers: [gitResolver({ cacheDir })] });
+    const cached = await loadBundle(url, {
+      resolvers: [gitResolver({ cacheDir, offline: true, git: '/nonexistent/git' })],
+    });
+    expect(cached.tools).toEqual([{ module: 'cached' }]);
+  });
+});

@@ -13,6 +13,7 @@ import { compose } from './compose.js';
 import {
   BundleDependencyError,
   BundleError,
+  type BundleErrorOptions,
   BundleLoadError,
   BundleNotFoundError,
   describeChain,
@@ -97,7 +98,14 @@ class BundleLoader {
   }
 
   async loadRoot(source: string): Promise<Bundle> {
-    const located = await this.#locate(source, undefined, []);
+    let located: Located;
+    try {
+      located = await this.#locate(source, undefined, []);
+    } catch (error) {
+      if (!BundleError.is(error)) throw error;
+      const Kind = error.constructor as new (message: string, options?: BundleErrorOptions) => BundleError;
+      throw new Kind(`Cannot load the bundle '${source}':\n${error.message}`, { cause: error });
+    }
     let data: BundleData;
     try {
       data = await this.#load(located, []);
