@@ -3,6 +3,7 @@
  */
 import { MODULE_TYPES } from '@amplifier/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { listBundles, showBundle } from './bundles.js';
 import { Display } from './display.js';
 import { describeError, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { CLI_VERSION, listModules, validateCommand } from './modules.js';
@@ -11,6 +12,11 @@ import { deleteSessions, listSessions, showSession } from './session-commands.js
 import { invokeTool, lintTool, listTools } from './tools.js';
 
 let exitCode = EXIT_OK;
+
+/** A repeatable option's values. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
 
 function integer(value: string): number {
   const n = Number(value);
@@ -38,6 +44,16 @@ function runOptions(command: Command): Command {
     command
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder syntax of plan files
       .option('--plan <file>', 'a mount plan (YAML or JSON; ${VAR} and ${VAR:default} expanded)')
+      .option(
+        '-B, --bundle <file|name>',
+        'an Amplifier bundle (bundle.md, .yaml, a folder, a name or a git+https URL)',
+      )
+      .option(
+        '--source <url=folder>',
+        'use a local copy for a bundle source (repeatable): --source git+https://github.com/org/repo=./repo',
+        collect,
+        undefined,
+      )
       .addOption(
         new Option('-p, --provider <name>', 'model provider').choices(['anthropic', 'openai', 'mock']),
       )
@@ -79,6 +95,8 @@ const program = new Command('amplifier')
 
 type RunFlags = Common & {
   plan?: string;
+  bundle?: string;
+  source?: string[];
   provider?: string;
   model?: string;
   maxIterations?: number;
@@ -92,6 +110,8 @@ function runOptionsOf(words: string[], flags: RunFlags): RunOptions {
   return {
     prompt: words.length > 0 ? words.join(' ') : undefined,
     plan: flags.plan,
+    bundle: flags.bundle,
+    sources: flags.source,
     provider: flags.provider,
     model: flags.model,
     maxIterations: flags.maxIterations,
@@ -208,6 +228,38 @@ common(
     ),
   );
 
+const bundle = program
+  .command('bundle')
+  .description('Amplifier bundles: named ones (project, user, shipped, well-known) and their composed plans');
+common(bundle.command('list').description('bundles found by name, first hit wins')).action(
+  action((flags: Common) =>
+    listBundles({ cwd: resolveCwd(flags.cwd), json: flags.json ?? false }, display(flags), process.stdout),
+  ),
+);
+common(
+  bundle
+    .command('show')
+    .description('the composed mount plan of a bundle (YAML; --json for JSON); warnings on stderr')
+    .argument('<bundle>', 'a file, a folder, a name or a URI'),
+)
+  .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined)
+  .option('--instructions', 'print the system prompt (body, context files, @mentions) instead of the plan')
+  .action(
+    action((ref: string, flags: Common & { source?: string[]; instructions?: boolean }) =>
+      showBundle(
+        ref,
+        {
+          cwd: resolveCwd(flags.cwd),
+          json: flags.json ?? false,
+          sources: flags.source,
+          instructions: flags.instructions ?? false,
+        },
+        display(flags),
+        process.stdout,
+      ),
+    ),
+  );
+
 const tool = program.command('tool').description('the tools of the plan, without a model');
 common(tool.command('list').description('tools the plan mounts'))
   .option('--plan <file>', 'a mount plan (default: the built-in one)')
@@ -258,7 +310,8 @@ Without a command, "amplifier" is "amplifier run".
 
 Exit codes: 0 ok, 1 error, 2 usage, 130 cancelled (Ctrl+C).
 Environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL (provider choice; none: the offline
-demo), AMPLIFIER_HOME (default ~/.amplifier), AMPLIFIER_MODULES (extra module folders), NO_COLOR.`,
+demo), AMPLIFIER_HOME (default ~/.amplifier), AMPLIFIER_MODULES (extra module folders),
+AMPLIFIER_OFFLINE=1 (bundle git sources from the cache and --source copies only), NO_COLOR.`,
 );
 
 // A reader that went away (`amplifier run --json | head`) is not an error: stop writing, keep cleaning up.

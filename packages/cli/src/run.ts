@@ -5,7 +5,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildSystemPrompt, notRunnableReason } from '@amplifier/bundles';
 import { errorMessage } from '@amplifier/core';
+import { bundlePlan, loadCliBundle } from './bundles.js';
 import { DEMO_PROMPT } from './demo.js';
 import { Display } from './display.js';
 import { CliError, describeError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
@@ -17,6 +19,10 @@ import { type SessionRecord, SessionStore } from './sessions.js';
 export interface RunOptions {
   prompt?: string | undefined;
   plan?: string | undefined;
+  /** A bundle: a file, a folder, a name or a URI (`--bundle`). */
+  bundle?: string | undefined;
+  /** `--source <url>=<folder>` mappings for the bundle's includes. */
+  sources?: string[] | undefined;
   provider?: string | undefined;
   model?: string | undefined;
   maxIterations?: number | undefined;
@@ -120,13 +126,33 @@ export async function runCommand(options: RunOptions): Promise<number> {
     const provider = options.provider ?? remembered?.provider ?? undefined;
     const model = options.model ?? remembered?.model ?? undefined;
     const maxIterations = options.maxIterations ?? remembered?.max_iterations ?? undefined;
+    if (options.plan !== undefined && options.bundle !== undefined) {
+      throw new CliError('Give --plan or --bundle, not both.', EXIT_USAGE);
+    }
+    const planFile =
+      options.plan ?? (options.bundle === undefined ? remembered?.plan_file : undefined) ?? undefined;
+    const bundleRef =
+      planFile === undefined ? (options.bundle ?? remembered?.bundle ?? undefined) : undefined;
+    const sources = options.sources ?? remembered?.sources ?? undefined;
+    const bundle = bundleRef === undefined ? undefined : await loadCliBundle(bundleRef, { cwd, sources });
+    let bundleData: ReturnType<typeof bundlePlan> | undefined;
+    if (bundle !== undefined) {
+      const reason = notRunnableReason(bundle);
+      if (reason !== undefined) throw new CliError(`Cannot run ${bundle.source}: ${reason}.`);
+      bundleData = bundlePlan(bundle);
+    }
     const resolved = resolvePlan({
-      planFile: options.plan ?? remembered?.plan_file ?? undefined,
+      planFile,
       provider,
       model,
       maxIterations,
       cwd,
+      ...(bundle !== undefined &&
+        bundleData !== undefined && {
+          bundle: { data: bundleData.data, ref: rememberedBundle(bundleRef!, cwd), origin: bundle.source },
+        }),
     });
+    for (const warning of [...(bundleData?.warnings ?? []), ...resolved.warnings]) display.warn(warning);
 
     let prompt = options.prompt;
     if (prompt === undefined && process.stdin.isTTY !== true) {
@@ -162,9 +188,15 @@ export async function runCommand(options: RunOptions): Promise<number> {
       display,
       store,
       record,
+      ...(bundle !== undefined && { systemPrompt: () => buildSystemPrompt(bundle, { cwd }) }),
       remember: {
-        // With a plan file and no --provider, the plan decides again next time.
-        provider: resolved.planFile !== undefined && provider === undefined ? null : resolved.provider.name,
+        bundle: resolved.bundle ?? null,
+        sources: resolved.bundle !== undefined && sources !== undefined ? sources : null,
+        // With a plan file or a bundle and no --provider, the plan decides again next time.
+        provider:
+          (resolved.planFile !== undefined || resolved.bundle !== undefined) && provider === undefined
+            ? null
+            : resolved.provider.name,
         model: model ?? null,
         max_iterations: maxIterations ?? null,
       },
@@ -194,6 +226,12 @@ export async function runCommand(options: RunOptions): Promise<number> {
     await runner?.close().catch((error: unknown) => display.error(`cleanup failed: ${errorMessage(error)}`));
     signals.dispose();
   }
+}
+
+/** The bundle reference to store for a resume: an existing relative path made absolute, else as given. */
+function rememberedBundle(ref: string, cwd: string): string {
+  const file = path.resolve(cwd, ref);
+  return ref.includes('://') || ref.startsWith('git+') || !fs.existsSync(file) ? ref : file;
 }
 
 /** Print a one-shot turn's answer (stdout) or what went wrong (stderr); returns the exit code. */
