@@ -3,7 +3,6 @@
  */
 import { MODULE_TYPES } from '@amplifier/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { listBundles, showBundle } from './bundles.js';
 import { Display } from './display.js';
 import { describeError, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { CLI_VERSION, listModules, validateCommand } from './modules.js';
@@ -232,9 +231,15 @@ const bundle = program
   .command('bundle')
   .description('Amplifier bundles: named ones (project, user, shipped, well-known) and their composed plans');
 common(bundle.command('list').description('bundles found by name, first hit wins')).action(
-  action((flags: Common) =>
-    listBundles({ cwd: resolveCwd(flags.cwd), json: flags.json ?? false }, display(flags), process.stdout),
-  ),
+  action(async (flags: Common) => {
+    // Loaded on use: a run without bundles never loads the bundle kit.
+    const { listBundles } = await import('./bundles.js');
+    return listBundles(
+      { cwd: resolveCwd(flags.cwd), json: flags.json ?? false },
+      display(flags),
+      process.stdout,
+    );
+  }),
 );
 common(
   bundle
@@ -245,8 +250,8 @@ common(
   .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined)
   .option('--instructions', 'print the system prompt (body, context files, @mentions) instead of the plan')
   .action(
-    action((ref: string, flags: Common & { source?: string[]; instructions?: boolean }) =>
-      showBundle(
+    action(async (ref: string, flags: Common & { source?: string[]; instructions?: boolean }) =>
+      (await import('./bundles.js')).showBundle(
         ref,
         {
           cwd: resolveCwd(flags.cwd),

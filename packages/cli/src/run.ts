@@ -5,9 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildSystemPrompt, notRunnableReason } from '@amplifier/bundles';
+import type { Bundle } from '@amplifier/bundles';
 import { errorMessage } from '@amplifier/core';
-import { bundlePlan, loadCliBundle } from './bundles.js';
 import { DEMO_PROMPT } from './demo.js';
 import { Display } from './display.js';
 import { CliError, describeError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
@@ -134,12 +133,19 @@ export async function runCommand(options: RunOptions): Promise<number> {
     const bundleRef =
       planFile === undefined ? (options.bundle ?? remembered?.bundle ?? undefined) : undefined;
     const sources = options.sources ?? remembered?.sources ?? undefined;
-    const bundle = bundleRef === undefined ? undefined : await loadCliBundle(bundleRef, { cwd, sources });
-    let bundleData: ReturnType<typeof bundlePlan> | undefined;
-    if (bundle !== undefined) {
-      const reason = notRunnableReason(bundle);
-      if (reason !== undefined) throw new CliError(`Cannot run ${bundle.source}: ${reason}.`);
-      bundleData = bundlePlan(bundle);
+    let bundle: Bundle | undefined;
+    let bundleData: { data: Record<string, unknown>; warnings: string[] } | undefined;
+    let systemPrompt: (() => Promise<string | undefined>) | undefined;
+    if (bundleRef !== undefined) {
+      // Loaded on use: a run without a bundle never loads the bundle kit.
+      const { bundlePlan, loadCliBundle } = await import('./bundles.js');
+      const { buildSystemPrompt, notRunnableReason } = await import('@amplifier/bundles');
+      const loaded = await loadCliBundle(bundleRef, { cwd, sources });
+      const reason = notRunnableReason(loaded);
+      if (reason !== undefined) throw new CliError(`Cannot run ${loaded.source}: ${reason}.`);
+      bundle = loaded;
+      bundleData = bundlePlan(loaded);
+      systemPrompt = () => buildSystemPrompt(loaded, { cwd });
     }
     const resolved = resolvePlan({
       planFile,
@@ -188,7 +194,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
       display,
       store,
       record,
-      ...(bundle !== undefined && { systemPrompt: () => buildSystemPrompt(bundle, { cwd }) }),
+      systemPrompt,
       remember: {
         bundle: resolved.bundle ?? null,
         sources: resolved.bundle !== undefined && sources !== undefined ? sources : null,

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { applySystemPrompt } from '@amplifier/bundles';
 /**
  * A SessionRunner owns one AmplifierSession with its transcript on disk, the
  * live display and Ctrl+C handling during a turn (first press graceful,
@@ -187,6 +186,7 @@ export class SessionRunner {
     }
     // After the transcript (which holds no system messages): a factory, or one system message.
     if (systemPrompt !== undefined) {
+      const { applySystemPrompt } = await import('@amplifier/bundles');
       const how = await applySystemPrompt(inner, systemPrompt);
       this.display.debug(
         `bundle instructions: ${how === 'factory' ? "the context's system prompt factory" : how === 'message' ? 'one system message' : 'none'}`,
