@@ -16,7 +16,13 @@ export {
 export { type GitResolverOptions, type GitSource, gitCacheKey, gitResolver, parseGitUri } from './git.js';
 export { applySystemPrompt } from './instructions.js';
 export { type Bundle, type LoadBundleOptions, loadBundle } from './load.js';
-export { buildSystemPrompt, extractMentions, MENTION_DEPTH, type SystemPromptOptions } from './mentions.js';
+export {
+  buildSystemPrompt,
+  extractMentions,
+  MENTION_DEPTH,
+  missingContextFiles,
+  type SystemPromptOptions,
+} from './mentions.js';
 export {
   BUNDLE_FILES,
   type BundleData,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempTrees, tempTree } from './__fixtures__/files.js';
 import { loadBundle } from './load.js';
-import { buildSystemPrompt, extractMentions } from './mentions.js';
+import { buildSystemPrompt, extractMentions, missingContextFiles } from './mentions.js';
 
 afterEach(removeTempTrees);
 
@@ -85,5 +85,18 @@ describe('buildSystemPrompt', () => {
     expect(await buildSystemPrompt(await loadBundle(dir), { cwd })).toContain('Here.');
     const empty = tempTree({ 'bundle.yaml': 'tools: []\n' });
     expect(await buildSystemPrompt(await loadBundle(empty))).toBeUndefined();
+  });
+});
+
+describe('missingContextFiles', () => {
+  it('names context entries whose file is missing or whose namespace is unknown', async () => {
+    const dir = tempTree({
+      'bundle.yaml': 'bundle: {name: me}\ncontext:\n  include: [me:here.md, me:gone.md, other:x.md]\n',
+      'here.md': 'Here.',
+    });
+    expect(missingContextFiles(await loadBundle(dir))).toEqual([
+      `context 'me:gone.md': no file ${path.join(dir, 'gone.md')} (left out of the prompt)`,
+      "context 'other:x.md': the namespace of other:x.md is not loaded (left out of the prompt)",
+    ]);
   });
 });

@@ -5,6 +5,7 @@
  * depth first, at most 3 levels deep. Unresolved mentions are left out.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -144,4 +145,23 @@ export async function buildSystemPrompt(
     (p): p is string => p !== undefined && p !== '',
   );
   return parts.length === 0 ? undefined : parts.join('\n\n---\n\n');
+}
+
+/**
+ * The bundle's `context` entries whose file is not there (the reference's
+ * validator warns; the prompt leaves them out), as warning lines.
+ */
+export function missingContextFiles(bundle: Bundle): string[] {
+  const missing: string[] = [];
+  for (const entry of bundle.context) {
+    const file = contextPath(entry.ref, bundle);
+    if (file === undefined) {
+      missing.push(
+        `context '${entry.key}': the namespace of ${entry.ref} is not loaded (left out of the prompt)`,
+      );
+    } else if (!existsSync(file)) {
+      missing.push(`context '${entry.key}': no file ${file} (left out of the prompt)`);
+    }
+  }
+  return missing;
 }

@@ -97,6 +97,22 @@ describe('amplifier bundle show', () => {
     expect(parse(result.stdout).tools).toEqual([{ module: 'tool-search', priority: 3 }]);
   });
 
+  it('context files that are not there are named on stderr (left out of the prompt)', async () => {
+    const home = tempDir();
+    const result = await runCli(['bundle', 'show', path.join(REALWORLD, 'behaviors', 'agents.yaml')], {
+      cwd: home,
+      env: cliEnv(home),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      "context 'foundation:context/agents/delegation-instructions.md': the namespace of foundation:context/agents/delegation-instructions.md is not loaded",
+    );
+    expect(parse(result.stdout).tools.map((t: { module: string }) => t.module)).toEqual([
+      'tool-delegate',
+      'tool-skills',
+    ]);
+  });
+
   it('foundation-bundle.md offline: every git source it needs is named, with the way to supply it', async () => {
     const home = tempDir();
     const result = await runCli(['bundle', 'show', path.join(REALWORLD, 'foundation-bundle.md')], {

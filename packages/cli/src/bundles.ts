@@ -15,6 +15,7 @@ import {
   gitResolver,
   isUri,
   loadBundle,
+  missingContextFiles,
   notRunnableReason,
 } from '@amplifier/bundles';
 import { validateMountPlan } from '@amplifier/core';
@@ -105,7 +106,7 @@ export function bundlePlan(
   warnings: string[];
 } {
   const data = expandEnv(bundlePlanData(bundle), env);
-  return { data, warnings: [...bundle.warnings, ...planWarnings(data)] };
+  return { data, warnings: [...bundle.warnings, ...missingContextFiles(bundle), ...planWarnings(data)] };
 }
 
 /** The mount plan validator's warnings (unknown sections and keys), as lines. */
