@@ -88,6 +88,20 @@ describe('buildSystemPrompt', () => {
   });
 });
 
+describe('app namespaces', () => {
+  it('@user:x and @project:x resolve in the folders the app gives; .. is refused; a bundle namespace wins', async () => {
+    const user = tempTree({ 'prefs.md': 'User prefs.' });
+    const outer = tempTree({ 'project/notes.md': 'Project notes.', 'secret.md': 'Secret.' });
+    const project = path.join(outer, 'project');
+    const dir = tempTree({ 'bundle.md': '@user:prefs.md @project:notes.md @project:../secret.md' });
+    const prompt = (await buildSystemPrompt(await loadBundle(dir), { namespaces: { user, project } })) ?? '';
+    expect(prompt).toContain('User prefs.');
+    expect(prompt).toContain('Project notes.');
+    expect(prompt).not.toContain('Secret.');
+    expect(prompt.match(/<context_file/g)).toHaveLength(2);
+  });
+});
+
 describe('missingContextFiles', () => {
   it('names context entries whose file is missing or whose namespace is unknown', async () => {
     const dir = tempTree({

@@ -35,6 +35,12 @@ export interface SystemPromptOptions {
   cwd?: string;
   /** `@~/x` (default: the user's home folder). */
   home?: string;
+  /**
+   * The app's own mention namespaces, used when the bundle has none of that
+   * name (the CLI: `user` -> `$AMPLIFIER_HOME`, `project` -> `./.amplifier`);
+   * a mention into them that climbs out with `..` is left out.
+   */
+  namespaces?: Readonly<Record<string, string>>;
 }
 
 /** A resolved mention or context file. */
@@ -70,7 +76,7 @@ async function resolveMention(
   else if (/^[A-Za-z0-9_-]+:/.test(mention)) {
     const entry = bundle.context.find((e) => e.key === mention);
     if (entry !== undefined) candidates.push(contextPath(entry.ref, bundle) ?? '');
-    candidates.push(namespaced(mention, bundle) ?? '');
+    candidates.push(namespaced(mention, bundle) ?? appNamespaced(mention, options) ?? '');
   } else {
     const base = path.resolve(options.cwd ?? bundle.basePath, mention);
     candidates.push(base, `${base}.md`);
@@ -79,6 +85,20 @@ async function resolveMention(
     if (candidate !== '' && (await statOf(candidate)) !== undefined) return candidate;
   }
   return undefined;
+}
+
+/** `ns:x` in one of the app's namespaces; never outside its folder. */
+function appNamespaced(ref: string, options: SystemPromptOptions): string | undefined {
+  const colon = ref.indexOf(':');
+  const ns = ref.slice(0, colon);
+  const root =
+    options.namespaces !== undefined && Object.hasOwn(options.namespaces, ns)
+      ? options.namespaces[ns]
+      : undefined;
+  if (root === undefined) return undefined;
+  const rel = ref.slice(colon + 1);
+  if (rel.split(/[\\/]/).includes('..')) return undefined;
+  return path.resolve(root, rel);
 }
 
 function contextPath(ref: string, bundle: Bundle): string | undefined {

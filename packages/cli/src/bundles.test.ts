@@ -142,9 +142,10 @@ describe('amplifier bundle show', () => {
     );
     writeFile(path.join(copy, 'bundle.yaml'), 'bundle: {name: remote}\n');
     writeFile(path.join(copy, 'ctx.md'), 'Remote context.');
+    writeFile(path.join(home, 'prefs.md'), 'User prefs.');
     const file = writeFile(
       path.join(home, 'b.md'),
-      '---\nincludes: [git+https://example.invalid/org/repo@main#subdirectory=behaviors/x.yaml]\n---\nLocal body.\n',
+      '---\nincludes: [git+https://example.invalid/org/repo@main#subdirectory=behaviors/x.yaml]\n---\nLocal body. @user:prefs.md\n',
     );
     const source = ['--source', `git+https://example.invalid/org/repo=${copy}`];
     const env = cliEnv(home, { AMPLIFIER_OFFLINE: '1' });
@@ -153,7 +154,12 @@ describe('amplifier bundle show', () => {
     expect(parse(shown.stdout).tools).toEqual([{ module: 'tool-bash' }]);
     const prompt = await runCli(['bundle', 'show', file, '--instructions', ...source], { cwd: home, env });
     expect(prompt.stdout).toBe(
-      `Local body.\n\n---\n\n<context_file paths="remote:ctx.md -> ${path.join(copy, 'ctx.md')}">\nRemote context.\n</context_file>\n`,
+      [
+        'Local body. @user:prefs.md',
+        '---',
+        `<context_file paths="remote:ctx.md -> ${path.join(copy, 'ctx.md')}">\nRemote context.\n</context_file>`,
+        `<context_file paths="@user:prefs.md -> ${path.join(home, 'prefs.md')}">\nUser prefs.\n</context_file>\n`,
+      ].join('\n\n'),
     );
   });
 });

@@ -49,6 +49,11 @@ export function bundleCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(amplifierHome(env), 'cache', 'bundles');
 }
 
+/** The CLI's own mention namespaces: `@user:x` in `$AMPLIFIER_HOME`, `@project:x` in `./.amplifier`. */
+export function mentionNamespaces(cwd: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return { user: amplifierHome(env), project: path.join(cwd, '.amplifier') };
+}
+
 /** `AMPLIFIER_OFFLINE=1`: git sources come from the cache and --source copies only. */
 export function isOffline(env: NodeJS.ProcessEnv = process.env): boolean {
   const value = env.AMPLIFIER_OFFLINE;
@@ -127,7 +132,10 @@ export async function showBundle(
   const reason = notRunnableReason(bundle);
   if (reason !== undefined) display.warn(`not runnable on its own: ${reason}`);
   if (options.instructions) {
-    const prompt = await buildSystemPrompt(bundle, { cwd: options.cwd });
+    const prompt = await buildSystemPrompt(bundle, {
+      cwd: options.cwd,
+      namespaces: mentionNamespaces(options.cwd, options.env),
+    });
     out.write(options.json ? `${JSON.stringify({ instructions: prompt ?? null })}\n` : `${prompt ?? ''}\n`);
     return EXIT_OK;
   }

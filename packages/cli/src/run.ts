@@ -138,14 +138,15 @@ export async function runCommand(options: RunOptions): Promise<number> {
     let systemPrompt: (() => Promise<string | undefined>) | undefined;
     if (bundleRef !== undefined) {
       // Loaded on use: a run without a bundle never loads the bundle kit.
-      const { bundlePlan, loadCliBundle } = await import('./bundles.js');
+      const { bundlePlan, loadCliBundle, mentionNamespaces } = await import('./bundles.js');
       const { buildSystemPrompt, notRunnableReason } = await import('@amplifier/bundles');
       const loaded = await loadCliBundle(bundleRef, { cwd, sources });
       const reason = notRunnableReason(loaded);
       if (reason !== undefined) throw new CliError(`Cannot run ${loaded.source}: ${reason}.`);
       bundle = loaded;
       bundleData = bundlePlan(loaded);
-      systemPrompt = () => buildSystemPrompt(loaded, { cwd });
+      const namespaces = mentionNamespaces(cwd);
+      systemPrompt = () => buildSystemPrompt(loaded, { cwd, namespaces });
     }
     const resolved = resolvePlan({
       planFile,
