@@ -269,6 +269,23 @@ describe('amplifier run --bundle', () => {
   });
 });
 
+describe('amplifier tool list|invoke --bundle', () => {
+  it("mount a bundle's tools without a model", async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const file = mockBundle(cwd, ['unused']);
+    const list = await runCli(['tool', 'list', '--bundle', file, '--json'], { cwd, env: cliEnv(home) });
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(list.stdout))).toContain('"bash"');
+    const invoke = await runCli(['tool', 'invoke', 'bash', 'command=echo from-bundle', '--bundle', file], {
+      cwd,
+      env: cliEnv(home),
+    });
+    expect(invoke.code, invoke.stderr).toBe(0);
+    expect(invoke.stdout).toContain('from-bundle');
+  });
+});
+
 describe('bundles given as plans', () => {
   it('a Markdown bundle given to --plan says to use --bundle', async () => {
     const home = tempDir();

@@ -265,13 +265,26 @@ common(
     ),
   );
 
+type ToolFlags = Common & { plan?: string; bundle?: string; source?: string[] };
+
+/** The plan flags of `tool list|invoke`. */
+function toolPlan(flags: ToolFlags): { plan?: string; bundle?: string; sources?: string[] } {
+  return {
+    ...(flags.plan !== undefined && { plan: flags.plan }),
+    ...(flags.bundle !== undefined && { bundle: flags.bundle }),
+    ...(flags.source !== undefined && { sources: flags.source }),
+  };
+}
+
 const tool = program.command('tool').description('the tools of the plan, without a model');
 common(tool.command('list').description('tools the plan mounts'))
   .option('--plan <file>', 'a mount plan (default: the built-in one)')
+  .option('-B, --bundle <file|name>', 'a bundle instead of a plan')
+  .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined)
   .action(
-    action((flags: Common & { plan?: string }) =>
+    action((flags: ToolFlags) =>
       listTools(
-        { plan: flags.plan, cwd: flags.cwd, json: flags.json ?? false, verbose: flags.verbose ?? false },
+        { ...toolPlan(flags), cwd: flags.cwd, json: flags.json ?? false, verbose: flags.verbose ?? false },
         display(flags),
         process.stdout,
       ),
@@ -285,12 +298,14 @@ common(
     .argument('[args...]', 'key=value pairs; values that parse as JSON are JSON'),
 )
   .option('--plan <file>', 'a mount plan (default: the built-in one)')
+  .option('-B, --bundle <file|name>', 'a bundle instead of a plan')
+  .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined)
   .action(
-    action((name: string, args: string[], flags: Common & { plan?: string }) =>
+    action((name: string, args: string[], flags: ToolFlags) =>
       invokeTool(
         name,
         args,
-        { plan: flags.plan, cwd: flags.cwd, json: flags.json ?? false, verbose: flags.verbose ?? false },
+        { ...toolPlan(flags), cwd: flags.cwd, json: flags.json ?? false, verbose: flags.verbose ?? false },
         display(flags),
         process.stdout,
       ),
