@@ -90,9 +90,9 @@ describe('includes', () => {
     expect((await loadBundle(dir)).tools).toEqual([{ module: 'b' }]);
   });
 
-  it('a namespace not loaded yet is loaded by its name first', async () => {
+  it('a namespace not loaded yet is found by its name first (read, its includes not loaded)', async () => {
     const search = tempTree({
-      'lib/bundle.yaml': 'bundle: {name: lib}\ntools: [{module: lib-own}]\n',
+      'lib/bundle.yaml': 'bundle: {name: lib}\nincludes: [./not-there.yaml]\ntools: [{module: lib-own}]\n',
       'lib/behaviors/x.yaml': 'tools: [{module: lib-x}]\n',
     });
     const dir = tempTree({ 'root.yaml': 'includes: [lib:behaviors/x]\n' });

@@ -185,9 +185,15 @@ class BundleLoader {
   async #locateNamespaced(ns: string, rel: string, chain: readonly string[]): Promise<Located> {
     let root = this.#namespaces.get(ns);
     if (root === undefined) {
-      // A namespace not loaded yet: load the bundle of that name, which registers it.
+      // A namespace not loaded yet: fetch and read the bundle of that name (not its includes),
+      // which names its folder.
       const named = await this.#findNamed(ns, chain);
-      if (named !== undefined) await this.#load(named, chain);
+      if (named !== undefined) {
+        const data = readBundleFile(named.file, named.label);
+        this.#registerBundle(data);
+        if (named.root !== undefined) this.#registerRoot(named.root, named.file);
+        this.#register(ns, this.#folderOf(data));
+      }
       root = this.#namespaces.get(ns);
     }
     const ref = `${ns}:${rel}`;
@@ -232,6 +238,15 @@ class BundleLoader {
     return { ...located, label: located.label === registered ? `${name} (${registered})` : located.label };
   }
 
+  /** The folder a bundle's namespace names: its own, or its `namespace_root`. */
+  #folderOf(data: BundleData): string {
+    return data.namespaceRoot ? path.resolve(data.basePath, data.namespaceRoot) : data.basePath;
+  }
+
+  #registerBundle(data: BundleData): void {
+    this.#register(data.name, this.#folderOf(data));
+  }
+
   /** Register `name` -> folder unless the name is taken (the first mapping wins). */
   #register(name: string, folder: string): void {
     if (name !== '' && !this.#namespaces.has(name)) this.#namespaces.set(name, folder);
@@ -262,10 +277,7 @@ class BundleLoader {
     const data = readBundleFile(located.file, located.label);
     this.#files.push(key);
     this.#keys.set(located.label, key);
-    this.#register(
-      data.name,
-      data.namespaceRoot ? path.resolve(data.basePath, data.namespaceRoot) : data.basePath,
-    );
+    this.#registerBundle(data);
     if (located.root !== undefined) this.#registerRoot(located.root, located.file);
 
     const parts: BundleData[] = [];
