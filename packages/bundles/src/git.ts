@@ -147,6 +147,8 @@ export function gitResolver(options: GitResolverOptions): BundleSourceResolver {
     canResolve: (uri) => /^git\+[a-z][a-z0-9+.-]*:\/\//i.test(uri),
     async resolve(uri: string): Promise<ResolvedSource> {
       const source = parseGitUri(uri);
+      // Refuse a subdirectory that leaves the checkout before fetching anything.
+      joinSubdirectory(path.resolve(options.cacheDir, 'checkout'), source.subdirectory, uri);
       const key = gitCacheKey(source);
       let pending = inflight.get(key);
       if (pending === undefined) {
