@@ -6,6 +6,17 @@
  */
 export type { ApprovalOptions, AskFunction } from './approval.js';
 export { CliApproval, interpretAnswer } from './approval.js';
+export type { BundleListing, BundleOptions } from './bundles.js';
+export {
+  bundleCacheDir,
+  bundleSearchPaths,
+  findBundles,
+  isOffline,
+  loadCliBundle,
+  parseSourceFlags,
+  SHIPPED_BUNDLES_DIR,
+  WELL_KNOWN_BUNDLES,
+} from './bundles.js';
 export { DEMO_PROMPT, demoResponder, pickFile } from './demo.js';
 export type { DisplayOptions } from './display.js';
 export { Display, formatDuration, summarizeArgs, useColor } from './display.js';

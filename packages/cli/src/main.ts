@@ -12,6 +12,11 @@ import { invokeTool, lintTool, listTools } from './tools.js';
 
 let exitCode = EXIT_OK;
 
+/** A repeatable option's values. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 function integer(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || (n < 1 && n !== -1)) {
@@ -38,6 +43,16 @@ function runOptions(command: Command): Command {
     command
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder syntax of plan files
       .option('--plan <file>', 'a mount plan (YAML or JSON; ${VAR} and ${VAR:default} expanded)')
+      .option(
+        '-B, --bundle <file|name>',
+        'an Amplifier bundle (bundle.md, .yaml, a folder, a name or a git+https URL)',
+      )
+      .option(
+        '--source <url=folder>',
+        'use a local copy for a bundle source (repeatable): --source git+https://github.com/org/repo=./repo',
+        collect,
+        undefined,
+      )
       .addOption(
         new Option('-p, --provider <name>', 'model provider').choices(['anthropic', 'openai', 'mock']),
       )
@@ -79,6 +94,8 @@ const program = new Command('amplifier')
 
 type RunFlags = Common & {
   plan?: string;
+  bundle?: string;
+  source?: string[];
   provider?: string;
   model?: string;
   maxIterations?: number;
@@ -92,6 +109,8 @@ function runOptionsOf(words: string[], flags: RunFlags): RunOptions {
   return {
     prompt: words.length > 0 ? words.join(' ') : undefined,
     plan: flags.plan,
+    bundle: flags.bundle,
+    sources: flags.source,
     provider: flags.provider,
     model: flags.model,
     maxIterations: flags.maxIterations,
@@ -208,13 +227,64 @@ common(
     ),
   );
 
+const bundle = program
+  .command('bundle')
+  .description('Amplifier bundles: named ones (project, user, shipped, well-known) and their composed plans');
+common(bundle.command('list').description('bundles found by name, first hit wins')).action(
+  action(async (flags: Common) => {
+    // Loaded on use: a run without bundles never loads the bundle kit.
+    const { listBundles } = await import('./bundles.js');
+    return listBundles(
+      { cwd: resolveCwd(flags.cwd), json: flags.json ?? false },
+      display(flags),
+      process.stdout,
+    );
+  }),
+);
+common(
+  bundle
+    .command('show')
+    .description('the composed mount plan of a bundle (YAML; --json for JSON); warnings on stderr')
+    .argument('<bundle>', 'a file, a folder, a name or a URI'),
+)
+  .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined)
+  .option('--instructions', 'print the system prompt (body, context files, @mentions) instead of the plan')
+  .action(
+    action(async (ref: string, flags: Common & { source?: string[]; instructions?: boolean }) =>
+      (await import('./bundles.js')).showBundle(
+        ref,
+        {
+          cwd: resolveCwd(flags.cwd),
+          json: flags.json ?? false,
+          sources: flags.source,
+          instructions: flags.instructions ?? false,
+        },
+        display(flags),
+        process.stdout,
+      ),
+    ),
+  );
+
+type ToolFlags = Common & { plan?: string; bundle?: string; source?: string[] };
+
+/** The plan flags of `tool list|invoke`. */
+function toolPlan(flags: ToolFlags): { plan?: string; bundle?: string; sources?: string[] } {
+  return {
+    ...(flags.plan !== undefined && { plan: flags.plan }),
+    ...(flags.bundle !== undefined && { bundle: flags.bundle }),
+    ...(flags.source !== undefined && { sources: flags.source }),
+  };
+}
+
 const tool = program.command('tool').description('the tools of the plan, without a model');
 common(tool.command('list').description('tools the plan mounts'))
   .option('--plan <file>', 'a mount plan (default: the built-in one)')
+  .option('-B, --bundle <file|name>', 'a bundle instead of a plan')
+  .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined)
   .action(
-    action((flags: Common & { plan?: string }) =>
+    action((flags: ToolFlags) =>
       listTools(
-        { plan: flags.plan, cwd: flags.cwd, json: flags.json ?? false, verbose: flags.verbose ?? false },
+        { ...toolPlan(flags), cwd: flags.cwd, json: flags.json ?? false, verbose: flags.verbose ?? false },
         display(flags),
         process.stdout,
       ),
@@ -228,12 +298,14 @@ common(
     .argument('[args...]', 'key=value pairs; values that parse as JSON are JSON'),
 )
   .option('--plan <file>', 'a mount plan (default: the built-in one)')
+  .option('-B, --bundle <file|name>', 'a bundle instead of a plan')
+  .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined)
   .action(
-    action((name: string, args: string[], flags: Common & { plan?: string }) =>
+    action((name: string, args: string[], flags: ToolFlags) =>
       invokeTool(
         name,
         args,
-        { plan: flags.plan, cwd: flags.cwd, json: flags.json ?? false, verbose: flags.verbose ?? false },
+        { ...toolPlan(flags), cwd: flags.cwd, json: flags.json ?? false, verbose: flags.verbose ?? false },
         display(flags),
         process.stdout,
       ),
@@ -258,7 +330,8 @@ Without a command, "amplifier" is "amplifier run".
 
 Exit codes: 0 ok, 1 error, 2 usage, 130 cancelled (Ctrl+C).
 Environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL (provider choice; none: the offline
-demo), AMPLIFIER_HOME (default ~/.amplifier), AMPLIFIER_MODULES (extra module folders), NO_COLOR.`,
+demo), AMPLIFIER_HOME (default ~/.amplifier), AMPLIFIER_MODULES (extra module folders),
+AMPLIFIER_OFFLINE=1 (bundle git sources from the cache and --source copies only), NO_COLOR.`,
 );
 
 // A reader that went away (`amplifier run --json | head`) is not an error: stop writing, keep cleaning up.

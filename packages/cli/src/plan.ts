@@ -90,6 +90,8 @@ export interface PlanOptions {
   env?: NodeJS.ProcessEnv;
   /** Sections to leave empty (`amplifier tool` runs tools without providers and hooks). */
   emptySections?: readonly ('providers' | 'tools' | 'hooks')[] | undefined;
+  /** A loaded bundle's plan data (`bundlePlan`), used like a plan file; `ref` is what was asked for. */
+  bundle?: { data: Record<string, unknown>; ref: string; origin: string } | undefined;
 }
 
 /** A plan ready for `AmplifierSession`, with what the CLI chose. */
@@ -101,6 +103,10 @@ export interface ResolvedPlan {
   model: string | undefined;
   /** Absolute path of the plan file, when one was used. */
   planFile: string | undefined;
+  /** The bundle (as given to --bundle), when one was used. */
+  bundle: string | undefined;
+  /** The mount plan validator's warnings about the plan file (unknown sections and keys). */
+  warnings: string[];
 }
 
 /** The provider module id for a short name (`openai` → `provider-openai`); other names pass through. */
@@ -143,8 +149,23 @@ export function defaultPlan(provider: ModuleSpec, env: NodeJS.ProcessEnv = proce
   };
 }
 
+/** The mount plan validator's warnings about a plan file, as lines (a bundle given as a plan says so). */
+function planFileWarnings(data: unknown): string[] {
+  const warnings = validateMountPlan(data).warnings.map((w) => `plan: ${w.path} ${w.message}`);
+  const record = data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : {};
+  if ('bundle' in record || 'includes' in record) {
+    warnings.push(
+      'plan: this file has bundle sections (bundle, includes): run it with --bundle <file> to compose it',
+    );
+  }
+  return warnings;
+}
+
 /** Read, parse and expand a plan file; relative `source` paths become relative to the file. */
 export function readPlanFile(file: string, env: NodeJS.ProcessEnv = process.env): unknown {
+  if (/\.md$/i.test(file)) {
+    throw new CliError(`${file} is a Markdown bundle, not a mount plan: run it with --bundle ${file}`);
+  }
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -262,7 +283,9 @@ export function parsePlan(plan: unknown, origin: string): MountPlan {
 export function resolvePlan(options: PlanOptions): ResolvedPlan {
   const env = options.env ?? process.env;
   const planFile = options.planFile === undefined ? undefined : path.resolve(options.planFile);
-  const origin = planFile ?? '(built-in)';
+  const bundle = planFile === undefined ? options.bundle : undefined;
+  const origin = planFile ?? (bundle === undefined ? '(built-in)' : `of the bundle ${bundle.origin}`);
+  const warnings: string[] = [];
   let provider: ProviderChoice;
   /** The plan file as written, parsed. */
   let parsed: MountPlan | undefined;
@@ -272,8 +295,10 @@ export function resolvePlan(options: PlanOptions): ResolvedPlan {
     draft ??= ownMountPlan(parsed) as MountPlan;
     return draft;
   };
-  if (planFile !== undefined) {
-    parsed = parsePlan(readPlanFile(planFile, env), planFile);
+  if (planFile !== undefined || bundle !== undefined) {
+    const data = planFile !== undefined ? readPlanFile(planFile, env) : bundle!.data;
+    if (planFile !== undefined) warnings.push(...planFileWarnings(data));
+    parsed = parsePlan(data, origin);
     const listed = parsed.providers ?? [];
     if (options.provider !== undefined) {
       const module = providerModule(options.provider);
@@ -292,7 +317,11 @@ export function resolvePlan(options: PlanOptions): ResolvedPlan {
     } else {
       const first = listed[0]!.module;
       const short = Object.entries(PROVIDERS).find(([, id]) => id === first)?.[0] ?? first;
-      provider = { name: short, demo: false, reason: `the plan file ${planFile}` };
+      provider = {
+        name: short,
+        demo: false,
+        reason: planFile ? `the plan file ${planFile}` : `the bundle ${origin}`,
+      };
     }
   } else {
     provider =
@@ -317,7 +346,14 @@ export function resolvePlan(options: PlanOptions): ResolvedPlan {
   const plan = draft === undefined ? (parsed as MountPlan) : parsePlan(draft, origin);
   const first = plan.providers?.[0];
   const model = first?.config?.[modelKey(first.module)];
-  return { plan, provider, model: typeof model === 'string' ? model : undefined, planFile };
+  return {
+    plan,
+    provider,
+    model: typeof model === 'string' ? model : undefined,
+    planFile,
+    bundle: bundle?.ref,
+    warnings,
+  };
 }
 
 /** Merge `config` into the orchestrator's config, whichever form `session.orchestrator` has. */

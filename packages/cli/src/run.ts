@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Bundle } from '@amplifier/bundles';
 import { errorMessage } from '@amplifier/core';
 import { DEMO_PROMPT } from './demo.js';
 import { Display } from './display.js';
@@ -17,6 +18,10 @@ import { type SessionRecord, SessionStore } from './sessions.js';
 export interface RunOptions {
   prompt?: string | undefined;
   plan?: string | undefined;
+  /** A bundle: a file, a folder, a name or a URI (`--bundle`). */
+  bundle?: string | undefined;
+  /** `--source <url>=<folder>` mappings for the bundle's includes. */
+  sources?: string[] | undefined;
   provider?: string | undefined;
   model?: string | undefined;
   maxIterations?: number | undefined;
@@ -125,13 +130,41 @@ export async function runCommand(options: RunOptions): Promise<number> {
     const provider = options.provider ?? remembered?.provider ?? undefined;
     const model = options.model ?? remembered?.model ?? undefined;
     const maxIterations = options.maxIterations ?? remembered?.max_iterations ?? undefined;
+    if (options.plan !== undefined && options.bundle !== undefined) {
+      throw new CliError('Give --plan or --bundle, not both.', EXIT_USAGE);
+    }
+    const planFile =
+      options.plan ?? (options.bundle === undefined ? remembered?.plan_file : undefined) ?? undefined;
+    const bundleRef =
+      planFile === undefined ? (options.bundle ?? remembered?.bundle ?? undefined) : undefined;
+    const sources = options.sources ?? remembered?.sources ?? undefined;
+    let bundle: Bundle | undefined;
+    let bundleData: { data: Record<string, unknown>; warnings: string[] } | undefined;
+    let systemPrompt: (() => Promise<string | undefined>) | undefined;
+    if (bundleRef !== undefined) {
+      // Loaded on use: a run without a bundle never loads the bundle kit.
+      const { bundlePlan, loadCliBundle, mentionNamespaces } = await import('./bundles.js');
+      const { buildSystemPrompt, notRunnableReason } = await import('@amplifier/bundles');
+      const loaded = await loadCliBundle(bundleRef, { cwd, sources });
+      const reason = notRunnableReason(loaded);
+      if (reason !== undefined) throw new CliError(`Cannot run ${loaded.source}: ${reason}.`);
+      bundle = loaded;
+      bundleData = bundlePlan(loaded);
+      const namespaces = mentionNamespaces(cwd);
+      systemPrompt = () => buildSystemPrompt(loaded, { cwd, namespaces });
+    }
     const resolved = resolvePlan({
-      planFile: options.plan ?? remembered?.plan_file ?? undefined,
+      planFile,
       provider,
       model,
       maxIterations,
       cwd,
+      ...(bundle !== undefined &&
+        bundleData !== undefined && {
+          bundle: { data: bundleData.data, ref: rememberedBundle(bundleRef!, cwd), origin: bundle.source },
+        }),
     });
+    for (const warning of [...(bundleData?.warnings ?? []), ...resolved.warnings]) display.warn(warning);
 
     let prompt = options.prompt;
     if (prompt === undefined && process.stdin.isTTY !== true) {
@@ -167,9 +200,15 @@ export async function runCommand(options: RunOptions): Promise<number> {
       display,
       store,
       record,
+      systemPrompt,
       remember: {
-        // With a plan file and no --provider, the plan decides again next time.
-        provider: resolved.planFile !== undefined && provider === undefined ? null : resolved.provider.name,
+        bundle: resolved.bundle ?? null,
+        sources: resolved.bundle !== undefined && sources !== undefined ? sources : null,
+        // With a plan file or a bundle and no --provider, the plan decides again next time.
+        provider:
+          (resolved.planFile !== undefined || resolved.bundle !== undefined) && provider === undefined
+            ? null
+            : resolved.provider.name,
         model: model ?? null,
         max_iterations: maxIterations ?? null,
       },
@@ -199,6 +238,12 @@ export async function runCommand(options: RunOptions): Promise<number> {
     await runner?.close().catch((error: unknown) => display.error(`cleanup failed: ${errorMessage(error)}`));
     signals.dispose();
   }
+}
+
+/** The bundle reference to store for a resume: an existing relative path made absolute, else as given. */
+function rememberedBundle(ref: string, cwd: string): string {
+  const file = path.resolve(cwd, ref);
+  return ref.includes('://') || ref.startsWith('git+') || !fs.existsSync(file) ? ref : file;
 }
 
 /** Print a one-shot turn's answer (stdout) or what went wrong (stderr); returns the exit code. */

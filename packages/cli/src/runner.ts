@@ -59,7 +59,15 @@ export interface OpenOptions {
   /** Resume this session (its transcript is loaded). */
   record?: SessionRecord | undefined;
   /** Flags to remember in metadata for a later resume. */
-  remember: { provider: string | null; model: string | null; max_iterations: number | null };
+  remember: {
+    bundle?: string | null;
+    sources?: string[] | null;
+    provider: string | null;
+    model: string | null;
+    max_iterations: number | null;
+  };
+  /** The bundle's system prompt, installed in the context after it is loaded (`applySystemPrompt`). */
+  systemPrompt?: (() => Promise<string | undefined>) | undefined;
 }
 
 /** One open session: turns, transcript, metadata, Ctrl+C. */
@@ -163,12 +171,12 @@ export class SessionRunner {
       });
     }
     runner = new SessionRunner(session, record, display, approval, resolved);
-    await runner.#restoreAndRecord();
+    await runner.#restoreAndRecord(options.systemPrompt);
     runner.#detach = display.attach(session.coordinator.hooks);
     return runner;
   }
 
-  async #restoreAndRecord(): Promise<void> {
+  async #restoreAndRecord(systemPrompt: OpenOptions['systemPrompt']): Promise<void> {
     const coordinator = this.session.coordinator;
     const inner = coordinator.get('context') as ContextManager;
     const { messages, skipped } = this.record.readTranscript();
@@ -185,6 +193,14 @@ export class SessionRunner {
         );
       if (skipped > 0 || count > 0) this.record.rewriteTranscript(repaired);
       await inner.setMessages(repaired);
+    }
+    // After the transcript (which holds no system messages): a factory, or one system message.
+    if (systemPrompt !== undefined) {
+      const { applySystemPrompt } = await import('@amplifier/bundles');
+      const how = await applySystemPrompt(inner, systemPrompt);
+      this.display.debug(
+        `bundle instructions: ${how === 'factory' ? "the context's system prompt factory" : how === 'message' ? 'one system message' : 'none'}`,
+      );
     }
     this.record.saveMetadata({ pid: process.pid, status: 'running' });
     const wrapped = recordingContext(

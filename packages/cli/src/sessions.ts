@@ -112,6 +112,9 @@ export interface SessionMetadata {
   /** How the run was set up, so `--resume` and `continue` rebuild the same plan. */
   options: {
     plan_file: string | null;
+    /** The bundle of `--bundle` (a path made absolute, a name or a URI), and its `--source` mappings. */
+    bundle?: string | null;
+    sources?: string[] | null;
     provider: string | null;
     model: string | null;
     max_iterations: number | null;

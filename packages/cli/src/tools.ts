@@ -26,11 +26,14 @@ import { CliApproval } from './approval.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { createLoader, table } from './modules.js';
-import { resolvePlan } from './plan.js';
+import { type PlanOptions, resolvePlan } from './plan.js';
 import { resolveCwd } from './run.js';
 
 export interface ToolCommandOptions {
   plan?: string | undefined;
+  /** A bundle instead of a plan (`--bundle`), with its `--source` mappings. */
+  bundle?: string | undefined;
+  sources?: string[] | undefined;
   cwd?: string | undefined;
   json: boolean;
   verbose: boolean;
@@ -81,8 +84,23 @@ async function withTools<T>(
   use: (session: AmplifierSession, failed: Map<string, LoadProblem[]>) => Promise<T>,
 ): Promise<T> {
   const cwd = resolveCwd(options.cwd);
+  if (options.plan !== undefined && options.bundle !== undefined) {
+    throw new CliError('Give --plan or --bundle, not both.', EXIT_USAGE);
+  }
+  let bundle: PlanOptions['bundle'];
+  if (options.bundle !== undefined) {
+    const { bundlePlan, loadCliBundle } = await import('./bundles.js');
+    const { notRunnableReason } = await import('@amplifier/bundles');
+    const loaded = await loadCliBundle(options.bundle, { cwd, sources: options.sources });
+    const reason = notRunnableReason(loaded);
+    if (reason !== undefined) throw new CliError(`Cannot mount ${loaded.source}: ${reason}.`);
+    const { data, warnings } = bundlePlan(loaded);
+    for (const warning of warnings) display.warn(warning);
+    bundle = { data, ref: options.bundle, origin: loaded.source };
+  }
   const { plan } = resolvePlan({
     planFile: options.plan,
+    bundle,
     cwd,
     provider: 'mock',
     emptySections: ['providers', 'hooks'],

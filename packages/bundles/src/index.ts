@@ -1,0 +1,43 @@
+/**
+ * @amplifier/bundles: Amplifier bundles read as they are. Load one
+ * (`loadBundle`), turn it into the mount plan a session runs
+ * (`bundleToMountPlan`), and give the session its system prompt
+ * (`buildSystemPrompt`, `applySystemPrompt`).
+ */
+export { compose, deepMerge, mergeModules } from './compose.js';
+export {
+  BundleDependencyError,
+  BundleError,
+  type BundleErrorOptions,
+  BundleLoadError,
+  BundleNotFoundError,
+  BundleValidationError,
+} from './errors.js';
+export { type GitResolverOptions, type GitSource, gitCacheKey, gitResolver, parseGitUri } from './git.js';
+export { applySystemPrompt } from './instructions.js';
+export { type Bundle, type LoadBundleOptions, loadBundle } from './load.js';
+export {
+  buildSystemPrompt,
+  extractMentions,
+  MENTION_DEPTH,
+  missingContextFiles,
+  type SystemPromptOptions,
+} from './mentions.js';
+export {
+  BUNDLE_FILES,
+  type BundleData,
+  bundleFileAt,
+  type ContextEntry,
+  type ModuleEntry,
+  parseBundleText,
+  readBundleFile,
+  splitFrontMatter,
+} from './parse.js';
+export { bundlePlanData, bundleToMountPlan, notRunnableReason } from './plan.js';
+export {
+  type BundleSourceResolver,
+  isUri,
+  mapSource,
+  type ResolvedSource,
+  splitSubdirectory,
+} from './sources.js';

@@ -1,0 +1,329 @@
+/**
+ * `loadBundle`: a bundle and everything it includes, composed (reference A4).
+ * Includes are found by name (search paths, then registered names), by
+ * `namespace:path`, by path (relative to the including file) and by URI (a
+ * resolver fetches it). They compose in declared order, the including bundle
+ * last; each file loads once (diamonds), a cycle is an error naming the chain,
+ * and every include that fails is reported, never skipped.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compose } from './compose.js';
+import {
+  BundleDependencyError,
+  BundleError,
+  type BundleErrorOptions,
+  BundleLoadError,
+  BundleNotFoundError,
+  describeChain,
+} from './errors.js';
+import { BUNDLE_FILES, type BundleData, bundleFileAt, readBundleFile } from './parse.js';
+import {
+  type BundleSourceResolver,
+  isUri,
+  joinSubdirectory,
+  mapSource,
+  splitSubdirectory,
+} from './sources.js';
+
+/** Options of `loadBundle`. */
+export interface LoadBundleOptions {
+  /** Relative paths and `bundles` entries are relative to it (default: the current directory). */
+  baseDir?: string;
+  /** Resolvers for remote sources (`gitResolver(...)`); a URI none of them takes is an error. */
+  resolvers?: readonly BundleSourceResolver[];
+  /** Folders searched for a bundle by name: `<name>/bundle.md`, `<name>/bundle.yaml`, `<name>.yaml`, `<name>.md`. */
+  searchPaths?: readonly string[];
+  /** Bundle names registered to a path or URI, tried after the search paths. */
+  bundles?: Readonly<Record<string, string>>;
+  /** URI prefixes mapped to local copies or other URIs (`mapSource`), applied to every reference first. */
+  sources?: Readonly<Record<string, string>>;
+  /** A circular include: `'error'` (default) or `'skip'` (the reference: dropped with a warning). */
+  cycles?: 'error' | 'skip';
+}
+
+/** A composed bundle with what loading it learnt. */
+export interface Bundle extends BundleData {
+  /** Namespace -> folder, for `ns:path` references (first mapping wins). */
+  namespaces: Record<string, string>;
+  /** Every bundle file read, in load order. */
+  files: string[];
+}
+
+/** A bundle file found for a reference. */
+interface Located {
+  file: string;
+  /** For messages and `BundleData.source`: the path or URI. */
+  label: string;
+  /** The checkout or mapped folder it came from (its root bundle names a namespace). */
+  root?: string | undefined;
+}
+
+/** How a bundle name is looked up in a search folder. */
+const NAMED_FILES = (name: string): string[] => [
+  ...BUNDLE_FILES.map((file) => path.join(name, file)),
+  `${name}.yaml`,
+  `${name}.yml`,
+  `${name}.md`,
+];
+
+/** Where `ns:path` may be under the namespace's folder (the suffix is optional). */
+const NAMESPACE_FILES = (p: string): string[] => [p, `${p}.yaml`, `${p}.yml`, `${p}.md`];
+
+function isFile(file: string): boolean {
+  return fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+}
+
+function exists(file: string): boolean {
+  return fs.statSync(file, { throwIfNoEntry: false }) !== undefined;
+}
+
+/** Indent the lines after the first (for nested lists of problems). */
+function indent(text: string, by: string): string {
+  return text.replaceAll('\n', `\n${by}`);
+}
+
+class BundleLoader {
+  readonly #options: LoadBundleOptions;
+  readonly #baseDir: string;
+  readonly #namespaces = new Map<string, string>();
+  readonly #composed = new Map<string, BundleData>();
+  readonly #files: string[] = [];
+  readonly #warnings: string[] = [];
+
+  constructor(options: LoadBundleOptions) {
+    this.#options = options;
+    this.#baseDir = path.resolve(options.baseDir ?? process.cwd());
+  }
+
+  async loadRoot(source: string): Promise<Bundle> {
+    let located: Located;
+    try {
+      located = await this.#locate(source, undefined, []);
+    } catch (error) {
+      if (!BundleError.is(error)) throw error;
+      const Kind = error.constructor as new (message: string, options?: BundleErrorOptions) => BundleError;
+      throw new Kind(`Cannot load the bundle '${source}':\n${error.message}`, { cause: error });
+    }
+    let data: BundleData;
+    try {
+      data = await this.#load(located, []);
+    } catch (error) {
+      if (!BundleError.is(error) || error.problems.length === 0) throw error;
+      const count = error.problems.length;
+      const lines = error.problems.map((p) => `  - ${indent(p.message, '    ')}`).join('\n');
+      throw new BundleDependencyError(
+        `Cannot load the bundle ${located.label}: ${count} include${count === 1 ? '' : 's'} failed:\n${lines}`,
+        { problems: error.problems },
+      );
+    }
+    return {
+      ...data,
+      warnings: [...data.warnings, ...this.#warnings],
+      namespaces: Object.fromEntries(this.#namespaces),
+      files: [...this.#files],
+    };
+  }
+
+  /** The bundle file a reference names. `from` is the including bundle (its folder, for relative paths). */
+  async #locate(ref: string, from: BundleData | undefined, chain: readonly string[]): Promise<Located> {
+    const mapped = mapSource(ref, this.#options.sources ?? {});
+    const dir = from?.basePath ?? this.#baseDir;
+    if (isUri(mapped)) return this.#locateUri(mapped);
+    if (mapped !== ref || mapped.includes('#subdirectory=')) {
+      // A reference mapped to a local copy (`sources`), maybe with a #subdirectory= fragment.
+      const { base, subdirectory } = splitSubdirectory(mapped);
+      const root = path.resolve(dir, base);
+      return { file: bundleFileAt(joinSubdirectory(root, subdirectory, ref)), label: ref, root };
+    }
+    const colon = ref.indexOf(':');
+    if (colon > 0 && !/^[A-Za-z]:[\\/]/.test(ref) && !ref.startsWith('.') && !ref.startsWith('/')) {
+      return this.#locateNamespaced(ref.slice(0, colon), ref.slice(colon + 1), chain);
+    }
+    if (!ref.includes('/') && !ref.includes('\\') && !/\.(md|ya?ml)$/i.test(ref)) {
+      const named = await this.#findNamed(ref, chain);
+      if (named !== undefined) return named;
+      const file = path.resolve(dir, ref);
+      if (exists(file)) return { file: bundleFileAt(file), label: file };
+      throw new BundleNotFoundError(this.#notANameMessage(ref, file));
+    }
+    const file = path.resolve(dir, ref);
+    if (!exists(file)) {
+      throw new BundleNotFoundError(
+        `No bundle file ${file}${from === undefined ? '' : ` (included as '${ref}')`}.`,
+      );
+    }
+    return { file: bundleFileAt(file), label: file };
+  }
+
+  async #locateUri(uri: string): Promise<Located> {
+    if (uri.startsWith('file://')) {
+      const { base, subdirectory } = splitSubdirectory(uri);
+      const root = fileURLToPath(base);
+      return {
+        file: bundleFileAt(joinSubdirectory(root, subdirectory, uri)),
+        label: uri,
+        root: subdirectory === undefined ? undefined : root,
+      };
+    }
+    const resolver = (this.#options.resolvers ?? []).find((r) => r.canResolve(uri));
+    if (resolver === undefined) {
+      const scheme = uri.slice(0, uri.indexOf('://') + 3) || uri;
+      const known = (this.#options.resolvers ?? []).map((r) => r.name);
+      throw new BundleDependencyError(
+        [
+          `Cannot fetch ${uri}: no resolver takes ${scheme} sources${known.length > 0 ? ` (resolvers: ${known.join(', ')})` : ''}.`,
+          `Fetch it with a resolver (gitResolver for git+ URLs), or point the URL at a local copy (the sources option; CLI: --source <url>=<folder>).`,
+        ].join('\n'),
+      );
+    }
+    const resolved = await resolver.resolve(uri);
+    return { file: bundleFileAt(resolved.path), label: uri, root: resolved.root };
+  }
+
+  async #locateNamespaced(ns: string, rel: string, chain: readonly string[]): Promise<Located> {
+    let root = this.#namespaces.get(ns);
+    if (root === undefined) {
+      // A namespace not loaded yet: fetch and read the bundle of that name (not its includes),
+      // which names its folder.
+      const named = await this.#findNamed(ns, chain);
+      if (named !== undefined) {
+        const data = readBundleFile(named.file, named.label);
+        this.#registerBundle(data);
+        if (named.root !== undefined) this.#registerRoot(named.root, named.file);
+        this.#register(ns, this.#folderOf(data));
+      }
+      root = this.#namespaces.get(ns);
+    }
+    const ref = `${ns}:${rel}`;
+    if (root === undefined) {
+      throw new BundleDependencyError(
+        `The namespace '${ns}' of '${ref}' is unknown: no bundle named '${ns}' is loaded or found (${this.#whereNamesAreLooked()}). Put the bundle named '${ns}' in a search folder, or register it (CLI: --source).`,
+      );
+    }
+    for (const candidate of NAMESPACE_FILES(rel)) {
+      const file = path.resolve(root, candidate);
+      if (isFile(file)) return { file, label: ref };
+    }
+    const folder = path.resolve(root, rel);
+    if (fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory())
+      return { file: bundleFileAt(folder), label: ref };
+    throw new BundleDependencyError(
+      `'${ref}' is not in the namespace '${ns}' (${root}): no ${rel}, ${rel}.yaml, ${rel}.yml, ${rel}.md, ${rel}/bundle.md or ${rel}/bundle.yaml there.`,
+    );
+  }
+
+  #whereNamesAreLooked(): string {
+    const folders = (this.#options.searchPaths ?? []).join(', ') || 'no search folders';
+    const names = Object.keys(this.#options.bundles ?? {});
+    return `searched: ${folders}; registered names: ${names.length > 0 ? names.join(', ') : 'none'}`;
+  }
+
+  #notANameMessage(ref: string, file: string): string {
+    return `No bundle named '${ref}' (${this.#whereNamesAreLooked()}) and no file ${file}.`;
+  }
+
+  /** A bundle by name: the search folders first, then the registered names. */
+  async #findNamed(name: string, chain: readonly string[]): Promise<Located | undefined> {
+    for (const folder of this.#options.searchPaths ?? []) {
+      for (const candidate of NAMED_FILES(name)) {
+        const file = path.resolve(folder, candidate);
+        if (isFile(file)) return { file, label: file };
+      }
+    }
+    const registered = this.#options.bundles?.[name];
+    if (registered === undefined || !Object.hasOwn(this.#options.bundles ?? {}, name)) return undefined;
+    const located = await this.#locate(registered, undefined, chain);
+    return { ...located, label: located.label === registered ? `${name} (${registered})` : located.label };
+  }
+
+  /** The folder a bundle's namespace names: its own, or its `namespace_root`. */
+  #folderOf(data: BundleData): string {
+    return data.namespaceRoot ? path.resolve(data.basePath, data.namespaceRoot) : data.basePath;
+  }
+
+  #registerBundle(data: BundleData): void {
+    this.#register(data.name, this.#folderOf(data));
+  }
+
+  /** Register `name` -> folder unless the name is taken (the first mapping wins). */
+  #register(name: string, folder: string): void {
+    if (name !== '' && !this.#namespaces.has(name)) this.#namespaces.set(name, folder);
+  }
+
+  /** The repository's root bundle names the checkout root (a nested bundle may use the root's namespace). */
+  #registerRoot(root: string, file: string): void {
+    for (const name of BUNDLE_FILES) {
+      const candidate = path.join(root, name);
+      if (candidate === file || !isFile(candidate)) continue;
+      try {
+        this.#register(readBundleFile(candidate).name, root);
+      } catch {
+        // A broken root bundle only loses its namespace; the file that was asked for loads.
+      }
+      return;
+    }
+  }
+
+  async #load(located: Located, chain: readonly string[]): Promise<BundleData> {
+    const key = fs.realpathSync(located.file);
+    const labels = [...chain, located.label];
+    if (this.#chainKeys(chain).includes(key)) {
+      throw new BundleDependencyError(`Circular include: ${describeChain(labels)}.`);
+    }
+    const cached = this.#composed.get(key);
+    if (cached !== undefined) return cached;
+    const data = readBundleFile(located.file, located.label);
+    this.#files.push(key);
+    this.#keys.set(located.label, key);
+    this.#registerBundle(data);
+    if (located.root !== undefined) this.#registerRoot(located.root, located.file);
+
+    const parts: BundleData[] = [];
+    const problems: BundleError[] = [];
+    for (const ref of data.includes) {
+      try {
+        const child = await this.#locate(ref, data, labels);
+        parts.push(await this.#load(child, labels));
+      } catch (error) {
+        if (!BundleError.is(error)) throw error;
+        if (error.problems.length > 0) problems.push(...error.problems);
+        else if (error.message.startsWith('Circular include') && this.#options.cycles === 'skip') {
+          this.#warnings.push(`${error.message} The include '${ref}' was skipped.`);
+        } else {
+          problems.push(
+            new BundleDependencyError(`${describeChain(labels)} includes '${ref}':\n${error.message}`, {
+              cause: error,
+            }),
+          );
+        }
+      }
+    }
+    if (problems.length > 0)
+      throw new BundleDependencyError(`${problems.length} includes failed`, { problems });
+    const result = [...parts, data].reduce((a, b) => compose(a, b));
+    this.#composed.set(key, result);
+    return result;
+  }
+
+  readonly #keys = new Map<string, string>();
+
+  #chainKeys(chain: readonly string[]): string[] {
+    return chain.map((label) => this.#keys.get(label) ?? label);
+  }
+}
+
+/**
+ * Load a bundle by path, name or URI, with everything it includes, composed.
+ * Throws a `BundleError` that names the bundle, the include chain and how to
+ * get what is missing; every failed include is listed (`error.problems`).
+ */
+export async function loadBundle(source: string, options: LoadBundleOptions = {}): Promise<Bundle> {
+  try {
+    return await new BundleLoader(options).loadRoot(source);
+  } catch (error) {
+    if (BundleError.is(error) || !(error instanceof Error)) throw error;
+    throw new BundleLoadError(`Cannot load the bundle ${source}: ${error.message}`, { cause: error });
+  }
+}
