@@ -30,6 +30,23 @@ export const DEFAULTS: Readonly<{
 
 const KEYS = new Set(Object.keys(DEFAULTS));
 
+/**
+ * Top-level fields never masked: the kernel's default fields and the ids that
+ * tie records together. The phone pattern hits the digits of a timestamp
+ * (`2026-11-26` becomes `[REDACTED:PII]`), which then breaks every log
+ * record's `ts`, as it does in the reference.
+ */
+export const ALWAYS_KEPT: readonly string[] = [
+  'timestamp',
+  'session_id',
+  'parent_id',
+  'request_id',
+  'tool_call_id',
+  'parallel_group_id',
+  'span_id',
+  'parent_span_id',
+];
+
 function stringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
@@ -60,7 +77,7 @@ export function parseConfig(raw: unknown, logger: Logger): RedactionConfig {
   if (errors.length > 0) throw new Error(`hooks-redaction: invalid config:\n  - ${errors.join('\n  - ')}`);
   return {
     rules: rules as Rule[],
-    allowlist: new Set(allowlist as string[]),
+    allowlist: new Set([...ALWAYS_KEPT, ...(allowlist as string[])]),
     priority: priority as number,
     skip_events: new Set(skip as string[]),
   };

@@ -15,7 +15,7 @@ import { parseConfig } from './config.js';
 import { scrub } from './scrub.js';
 
 export type { RedactionConfig } from './config.js';
-export { DEFAULTS, parseConfig } from './config.js';
+export { ALWAYS_KEPT, DEFAULTS, parseConfig } from './config.js';
 export type { Rule } from './patterns.js';
 export { maskText, PII_MARK, RULES, SECRET_MARK } from './patterns.js';
 export { scrub } from './scrub.js';

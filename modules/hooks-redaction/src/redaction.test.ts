@@ -53,6 +53,20 @@ describe('hooks-redaction', () => {
     expect(seen.every((s) => s.data.redaction === undefined)).toBe(true);
   });
 
+  it('never masks the kernel fields and ids (the phone pattern would hit the digits of a timestamp)', async () => {
+    const { coordinator, seen } = await setup();
+    await coordinator.hooks.emit<string>('provider:request', {
+      request_id: '12345678-1234-1234-1234-123456789012',
+      note: 'call +1 (555) 010-9999',
+    });
+    expect(seen[0]!.data).toMatchObject({
+      request_id: '12345678-1234-1234-1234-123456789012',
+      note: 'call [REDACTED:PII]',
+      redaction: { applied: true },
+    });
+    expect(seen[0]!.data.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+
   it('leaves clean payloads alone, keeps allowlisted paths and applies only the chosen rules', async () => {
     const { coordinator, seen, cleanup } = await setup({ rules: ['secrets'], allowlist: ['keep[0]'] });
     await coordinator.hooks.emit<string>('session:start', { note: 'nothing secret' });
