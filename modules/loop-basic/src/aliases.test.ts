@@ -32,7 +32,7 @@ function setup(orchestrator: string, config: Record<string, unknown>) {
   const provider = new ScriptProvider([
     async () => {
       const hooks = coordinator!.hooks;
-      const base = { request_id: 'r1', block_index: 0, block_type: 'text' };
+      const base = { request_id: 'r1', block_index: 0, block_type: 'text' as const };
       await hooks.emit('llm:stream_block_start', base);
       await hooks.emit('llm:stream_block_delta', { ...base, sequence: 0, text: 'Hel' });
       await hooks.emit('llm:stream_block_delta', { ...base, sequence: 1, text: 'lo.' });

@@ -60,7 +60,13 @@ describe('module aliases ("amplifier": { "aliases": [...] })', () => {
         amplifier: {
           module: 'tool-filesystem',
           type: 'tool',
-          aliases: [{ id: 'tool-search', config: { tools: ['glob', 'grep'], max_results: 500 }, note: 'glob and grep only' }],
+          aliases: [
+            {
+              id: 'tool-search',
+              config: { tools: ['glob', 'grep'], max_results: 500 },
+              note: 'glob and grep only',
+            },
+          ],
         },
       },
     ]);
@@ -91,7 +97,11 @@ describe('module aliases ("amplifier": { "aliases": [...] })', () => {
       { id: 'loop-events' },
     ]);
     expect(listed.find((m) => m.id === 'tool-filesystem')?.aliases).toEqual([
-      { id: 'tool-search', config: { tools: ['glob', 'grep'], max_results: 500 }, note: 'glob and grep only' },
+      {
+        id: 'tool-search',
+        config: { tools: ['glob', 'grep'], max_results: 500 },
+        note: 'glob and grep only',
+      },
     ]);
   });
 
@@ -118,7 +128,11 @@ describe('module aliases ("amplifier": { "aliases": [...] })', () => {
   it('the conventional name @amplifier/<id> wins over an alias too', async () => {
     writeProject(root, { 'acme-fs': '1.0.0' });
     const [, searchDir] = installNpm(root, [
-      { name: 'acme-fs', id: 'tool-filesystem', amplifier: { module: 'tool-filesystem', type: 'tool', aliases: ['tool-search'] } },
+      {
+        name: 'acme-fs',
+        id: 'tool-filesystem',
+        amplifier: { module: 'tool-filesystem', type: 'tool', aliases: ['tool-search'] },
+      },
       { name: '@amplifier/tool-search' },
     ]);
     const { loaded, mountedAs } = await mountId(loaderAt(root), 'tool-search');
@@ -129,8 +143,18 @@ describe('module aliases ("amplifier": { "aliases": [...] })', () => {
   it('an alias two modules declare is a clear error naming both, and a discovery problem', async () => {
     writeProject(root, { 'acme-a': '1.0.0', 'acme-b': '1.0.0' });
     installNpm(root, [
-      { name: 'acme-a', id: 'hooks-a', type: 'hook', amplifier: { module: 'hooks-a', type: 'hook', aliases: ['hooks-redaction'] } },
-      { name: 'acme-b', id: 'hooks-b', type: 'hook', amplifier: { module: 'hooks-b', type: 'hook', aliases: ['hooks-redaction'] } },
+      {
+        name: 'acme-a',
+        id: 'hooks-a',
+        type: 'hook',
+        amplifier: { module: 'hooks-a', type: 'hook', aliases: ['hooks-redaction'] },
+      },
+      {
+        name: 'acme-b',
+        id: 'hooks-b',
+        type: 'hook',
+        amplifier: { module: 'hooks-b', type: 'hook', aliases: ['hooks-redaction'] },
+      },
     ]);
     const loader = loaderAt(root);
     const error = await loadError(loader, 'hooks-redaction');
@@ -139,7 +163,9 @@ describe('module aliases ("amplifier": { "aliases": [...] })', () => {
     expect(error.message).toContain('Use one of those module ids');
     const listed = await loader.discover();
     expect(listed.every((m) => m.aliases === undefined)).toBe(true);
-    expect(warnings.join('\n')).toContain("alias 'hooks-redaction' is declared by 'hooks-a' (acme-a) and 'hooks-b' (acme-b)");
+    expect(warnings.join('\n')).toContain(
+      "alias 'hooks-redaction' is declared by 'hooks-a' (acme-a) and 'hooks-b' (acme-b)",
+    );
     // The module ids themselves still load.
     expect((await mountId(loader, 'hooks-a')).mountedAs).toBe('hooks-a');
   });
@@ -166,7 +192,11 @@ describe('module aliases ("amplifier": { "aliases": [...] })', () => {
     const dir = writePackage(path.join(root, 'vendor', 'fs'), {
       name: 'acme-fs',
       id: 'tool-filesystem',
-      amplifier: { module: 'tool-filesystem', type: 'tool', aliases: [{ id: 'tool-search', config: { tools: ['grep'] } }] },
+      amplifier: {
+        module: 'tool-filesystem',
+        type: 'tool',
+        aliases: [{ id: 'tool-search', config: { tools: ['grep'] } }],
+      },
     });
     writeProject(root);
     const loaded = await loaderAt(root).load('tool-search', {}, { source: dir });
@@ -217,7 +247,11 @@ describe('module aliases ("amplifier": { "aliases": [...] })', () => {
   it('an invalid aliases field is an invalid manifest naming the path', async () => {
     writeProject(root, { 'acme-bad': '1.0.0' });
     installNpm(root, [
-      { name: 'acme-bad', id: 'tool-bad', amplifier: { module: 'tool-bad', type: 'tool', aliases: ['Bad Id', { note: 'x' }] } },
+      {
+        name: 'acme-bad',
+        id: 'tool-bad',
+        amplifier: { module: 'tool-bad', type: 'tool', aliases: ['Bad Id', { note: 'x' }] },
+      },
     ]);
     await loaderAt(root).discover();
     const problem = warnings.join('\n');

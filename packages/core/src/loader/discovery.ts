@@ -205,7 +205,9 @@ function indexAliases(index: DiscoveryIndex): void {
 /** `'loop-basic' (@amplifier/loop-basic) and 'loop-x' (loop-x)`, for messages. */
 export function describeTargets(targets: readonly AliasTarget[]): string {
   const names = targets.map((t) => `'${t.package.manifest.module}' (${t.package.packageName})`);
-  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? '');
+  return names.length > 1
+    ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`
+    : (names[0] ?? '');
 }
 
 /** Names a root package declares (dependencies, optionalDependencies, and devDependencies if asked). */
@@ -360,7 +362,13 @@ export function discoverModules(roots: DiscoveryRoots, options: { fresh?: boolea
   const cached = processCache.get(key);
   if (!options.fresh && cached !== undefined && cached.stamp === stamp) return cached.index;
 
-  const index: DiscoveryIndex = { modules: new Map(), aliases: new Map(), problems: [], scanned: 0, roots: [] };
+  const index: DiscoveryIndex = {
+    modules: new Map(),
+    aliases: new Map(),
+    problems: [],
+    scanned: 0,
+    roots: [],
+  };
   if (base !== undefined) scanRoot(index, base, true);
   for (const root of extra) scanRoot(index, root, false);
   for (const searchPath of roots.searchPaths) scanSearchPath(index, searchPath);

@@ -405,7 +405,14 @@ export class ModuleLoader implements ModuleLoaderLike {
 
   /** Module `found` under its alias `alias.id`. */
   #fromAlias(found: ModulePackage, alias: ModuleAlias, via: string): ResolvedModule {
-    return { id: alias.id, alias, aliasOf: found.manifest.module, entry: entryOf(found), package: found, via };
+    return {
+      id: alias.id,
+      alias,
+      aliasOf: found.manifest.module,
+      entry: entryOf(found),
+      package: found,
+      via,
+    };
   }
 
   #checkType(id: string, found: ModulePackage, expected: ModuleType | undefined): void {
