@@ -61,6 +61,17 @@ describe('ids of real bundles', () => {
     );
   });
 
+  it('module validate takes an alias and validates the module that answers to it', async () => {
+    const cwd = tempDir();
+    const result = await runCli(['module', 'validate', 'loop-streaming', '--json'], {
+      cwd,
+      env: cliEnv(tempDir()),
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ target: 'loop-streaming', passed: true });
+    expect((JSON.parse(result.stdout) as { path: string }).path).toMatch(/loop-basic$/);
+  });
+
   it('a plan with the foundation ids runs: streamed loop, memory files, glob/grep only, redaction before logging', async () => {
     const home = tempDir();
     const cwd = tempDir();

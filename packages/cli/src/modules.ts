@@ -156,7 +156,7 @@ function isPathLike(target: string): boolean {
 }
 
 /**
- * `amplifier module validate <path|id>`: core's validateModule; an id or a
+ * `amplifier module validate <path|id>`: core's validateModule; an id (or an alias) or a
  * package name is first looked up the way sessions find modules (the project,
  * then the CLI's bundled modules). Exit code 1 when a check of severity error fails.
  */
@@ -172,7 +172,7 @@ export async function validateCommand(
   let where = target;
   if (!isPathLike(target)) {
     const found = (await createLoader(options.cwd, { logger: quietLogger(display) }).discover()).find(
-      (m) => m.id === target || m.name === target,
+      (m) => m.id === target || m.name === target || m.aliases?.some((alias) => alias.id === target),
     );
     if (found !== undefined) where = found.path;
   }
