@@ -15,6 +15,7 @@ import {
 import { requestBudget } from './budget.js';
 import { type CompactionStats, compactPrepared, estimateTokens, type Rewrite } from './compaction.js';
 import { type ContextSimpleConfig, type ResolvedConfig, resolveConfig } from './config.js';
+import { MEMORY_FILE_SOURCE } from './memory-files.js';
 import { noticeMessage } from './notice.js';
 import { PairTracker } from './pairs.js';
 import { copyPlain, snapshotMessage } from './snapshot.js';
@@ -33,9 +34,10 @@ export interface SimpleContextOptions {
 /** Produces the system prompt; called on every `getMessagesForRequest`. */
 export type SystemPromptFactory = () => string | Promise<string>;
 
-/** A stored system message that factory mode replaces (hook injections are kept). */
+/** A stored system message that factory mode replaces (hook injections and memory files are kept). */
 function isStaticSystem(message: Message): boolean {
-  return message.role === 'system' && message.metadata?.source !== 'hook';
+  const source = message.metadata?.source;
+  return message.role === 'system' && source !== 'hook' && source !== MEMORY_FILE_SOURCE;
 }
 
 /** The reference's in-memory context manager with ephemeral, progressive compaction. */

@@ -1,6 +1,7 @@
 /**
- * @amplifier/tool-filesystem (module id `tool-filesystem`): `read_file`,
- * `write_file`, `edit_file`, `glob` and `grep` behind one path sandbox.
+ * @amplifier/tool-filesystem (module id `tool-filesystem`, also `tool-search`):
+ * `read_file`, `write_file`, `edit_file`, `glob` and `grep` behind one path
+ * sandbox; the `tools` key picks which of them a mount registers.
  */
 import type { Cleanup, Coordinator, Tool } from '@amplifier/core';
 import { parseConfig, type ToolContext } from './config.js';
@@ -11,20 +12,21 @@ import { GrepWorkers } from './grep-pool.js';
 import { readFileTool } from './read.js';
 import { ReadTracker } from './read-tracker.js';
 import { type MentionResolver, Sandbox } from './sandbox.js';
+import { selectTools } from './tool-selection.js';
 import { writeFileTool } from './write.js';
 
 export type { FilesystemConfig, GrepLimits } from './config.js';
 export { DEFAULT_EXCLUSIONS, DEFAULT_MAX_READ_BYTES } from './config.js';
 export { FILE_TYPE_ALIASES, FILE_TYPES } from './file-types.js';
 export type { MentionResolver } from './sandbox.js';
-
-/** The names of the tools this module mounts, in mount order. */
-export const TOOL_NAMES: readonly string[] = ['read_file', 'write_file', 'edit_file', 'glob', 'grep'];
+export { TOOL_NAMES } from './tool-selection.js';
 
 /**
- * Mount the five tools. `working_dir` defaults to the `session.working_dir`
- * capability, else the process cwd. Bad config throws an Error naming every
- * bad key. The returned cleanup unmounts the tools and stops grep's workers.
+ * Mount the five tools, or those `tools` names (`tool-search`, this module's
+ * alias, mounts `glob` and `grep`). `working_dir` defaults to the
+ * `session.working_dir` capability, else the process cwd. Bad config throws
+ * an Error naming every bad key. The returned cleanup unmounts the tools and
+ * stops grep's workers.
  */
 export async function mount(
   coordinator: Coordinator,
@@ -32,19 +34,21 @@ export async function mount(
 ): Promise<Cleanup> {
   const capability = coordinator.getCapability('session.working_dir');
   const fallback = typeof capability === 'string' && capability !== '' ? capability : process.cwd();
-  const parsed = parseConfig(config, fallback);
+  const selected = selectTools(config);
+  const parsed = parseConfig(selected.config, fallback);
   const sandbox = await Sandbox.create(parsed, () =>
     coordinator.getCapability<MentionResolver>('mention_resolver'),
   );
   const ctx: ToolContext = { config: parsed, sandbox, tracker: new ReadTracker(), coordinator };
   const workers = new GrepWorkers();
-  const tools: Tool[] = [
-    readFileTool(ctx),
-    writeFileTool(ctx),
-    editFileTool(ctx),
-    globTool(ctx),
-    grepTool(ctx, workers),
-  ];
+  const build: Record<string, () => Tool> = {
+    read_file: () => readFileTool(ctx),
+    write_file: () => writeFileTool(ctx),
+    edit_file: () => editFileTool(ctx),
+    glob: () => globTool(ctx),
+    grep: () => grepTool(ctx, workers),
+  };
+  const tools = selected.names.map((name) => build[name]!());
   for (const tool of tools) coordinator.mount('tools', tool, { name: tool.name });
   return async () => {
     for (const tool of tools) {

@@ -7,11 +7,14 @@ afterEach(removeTempDirs);
 const BUNDLED = [
   'context-simple',
   'hooks-logging',
+  'hooks-redaction',
+  'hooks-streaming-ui',
   'loop-basic',
   'provider-anthropic',
   'provider-mock',
   'provider-openai',
   'tool-bash',
+  'tool-delegate',
   'tool-filesystem',
   'tool-web',
 ];
@@ -50,7 +53,7 @@ describe('modules list', () => {
     const cwd = tempDir();
     const result = await runCli(['modules', 'list'], { cwd, env: cliEnv(tempDir()) });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^ID\s+TYPE\s+PACKAGE\s+VERSION\n/);
+    expect(result.stdout).toMatch(/^ID\s+TYPE\s+PACKAGE\s+VERSION\s+ALSO ANSWERS TO\n/);
     expect(result.stdout).toMatch(/loop-basic\s+orchestrator\s+@amplifier\/loop-basic\s+\d+\.\d+\.\d+/);
     const json = await runCli(['modules', 'list', '--json'], { cwd, env: cliEnv(tempDir()) });
     const ids = (JSON.parse(json.stdout) as Array<{ id: string }>).map((m) => m.id);

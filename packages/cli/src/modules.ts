@@ -47,7 +47,11 @@ export function createLoader(
   return new ModuleLoader({ baseDir: cwd, extraRoots: [CLI_PACKAGE_DIR], ...options });
 }
 
-/** `amplifier modules list`: id, type, package, version (table, or JSON with --json). */
+/**
+ * `amplifier modules list`: id, type, package, version and the other ids each
+ * module answers to (table, or JSON with --json); then each alias with its
+ * note, and the placeholders with the reason they do not load.
+ */
 export async function listModules(
   cwd: string,
   display: Display,
@@ -66,13 +70,59 @@ export async function listModules(
     );
     return EXIT_OK;
   }
-  const rows = modules.map((m) => [m.id, m.type, m.name, m.version ?? '']);
-  out.write(table(['ID', 'TYPE', 'PACKAGE', 'VERSION'], rows));
+  const rows = modules.map((m) => [
+    m.id,
+    m.type,
+    m.name,
+    m.version ?? '',
+    (m.aliases ?? []).map((a) => a.id).join(', '),
+  ]);
+  out.write(table(['ID', 'TYPE', 'PACKAGE', 'VERSION', 'ALSO ANSWERS TO'], rows));
+  out.write(aliasNotes(modules));
   return EXIT_OK;
 }
 
+/**
+ * The aliases (sorted by id: `alias -> module  note`) and the placeholders
+ * (`id: reason`) below the table; empty when there are none.
+ */
+export function aliasNotes(modules: readonly ModuleInfo[]): string {
+  const available = modules.filter((m) => m.unavailable === undefined);
+  const aliases = available
+    .flatMap((m) => (m.aliases ?? []).map((a) => [a.id, `-> ${m.id}`, a.note ?? '']))
+    .sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0));
+  let text = '';
+  if (aliases.length > 0) {
+    const body = table(['', '', ''], aliases).split('\n').slice(1).join('\n');
+    text += `\nAliases (ids of real Amplifier bundles this project answers with another module):\n${indent(body)}`;
+  }
+  const placeholders = modules.filter((m) => m.unavailable !== undefined);
+  if (placeholders.length > 0) {
+    const lines = placeholders.map(
+      (m) => `${[m.id, ...(m.aliases ?? []).map((a) => a.id)].join(', ')}: ${m.unavailable}`,
+    );
+    text += `\nNot available (these ids fail to load):\n${indent(`${lines.join('\n')}\n`)}`;
+  }
+  return text;
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => (line === '' ? line : `  ${line}`))
+    .join('\n');
+}
+
 function publicInfo(m: ModuleInfo): Record<string, unknown> {
-  return { id: m.id, type: m.type, package: m.name, version: m.version, path: m.path };
+  return {
+    id: m.id,
+    type: m.type,
+    package: m.name,
+    version: m.version,
+    path: m.path,
+    aliases: m.aliases ?? [],
+    ...(m.unavailable !== undefined && { unavailable: m.unavailable }),
+  };
 }
 
 /** Left-aligned columns separated by two spaces. */
@@ -106,7 +156,7 @@ function isPathLike(target: string): boolean {
 }
 
 /**
- * `amplifier module validate <path|id>`: core's validateModule; an id or a
+ * `amplifier module validate <path|id>`: core's validateModule; an id (or an alias) or a
  * package name is first looked up the way sessions find modules (the project,
  * then the CLI's bundled modules). Exit code 1 when a check of severity error fails.
  */
@@ -122,7 +172,7 @@ export async function validateCommand(
   let where = target;
   if (!isPathLike(target)) {
     const found = (await createLoader(options.cwd, { logger: quietLogger(display) }).discover()).find(
-      (m) => m.id === target || m.name === target,
+      (m) => m.id === target || m.name === target || m.aliases?.some((alias) => alias.id === target),
     );
     if (found !== undefined) where = found.path;
   }

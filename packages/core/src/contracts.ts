@@ -317,6 +317,8 @@ export interface LoadedModule {
   onSessionReady?: (coordinator: Coordinator) => Promise<void>;
   /** Its package declares `"required": true`: the session must not run without it. */
   required?: boolean;
+  /** The module id `id` is an alias of (`loop-basic` for `loop-streaming`), when loaded through an alias. */
+  aliasOf?: string;
   /** Package name, version and real path, when the module came from a package. */
   packageName?: string;
   version?: string;

@@ -42,6 +42,16 @@ export const ERROR_CODES = {
     description:
       "the module's declared type differs from its mount plan section, or its `@amplifier/core` peer range excludes the running core",
   },
+  MODULE_UNAVAILABLE: {
+    name: 'ModuleLoadError',
+    description:
+      'the module id (or alias) belongs to a placeholder package (`"unavailable"` in its manifest): the feature is not built yet; the message says what to do',
+  },
+  MODULE_ALIAS_CONFLICT: {
+    name: 'ModuleLoadError',
+    description:
+      'no module has the id, and two or more modules declare it as an alias; the message names them (use a module id or a `source`)',
+  },
   MODULE_VALIDATION_FAILED: {
     name: 'ModuleValidationError',
     description: 'a module failed structural or behavioural validation',

@@ -133,12 +133,13 @@ export {
   RateLimitError,
   StreamError,
 } from './llm-errors.js';
-export type { DiscoveryIndex, DiscoveryProblem } from './loader/discovery.js';
+export type { AliasTarget, DiscoveryIndex, DiscoveryProblem } from './loader/discovery.js';
 export { clearDiscoveryCache, findPackageDir } from './loader/discovery.js';
 // Loader
 export type { ModuleLoaderOptions, ResolvedModule } from './loader/loader.js';
 export { ModuleLoader } from './loader/loader.js';
 export type { ModuleManifest } from './loader/manifest.js';
+export { manifestAliases } from './loader/manifest.js';
 export { defaultLogger, silentLogger } from './logger.js';
 // Data: messages and envelope
 export type {
@@ -181,6 +182,7 @@ export {
 export type {
   ConfigField,
   ModelInfo,
+  ModuleAlias,
   ModuleInfo,
   ModuleType,
   MountPoint,

@@ -77,6 +77,22 @@ export interface ModuleInfo {
   path: string;
   description?: string;
   mount_point: MountPoint;
+  /** The other ids it answers to (only those no module claims as its own id), with their notes. */
+  aliases?: ModuleAlias[];
+  /** A placeholder: loading it fails with this reason. */
+  unavailable?: string;
+}
+
+/**
+ * An id a module also answers to (`"amplifier": { "aliases": [...] }`): the ids of real
+ * Amplifier bundles, such as `loop-streaming` for loop-basic. Plain JSON data.
+ */
+export interface ModuleAlias {
+  id: string;
+  /** Config defaults under this id; the mount plan's keys override them one by one. */
+  config?: Record<string, unknown>;
+  /** How the module differs from what the id names elsewhere (shown by `amplifier modules list`). */
+  note?: string;
 }
 
 /**

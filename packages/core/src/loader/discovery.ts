@@ -12,7 +12,14 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
-import { type ModulePackage, type PackageJson, parsePackageJson, readModulePackage } from './manifest.js';
+import type { ModuleAlias } from '../module-types.js';
+import {
+  type ModulePackage,
+  manifestAliases,
+  type PackageJson,
+  parsePackageJson,
+  readModulePackage,
+} from './manifest.js';
 
 const realpath = realpathSync.native;
 
@@ -117,14 +124,27 @@ export interface DiscoveryProblem {
   message: string;
 }
 
+/** A module that answers to an alias: the alias entry and the package of the module. */
+export interface AliasTarget {
+  alias: ModuleAlias;
+  package: ModulePackage;
+}
+
 /**
  * What a discovery scan found (`loader.scan()`): module id -> the package that
- * declares it, the problems met, how many packages were examined and the roots
- * whose dependencies were read. Cached per process.
+ * declares it, alias id -> the modules that answer to it, the problems met,
+ * how many packages were examined and the roots whose dependencies were read.
+ * Cached per process.
  */
 export interface DiscoveryIndex {
   /** Module id -> the package that declares it (first found wins). */
   modules: Map<string, ModulePackage>;
+  /**
+   * Alias id -> the modules that declare it (of the packages in `modules`, in
+   * discovery order). More than one is a conflict: resolving the alias fails.
+   * An alias that is also a module id is listed but never used (the module wins).
+   */
+  aliases: Map<string, AliasTarget[]>;
   problems: DiscoveryProblem[];
   /** How many packages were examined. */
   scanned: number;
@@ -157,6 +177,37 @@ function addPackage(index: DiscoveryIndex, dir: string, text: string): void {
       message: `duplicate module id '${id}': ${found.packageName} (${found.dir}) is ignored; ${existing.packageName} (${existing.dir}) was found first`,
     });
   }
+}
+
+/**
+ * Fill `index.aliases` from the modules found (only the package that won each
+ * module id, so two copies of one module never conflict), and note each
+ * alias two modules declare.
+ */
+function indexAliases(index: DiscoveryIndex): void {
+  for (const found of index.modules.values()) {
+    for (const alias of manifestAliases(found.manifest)) {
+      if (alias.id === found.manifest.module) continue;
+      const targets = index.aliases.get(alias.id);
+      if (targets === undefined) index.aliases.set(alias.id, [{ alias, package: found }]);
+      else if (!targets.some((t) => t.package === found)) targets.push({ alias, package: found });
+    }
+  }
+  for (const [id, targets] of index.aliases) {
+    if (targets.length < 2 || index.modules.has(id)) continue;
+    index.problems.push({
+      path: targets.map((t) => t.package.dir).join(', '),
+      message: `alias '${id}' is declared by ${describeTargets(targets)}: a mount plan using '${id}' fails; use one of the module ids, or give the entry a source`,
+    });
+  }
+}
+
+/** `'loop-basic' (@amplifier/loop-basic) and 'loop-x' (loop-x)`, for messages. */
+export function describeTargets(targets: readonly AliasTarget[]): string {
+  const names = targets.map((t) => `'${t.package.manifest.module}' (${t.package.packageName})`);
+  return names.length > 1
+    ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`
+    : (names[0] ?? '');
 }
 
 /** Names a root package declares (dependencies, optionalDependencies, and devDependencies if asked). */
@@ -311,10 +362,17 @@ export function discoverModules(roots: DiscoveryRoots, options: { fresh?: boolea
   const cached = processCache.get(key);
   if (!options.fresh && cached !== undefined && cached.stamp === stamp) return cached.index;
 
-  const index: DiscoveryIndex = { modules: new Map(), problems: [], scanned: 0, roots: [] };
+  const index: DiscoveryIndex = {
+    modules: new Map(),
+    aliases: new Map(),
+    problems: [],
+    scanned: 0,
+    roots: [],
+  };
   if (base !== undefined) scanRoot(index, base, true);
   for (const root of extra) scanRoot(index, root, false);
   for (const searchPath of roots.searchPaths) scanSearchPath(index, searchPath);
+  indexAliases(index);
   processCache.set(key, { stamp, index });
   return index;
 }

@@ -4,7 +4,8 @@
  * `module-source-resolver`); the source hint (path, `file:` URL or
  * package name); the conventional names `@amplifier/<id>` and
  * `amplifier-module-<id>` (fast path); then discovery over declared
- * dependencies and `AMPLIFIER_MODULES`. Checks the declared type against the
+ * dependencies and `AMPLIFIER_MODULES`: a module with that id, else the one
+ * module declaring it as an alias (an exact id always wins). Checks the declared type against the
  * mount point and the module's `@amplifier/core` peer range against the
  * running core; imports by file URL and checks the exports by shape.
  */
@@ -23,12 +24,19 @@ import type {
 import type { Coordinator } from '../coordinator.js';
 import { AmplifierError, errorMessage, ModuleLoadError, ModuleNotFoundError } from '../errors.js';
 import { defaultLogger } from '../logger.js';
-import { type ModuleInfo, type ModuleType, TYPE_TO_MOUNT_POINT } from '../module-types.js';
+import { type ModuleAlias, type ModuleInfo, type ModuleType, TYPE_TO_MOUNT_POINT } from '../module-types.js';
 import { ownConfig } from '../plain-data.js';
 import { VERSION } from '../version.js';
-import { type DiscoveryIndex, discoverModules, findPackage, searchPathsFromEnv } from './discovery.js';
+import {
+  type DiscoveryIndex,
+  describeTargets,
+  discoverModules,
+  findPackage,
+  searchPathsFromEnv,
+} from './discovery.js';
 import {
   type ModulePackage,
+  manifestAliases,
   parsePackageJson,
   readModulePackage,
   readPackageJsonText,
@@ -66,7 +74,12 @@ export interface ModuleLoaderOptions {
 
 /** Where a module was found, before it is imported. */
 export interface ResolvedModule {
+  /** The id asked for (an alias stays the alias: see `aliasOf`). */
   id: string;
+  /** The alias entry, when `id` is an alias the module answers to (its `id`, `config` defaults, `note`). */
+  alias?: ModuleAlias;
+  /** The module id of the package, when `id` is one of its aliases. */
+  aliasOf?: string;
   /** Absolute real path of the entry file. */
   entry: string;
   /** The package, when the module came from one (plain folders and files have none). */
@@ -153,6 +166,7 @@ export class ModuleLoader implements ModuleLoaderLike {
     const resolved = await this.resolve(id, options);
     const found = resolved.package;
     const required = found?.manifest.required === true;
+    if (found?.manifest.unavailable !== undefined) throw unavailable(id, resolved, found);
     let exports: ModuleExports;
     let own: Record<string, unknown>;
     try {
@@ -162,6 +176,8 @@ export class ModuleLoader implements ModuleLoaderLike {
       }
       // Own properties only, whatever the caller's object inherits (a module reads what the plan says).
       own = ownConfig(config, id);
+      // An alias's config defaults sit under the plan's keys (shallow: a plan key replaces a default).
+      if (resolved.alias?.config !== undefined) own = { ...ownConfig(resolved.alias.config, id), ...own };
       exports = await this.#import(id, resolved.entry);
     } catch (error) {
       // Found but not loadable: say whether the package declared itself required.
@@ -177,6 +193,7 @@ export class ModuleLoader implements ModuleLoaderLike {
       type: found?.manifest.type ?? options.type,
       mount: async (coordinator) => (await exports.mount(coordinator, own)) ?? undefined,
       ...(required && { required }),
+      ...(resolved.aliasOf !== undefined && { aliasOf: resolved.aliasOf }),
       ...(found && { packageName: found.packageName, version: found.version, path: found.dir }),
     };
     const ready = exports.onSessionReady;
@@ -262,6 +279,16 @@ export class ModuleLoader implements ModuleLoaderLike {
     const index = this.scan();
     const found = index.modules.get(id);
     if (found !== undefined) return this.#fromPackage(found, 'discovery');
+    const targets = index.aliases.get(id) ?? [];
+    const [target] = targets;
+    if (targets.length > 1) {
+      throw new ModuleLoadError(
+        id,
+        `Module '${id}': no module has this id, and ${describeTargets(targets)} all declare it as an alias, so it is ambiguous. Use one of those module ids in the mount plan, or give the entry a source: "<path or package name>".`,
+        { code: 'MODULE_ALIAS_CONFLICT' },
+      );
+    }
+    if (target !== undefined) return this.#fromAlias(target.package, target.alias, 'discovery (alias)');
     searched.push(
       index.roots.length > 0
         ? `declared dependencies of ${index.roots.map((d) => path.join(d, 'package.json')).join(', ')} (${index.scanned} packages examined, none declares "amplifier": { "module": "${id}" })`
@@ -292,15 +319,23 @@ export class ModuleLoader implements ModuleLoaderLike {
     const index = this.scan();
     for (const problem of index.problems) this.#logger.warn(`${problem.path}: ${problem.message}`);
     return [...index.modules.values()]
-      .map((found) => ({
-        id: found.manifest.module,
-        type: found.manifest.type,
-        name: found.packageName,
-        version: found.version,
-        path: found.dir,
-        mount_point: TYPE_TO_MOUNT_POINT[found.manifest.type],
-        ...(found.description !== undefined && { description: found.description }),
-      }))
+      .map((found) => {
+        // Only the aliases that resolve to this module: not a module id, not declared twice.
+        const aliases = manifestAliases(found.manifest).filter(
+          (alias) => !index.modules.has(alias.id) && index.aliases.get(alias.id)?.length === 1,
+        );
+        return {
+          id: found.manifest.module,
+          type: found.manifest.type,
+          name: found.packageName,
+          version: found.version,
+          path: found.dir,
+          mount_point: TYPE_TO_MOUNT_POINT[found.manifest.type],
+          ...(found.description !== undefined && { description: found.description }),
+          ...(aliases.length > 0 && { aliases }),
+          ...(found.manifest.unavailable !== undefined && { unavailable: found.manifest.unavailable }),
+        };
+      })
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
@@ -352,10 +387,12 @@ export class ModuleLoader implements ModuleLoaderLike {
         { code: 'MODULE_INVALID_MANIFEST' },
       );
     }
+    const alias = manifestAliases(found.manifest).find((a) => a.id === id);
+    if (found.manifest.module !== id && alias !== undefined) return this.#fromAlias(found, alias, via);
     if (found.manifest.module !== id) {
       throw new ModuleLoadError(
         id,
-        `Module '${id}': package ${found.packageName} (${dir}, from ${via}) declares module '${found.manifest.module}', not '${id}'; fix the mount plan's module id or the package's "amplifier".module`,
+        `Module '${id}': package ${found.packageName} (${dir}, from ${via}) declares module '${found.manifest.module}', not '${id}' (nor an alias '${id}'); fix the mount plan's module id or the package's "amplifier".module`,
         { code: 'MODULE_INVALID_MANIFEST' },
       );
     }
@@ -363,7 +400,19 @@ export class ModuleLoader implements ModuleLoaderLike {
   }
 
   #fromPackage(found: ModulePackage, via: string): ResolvedModule {
-    return { id: found.manifest.module, entry: resolveEntry(found), package: found, via };
+    return { id: found.manifest.module, entry: entryOf(found), package: found, via };
+  }
+
+  /** Module `found` under its alias `alias.id`. */
+  #fromAlias(found: ModulePackage, alias: ModuleAlias, via: string): ResolvedModule {
+    return {
+      id: alias.id,
+      alias,
+      aliasOf: found.manifest.module,
+      entry: entryOf(found),
+      package: found,
+      via,
+    };
   }
 
   #checkType(id: string, found: ModulePackage, expected: ModuleType | undefined): void {
@@ -406,6 +455,22 @@ export class ModuleLoader implements ModuleLoaderLike {
     }
     return pending;
   }
+}
+
+/** The entry file; a placeholder's is never imported (loading it fails), so its folder stands in. */
+function entryOf(found: ModulePackage): string {
+  return found.manifest.unavailable === undefined ? resolveEntry(found) : found.dir;
+}
+
+/** The error for a placeholder module (`"unavailable"` in its manifest), by id or alias. */
+function unavailable(id: string, resolved: ResolvedModule, found: ModulePackage): ModuleLoadError {
+  const what =
+    resolved.aliasOf === undefined ? `Module '${id}'` : `Module '${id}' (an alias of '${resolved.aliasOf}')`;
+  return new ModuleLoadError(
+    id,
+    `${what} is not available: ${found.manifest.unavailable} (${found.packageName}@${found.version} at ${found.dir} is a placeholder)`,
+    { code: 'MODULE_UNAVAILABLE', required: found.manifest.required === true },
+  );
 }
 
 /** Import an entry file by file URL (safe for `#`, `%`, spaces and Windows paths) and check its shape. */

@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ModuleLoadError } from '../errors.js';
-import type { ModuleType } from '../module-types.js';
+import type { ModuleAlias, ModuleType } from '../module-types.js';
 import { checkData, formatDataErrors } from '../schemas.js';
 
 /** The `"amplifier"` field of a module's package.json. */
@@ -17,6 +17,18 @@ export interface ModuleManifest {
   entry?: string;
   /** The session stops when this module fails to load, mount or get ready (policy modules). */
   required?: boolean;
+  /**
+   * Other ids the module answers to (`"loop-streaming"`, or `{ id, config?, note? }`): an
+   * alias resolves only when no module has that id.
+   */
+  aliases?: readonly (string | ModuleAlias)[];
+  /** A placeholder: loading it (by id or alias) fails with this reason. */
+  unavailable?: string;
+}
+
+/** The manifest's aliases, each as an object (`"x"` becomes `{ id: "x" }`). */
+export function manifestAliases(manifest: ModuleManifest): ModuleAlias[] {
+  return (manifest.aliases ?? []).map((alias) => (typeof alias === 'string' ? { id: alias } : alias));
 }
 
 export interface PackageJson {
@@ -106,7 +118,7 @@ export function readModulePackage(
     }));
     throw invalidManifest(
       typeof declared === 'string' ? declared : (pkg.name ?? path.basename(dir)),
-      `Invalid "amplifier" field in ${path.join(dir, 'package.json')}${pkg.name ? ` (${pkg.name})` : ''}:\n${formatDataErrors(located)}\nExpected: "amplifier": { "module": "<id>", "type": "orchestrator" | "context" | "provider" | "tool" | "hook" | "resolver", "entry"?: "./dist/index.js", "required"?: true }`,
+      `Invalid "amplifier" field in ${path.join(dir, 'package.json')}${pkg.name ? ` (${pkg.name})` : ''}:\n${formatDataErrors(located)}\nExpected: "amplifier": { "module": "<id>", "type": "orchestrator" | "context" | "provider" | "tool" | "hook" | "resolver", "entry"?: "./dist/index.js", "required"?: true, "aliases"?: ["<id>" | { "id": "<id>", "config"?: {}, "note"?: "..." }], "unavailable"?: "<reason>" }`,
     );
   }
   return {

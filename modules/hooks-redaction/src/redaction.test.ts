@@ -1,0 +1,103 @@
+/**
+ * hooks-redaction as a bundle mounts it (the real loader, from the package
+ * folder): the reference's checklist (hooks-approval / hooks-redaction #4, #5)
+ * on a real hook registry, with a recording hook at the loggers' priority.
+ */
+import { fileURLToPath } from 'node:url';
+import { type EventData, type Logger, ModuleLoader, silentLogger } from '@amplifier/core';
+import { createTestCoordinator } from '@amplifier/testing';
+import { describe, expect, it } from 'vitest';
+import { mount, parseConfig, scrub } from './index.js';
+
+const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
+const AWS = 'AKIAIOSFODNN7EXAMPLE';
+
+async function setup(config: Record<string, unknown> = {}, logger: Logger = silentLogger) {
+  const loader = new ModuleLoader({ baseDir: PACKAGE_DIR, searchPaths: [PACKAGE_DIR], logger: silentLogger });
+  const loaded = await loader.load('hooks-redaction', config, { type: 'hook' });
+  const coordinator = createTestCoordinator({ bare: true, logger });
+  const cleanup = await loaded.mount(coordinator);
+  const seen: { event: string; data: EventData }[] = [];
+  for (const event of ['provider:request', 'tool:pre', 'tool:post', 'session:start', 'llm:request']) {
+    coordinator.hooks.register(event, (name, data) => void seen.push({ event: name, data }), {
+      priority: 100,
+      name: 'recorder',
+    });
+  }
+  return { coordinator, cleanup, seen };
+}
+
+describe('hooks-redaction', () => {
+  it('#4: a secret in an event is masked before a later hook (a logger at 100) sees it, with redaction{applied}', async () => {
+    const { coordinator, seen } = await setup();
+    const result = await coordinator.hooks.emit<string>('provider:request', {
+      provider: 'mock',
+      messages: [{ role: 'user', content: `my key is ${AWS}, mail me at ada@example.com` }],
+    });
+    expect(seen[0]!.data).toMatchObject({
+      provider: 'mock',
+      messages: [{ role: 'user', content: 'my key is [REDACTED:SECRET], mail me at [REDACTED:PII]' }],
+      redaction: { applied: true, rules: ['secrets', 'pii-basic'] },
+    });
+    // The emitter gets the masked data too.
+    expect(JSON.stringify(result.data)).not.toContain(AWS);
+  });
+
+  it('#5: tool:pre and tool:post data is never altered, and llm:* is not subscribed', async () => {
+    const { coordinator, seen } = await setup();
+    const input = { tool_name: 'bash', tool_input: { command: `echo ${AWS}` } };
+    await coordinator.hooks.emit<string>('tool:pre', input);
+    await coordinator.hooks.emit<string>('tool:post', { ...input, result: { output: AWS } });
+    await coordinator.hooks.emit<string>('llm:request', { text: AWS });
+    expect(seen.map((s) => JSON.stringify(s.data).includes(AWS))).toEqual([true, true, true]);
+    expect(seen.every((s) => s.data.redaction === undefined)).toBe(true);
+  });
+
+  it('never masks the kernel fields and ids (the phone pattern would hit the digits of a timestamp)', async () => {
+    const { coordinator, seen } = await setup();
+    await coordinator.hooks.emit<string>('provider:request', {
+      request_id: '12345678-1234-1234-1234-123456789012',
+      note: 'call +1 (555) 010-9999',
+    });
+    expect(seen[0]!.data).toMatchObject({
+      request_id: '12345678-1234-1234-1234-123456789012',
+      note: 'call [REDACTED:PII]',
+      redaction: { applied: true },
+    });
+    expect(seen[0]!.data.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it('leaves clean payloads alone, keeps allowlisted paths and applies only the chosen rules', async () => {
+    const { coordinator, seen, cleanup } = await setup({ rules: ['secrets'], allowlist: ['keep[0]'] });
+    await coordinator.hooks.emit<string>('session:start', { note: 'nothing secret' });
+    await coordinator.hooks.emit<string>('session:start', { keep: [AWS, AWS], mail: 'ada@example.com' });
+    expect(seen[0]!.data.redaction).toBeUndefined();
+    expect(seen[1]!.data).toMatchObject({
+      keep: [AWS, '[REDACTED:SECRET]'],
+      mail: 'ada@example.com',
+      redaction: { applied: true, rules: ['secrets'] },
+    });
+    await cleanup?.();
+    await coordinator.hooks.emit<string>('session:start', { key: AWS });
+    expect(seen[2]!.data.key).toBe(AWS);
+  });
+
+  it('skip_events: [] redacts tool events too; a cyclic payload is masked without throwing', async () => {
+    const { coordinator, seen } = await setup({ skip_events: [] });
+    const data: Record<string, unknown> = { tool_name: 'x', text: AWS };
+    data.self = data;
+    await coordinator.hooks.emit<string>('tool:pre', data);
+    expect(seen[0]!.data.text).toBe('[REDACTED:SECRET]');
+    expect(scrub(data, ['secrets'], new Set()).changed).toBe(true);
+  });
+
+  it('warns once per unknown key; refuses a rule it does not know (ignoring it would redact less)', async () => {
+    const warnings: string[] = [];
+    const logger: Logger = { ...silentLogger, warn: (m) => warnings.push(m) };
+    parseConfig({ rules: ['secrets'], mode: 'strict' }, logger);
+    expect(warnings).toEqual(["hooks-redaction: unknown config key 'mode' is ignored"]);
+    await expect(mount(createTestCoordinator({ bare: true }), { rules: ['secret'] })).rejects.toThrow(
+      /rules must be a list of "secrets", "pii-basic"; got \["secret"\]/,
+    );
+  });
+});
