@@ -40,6 +40,7 @@ export {
   AmplifierError,
   ApprovalTimeoutError,
   CancelledError,
+  ConfigRefusedError,
   DataValidationError,
   ERROR_CODES,
   errorMessage,
@@ -188,9 +189,12 @@ export type {
   SessionStatus,
 } from './module-types.js';
 export { CAPABILITIES, MODULE_TYPES, TYPE_TO_MOUNT_POINT } from './module-types.js';
+export type { ModuleConfigPolicy } from './module-config.js';
+export { configKeys, readModuleConfig, warnConfigKey } from './module-config.js';
 export type { ModuleSpec, MountPlan, MountPlanValidation, SessionSection } from './mount-plan.js';
 export {
   assertMountPlan,
+  mountPlanWarnings,
   ownMountPlan,
   parseMountPlan,
   resolveSessionModule,
