@@ -2,7 +2,7 @@
  * @amplifier/tool-filesystem (module id `tool-filesystem`): `read_file`,
  * `write_file`, `edit_file`, `glob` and `grep` behind one path sandbox.
  */
-import type { Cleanup, Coordinator, Tool } from '@amplifier/core';
+import { type Cleanup, type Coordinator, type Tool, warnConfigKey } from '@amplifier/core';
 import { parseConfig, type ToolContext } from './config.js';
 import { editFileTool } from './edit.js';
 import { globTool } from './glob.js';
@@ -32,7 +32,15 @@ export async function mount(
 ): Promise<Cleanup> {
   const capability = coordinator.getCapability('session.working_dir');
   const fallback = typeof capability === 'string' && capability !== '' ? capability : process.cwd();
-  const parsed = parseConfig(config, fallback);
+  const parsed = parseConfig(config, fallback, coordinator.logger);
+  if (parsed.require_approval) {
+    warnConfigKey(
+      coordinator.logger,
+      'tool-filesystem',
+      'require_approval',
+      'is accepted as in the reference, where the tools never ask: approval is a hook concern (mount hooks-approval, which asks before write_file and edit_file by default)',
+    );
+  }
   const sandbox = await Sandbox.create(parsed, () =>
     coordinator.getCapability<MentionResolver>('mention_resolver'),
   );
