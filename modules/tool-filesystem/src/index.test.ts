@@ -103,7 +103,7 @@ describe('config', () => {
     }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     const message = (error as Error).message;
-    expect(message).toMatch(/^tool-filesystem: invalid config; fix these keys/);
+    expect(message).toMatch(/^tool-filesystem: invalid config:/);
     expect(message).toContain('  - max_read_bytes must be integer');
     expect(message).toContain('  - allowed_write_paths must be array');
     expect(message).not.toContain('colour');

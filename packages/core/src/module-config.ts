@@ -98,7 +98,7 @@ export function readModuleConfig(raw: unknown, policy: ModuleConfigPolicy): Reco
   const errors = compileSchema(policy.schema)(kept);
   if (errors.length > 0) {
     throw new DataValidationError(
-      `${module}: invalid config; fix these keys in the module's config:\n${formatDataErrors(errors)}`,
+      `${module}: invalid config:\n${formatDataErrors(errors)}\nFix these keys in the module's config.`,
       errors,
     );
   }
