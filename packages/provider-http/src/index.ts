@@ -12,6 +12,8 @@ export { ProviderCalls } from './calls.js';
 export type { ProviderConfig, ProviderDefaults, ResolvedProviderConfig, SetupPrompts } from './config.js';
 export {
   assertProviderConfig,
+  PROVIDER_SAFETY_KEYS,
+  readProviderConfig,
   isLocalUrl,
   MODEL_LIMITS_SCHEMA,
   MODEL_PRICE_SCHEMA,
