@@ -3,8 +3,7 @@
  * is never modified by compaction; `getMessagesForRequest` returns a compacted
  * view when the history nears the provider-derived budget.
  */
-import { type Coordinator, ownConfig } from '@amplifier/core';
-import { unknownConfigKeys } from './config.js';
+import type { Coordinator } from '@amplifier/core';
 import { SimpleContextManager } from './context.js';
 
 export { SAFETY_MARGIN_TOKENS } from './budget.js';
@@ -19,14 +18,11 @@ export { formatCompactionNotice, NOTICE_SOURCE, noticeMessage, stubText, truncat
 /**
  * Mount a `SimpleContextManager` at the `context` mount point, emitting
  * `context:compaction` through `coordinator.hooks`. Invalid config fails with a
- * message naming each bad key; unknown keys are ignored with a warning. Only
+ * message naming each bad key; unknown keys are warned about once and ignored
+ * (core's config policy). Only
  * the config's own properties are read.
  */
 export async function mount(coordinator: Coordinator, raw: Record<string, unknown> = {}): Promise<void> {
-  const config = ownConfig(raw, 'context-simple');
-  const context = new SimpleContextManager(config, { hooks: coordinator.hooks, logger: coordinator.logger });
-  for (const key of unknownConfigKeys(config)) {
-    coordinator.logger.warn(`context-simple: unknown config key '${key}' is ignored`);
-  }
+  const context = new SimpleContextManager(raw, { hooks: coordinator.hooks, logger: coordinator.logger });
   coordinator.mount('context', context);
 }
