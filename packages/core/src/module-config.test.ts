@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AmplifierError, ConfigRefusedError, DataValidationError } from './errors.js';
 import { readModuleConfig, warnConfigKey } from './module-config.js';
-import type { JSONSchema } from './schemas.js';
+import type { JSONSchema } from './messages.js';
 
 const schema: JSONSchema = {
   type: 'object',

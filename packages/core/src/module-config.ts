@@ -10,7 +10,8 @@
 import type { Logger } from './contracts.js';
 import { ConfigRefusedError, DataValidationError } from './errors.js';
 import { isPlainObject, ownConfig, setOwn } from './plain-data.js';
-import { compileSchema, formatDataErrors, type JSONSchema } from './schemas.js';
+import type { JSONSchema } from './messages.js';
+import { compileSchema, formatDataErrors } from './schemas.js';
 
 /** What a module tells `readModuleConfig` about its config. */
 export interface ModuleConfigPolicy {
