@@ -80,7 +80,10 @@ export const CONFIG_SCHEMA: JSONSchema = {
  * unknown keys are warned about once through `logger`. Throws a
  * `DataValidationError` naming every bad key (`compact_threshold must be <= 1`).
  */
-export function resolveConfig(raw: Record<string, unknown> = {}, logger?: Pick<Logger, 'warn'>): ResolvedConfig {
+export function resolveConfig(
+  raw: Record<string, unknown> = {},
+  logger?: Pick<Logger, 'warn'>,
+): ResolvedConfig {
   const config = readModuleConfig(raw, { module: 'context-simple', schema: CONFIG_SCHEMA, logger });
   const resolved: ResolvedConfig = {
     ...DEFAULT_CONFIG,

@@ -35,7 +35,9 @@ describe('config policy', () => {
       }
       expect(AmplifierError.is(error, 'CONFIG_REFUSED')).toBe(true);
       expect((error as { required: boolean }).required).toBe(true);
-      expect((error as Error).message).toContain('could approve a call the config meant to ask about or deny');
+      expect((error as Error).message).toContain(
+        'could approve a call the config meant to ask about or deny',
+      );
     }
   });
 

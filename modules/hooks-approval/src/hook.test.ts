@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Coordinator, EventData, HookResult, ToolPreEvent } from '@amplifier/core';
-import { RecordingLogger, createTestCoordinator } from '@amplifier/testing';
+import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type Answer,

@@ -153,12 +153,22 @@ export function parseConfig(raw: unknown, logger?: Pick<Logger, 'warn'>): Loggin
   });
   const mode = getOwn<string>(config, 'mode');
   if (mode !== undefined && !(MODES as readonly string[]).includes(mode)) {
-    warnConfigKey(logger, 'hooks-logging', 'mode', `value '${mode}' is not known (known: ${MODES.join(', ')}); the session file is written, as with session-only`);
+    warnConfigKey(
+      logger,
+      'hooks-logging',
+      'mode',
+      `value '${mode}' is not known (known: ${MODES.join(', ')}); the session file is written, as with session-only`,
+    );
   }
   const outputDir = getOwn<string>(config, 'output_dir');
   const template = getOwn<string>(config, 'session_log_template');
   if (outputDir !== undefined && template !== undefined) {
-    warnConfigKey(logger, 'hooks-logging', 'output_dir', 'is ignored: session_log_template is given and says where the file goes');
+    warnConfigKey(
+      logger,
+      'hooks-logging',
+      'output_dir',
+      'is ignored: session_log_template is given and says where the file goes',
+    );
   }
   const level = getOwn<string>(config, 'level');
   const own = <K extends keyof LoggingConfig>(key: K): LoggingConfig[K] =>
@@ -167,7 +177,8 @@ export function parseConfig(raw: unknown, logger?: Pick<Logger, 'warn'>): Loggin
   return {
     priority: own('priority'),
     session_log_template:
-      template ?? (outputDir === undefined ? DEFAULTS.session_log_template : `${outputDir}/{session_id}/events.jsonl`),
+      template ??
+      (outputDir === undefined ? DEFAULTS.session_log_template : `${outputDir}/{session_id}/events.jsonl`),
     auto_discover: own('auto_discover'),
     additional_events: [...own('additional_events')],
     exclude_events: [...own('exclude_events')],

@@ -48,7 +48,11 @@ describe('the reference keys', () => {
       return true;
     }) as typeof process.stderr.write;
     try {
-      const { logger } = await logWith({ mode: 'session-only', session_log_template: template, console: 'debug' });
+      const { logger } = await logWith({
+        mode: 'session-only',
+        session_log_template: template,
+        console: 'debug',
+      });
       expect(logger.problemsSince()).toEqual([]);
     } finally {
       process.stderr.write = write;
@@ -68,7 +72,9 @@ describe('the reference keys', () => {
 
   it('a wrong level value fails with the key named', async () => {
     const coordinator = createTestCoordinator({ bare: true });
-    await expect(mount(coordinator, { level: 'LOUD' })).rejects.toThrow(/hooks-logging: invalid config[\s\S]*level/);
+    await expect(mount(coordinator, { level: 'LOUD' })).rejects.toThrow(
+      /hooks-logging: invalid config[\s\S]*level/,
+    );
   });
 
   it('an unknown key warns once and the module still logs', async () => {

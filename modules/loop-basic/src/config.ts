@@ -65,7 +65,6 @@ export const CONFIG_SCHEMA: JSONSchema = {
   },
 };
 
-
 /** Defaults of the optional settings, in their config units. */
 export const DEFAULTS: Readonly<{
   max_iterations: number;
@@ -93,7 +92,9 @@ export function resolveConfig(raw: Record<string, unknown>, logger?: Pick<Logger
   try {
     config = readModuleConfig(raw, { module: 'loop-basic', schema: CONFIG_SCHEMA, logger });
   } catch (error) {
-    errors = [...((error as { errors?: DataError[] }).errors ?? [{ path: '', message: (error as Error).message }])];
+    errors = [
+      ...((error as { errors?: DataError[] }).errors ?? [{ path: '', message: (error as Error).message }]),
+    ];
   }
   if (getOwn(raw, 'max_iterations') === 0) {
     errors.push({ path: 'max_iterations', message: 'must be -1 (unlimited) or at least 1' });

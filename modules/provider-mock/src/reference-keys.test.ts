@@ -37,7 +37,12 @@ describe('the reference keys (Amplifier test profile)', () => {
     const provider = createMockProvider({ fail_probability: 0.3, random: () => draws.shift()! });
     const outcomes: string[] = [];
     for (let i = 0; i < 4; i++) {
-      outcomes.push(await provider.complete(request).then(() => 'ok', () => 'failed'));
+      outcomes.push(
+        await provider.complete(request).then(
+          () => 'ok',
+          () => 'failed',
+        ),
+      );
     }
     expect(outcomes).toEqual(['failed', 'ok', 'failed', 'ok']);
   });
@@ -54,8 +59,12 @@ describe('the reference keys (Amplifier test profile)', () => {
 
   it('wrong types of the reference keys fail naming the key', async () => {
     const coordinator = createTestCoordinator({ bare: true });
-    await expect(mount(coordinator, { fail_probability: 2 })).rejects.toThrow(/fail_probability must be <= 1/);
-    await expect(mount(coordinator, { response_delay: 'slow' })).rejects.toThrow(/response_delay must be number/);
+    await expect(mount(coordinator, { fail_probability: 2 })).rejects.toThrow(
+      /fail_probability must be <= 1/,
+    );
+    await expect(mount(coordinator, { response_delay: 'slow' })).rejects.toThrow(
+      /response_delay must be number/,
+    );
     await expect(mount(coordinator, { default_response: 'a', default_text: 'b' })).rejects.toThrow(
       /default_response differs from default_text/,
     );

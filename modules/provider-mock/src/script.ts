@@ -15,8 +15,8 @@ import {
   formatDataErrors,
   type JSONSchema,
   LLM_ERROR_KINDS,
-  type Logger,
   type LLMErrorKind,
+  type Logger,
   readModuleConfig,
   stringifyJson,
   type ToolCall,
@@ -182,7 +182,10 @@ export function checkConfig(config: Record<string, unknown>): DataError[] {
     errors.push({ path: 'script_file', message: 'cannot be combined with script: choose one' });
   }
   if (config.random !== undefined && typeof config.random !== 'function') {
-    errors.push({ path: 'random', message: 'must be a function returning a number in [0, 1) (pass it in code)' });
+    errors.push({
+      path: 'random',
+      message: 'must be a function returning a number in [0, 1) (pass it in code)',
+    });
   }
   if (
     typeof config.default_response === 'string' &&

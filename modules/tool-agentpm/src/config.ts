@@ -67,7 +67,6 @@ export const CONFIG_SCHEMA: JSONSchema = {
   },
 };
 
-
 /**
  * Validate a mount config and fill in defaults. Throws an AmplifierError
  * (MOUNT_FAILED) listing every bad key; unknown keys (an own `__proto__`

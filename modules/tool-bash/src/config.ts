@@ -131,7 +131,12 @@ export const SAFETY_KEYS: Readonly<Record<string, string>> = {
 export function parseConfig(raw: unknown, logger?: Logger): BashConfig {
   let config: Record<string, unknown>;
   try {
-    config = readModuleConfig(raw, { module: 'tool-bash', schema: CONFIG_SCHEMA, safety: SAFETY_KEYS, logger });
+    config = readModuleConfig(raw, {
+      module: 'tool-bash',
+      schema: CONFIG_SCHEMA,
+      safety: SAFETY_KEYS,
+      logger,
+    });
   } catch (error) {
     if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
     throw new AmplifierError('MOUNT_FAILED', errorMessage(error));

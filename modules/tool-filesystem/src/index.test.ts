@@ -118,10 +118,13 @@ describe('config', () => {
     );
     const cleanup = await mount(coordinator, plan);
     expect(logger.problemsSince()).toEqual(["tool-filesystem: unknown config key '__proto__' is ignored"]);
-    const write = await coordinator.get('tools').get('write_file')!.execute({
-      file_path: path.join(tree.outside, 'x.txt'),
-      content: 'x',
-    });
+    const write = await coordinator
+      .get('tools')
+      .get('write_file')!
+      .execute({
+        file_path: path.join(tree.outside, 'x.txt'),
+        content: 'x',
+      });
     expect(write.success).toBe(false);
     expect(({} as Record<string, unknown>).allowed_write_paths).toBeUndefined();
     await cleanup();

@@ -2,7 +2,13 @@
  * The module's config: its JSON Schema, defaults, and the parsed form the
  * tools use. Bad config fails `mount` with a message naming the key.
  */
-import { AmplifierError, errorMessage, type JSONSchema, type Logger, readModuleConfig } from '@amplifier/core';
+import {
+  AmplifierError,
+  errorMessage,
+  type JSONSchema,
+  type Logger,
+  readModuleConfig,
+} from '@amplifier/core';
 
 /** Search backends `web_search` can use. */
 export type SearchEngine = 'searxng' | 'brave' | 'tavily' | 'custom';
@@ -129,7 +135,12 @@ export interface ResolvedConfig {
 export function resolveConfig(given: unknown, logger?: Pick<Logger, 'warn'>): ResolvedConfig {
   let config: Record<string, unknown>;
   try {
-    config = readModuleConfig(given, { module: 'tool-web', schema: CONFIG_SCHEMA, safety: SAFETY_KEYS, logger });
+    config = readModuleConfig(given, {
+      module: 'tool-web',
+      schema: CONFIG_SCHEMA,
+      safety: SAFETY_KEYS,
+      logger,
+    });
   } catch (error) {
     if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
     throw new AmplifierError('MOUNT_FAILED', errorMessage(error));

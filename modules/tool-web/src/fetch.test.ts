@@ -819,9 +819,9 @@ describe('tool surface', () => {
   });
 
   it('a misspelt allow or block list is refused with the reason; an unknown key only warns', async () => {
-    const error = await mount(createTestCoordinator({ bare: true }), { allowed_domain: ['example.com'] }).catch(
-      (e: unknown) => e,
-    );
+    const error = await mount(createTestCoordinator({ bare: true }), {
+      allowed_domain: ['example.com'],
+    }).catch((e: unknown) => e);
     expect(AmplifierError.is(error, 'CONFIG_REFUSED')).toBe(true);
     expect((error as Error).message).toContain('would let web_fetch reach every domain');
     const logger = new RecordingLogger();

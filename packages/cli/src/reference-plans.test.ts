@@ -1,6 +1,6 @@
 /**
  * The mount plans of Amplifier's own specification and the foundation bundle's
- * logging behavior (src/__fixtures__/reference-plans, unchanged upstream data):
+ * logging behavior (src/__fixtures__/recorded, unchanged upstream data):
  * every module config in them that targets a module this project has is
  * loaded through the real modules, none is dropped, no reference key is called
  * unknown, and the reference keys take effect.
@@ -16,7 +16,7 @@ import { removeTempDirs, tempDir } from './__fixtures__/cli.js';
 import { createLoader } from './modules.js';
 import { expandEnv } from './plan.js';
 
-const FIXTURES = fileURLToPath(new URL('./__fixtures__/reference-plans/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('./__fixtures__/recorded/', import.meta.url));
 
 let known: Set<string>;
 beforeAll(async () => {
@@ -108,7 +108,9 @@ describe('reference mount plans load through the real modules', () => {
     const { session, logger } = await open('core-spec-production-plan.json', cwd);
     const read = await session.coordinator.get('tools').get('read_file')!.execute({ file_path: 'here.txt' });
     expect(read.error?.message).toContain('is not within allowed paths');
-    expect(logger.problemsSince().join('\n')).toContain("tool-filesystem: config key 'require_approval' is accepted");
+    expect(logger.problemsSince().join('\n')).toContain(
+      "tool-filesystem: config key 'require_approval' is accepted",
+    );
     await session.cleanup();
   });
 
@@ -121,7 +123,14 @@ describe('reference mount plans load through the real modules', () => {
     await session.cleanup();
     const slug = fs.readdirSync(path.join(home, '.amplifier', 'projects'));
     expect(slug).toHaveLength(1);
-    const log = path.join(home, '.amplifier/projects', slug[0]!, 'sessions', session.sessionId, 'events.jsonl');
+    const log = path.join(
+      home,
+      '.amplifier/projects',
+      slug[0]!,
+      'sessions',
+      session.sessionId,
+      'events.jsonl',
+    );
     expect(fs.readFileSync(log, 'utf8')).toContain('"event":"tool:pre"');
   });
 });

@@ -81,7 +81,7 @@ export const ERROR_CODES = {
   CONFIG_REFUSED: {
     name: 'ConfigRefusedError',
     description:
-      "a module refused a config key because ignoring it would make the session less safe than asked; the session does not start",
+      'a module refused a config key because ignoring it would make the session less safe than asked; the session does not start',
   },
   DATA_INVALID: {
     name: 'DataValidationError',

@@ -179,6 +179,8 @@ export {
   toMessageToolCall,
   toToolCallBlock,
 } from './messages.js';
+export type { ModuleConfigPolicy } from './module-config.js';
+export { configKeys, readModuleConfig, warnConfigKey } from './module-config.js';
 export type {
   ConfigField,
   ModelInfo,
@@ -189,8 +191,6 @@ export type {
   SessionStatus,
 } from './module-types.js';
 export { CAPABILITIES, MODULE_TYPES, TYPE_TO_MOUNT_POINT } from './module-types.js';
-export type { ModuleConfigPolicy } from './module-config.js';
-export { configKeys, readModuleConfig, warnConfigKey } from './module-config.js';
 export type { ModuleSpec, MountPlan, MountPlanValidation, SessionSection } from './mount-plan.js';
 export {
   assertMountPlan,

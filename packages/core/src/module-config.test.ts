@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AmplifierError, ConfigRefusedError, DataValidationError } from './errors.js';
-import { readModuleConfig, warnConfigKey } from './module-config.js';
+import { AmplifierError, type ConfigRefusedError, DataValidationError } from './errors.js';
 import type { JSONSchema } from './messages.js';
+import { readModuleConfig, warnConfigKey } from './module-config.js';
 
 const schema: JSONSchema = {
   type: 'object',
@@ -110,7 +110,9 @@ describe('readModuleConfig', () => {
     expect(readModuleConfig({ redaction: { keys: [], extra: 1 } }, { module: 'm', schema, logger })).toEqual({
       redaction: { keys: [] },
     });
-    expect(readModuleConfig({ redaction: true }, { module: 'm', schema, logger })).toEqual({ redaction: true });
+    expect(readModuleConfig({ redaction: true }, { module: 'm', schema, logger })).toEqual({
+      redaction: true,
+    });
     expect(logger.lines).toEqual(["m: unknown config key 'redaction.extra' is ignored"]);
   });
 

@@ -9,8 +9,8 @@
  */
 import type { Logger } from './contracts.js';
 import { ConfigRefusedError, DataValidationError } from './errors.js';
-import { isPlainObject, ownConfig, setOwn } from './plain-data.js';
 import type { JSONSchema } from './messages.js';
+import { isPlainObject, ownConfig, setOwn } from './plain-data.js';
 import { compileSchema, formatDataErrors } from './schemas.js';
 
 /** What a module tells `readModuleConfig` about its config. */
@@ -85,7 +85,8 @@ export function readModuleConfig(raw: unknown, policy: ModuleConfigPolicy): Reco
       return;
     }
     const near = section === undefined ? lookalike(path, Object.keys(safety)) : undefined;
-    if (near !== undefined) refused.push({ path, why: `it looks like a misspelt '${near}': ${safety[near]}` });
+    if (near !== undefined)
+      refused.push({ path, why: `it looks like a misspelt '${near}': ${safety[near]}` });
     else unknown.push(path);
   }) as Record<string, unknown>;
   if (refused.length > 0) {
@@ -179,7 +180,10 @@ function lookalike(key: string, safetyKeys: readonly string[]): string | undefin
 
 /** Lower case, without `_`, `-` and a final `s`: `Denied-Paths` and `denied_path` are the same. */
 function normalize(key: string): string {
-  return key.toLowerCase().replace(/[-_\s]/g, '').replace(/s$/, '');
+  return key
+    .toLowerCase()
+    .replace(/[-_\s]/g, '')
+    .replace(/s$/, '');
 }
 
 /** Levenshtein distance with adjacent transpositions, cut off above `limit`. */

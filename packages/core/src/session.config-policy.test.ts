@@ -27,7 +27,9 @@ function plan(config: Record<string, unknown>): MountPlan {
 
 describe('the config policy in a session', () => {
   it("logs the plan validator's warnings once, and the module's unknown keys once", async () => {
-    const { session, logger } = makeSession(plan({ colour: 'red' }), { extra: { 'tool-strict': strictTool } });
+    const { session, logger } = makeSession(plan({ colour: 'red' }), {
+      extra: { 'tool-strict': strictTool },
+    });
     await session.initialize();
     expect(session.failures).toEqual([]);
     expect(logger.lines.filter((l) => l.startsWith('warn:'))).toEqual([

@@ -2,10 +2,10 @@ import { AmplifierError, type JSONSchema } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import {
   assertProviderConfig,
-  readProviderConfig,
   isLocalUrl,
   PROVIDER_CONFIG_PROPERTIES,
   type ProviderDefaults,
+  readProviderConfig,
   resolveProviderConfig,
 } from './config.js';
 
@@ -180,7 +180,7 @@ describe('own properties only', () => {
   });
 });
 
-describe('readProviderConfig (core\'s config policy)', () => {
+describe("readProviderConfig (core's config policy)", () => {
   it('leaves unknown keys out, at every level, with one warning each', () => {
     const warnings: string[] = [];
     const logger = { warn: (m: string) => warnings.push(m) };
@@ -204,6 +204,8 @@ describe('readProviderConfig (core\'s config policy)', () => {
       error = caught;
     }
     expect(AmplifierError.is(error, 'CONFIG_REFUSED')).toBe(true);
-    expect((error as Error).message).toContain('to the default public API instead of the server the config names');
+    expect((error as Error).message).toContain(
+      'to the default public API instead of the server the config names',
+    );
   });
 });

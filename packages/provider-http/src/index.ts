@@ -12,13 +12,13 @@ export { ProviderCalls } from './calls.js';
 export type { ProviderConfig, ProviderDefaults, ResolvedProviderConfig, SetupPrompts } from './config.js';
 export {
   assertProviderConfig,
-  PROVIDER_SAFETY_KEYS,
-  readProviderConfig,
   isLocalUrl,
   MODEL_LIMITS_SCHEMA,
   MODEL_PRICE_SCHEMA,
   PROVIDER_CONFIG_PROPERTIES,
+  PROVIDER_SAFETY_KEYS,
   providerConfigFields,
+  readProviderConfig,
   resolveProviderConfig,
 } from './config.js';
 export { toolBlocksText, toolResultText } from './content.js';
