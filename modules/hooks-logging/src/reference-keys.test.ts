@@ -70,6 +70,16 @@ describe('the reference keys', () => {
     expect(events(path.join(tmp, 'test-session.jsonl'))).toEqual(['tool:error']);
   });
 
+  it('a mode it does not know is warned about once and logs to the session file', async () => {
+    const logger = new RecordingLogger();
+    const template = path.join(tmp, '{session_id}.jsonl');
+    await logWith({ mode: 'console', session_log_template: template }, logger);
+    expect(logger.problemsSince()).toEqual([
+      "hooks-logging: config key 'mode' value 'console' is not known (known: session-only); the session file is written, as with session-only",
+    ]);
+    expect(events(path.join(tmp, 'test-session.jsonl'))).toHaveLength(3);
+  });
+
   it('a wrong level value fails with the key named', async () => {
     const coordinator = createTestCoordinator({ bare: true });
     await expect(mount(coordinator, { level: 'LOUD' })).rejects.toThrow(
