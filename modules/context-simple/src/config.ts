@@ -2,14 +2,7 @@
  * The module's configuration: the JSON Schema it is validated against (with
  * core's shared ajv) and the defaults of the reference's context-simple.
  */
-import {
-  compileSchema,
-  DataValidationError,
-  formatDataErrors,
-  getOwn,
-  type JSONSchema,
-  ownConfig,
-} from '@amplifier/core';
+import { getOwn, type JSONSchema, type Logger, readModuleConfig } from '@amplifier/core';
 
 /** How much the compaction notice says. `verbose` renders like `normal` (as in the reference). */
 export type NoticeVerbosity = 'minimal' | 'normal' | 'verbose';
@@ -62,7 +55,7 @@ export const DEFAULT_CONFIG: Readonly<Required<Omit<ContextSimpleConfig, 'auto_c
 
 const fraction = { type: 'number', minimum: 0, maximum: 1 };
 
-/** JSON Schema of the config. Unknown keys are allowed (and reported by `mount` as a warning). */
+/** JSON Schema of the config (core's `readModuleConfig` warns about other keys). */
 export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {
@@ -81,22 +74,17 @@ export const CONFIG_SCHEMA: JSONSchema = {
   },
 };
 
-const KNOWN_KEYS: ReadonlySet<string> = new Set(Object.keys(CONFIG_SCHEMA.properties as object));
-
 /**
- * Validate a config and apply the defaults. Only its own properties are read
- * (an inherited or `__proto__` key changes nothing). Throws a
+ * Read a config by core's config policy and apply the defaults. Only its own
+ * properties are read (an inherited or `__proto__` key changes nothing);
+ * unknown keys are warned about once through `logger`. Throws a
  * `DataValidationError` naming every bad key (`compact_threshold must be <= 1`).
  */
-export function resolveConfig(raw: Record<string, unknown> = {}): ResolvedConfig {
-  const config = ownConfig(raw, 'context-simple');
-  const errors = compileSchema(CONFIG_SCHEMA)(config);
-  if (errors.length > 0) {
-    throw new DataValidationError(
-      `context-simple: invalid config; fix these keys:\n${formatDataErrors(errors)}`,
-      errors,
-    );
-  }
+export function resolveConfig(
+  raw: Record<string, unknown> = {},
+  logger?: Pick<Logger, 'warn'>,
+): ResolvedConfig {
+  const config = readModuleConfig(raw, { module: 'context-simple', schema: CONFIG_SCHEMA, logger });
   const resolved: ResolvedConfig = {
     ...DEFAULT_CONFIG,
     max_tokens_explicit: getOwn(config, 'max_tokens') !== undefined,
@@ -106,9 +94,4 @@ export function resolveConfig(raw: Record<string, unknown> = {}): ResolvedConfig
     if (value !== undefined) (resolved as Record<string, unknown>)[key] = value;
   }
   return resolved;
-}
-
-/** Own config keys this module does not know, `__proto__` included (they are ignored). */
-export function unknownConfigKeys(config: Record<string, unknown>): string[] {
-  return Object.keys(ownConfig(config, 'context-simple')).filter((key) => !KNOWN_KEYS.has(key));
 }

@@ -70,7 +70,7 @@ export class SimpleContextManager implements ContextManager {
     config: ContextSimpleConfig | Record<string, unknown> = {},
     options: SimpleContextOptions = {},
   ) {
-    this.config = Object.freeze(resolveConfig(config as Record<string, unknown>));
+    this.config = Object.freeze(resolveConfig(config as Record<string, unknown>, options.logger));
     this.#hooks = options.hooks;
     this.#logger = options.logger;
   }

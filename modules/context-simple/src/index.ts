@@ -6,7 +6,6 @@
  * which this module also answers to).
  */
 import { type Coordinator, ownConfig } from '@amplifier/core';
-import { unknownConfigKeys } from './config.js';
 import { SimpleContextManager } from './context.js';
 import { memoryFileList, readMemoryFiles } from './memory-files.js';
 
@@ -23,18 +22,15 @@ export { formatCompactionNotice, NOTICE_SOURCE, noticeMessage, stubText, truncat
 /**
  * Mount a `SimpleContextManager` at the `context` mount point, emitting
  * `context:compaction` through `coordinator.hooks`. Invalid config fails with a
- * message naming each bad key; unknown keys are ignored with a warning. Only
- * the config's own properties are read. `memory_files` (paths relative to the
- * `session.working_dir` capability, else the process cwd) are read now and
- * stored first, as system messages.
+ * message naming each bad key; unknown keys are warned about once and ignored
+ * (core's config policy). Only the config's own properties are read.
+ * `memory_files` (paths relative to the `session.working_dir` capability,
+ * else the process cwd) are read now and stored first, as system messages.
  */
 export async function mount(coordinator: Coordinator, raw: Record<string, unknown> = {}): Promise<void> {
   const { memory_files, ...config } = ownConfig(raw, 'context-simple');
   const files = memoryFileList(memory_files);
   const context = new SimpleContextManager(config, { hooks: coordinator.hooks, logger: coordinator.logger });
-  for (const key of unknownConfigKeys(config)) {
-    coordinator.logger.warn(`context-simple: unknown config key '${key}' is ignored`);
-  }
   if (files.length > 0) {
     const workingDir = coordinator.getCapability('session.working_dir');
     const baseDir = typeof workingDir === 'string' && workingDir !== '' ? workingDir : process.cwd();

@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { compileSchema, formatDataErrors, type JSONSchema, ownConfig } from '@amplifier/core';
+import { getOwn, type JSONSchema, type Logger, readModuleConfig, warnConfigKey } from '@amplifier/core';
 import { DEFAULT_PATH_ARGUMENTS } from './path-match.js';
 
 export type RuleAction = 'allow' | 'deny' | 'ask';
@@ -68,7 +68,6 @@ const ACTIONS = ['allow', 'deny', 'ask'];
 
 const RULE_SCHEMA: JSONSchema = {
   type: 'object',
-  additionalProperties: false,
   required: ['tool', 'action'],
   properties: {
     tool: {
@@ -87,9 +86,9 @@ const RULE_SCHEMA: JSONSchema = {
   },
 };
 
-const CONFIG_SCHEMA: JSONSchema = {
+/** JSON Schema of the config (core's `readModuleConfig` warns about unknown keys, refuses the unsafe ones). */
+export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
-  additionalProperties: false,
   properties: {
     rules: { type: 'array', items: RULE_SCHEMA },
     default_rules: { type: 'boolean' },
@@ -98,37 +97,93 @@ const CONFIG_SCHEMA: JSONSchema = {
     approval_default: { enum: ['allow', 'deny'] },
     shell_tools: { type: 'array', items: { type: 'string', minLength: 1 } },
     path_arguments: { type: 'array', items: { type: 'string', minLength: 1 } },
-    audit: { type: 'boolean' },
+    audit: {
+      anyOf: [{ type: 'boolean' }, { type: 'object', properties: { enabled: { type: 'boolean' } } }],
+    },
     audit_file: { type: 'string', minLength: 1 },
     max_prompt_chars: { type: 'integer', minimum: 200 },
     priority: { type: 'number' },
+    // The reference's keys.
+    tools: {
+      type: 'object',
+      additionalProperties: { type: 'object', properties: { require_approval: { type: 'boolean' } } },
+    },
+    policy_driven_only: { type: 'boolean' },
+    default_timeout: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 2_147_483 },
   },
 };
 
-let validate: ReturnType<typeof compileSchema> | undefined;
+const WEAKER = 'ignoring it could approve a call the config meant to ask about or deny';
 
 /**
- * Defaults filled in; throws an Error that lists every bad key. Only own
+ * The safety-relevant keys (see README): an unknown key inside them (a rule's
+ * misspelt `action` or `when`) or a misspelling of one (`rule`, `Rules`) is
+ * refused with the reason, never ignored.
+ */
+export const SAFETY_KEYS: Readonly<Record<string, string>> = {
+  rules: `${WEAKER} (a rule)`,
+  default_rules: WEAKER,
+  default_action: WEAKER,
+  approval_default: `${WEAKER} (what a timeout decides)`,
+  shell_tools: `${WEAKER} (which tools run shell command lines)`,
+  path_arguments: `${WEAKER} (which arguments are paths)`,
+  tools: `${WEAKER} (tools.<name>.require_approval)`,
+};
+
+/**
+ * Read `raw` by core's config policy and fill in the defaults. Only own
  * properties are read (rules and their `when` included): an inherited key
  * never reaches a setting, and an own `__proto__` key is an unknown key.
+ * Unknown keys are warned about through `logger` once; a wrong type throws a
+ * DataValidationError naming the key; an unknown key inside a rule, or a
+ * misspelt safety key, throws a ConfigRefusedError that says why.
+ *
+ * The reference's keys: `tools.<name>.require_approval: true` asks before that
+ * tool (a rule after the configured ones, before the defaults);
+ * `default_timeout` is `approval_timeout`; `audit: {enabled}` is `audit`;
+ * `policy_driven_only` is accepted and not honoured (it could only ask less).
  */
-export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): ApprovalConfig {
-  const config = ownConfig(raw, 'hooks-approval');
-  validate ??= compileSchema(CONFIG_SCHEMA);
-  const errors = validate(config);
-  if (errors.length > 0) {
-    throw new Error(`hooks-approval: invalid config:\n${formatDataErrors(errors)}`);
+export function parseConfig(
+  raw: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+  logger?: Pick<Logger, 'warn'>,
+): ApprovalConfig {
+  const config = readModuleConfig(raw, {
+    module: 'hooks-approval',
+    schema: CONFIG_SCHEMA,
+    safety: SAFETY_KEYS,
+    logger,
+  });
+  const given = config as Partial<Omit<ApprovalConfig, 'audit'>> & {
+    tools?: Record<string, { require_approval?: boolean }>;
+    audit?: boolean | { enabled?: boolean };
+    default_timeout?: number | null;
+    policy_driven_only?: boolean;
+  };
+  if (given.policy_driven_only === true) {
+    warnConfigKey(
+      logger,
+      'hooks-approval',
+      'policy_driven_only',
+      'is accepted and not honoured: every tool call goes through the rules here (write allow rules to skip a question); ignoring it only asks more',
+    );
   }
-  const given = config as Partial<ApprovalConfig>;
+  const asked: RuleConfig[] = [];
+  for (const [tool, settings] of Object.entries(given.tools ?? {})) {
+    if (getOwn(settings, 'require_approval') === true) {
+      asked.push({ tool, action: 'ask', reason: `tools.${tool}.require_approval is true` });
+    }
+  }
+  const audit = typeof given.audit === 'object' ? getOwn<boolean>(given.audit, 'enabled') : given.audit;
   return {
-    rules: given.rules ?? [],
+    rules: [...(given.rules ?? []), ...asked],
     default_rules: given.default_rules ?? true,
     default_action: given.default_action ?? 'ask',
-    approval_timeout: given.approval_timeout ?? 300,
+    approval_timeout: given.approval_timeout ?? given.default_timeout ?? 300,
     approval_default: given.approval_default ?? 'deny',
     shell_tools: given.shell_tools ?? ['bash'],
     path_arguments: given.path_arguments ?? [...DEFAULT_PATH_ARGUMENTS],
-    audit: given.audit ?? true,
+    audit: audit ?? true,
     audit_file: expandHome(given.audit_file ?? path.join(amplifierHome(env), 'audit', 'approvals.jsonl')),
     max_prompt_chars: given.max_prompt_chars ?? 4000,
     priority: given.priority ?? -10,

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Coordinator, EventData, HookResult, ToolPreEvent } from '@amplifier/core';
-import { createTestCoordinator } from '@amplifier/testing';
+import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type Answer,
@@ -593,15 +593,21 @@ describe('config is read through own properties only', () => {
     shell_tools: [],
   };
 
-  it('an own `__proto__` key is an unknown key: mount fails naming it, no rule or default changes', async () => {
-    const coordinator = createTestCoordinator({});
+  it('an own `__proto__` key is an unknown key: warned about, no rule or default changes; inside a rule it is refused', async () => {
+    const logger = new RecordingLogger();
+    const coordinator = createTestCoordinator({ logger });
     const plan = JSON.parse(`{"__proto__": ${JSON.stringify(loosening)}}`);
-    await expect(mount(coordinator, plan)).rejects.toThrow(
-      /^hooks-approval: invalid config:\n {2}- __proto__ is not allowed \(unknown key\)$/,
-    );
-    expect(coordinator.hooks.listHandlers('tool:pre')['tool:pre'] ?? []).toEqual([]);
-    const rule = JSON.parse('{"__proto__": {"tool": "*", "action": "allow"}}');
-    await expect(mount(coordinator, { rules: [rule] })).rejects.toThrow(/rules\[0\]/);
+    plan.audit_file = path.join(tempDir(), 'a.jsonl');
+    cleanups.push((await mount(coordinator, plan)) as () => unknown);
+    expect(logger.problemsSince()).toEqual(["hooks-approval: unknown config key '__proto__' is ignored"]);
+    expect(await toolPre(coordinator, bashCall('rm -rf /', 'p1'))).toEqual({
+      action: 'deny',
+      reason: 'No approval provider available',
+    });
+    const rule = JSON.parse('{"__proto__": {"tool": "*", "action": "allow"}, "tool": "x", "action": "deny"}');
+    const other = createTestCoordinator({});
+    await expect(mount(other, { rules: [rule] })).rejects.toThrow(/'rules\[0\]\.__proto__' is refused/);
+    expect(other.hooks.listHandlers('tool:pre')['tool:pre'] ?? []).toEqual([]);
   });
 
   it('inherited keys are never read: default_action, the default rules and the rules stay as they are', async () => {

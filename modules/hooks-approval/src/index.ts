@@ -48,7 +48,7 @@ export async function mount(
   coordinator: Coordinator,
   config: Record<string, unknown> = {},
 ): Promise<Cleanup> {
-  const hook = new ApprovalHook(coordinator, parseConfig(config));
+  const hook = new ApprovalHook(coordinator, parseConfig(config, process.env, coordinator.logger));
   const offs = [
     coordinator.hooks.register('tool:pre', (_event, data) => hook.onOriginalInput(data), {
       priority: ORIGINAL_PRIORITY,

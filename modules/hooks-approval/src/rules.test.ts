@@ -158,7 +158,8 @@ describe('config', () => {
     [{ default_action: 'perhaps' }, 'default_action'],
     [{ approval_timeout: 0 }, 'approval_timeout'],
     [{ approval_default: 'ask' }, 'approval_default'],
-    [{ unknown_key: 1 }, 'unknown_key'],
+    [{ rule: [{ tool: 'x', action: 'deny' }] }, "'rule' is refused: it looks like a misspelt 'rules'"],
+    [{ rules: [{ tool: 'x', acton: 'deny', action: 'ask' }] }, "'rules[0].acton' is refused"],
   ])('rejects %j naming what to change', (raw, fragment) => {
     expect(() => parseConfig(raw as Record<string, unknown>)).toThrow(fragment);
   });

@@ -76,7 +76,7 @@ describe('config is read through own properties only (issue 16, point 1)', () =>
     expect(inherited.redaction).toEqual(parseConfig({}).redaction);
     // Inside `redaction` an unknown key is refused, not ignored: a misspelt `keys` would redact less than asked.
     expect(() => parseConfig({ redaction: JSON.parse('{"__proto__": {"enabled": false}}') })).toThrow(
-      /hooks-logging: invalid config:[\s\S]*__proto__/,
+      /hooks-logging: config refused[\s\S]*'redaction.__proto__' is refused: ignoring it would write secrets/,
     );
   });
 

@@ -5,14 +5,13 @@
 import os from 'node:os';
 import path from 'node:path';
 import {
-  compileSchema,
   configDurationMs,
-  formatDataErrors,
   getOwn,
   isPlainObject,
   type JSONSchema,
   type Logger,
-  ownConfig,
+  readModuleConfig,
+  warnConfigKey,
 } from '@amplifier/core';
 
 export type ConsoleLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -49,6 +48,19 @@ export interface LoggingConfig {
   queue_full_wait_ms: number;
   /** A compact line per event on stderr at or above this level; false = off. */
   console: ConsoleLevel | false;
+  /** The reference's `level`: records below it are not written (`DEBUG` writes all). */
+  level: RecordLevel;
+}
+
+/** Record levels, lowest first (the reference's names; `WARN` reads as `WARNING`). */
+export const RECORD_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
+export type RecordLevel = (typeof RECORD_LEVELS)[number];
+
+/** The rank of a record's `lvl` (unknown levels count as INFO). */
+export function levelRank(level: string): number {
+  const upper = level.toUpperCase();
+  const rank = RECORD_LEVELS.indexOf((upper === 'WARN' ? 'WARNING' : upper) as RecordLevel);
+  return rank === -1 ? 1 : rank;
 }
 
 export const DEFAULT_TEMPLATE = '{amplifier_home}/projects/{project}/sessions/{session_id}/events.jsonl';
@@ -68,6 +80,7 @@ export const DEFAULTS: Readonly<LoggingConfig> = Object.freeze({
   queue_max_bytes: 16 * 1024 * 1024,
   queue_full_wait_ms: 100,
   console: false,
+  level: 'DEBUG',
 });
 
 const stringList: JSONSchema = { type: 'array', items: { type: 'string' } };
@@ -84,8 +97,7 @@ const PROPERTIES: Record<string, JSONSchema> = {
       { type: 'boolean' },
       {
         type: 'object',
-        // Refused, not warned: a misspelt `keys` or `patterns` would redact less than asked.
-        additionalProperties: false,
+        // Refused, not warned (SAFETY_KEYS): a misspelt `keys` or `patterns` would redact less than asked.
         properties: {
           enabled: { type: 'boolean' },
           keys: stringList,
@@ -103,34 +115,70 @@ const PROPERTIES: Record<string, JSONSchema> = {
   queue_full_wait: { type: 'number', minimum: 0 },
   queue_full_wait_ms: { type: 'integer', minimum: 0 },
   console: { enum: [false, 'debug', 'info', 'warn', 'error'] },
+  // The reference's keys: the foundation bundle's `mode`, the mount plan specification's
+  // `output_dir`, the reference README's `level`.
+  mode: { type: 'string' },
+  output_dir: { type: 'string', minLength: 1 },
+  level: { enum: [...RECORD_LEVELS, 'WARN', ...[...RECORD_LEVELS, 'WARN'].map((l) => l.toLowerCase())] },
 };
 
-const CONFIG_SCHEMA: JSONSchema = { type: 'object', properties: PROPERTIES };
+/** JSON Schema of the config (core's `readModuleConfig` warns about other keys). */
+export const CONFIG_SCHEMA: JSONSchema = { type: 'object', properties: PROPERTIES };
+
+/** The safety-relevant keys (see README): refused when misspelt or with unknown keys inside. */
+export const SAFETY_KEYS: Readonly<Record<string, string>> = {
+  redaction: 'ignoring it would write secrets the config asked to redact',
+};
+
+/** The `mode` values this module knows. */
+export const MODES = ['session-only'] as const;
 
 /**
- * Defaults filled in; throws an Error listing every bad value. The config is
- * read through its own properties only (core's `ownConfig`): an own
- * `__proto__` key is an unknown key like any other, and nothing inherited is
- * ever read. Unknown top-level keys are reported through `logger` and
- * ignored; unknown keys inside `redaction` are refused.
+ * Read `raw` by core's config policy (own properties only; unknown keys warned
+ * about once through `logger` and ignored; unknown keys inside `redaction`
+ * refused) and fill in the defaults. Throws when a known key has a bad value.
+ *
+ * The reference's keys: `mode: session-only` writes the session's JSONL file
+ * only (no console lines); `output_dir` puts the file at
+ * `<output_dir>/<session_id>/events.jsonl` (relative to the session's working
+ * directory) unless `session_log_template` is given; `level` is the lowest
+ * record level written.
  */
 export function parseConfig(raw: unknown, logger?: Pick<Logger, 'warn'>): LoggingConfig {
-  const config = ownConfig(raw, 'hooks-logging');
-  for (const key of Object.keys(config)) {
-    if (Object.hasOwn(PROPERTIES, key)) continue;
-    logger?.warn(`hooks-logging: unknown config key '${key}' is ignored`);
-    delete config[key];
+  const config = readModuleConfig(raw, {
+    module: 'hooks-logging',
+    schema: CONFIG_SCHEMA,
+    safety: SAFETY_KEYS,
+    logger,
+  });
+  const mode = getOwn<string>(config, 'mode');
+  if (mode !== undefined && !(MODES as readonly string[]).includes(mode)) {
+    warnConfigKey(
+      logger,
+      'hooks-logging',
+      'mode',
+      `value '${mode}' is not known (known: ${MODES.join(', ')}); the session file is written, as with session-only`,
+    );
   }
-  const errors = compileSchema(CONFIG_SCHEMA)(config);
-  if (errors.length > 0) {
-    throw new Error(`hooks-logging: invalid config:\n${formatDataErrors(errors)}`);
+  const outputDir = getOwn<string>(config, 'output_dir');
+  const template = getOwn<string>(config, 'session_log_template');
+  if (outputDir !== undefined && template !== undefined) {
+    warnConfigKey(
+      logger,
+      'hooks-logging',
+      'output_dir',
+      'is ignored: session_log_template is given and says where the file goes',
+    );
   }
+  const level = getOwn<string>(config, 'level');
   const own = <K extends keyof LoggingConfig>(key: K): LoggingConfig[K] =>
     getOwn<LoggingConfig[K]>(config, key) ?? (DEFAULTS[key] as LoggingConfig[K]);
   const redaction = parseRedaction(getOwn(config, 'redaction'));
   return {
     priority: own('priority'),
-    session_log_template: own('session_log_template'),
+    session_log_template:
+      template ??
+      (outputDir === undefined ? DEFAULTS.session_log_template : `${outputDir}/{session_id}/events.jsonl`),
     auto_discover: own('auto_discover'),
     additional_events: [...own('additional_events')],
     exclude_events: [...own('exclude_events')],
@@ -148,7 +196,8 @@ export function parseConfig(raw: unknown, logger?: Pick<Logger, 'warn'>): Loggin
     queue_full_wait_ms: Math.round(
       configDurationMs(config, 'queue_full_wait', 'hooks-logging') ?? DEFAULTS.queue_full_wait_ms,
     ),
-    console: own('console'),
+    console: mode === 'session-only' ? false : own('console'),
+    level: level === undefined ? DEFAULTS.level : RECORD_LEVELS[levelRank(level)]!,
   };
 }
 
@@ -183,7 +232,7 @@ export function amplifierHome(env: NodeJS.ProcessEnv = process.env): string {
   return env.AMPLIFIER_HOME || path.join(os.homedir(), '.amplifier');
 }
 
-/** Fill the template's `{amplifier_home}`, `{project}` and `{session_id}`, expand `~`. */
+/** Fill the template's `{amplifier_home}`, `{project}` and `{session_id}`, expand `~`; a relative path is taken from `workingDir`. */
 export function logPath(template: string, sessionId: string, workingDir: string): string {
   const safeId = sessionId.replace(/[^A-Za-z0-9._-]/g, '_');
   let file = template
@@ -191,5 +240,5 @@ export function logPath(template: string, sessionId: string, workingDir: string)
     .replaceAll('{project}', projectSlug(workingDir))
     .replaceAll('{session_id}', safeId);
   if (file === '~' || file.startsWith('~/')) file = path.join(os.homedir(), file.slice(1));
-  return path.resolve(file);
+  return path.resolve(workingDir, file);
 }

@@ -11,7 +11,7 @@ import {
   OBSERVABILITY_EVENTS_CHANNEL,
 } from '@amplifier/core';
 import type { ConsoleLevel, LoggingConfig } from './config.js';
-import { logPath } from './config.js';
+import { levelRank, logPath } from './config.js';
 import { eventMatcher } from './event-match.js';
 import { buildRecord, type RecordOptions } from './record.js';
 import { Redactor } from './redact.js';
@@ -27,6 +27,8 @@ export class EventLogger {
   readonly #coordinator: Coordinator;
   readonly #recordOptions: RecordOptions;
   readonly #excluded: (event: string) => boolean;
+  /** Records below this rank (`config.level`) are not written. */
+  readonly #minRank: number;
   readonly #writers = new Map<string, LogWriter>();
   readonly #subscribed = new Set<string>();
   readonly #unregister: (() => void)[] = [];
@@ -40,6 +42,7 @@ export class EventLogger {
       stripRaw: config.strip_raw,
       maxValueChars: config.max_value_chars,
     };
+    this.#minRank = levelRank(config.level);
     const matches = eventMatcher(config.exclude_events);
     // Events are a small set of names: match each once.
     const known = new Map<string, boolean>();
@@ -105,6 +108,7 @@ export class EventLogger {
       if (this.#excluded(event)) return undefined;
       const built = buildRecord(event, data, this.#recordOptions);
       if (built === undefined) return undefined;
+      if (this.#minRank > 0 && levelRank(built.level) < this.#minRank) return undefined;
       if (this.config.console !== false) this.#console(event, built.level, built.line);
       return this.#writer(built.sessionId).push(built.line);
     } catch (error) {

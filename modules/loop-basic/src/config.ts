@@ -5,10 +5,11 @@
  */
 import {
   AmplifierError,
-  compileSchema,
-  type DataValidator,
+  type DataError,
+  getOwn,
   type JSONSchema,
-  ownConfig,
+  type Logger,
+  readModuleConfig,
 } from '@amplifier/core';
 
 /** The config as given in a mount plan. Every key is optional. */
@@ -46,7 +47,8 @@ export interface ResolvedConfig {
   defaultProvider: string | undefined;
 }
 
-const CONFIG_SCHEMA: JSONSchema = {
+/** JSON Schema of the config (core's `readModuleConfig` warns about unknown keys). */
+export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {
     max_iterations: { type: 'integer', minimum: -1 },
@@ -62,11 +64,6 @@ const CONFIG_SCHEMA: JSONSchema = {
     timeout: {},
   },
 };
-
-/** Keys the loop knows; others are reported (a typo should not pass silently). */
-export const CONFIG_KEYS: readonly string[] = Object.keys(CONFIG_SCHEMA.properties as object);
-
-let validator: DataValidator | undefined;
 
 /** Defaults of the optional settings, in their config units. */
 export const DEFAULTS: Readonly<{
@@ -84,15 +81,22 @@ export const DEFAULTS: Readonly<{
 });
 
 /**
- * Check `raw` and fill in the defaults. Only the config's own properties are
- * read (an inherited or `__proto__` key changes nothing). Throws an
+ * Read `raw` by core's config policy and fill in the defaults. Only the
+ * config's own properties are read (an inherited or `__proto__` key changes
+ * nothing); unknown keys are warned about once through `logger`. Throws an
  * `AmplifierError` (`MOUNT_FAILED`) listing every bad key and what it must be.
  */
-export function resolveConfig(raw: Record<string, unknown>): ResolvedConfig {
-  const config = ownConfig(raw, 'loop-basic');
-  validator ??= compileSchema(CONFIG_SCHEMA);
-  const errors = validator(config);
-  if (config.max_iterations === 0) {
+export function resolveConfig(raw: Record<string, unknown>, logger?: Pick<Logger, 'warn'>): ResolvedConfig {
+  let config: Record<string, unknown> = {};
+  let errors: DataError[] = [];
+  try {
+    config = readModuleConfig(raw, { module: 'loop-basic', schema: CONFIG_SCHEMA, logger });
+  } catch (error) {
+    errors = [
+      ...((error as { errors?: DataError[] }).errors ?? [{ path: '', message: (error as Error).message }]),
+    ];
+  }
+  if (getOwn(raw, 'max_iterations') === 0) {
     errors.push({ path: 'max_iterations', message: 'must be -1 (unlimited) or at least 1' });
   }
   if (errors.length > 0) {
@@ -115,9 +119,4 @@ export function resolveConfig(raw: Record<string, unknown>): ResolvedConfig {
     maxEmptyResponses: c.max_empty_responses ?? DEFAULTS.max_empty_responses,
     defaultProvider: c.default_provider ?? undefined,
   };
-}
-
-/** Own keys of `config` the loop does not know, `__proto__` included (for a warning). */
-export function unknownKeys(config: Record<string, unknown>): string[] {
-  return Object.keys(ownConfig(config, 'loop-basic')).filter((key) => !CONFIG_KEYS.includes(key));
 }

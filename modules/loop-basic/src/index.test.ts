@@ -79,7 +79,7 @@ describe('mount and config', () => {
       logger: { ...silentLogger, warn: (m: string) => warnings.push(m) },
     });
     mount(coordinator, { max_iteration: 5, timeout: 30, default_provider: null });
-    expect(warnings).toEqual(['loop-basic: ignoring unknown config key(s): max_iteration']);
+    expect(warnings).toEqual(["loop-basic: unknown config key 'max_iteration' is ignored"]);
   });
 
   it('reads only own config properties: a __proto__ key or an inherited one loosens nothing', () => {
@@ -106,7 +106,7 @@ describe('mount and config', () => {
       expect(config.toolAliases.size).toBe(0);
       expect(resolveConfig(raw)).toEqual(config);
       const own = Object.hasOwn(raw, '__proto__');
-      expect(warnings).toEqual(own ? ['loop-basic: ignoring unknown config key(s): __proto__'] : []);
+      expect(warnings).toEqual(own ? ["loop-basic: unknown config key '__proto__' is ignored"] : []);
     }
   });
 

@@ -8,8 +8,8 @@
  * await mount(coordinator, { max_iterations: 50, tool_aliases: { Read: 'read_file' } });
  * ```
  */
-import { type Coordinator, ownConfig } from '@amplifier/core';
-import { resolveConfig, unknownKeys } from './config.js';
+import type { Coordinator } from '@amplifier/core';
+import { resolveConfig } from './config.js';
 import { BasicOrchestrator } from './orchestrator.js';
 
 export type { LoopBasicConfig, ResolvedConfig } from './config.js';
@@ -24,17 +24,12 @@ export { truncateOutput } from './truncate.js';
 
 /**
  * Mount a `BasicOrchestrator` at `orchestrator`. Throws a clear error for bad
- * config; warns about keys it does not know. The config is read through its
+ * config; warns once about each key it does not know (core's config policy). The config is read through its
  * own properties only. The returned cleanup unmounts it (if it is still the
  * mounted orchestrator).
  */
 export function mount(coordinator: Coordinator, raw: Record<string, unknown> = {}): () => void {
-  const config = ownConfig(raw, 'loop-basic');
-  const resolved = resolveConfig(config);
-  const unknown = unknownKeys(config);
-  if (unknown.length > 0) {
-    coordinator.logger.warn(`loop-basic: ignoring unknown config key(s): ${unknown.join(', ')}`);
-  }
+  const resolved = resolveConfig(raw, coordinator.logger);
   const orchestrator = new BasicOrchestrator(resolved);
   coordinator.mount('orchestrator', orchestrator);
   return () => {

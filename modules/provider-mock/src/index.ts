@@ -4,9 +4,9 @@
  * delays), answers through a function in code, or, with nothing configured,
  * answers every request with a short fixed text.
  */
-import { type Coordinator, OBSERVABILITY_EVENTS_CHANNEL, ownConfig } from '@amplifier/core';
+import { type Coordinator, OBSERVABILITY_EVENTS_CHANNEL, readModuleConfig } from '@amplifier/core';
 import { type MockProviderOptions, type ProviderMockConfig, ScriptedProvider } from './provider.js';
-import { assertConfig, CONFIG_KEYS, loadScriptFile } from './script.js';
+import { assertConfig, CONFIG_SCHEMA, loadScriptFile } from './script.js';
 
 export type {
   EventEmitterLike,
@@ -35,22 +35,25 @@ export function createMockProvider(options: MockProviderOptions = {}): ScriptedP
  * Mount a ScriptedProvider under the name `mock`. `script_file` is read now,
  * relative to the `session.working_dir` capability (or the current directory);
  * a bad script fails the mount with every problem listed by path
- * (`script[2].tool_calls[0].name must be string`). Unknown keys (an own
- * `__proto__` key too) are warned about; only the config's own properties are read.
+ * (`script[2].tool_calls[0].name must be string`). Config is read by core's
+ * policy (`readModuleConfig`): unknown keys, in the script too (an own
+ * `__proto__` key as well), are warned about once and ignored; only own
+ * properties are read.
  * The stream events (`EXTRA_EVENTS`) are declared on `observability.events`.
  */
 export async function mount(coordinator: Coordinator, raw: Record<string, unknown> = {}): Promise<void> {
-  const config = ownConfig(raw, 'provider-mock');
+  const logger = coordinator.logger;
+  const config = readModuleConfig(raw, { module: 'provider-mock', schema: CONFIG_SCHEMA, logger });
   assertConfig(config);
-  for (const key of Object.keys(config)) {
-    if (!CONFIG_KEYS.has(key))
-      coordinator.logger.warn(`provider-mock: unknown config key '${key}' is ignored`);
-  }
   const { script_file, ...rest } = config as ProviderMockConfig;
   let script = rest.script;
   if (script_file !== undefined) {
     const workingDir = coordinator.getCapability<string>('session.working_dir');
-    script = await loadScriptFile(script_file, typeof workingDir === 'string' ? workingDir : process.cwd());
+    script = await loadScriptFile(
+      script_file,
+      typeof workingDir === 'string' ? workingDir : process.cwd(),
+      logger,
+    );
   }
   const provider = new ScriptedProvider({
     ...rest,

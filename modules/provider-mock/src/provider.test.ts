@@ -333,7 +333,6 @@ describe('validation', () => {
       { script: [{ error: { kind: 'sleepy' } }] },
       'script[0].error.kind must be one of "unknown", "rate_limit"',
     ],
-    [{ script: [{ text: 'x', colour: 'red' }] }, 'script[0].colour is not allowed (unknown key)'],
     [
       { script: [{ error: { kind: 'unavailable', status_code: 99 } }] },
       'script[0].error.status_code must be >= 100',
@@ -361,8 +360,16 @@ describe('validation', () => {
       bare: true,
       logger: { debug() {}, info() {}, error() {}, warn: (m: string) => warnings.push(m) },
     });
-    await mount(coordinator, { responses: ['old style'] });
-    expect(warnings).toEqual(["provider-mock: unknown config key 'responses' is ignored"]);
+    await mount(coordinator, { responses: ['old style'], script: [{ text: 'x', colour: 'red' }] });
+    const provider = coordinator.get('providers').get('mock')!;
+    await mount(coordinator, { responses: ['again'] });
+    expect(warnings).toEqual([
+      "provider-mock: unknown config key 'responses' is ignored",
+      "provider-mock: unknown config key 'script[0].colour' is ignored",
+    ]);
+    expect((await provider.complete({ messages: [{ role: 'user', content: 'hi' }] })).content).toEqual([
+      { type: 'text', text: 'x' },
+    ]);
   });
 });
 

@@ -76,7 +76,16 @@ export interface ProviderMockConfig {
   /** Seconds between two streamed fragments (`stream_delay_ms`: milliseconds). Default 0. */
   stream_delay?: number;
   stream_delay_ms?: number;
+  /** The reference's name of `default_text`. */
+  default_response?: string;
+  /** Seconds to wait before each answer (`response_delay_ms`: milliseconds); aborting the request ends the wait. */
+  response_delay?: number;
+  response_delay_ms?: number;
+  /** Probability (0 to 1) that a call fails with a retryable `unavailable` LLMError. Default 0. */
+  fail_probability?: number;
   respond?: RespondFunction;
+  /** The random source of `fail_probability`, a number in [0, 1) (in code; default `Math.random`). */
+  random?: () => number;
 }
 
 export interface MockProviderOptions extends Omit<ProviderMockConfig, 'script_file'> {
@@ -111,6 +120,7 @@ export class ScriptedProvider implements Provider {
   readonly #options: MockProviderOptions;
   readonly #script: readonly ScriptStep[] | undefined;
   readonly #streamDelayMs: number;
+  readonly #responseDelayMs: number;
   #calls = 0;
 
   /** Reads the options' own properties only; the script is copied (any depth) and replayed as written. */
@@ -125,6 +135,8 @@ export class ScriptedProvider implements Provider {
     this.model = options.model ?? 'mock-model';
     this.#streamDelayMs =
       configDurationMs(config as Record<string, unknown>, 'stream_delay', 'provider-mock') ?? 0;
+    this.#responseDelayMs =
+      configDurationMs(config as Record<string, unknown>, 'response_delay', 'provider-mock') ?? 0;
   }
 
   /** How many requests were answered or failed (each consumes one script step). */
@@ -305,7 +317,21 @@ export class ScriptedProvider implements Provider {
 
   /** The call's response, and the error its stream ends with (`stream_error`), if any. */
   async #produce(request: ChatRequest, call: number, signal: AbortSignal | undefined): Promise<Produced> {
-    const { respond } = this.#options;
+    const { respond, fail_probability: failProbability = 0 } = this.#options;
+    if (this.#responseDelayMs > 0) {
+      try {
+        await sleep(this.#responseDelayMs, signal);
+      } catch (reason) {
+        throw this.#abortError('during response_delay', reason);
+      }
+    }
+    if (failProbability > 0 && (this.#options.random ?? Math.random)() < failProbability) {
+      throw createLLMError(
+        'unavailable',
+        `provider-mock: simulated failure (fail_probability ${failProbability}, call ${call})`,
+        this.#errorContext(request),
+      );
+    }
     if (respond !== undefined) {
       const response = await this.#raceAbort(
         Promise.resolve().then(() => respond(request, { call, signal })),
@@ -323,7 +349,8 @@ export class ScriptedProvider implements Provider {
     }
     const script = this.#script;
     if (script === undefined) {
-      const content = [{ type: 'text' as const, text: this.#options.default_text ?? DEFAULT_TEXT }];
+      const text = this.#options.default_text ?? this.#options.default_response ?? DEFAULT_TEXT;
+      const content = [{ type: 'text' as const, text }];
       return { response: { content, usage: usageFor(undefined, request, content), finish_reason: 'stop' } };
     }
     const step = this.#step(script, call, request);

@@ -16,6 +16,8 @@ import {
   type JSONSchema,
   LLM_ERROR_KINDS,
   type LLMErrorKind,
+  type Logger,
+  readModuleConfig,
   stringifyJson,
   type ToolCall,
   type Usage,
@@ -74,7 +76,6 @@ const count = { type: 'integer', minimum: 0 };
 const SCRIPT_ERROR_SCHEMA: JSONSchema = {
   type: 'object',
   required: ['kind'],
-  additionalProperties: false,
   properties: {
     kind: { enum: [...LLM_ERROR_KINDS] },
     message: { type: 'string' },
@@ -87,13 +88,11 @@ const SCRIPT_ERROR_SCHEMA: JSONSchema = {
 /** JSON Schema of one script step. */
 export const SCRIPT_STEP_SCHEMA: JSONSchema = {
   type: ['string', 'object'],
-  additionalProperties: false,
   properties: {
     text: { type: 'string' },
     thinking: {
       type: ['string', 'object'],
       required: ['thinking'],
-      additionalProperties: false,
       properties: { thinking: { type: 'string' }, signature: { type: 'string' } },
     },
     tool_calls: {
@@ -101,7 +100,6 @@ export const SCRIPT_STEP_SCHEMA: JSONSchema = {
       items: {
         type: 'object',
         required: ['name'],
-        additionalProperties: false,
         properties: {
           id: { type: 'string', minLength: 1 },
           name: { type: 'string', minLength: 1 },
@@ -150,14 +148,16 @@ export const CONFIG_SCHEMA: JSONSchema = {
     stream_chunk_chars: { type: 'integer', minimum: 1 },
     stream_delay: { type: 'number', minimum: 0 },
     stream_delay_ms: { type: 'number', minimum: 0 },
+    // The reference's keys (Amplifier's test profile).
+    default_response: { type: 'string' },
+    response_delay: { type: 'number', minimum: 0 },
+    response_delay_ms: { type: 'number', minimum: 0 },
+    fail_probability: { type: 'number', minimum: 0, maximum: 1 },
+    // Functions, given in code (checked by `checkConfig`).
+    respond: {},
+    random: {},
   },
 };
-
-/** Config keys this module reads. */
-export const CONFIG_KEYS: ReadonlySet<string> = new Set([
-  ...Object.keys(CONFIG_SCHEMA.properties as object),
-  'respond',
-]);
 
 /** Problems of a config (paths like `script[2].tool_calls[0].name`), schema and cross-field rules. */
 export function checkConfig(config: Record<string, unknown>): DataError[] {
@@ -197,6 +197,22 @@ export function checkConfig(config: Record<string, unknown>): DataError[] {
   if (config.script !== undefined && config.script_file !== undefined) {
     errors.push({ path: 'script_file', message: 'cannot be combined with script: choose one' });
   }
+  if (config.random !== undefined && typeof config.random !== 'function') {
+    errors.push({
+      path: 'random',
+      message: 'must be a function returning a number in [0, 1) (pass it in code)',
+    });
+  }
+  if (
+    typeof config.default_response === 'string' &&
+    typeof config.default_text === 'string' &&
+    config.default_response !== config.default_text
+  ) {
+    errors.push({
+      path: 'default_response',
+      message: 'differs from default_text; give one (default_response is the reference name)',
+    });
+  }
   if (config.loop === true && config.repeat_last === true) {
     errors.push({ path: 'loop', message: 'cannot be combined with repeat_last: choose one' });
   }
@@ -215,7 +231,11 @@ export function assertConfig(config: Record<string, unknown>, where = 'config'):
  * Read a script from a JSON (`.json`) or YAML (anything else) file: a list of
  * steps, or `{ script: [...] }`. Relative paths resolve against `baseDir`.
  */
-export async function loadScriptFile(file: string, baseDir: string = process.cwd()): Promise<ScriptStep[]> {
+export async function loadScriptFile(
+  file: string,
+  baseDir: string = process.cwd(),
+  logger?: Pick<Logger, 'warn'>,
+): Promise<ScriptStep[]> {
   const full = path.resolve(baseDir, file);
   let text: string;
   try {
@@ -242,7 +262,8 @@ export async function loadScriptFile(file: string, baseDir: string = process.cwd
       ? (data as { script: unknown }).script
       : data;
   assertConfig({ script }, `script in ${full}`);
-  return script as ScriptStep[];
+  const read = readModuleConfig({ script }, { module: 'provider-mock', schema: CONFIG_SCHEMA, logger });
+  return read.script as ScriptStep[];
 }
 
 /** Tokens as JSON length / 4 (core's bounded `stringifyJson`: any depth, never a RangeError). */

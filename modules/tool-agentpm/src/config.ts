@@ -7,14 +7,12 @@
  */
 import {
   AmplifierError,
-  compileSchema,
   configDurationMs,
   errorMessage,
-  formatDataErrors,
   getOwn,
   type JSONSchema,
   type Logger,
-  ownConfig,
+  readModuleConfig,
   setOwn,
 } from '@amplifier/core';
 import { childEnvironment } from '@amplifier/process';
@@ -68,7 +66,8 @@ export const DEFAULTS: Readonly<AgentPmConfig> = Object.freeze({
 
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
 
-const CONFIG_SCHEMA: JSONSchema = {
+/** JSON Schema of the config (core's `readModuleConfig` warns about unknown keys). */
+export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {
     tools: {
@@ -98,29 +97,18 @@ const CONFIG_SCHEMA: JSONSchema = {
   },
 };
 
-const KNOWN_KEYS = new Set(Object.keys(CONFIG_SCHEMA.properties as object));
-
 /**
  * Validate a mount config and fill in defaults. Throws an AmplifierError
  * (MOUNT_FAILED) listing every bad key; unknown keys (an own `__proto__`
- * among them) are logged as warnings and ignored.
+ * among them) are warned about once and ignored (core's config policy,
+ * `readModuleConfig`).
  */
 export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
   let config: Record<string, unknown>;
   try {
-    config = ownConfig(raw, 'tool-agentpm');
+    config = readModuleConfig(raw, { module: 'tool-agentpm', schema: CONFIG_SCHEMA, logger });
   } catch (error) {
-    throw new AmplifierError(
-      'MOUNT_FAILED',
-      `${errorMessage(error)}\nFix the module's config in the mount plan.`,
-    );
-  }
-  const errors = compileSchema(CONFIG_SCHEMA)(config);
-  if (errors.length > 0) {
-    throw new AmplifierError(
-      'MOUNT_FAILED',
-      `tool-agentpm: invalid config:\n${formatDataErrors(errors)}\nFix the module's config in the mount plan.`,
-    );
+    throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
   }
   let timeoutMs: number | undefined;
   let killGraceMs: number | undefined;
@@ -133,9 +121,6 @@ export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
       'MOUNT_FAILED',
       `${errorMessage(error)}\nFix the module's config in the mount plan.`,
     );
-  }
-  for (const key of Object.keys(config)) {
-    if (!KNOWN_KEYS.has(key)) logger?.warn(`tool-agentpm: unknown config key '${key}' ignored`);
   }
   const own = <K extends keyof AgentPmConfig>(key: K): AgentPmConfig[K] | undefined =>
     getOwn<AgentPmConfig[K]>(config, key);

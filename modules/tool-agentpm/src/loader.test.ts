@@ -69,12 +69,12 @@ describe('config', () => {
         '  - env.TOKEN must be string',
         '  - timeout_ms must be >= 1',
         '  - pass_env[0] must match pattern "^[A-Za-z_][A-Za-z0-9_]*$"',
-        "Fix the module's config in the mount plan.",
+        "Fix these keys in the module's config.",
       ].join('\n'),
     );
     const logger = recordingLogger();
     parseConfig({ tool: [] }, logger);
-    expect(logger.warnings).toEqual(["tool-agentpm: unknown config key 'tool' ignored"]);
+    expect(logger.warnings).toEqual(["tool-agentpm: unknown config key 'tool' is ignored"]);
   });
 
   it('durations are seconds (timeout, kill_grace), with the *_ms keys as aliases', () => {
@@ -253,7 +253,7 @@ describe('config is read through own properties only (issue 16, point 1)', () =>
     const config = parseConfig(raw, logger);
     expect(config).toEqual({ ...DEFAULTS, kill_grace_ms: 5 });
     expect(Object.hasOwn(config, '__proto__')).toBe(false);
-    expect(logger.warnings).toEqual(["tool-agentpm: unknown config key '__proto__' ignored"]);
+    expect(logger.warnings).toEqual(["tool-agentpm: unknown config key '__proto__' is ignored"]);
   });
 
   it('inherited keys (Object.create) are not read, at the top or inside env', () => {

@@ -2,7 +2,7 @@
  * Config read through own properties only (issue 16, point 1): a key that
  * sits on the prototype, or an own `__proto__` key, never loosens a setting.
  */
-import type { Cleanup, Logger } from '@amplifier/core';
+import { AmplifierError, type Cleanup, type Logger } from '@amplifier/core';
 import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULTS, parseConfig } from './config.js';
@@ -38,7 +38,7 @@ describe('parseConfig reads own properties only', () => {
     expect(config.pass_env).toEqual([]);
     expect(config.max_output_bytes).toBe(DEFAULTS.max_output_bytes);
     expect(config.timeout).toBe(5);
-    expect(warnings).toEqual(["tool-bash: unknown config key '__proto__' ignored"]);
+    expect(warnings).toEqual(["tool-bash: unknown config key '__proto__' is ignored"]);
     expect(Object.hasOwn(config, '__proto__')).toBe(false);
     expect(Object.getPrototypeOf(config)).toBe(Object.prototype);
     // A later copy of the config by assignment cannot pick the prototype up either.
@@ -84,5 +84,32 @@ describe('mount keeps the safe default whatever the prototype says', () => {
     const result = await coordinator.get('tools', 'bash')!.execute({ command: 'sudo ls' });
     expect(result.success).toBe(false);
     expect(result.error?.message).toContain('Privilege escalation not allowed in strict mode');
+  });
+});
+
+describe('config policy', () => {
+  it('an unknown key warns once per logger and the tool mounts', () => {
+    const { logger, warnings } = recorder();
+    parseConfig({ colour: 'red' }, logger);
+    parseConfig({ colour: 'blue' }, logger);
+    expect(warnings).toEqual(["tool-bash: unknown config key 'colour' is ignored"]);
+  });
+
+  it('a misspelt deny list or safety override is refused with the reason', () => {
+    for (const raw of [
+      { denied_command: ['curl * | bash'] },
+      { safety_profil: 'strict' },
+      { safety_overrides: { blocks: ['rm *'] } },
+      { env_allow_list: ['PATH'] },
+    ]) {
+      let error: unknown;
+      try {
+        parseConfig(raw);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(AmplifierError.is(error, 'CONFIG_REFUSED')).toBe(true);
+      expect((error as Error).message).toMatch(/would (let commands run|pass more of the environment)/);
+    }
   });
 });

@@ -1,19 +1,17 @@
 /**
- * tool-bash configuration: defaults, validation (ajv through core) and the
- * environment policy. The config is read through its own properties only
- * (core's `ownConfig`): nothing inherited is ever read, and an own
+ * tool-bash configuration: defaults, validation (core's config policy,
+ * `readModuleConfig`) and the environment policy. The config is read through
+ * its own properties only: nothing inherited is ever read, and an own
  * `__proto__` key is an unknown key like any other.
  */
 import fs from 'node:fs';
 import {
   AmplifierError,
-  compileSchema,
   errorMessage,
-  formatDataErrors,
   getOwn,
   type JSONSchema,
   type Logger,
-  ownConfig,
+  readModuleConfig,
 } from '@amplifier/core';
 import { type ChildEnv, childEnvironment } from '@amplifier/process';
 import { resolveProfile, type SafetyPolicy, type SafetyProfileName } from './safety.js';
@@ -80,7 +78,8 @@ export const DEFAULTS: Readonly<Omit<BashConfig, 'shell'>> = Object.freeze({
 
 const stringList: JSONSchema = { type: 'array', items: { type: 'string' } };
 
-const CONFIG_SCHEMA: JSONSchema = {
+/** JSON Schema of the config (core's `readModuleConfig` warns about unknown keys). */
+export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {
     working_dir: { type: ['string', 'null'] },
@@ -95,7 +94,6 @@ const CONFIG_SCHEMA: JSONSchema = {
         {
           type: 'object',
           properties: { allow: stringList, block: stringList },
-          additionalProperties: false,
         },
       ],
     },
@@ -109,32 +107,45 @@ const CONFIG_SCHEMA: JSONSchema = {
   },
 };
 
-const KNOWN_KEYS = new Set(Object.keys(CONFIG_SCHEMA.properties as object));
+const LOOSER = 'ignoring it would let commands run that the config restricts';
 
 /**
- * Validate a mount config and fill in defaults. Throws an AmplifierError
- * (MOUNT_FAILED) that says which key to change; unknown keys (an own
- * `__proto__` among them) are logged and ignored.
+ * The safety-relevant keys (see README): a misspelling of one of them, or an
+ * unknown key inside `safety_overrides`, is refused with the reason, never ignored.
+ */
+export const SAFETY_KEYS: Readonly<Record<string, string>> = {
+  safety_profile: `${LOOSER} (the profile)`,
+  denied_commands: `${LOOSER} (a deny list)`,
+  safety_overrides: `${LOOSER} (a misspelt block list)`,
+  max_concurrent: `${LOOSER} (a concurrency limit)`,
+  env: 'ignoring it would pass more of the environment to commands than the config allows',
+  env_allowlist: 'ignoring it would pass more of the environment to commands than the config allows',
+};
+
+/**
+ * Read a mount config by core's config policy and fill in defaults. Throws an
+ * AmplifierError (MOUNT_FAILED) that says which key to change, or a
+ * ConfigRefusedError for a misspelt safety key (`SAFETY_KEYS`); unknown keys
+ * (an own `__proto__` among them) are warned about once and ignored.
  */
 export function parseConfig(raw: unknown, logger?: Logger): BashConfig {
   let config: Record<string, unknown>;
   try {
-    config = ownConfig(raw, 'tool-bash');
+    config = readModuleConfig(raw, {
+      module: 'tool-bash',
+      schema: CONFIG_SCHEMA,
+      safety: SAFETY_KEYS,
+      logger,
+    });
   } catch (error) {
+    if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
     throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
-  }
-  const errors = compileSchema(CONFIG_SCHEMA)(config);
-  if (errors.length > 0) {
-    throw new AmplifierError('MOUNT_FAILED', `tool-bash: invalid config:\n${formatDataErrors(errors)}`);
   }
   const profile = getOwn<string>(config, 'safety_profile') ?? DEFAULTS.safety_profile;
   try {
     resolveProfile(profile);
   } catch (error) {
     throw new AmplifierError('MOUNT_FAILED', `tool-bash: ${errorMessage(error)}`);
-  }
-  for (const key of Object.keys(config)) {
-    if (!KNOWN_KEYS.has(key)) logger?.warn(`tool-bash: unknown config key '${key}' ignored`);
   }
   const own = <K extends keyof BashConfig>(key: K): BashConfig[K] | undefined =>
     getOwn<BashConfig[K]>(config, key);

@@ -267,7 +267,7 @@ describe('working directory, config and metadata', () => {
     const warnings: string[] = [];
     const logger: Logger = { debug() {}, info() {}, error() {}, warn: (m: string) => warnings.push(m) };
     await setup({ timout: 3 }, createTestCoordinator({ logger }));
-    expect(warnings).toEqual(["tool-bash: unknown config key 'timout' ignored"]);
+    expect(warnings).toEqual(["tool-bash: unknown config key 'timout' is ignored"]);
   });
 
   it('bad input is a failed result, never a throw', async () => {

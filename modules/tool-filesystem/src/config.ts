@@ -3,13 +3,7 @@
  * has), validation with ajv through core, and what the tools share at run time.
  */
 import path from 'node:path';
-import {
-  type Coordinator,
-  compileSchema,
-  formatDataErrors,
-  type JSONSchema,
-  ownConfig,
-} from '@amplifier/core';
+import { type Coordinator, type JSONSchema, type Logger, readModuleConfig } from '@amplifier/core';
 import type { ReadTracker } from './read-tracker.js';
 import type { Sandbox } from './sandbox.js';
 
@@ -27,6 +21,10 @@ export interface FilesystemConfig {
   /** `null`: reads are allowed anywhere (minus `denied_paths`). */
   allowed_read_paths: string[] | null;
   allowed_write_paths: string[];
+  /** Single files write_file and edit_file may write besides `allowed_write_paths` (exact paths). */
+  allowed_write_files: string[];
+  /** `allowed_paths`: every read and write must also be inside one of these; `null`: no such bound. */
+  allowed_paths: string[] | null;
   /** Refused for every tool, whatever the allow lists say. */
   denied_paths: string[];
   /** Refused for write_file and edit_file (the reference's key). */
@@ -34,6 +32,8 @@ export interface FilesystemConfig {
   /** Most bytes read_file and edit_file read from one file. */
   max_read_bytes: number;
   require_read_before_edit: boolean;
+  /** The reference's key, accepted as there: the tools never ask (approval is hooks-approval's). */
+  require_approval: boolean;
   glob: { max_results: number; exclusions: string[]; timeout: number };
   grep: { max_file_size: number; exclusions: string[]; timeout: number; default_limits: GrepLimits };
 }
@@ -67,7 +67,6 @@ const DEFAULT_LIMITS: GrepLimits = { files_with_matches: 200, content: 500, coun
 const stringList: JSONSchema = { type: 'array', items: { type: 'string', minLength: 1 } };
 const limitsSchema: JSONSchema = {
   type: 'object',
-  additionalProperties: false,
   properties: {
     files_with_matches: { type: 'integer', minimum: 0 },
     content: { type: 'integer', minimum: 0 },
@@ -82,27 +81,37 @@ const searchKeys = {
   default_limits: limitsSchema,
 } satisfies Record<string, JSONSchema>;
 
-const CONFIG_SCHEMA: JSONSchema = {
+/** JSON Schema of the config: the keys this module reads (core's `readModuleConfig` warns about others). */
+export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
-  additionalProperties: false,
   properties: {
     working_dir: { type: 'string', minLength: 1 },
     allowed_read_paths: { anyOf: [stringList, { type: 'null' }] },
     allowed_write_paths: stringList,
+    // The reference's keys (the mount plan specification's plans, its current README).
+    allowed_paths: stringList,
+    allowed_write_files: stringList,
     denied_paths: stringList,
     denied_write_paths: stringList,
     max_read_bytes: { type: 'integer', minimum: 1 },
     require_read_before_edit: { type: 'boolean' },
-    require_approval: {},
+    require_approval: { type: 'boolean' },
     ...searchKeys,
-    glob: { type: 'object', additionalProperties: false, properties: searchKeys },
-    grep: { type: 'object', additionalProperties: false, properties: searchKeys },
+    glob: { type: 'object', properties: searchKeys },
+    grep: { type: 'object', properties: searchKeys },
   },
 };
 
-/** Keys of other modules' configs that people may carry over, and what to use instead. */
-const RENAMED: Readonly<Record<string, string>> = {
-  allowed_paths: 'allowed_read_paths (tool-search\'s "allowed_paths" was never enforced; here reads are)',
+const WIDER = 'ignoring it would let the tools read or write more than the config allows';
+
+/** The safety-relevant keys: a misspelling of one of them is refused, not ignored (see README). */
+export const SAFETY_KEYS: Readonly<Record<string, string>> = {
+  allowed_paths: WIDER,
+  allowed_read_paths: WIDER,
+  allowed_write_paths: WIDER,
+  allowed_write_files: WIDER,
+  denied_paths: `${WIDER} (a deny list)`,
+  denied_write_paths: `${WIDER} (a deny list)`,
 };
 
 type SearchOverrides = Partial<{
@@ -114,37 +123,50 @@ type SearchOverrides = Partial<{
 }>;
 
 /**
- * Validate `raw` and fill in the defaults. `fallbackWorkingDir` is the
- * `session.working_dir` capability or the process cwd. Only own properties
- * are read (an own `__proto__` key is an unknown key like any other). Throws
- * an Error that lists every bad key.
+ * Read `raw` by core's config policy and fill in the defaults.
+ * `fallbackWorkingDir` is the `session.working_dir` capability or the process
+ * cwd. Only own properties are read (an own `__proto__` key is an unknown key
+ * like any other); unknown keys are warned about through `logger` once. Throws
+ * a DataValidationError naming every bad key, or a ConfigRefusedError for a
+ * misspelt path list (see `SAFETY_KEYS`).
+ *
+ * The reference's `allowed_paths` bounds every access: reads and writes default
+ * to it, and explicit read or write lists are cut to it. `allowed_write_files`
+ * allows those exact files; given without `allowed_write_paths`, only they (and
+ * no default working directory) may be written.
  */
-export function parseConfig(raw: unknown, fallbackWorkingDir: string): FilesystemConfig {
-  // Own properties only, from here on: an inherited or `__proto__` key never reaches a setting.
-  const config = ownConfig(raw, 'tool-filesystem');
-  for (const [key, instead] of Object.entries(RENAMED)) {
-    if (Object.hasOwn(config, key)) {
-      throw new Error(`tool-filesystem: config key "${key}" is not supported; use ${instead}`);
-    }
-  }
-  const errors = compileSchema(CONFIG_SCHEMA)(config);
-  if (errors.length > 0) throw new Error(`tool-filesystem: invalid config:\n${formatDataErrors(errors)}`);
+export function parseConfig(
+  raw: unknown,
+  fallbackWorkingDir: string,
+  logger?: Pick<Logger, 'warn'>,
+): FilesystemConfig {
+  const config = readModuleConfig(raw, {
+    module: 'tool-filesystem',
+    schema: CONFIG_SCHEMA,
+    safety: SAFETY_KEYS,
+    logger,
+  });
   const given = config as Partial<Omit<FilesystemConfig, 'glob' | 'grep'>> &
     SearchOverrides & { glob?: SearchOverrides; grep?: SearchOverrides };
 
   const workingDir = path.resolve(fallbackWorkingDir, given.working_dir ?? fallbackWorkingDir);
+  const bound = given.allowed_paths ?? null;
   const exclusions = given.exclusions ?? [...DEFAULT_EXCLUSIONS];
   const timeout = given.timeout ?? 60;
   const globOwn = given.glob ?? {};
   const grepOwn = given.grep ?? {};
   return {
     working_dir: workingDir,
-    allowed_read_paths: given.allowed_read_paths ?? null,
-    allowed_write_paths: given.allowed_write_paths ?? [workingDir],
+    allowed_read_paths: given.allowed_read_paths ?? bound,
+    allowed_write_paths:
+      given.allowed_write_paths ?? (given.allowed_write_files !== undefined ? [] : (bound ?? [workingDir])),
+    allowed_write_files: given.allowed_write_files ?? [],
+    allowed_paths: bound,
     denied_paths: given.denied_paths ?? [],
     denied_write_paths: given.denied_write_paths ?? [],
     max_read_bytes: given.max_read_bytes ?? DEFAULT_MAX_READ_BYTES,
     require_read_before_edit: given.require_read_before_edit ?? true,
+    require_approval: given.require_approval ?? false,
     glob: {
       max_results: globOwn.max_results ?? given.max_results ?? 500,
       exclusions: globOwn.exclusions ?? exclusions,

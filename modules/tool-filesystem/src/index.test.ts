@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkData, type ResourceKey } from '@amplifier/core';
-import { createTestCoordinator } from '@amplifier/testing';
+import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTree, mountTools, type Tree } from './__fixtures__/helpers.js';
 import { parseConfig } from './config.js';
@@ -103,24 +103,31 @@ describe('config', () => {
     }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     const message = (error as Error).message;
-    expect(message).toMatch(/^tool-filesystem: invalid config:\n/);
+    expect(message).toMatch(/^tool-filesystem: invalid config:/);
     expect(message).toContain('  - max_read_bytes must be integer');
     expect(message).toContain('  - allowed_write_paths must be array');
-    expect(message).toContain('  - colour is not allowed (unknown key)');
-    await expect(mount(coordinator, { allowed_paths: ['.'] })).rejects.toThrow(/use allowed_read_paths/);
+    expect(message).not.toContain('colour');
     expect(coordinator.get('tools').size).toBe(0);
   });
 
-  it('an own `__proto__` key is an unknown key: mount fails naming it, nothing is loosened', async () => {
-    const coordinator = createTestCoordinator({ bare: true });
+  it('an own `__proto__` key is an unknown key: warned about and ignored, nothing is loosened', async () => {
+    const logger = new RecordingLogger();
+    const coordinator = createTestCoordinator({ bare: true, logger });
     const plan = JSON.parse(
       `{"working_dir": ${JSON.stringify(tree.ws)}, "__proto__": {"allowed_write_paths": ["/"], "require_read_before_edit": false}}`,
     );
-    await expect(mount(coordinator, plan)).rejects.toThrow(
-      /^tool-filesystem: invalid config:\n {2}- __proto__ is not allowed \(unknown key\)$/,
-    );
-    expect(coordinator.get('tools').size).toBe(0);
+    const cleanup = await mount(coordinator, plan);
+    expect(logger.problemsSince()).toEqual(["tool-filesystem: unknown config key '__proto__' is ignored"]);
+    const write = await coordinator
+      .get('tools')
+      .get('write_file')!
+      .execute({
+        file_path: path.join(tree.outside, 'x.txt'),
+        content: 'x',
+      });
+    expect(write.success).toBe(false);
     expect(({} as Record<string, unknown>).allowed_write_paths).toBeUndefined();
+    await cleanup();
   });
 
   it('inherited keys are never read: the sandbox keeps its defaults', async () => {

@@ -3,7 +3,7 @@
  * `read_file`, `write_file`, `edit_file`, `glob` and `grep` behind one path
  * sandbox; the `tools` key picks which of them a mount registers.
  */
-import type { Cleanup, Coordinator, Tool } from '@amplifier/core';
+import { type Cleanup, type Coordinator, type Tool, warnConfigKey } from '@amplifier/core';
 import { parseConfig, type ToolContext } from './config.js';
 import { editFileTool } from './edit.js';
 import { globTool } from './glob.js';
@@ -35,7 +35,15 @@ export async function mount(
   const capability = coordinator.getCapability('session.working_dir');
   const fallback = typeof capability === 'string' && capability !== '' ? capability : process.cwd();
   const selected = selectTools(config);
-  const parsed = parseConfig(selected.config, fallback);
+  const parsed = parseConfig(selected.config, fallback, coordinator.logger);
+  if (parsed.require_approval) {
+    warnConfigKey(
+      coordinator.logger,
+      'tool-filesystem',
+      'require_approval',
+      'is accepted as in the reference, where the tools never ask: approval is a hook concern (mount hooks-approval, which asks before write_file and edit_file by default)',
+    );
+  }
   const sandbox = await Sandbox.create(parsed, () =>
     coordinator.getCapability<MentionResolver>('mention_resolver'),
   );

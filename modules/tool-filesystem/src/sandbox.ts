@@ -24,6 +24,10 @@ export interface SandboxRoots {
   /** `null`: anywhere. */
   allowedRead: readonly string[] | null;
   allowedWrite: readonly string[];
+  /** Exact files writes may touch besides `allowedWrite`. */
+  allowedWriteFiles: readonly string[];
+  /** Every access must be inside one of these (the reference's `allowed_paths`); `null`: no bound. */
+  bound: readonly string[] | null;
   /** Refused for reads and writes. */
   denied: readonly string[];
   /** Refused for writes only. */
@@ -170,6 +174,8 @@ export class Sandbox {
       working_dir: string;
       allowed_read_paths: readonly string[] | null;
       allowed_write_paths: readonly string[];
+      allowed_write_files?: readonly string[];
+      allowed_paths?: readonly string[] | null;
       denied_paths: readonly string[];
       denied_write_paths: readonly string[];
     },
@@ -183,6 +189,8 @@ export class Sandbox {
         workingDir: wd,
         allowedRead: config.allowed_read_paths === null ? null : await all(config.allowed_read_paths),
         allowedWrite: await all(config.allowed_write_paths),
+        allowedWriteFiles: await all(config.allowed_write_files ?? []),
+        bound: config.allowed_paths == null ? null : await all(config.allowed_paths),
         denied: await all(config.denied_paths),
         deniedWrite: await all(config.denied_write_paths),
       },
@@ -269,15 +277,18 @@ export class Sandbox {
   /** Throw unless `real` may be accessed. `shown` names the path in the message. */
   check(real: string, access: Access, shown: string, display: string = shown): void {
     const via = real === display ? '' : ` (it resolves to ${real})`;
-    const { denied, deniedWrite, allowedRead, allowedWrite } = this.roots;
+    const { denied, deniedWrite, allowedRead, allowedWrite, allowedWriteFiles, bound } = this.roots;
     if (denied.some((root) => isInside(root, real))) {
       throw new SandboxError(`Access denied: ${shown} is within denied directories${via}`);
+    }
+    if (bound !== null && !bound.some((root) => isInside(root, real))) {
+      throw new SandboxError(`Access denied: ${shown} is not within allowed paths${via}`);
     }
     if (access === 'write') {
       if (deniedWrite.some((root) => isInside(root, real))) {
         throw new SandboxError(`Access denied: ${shown} is within denied directories${via}`);
       }
-      if (!allowedWrite.some((root) => isInside(root, real))) {
+      if (!allowedWrite.some((root) => isInside(root, real)) && !allowedWriteFiles.includes(real)) {
         throw new SandboxError(`Access denied: ${shown} is not within allowed write paths${via}`);
       }
     } else if (allowedRead !== null && !allowedRead.some((root) => isInside(root, real))) {

@@ -4,11 +4,10 @@
  */
 import {
   AmplifierError,
-  compileSchema,
   errorMessage,
-  formatDataErrors,
   type JSONSchema,
-  ownConfig,
+  type Logger,
+  readModuleConfig,
 } from '@amplifier/core';
 
 /** Search backends `web_search` can use. */
@@ -68,10 +67,9 @@ export interface WebConfig {
 
 const stringList: JSONSchema = { type: 'array', items: { type: 'string' } };
 
-/** JSON Schema of the config (unknown keys are refused, so typos are caught at mount). */
+/** JSON Schema of the config (core's `readModuleConfig` warns about unknown keys, refuses misspelt safety keys). */
 export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
-  additionalProperties: false,
   properties: {
     timeout: { type: 'number', exclusiveMinimum: 0 },
     default_limit: { type: 'integer', minimum: 1 },
@@ -98,10 +96,20 @@ export const CONFIG_SCHEMA: JSONSchema = {
     search_results_path: { type: 'string' },
     search_fields: {
       type: 'object',
-      additionalProperties: false,
       properties: { title: { type: 'string' }, url: { type: 'string' }, snippet: { type: 'string' } },
     },
   },
+};
+
+/**
+ * The safety-relevant keys (see README): a misspelling of one of them is
+ * refused with the reason, never ignored.
+ */
+export const SAFETY_KEYS: Readonly<Record<string, string>> = {
+  allowed_domains: 'ignoring it would let web_fetch reach every domain instead of the listed ones',
+  blocked_domains: 'ignoring it would let web_fetch reach domains the config blocks',
+  allowed_write_paths: 'ignoring it would let save_to_file write where the config does not allow',
+  denied_write_paths: 'ignoring it would let save_to_file write where the config denies',
 };
 
 /** The config with every default filled in. */
@@ -118,24 +126,24 @@ export interface ResolvedConfig {
 }
 
 /**
- * Validate `given` and fill in defaults; throws an AmplifierError (MOUNT_FAILED)
- * naming what to change. Only own properties are read: an inherited key never
- * reaches a setting, and an own `__proto__` key is an unknown key like any other.
+ * Read `given` by core's config policy and fill in defaults; throws an
+ * AmplifierError (MOUNT_FAILED) naming what to change, or a ConfigRefusedError
+ * for a misspelt safety key. Only own properties are read: an inherited key
+ * never reaches a setting, and an own `__proto__` key is an unknown key like
+ * any other (warned about once through `logger`, ignored).
  */
-export function resolveConfig(given: unknown): ResolvedConfig {
+export function resolveConfig(given: unknown, logger?: Pick<Logger, 'warn'>): ResolvedConfig {
   let config: Record<string, unknown>;
   try {
-    config = ownConfig(given, 'tool-web');
+    config = readModuleConfig(given, {
+      module: 'tool-web',
+      schema: CONFIG_SCHEMA,
+      safety: SAFETY_KEYS,
+      logger,
+    });
   } catch (error) {
+    if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
     throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
-  }
-  const problems = compileSchema(CONFIG_SCHEMA)(config);
-  if (problems.length > 0) {
-    const known = Object.keys(CONFIG_SCHEMA.properties as object).join(', ');
-    throw new AmplifierError(
-      'MOUNT_FAILED',
-      `tool-web: invalid config:\n${formatDataErrors(problems.map((p) => ({ ...p, path: p.path || 'config' })))}\n(known keys: ${known})`,
-    );
   }
   const raw = config as WebConfig;
   return {

@@ -5,8 +5,8 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import type { ToolResult } from '@amplifier/core';
-import { createTestCoordinator, EventRecorder } from '@amplifier/testing';
+import { AmplifierError, type ToolResult } from '@amplifier/core';
+import { createTestCoordinator, EventRecorder, RecordingLogger } from '@amplifier/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   httpServer,
@@ -801,13 +801,35 @@ describe('tool surface', () => {
     expect(t.webFetch.executionProfile?.resourceKeys?.({ url: 'not a url' })).toEqual([]);
   });
 
-  it('an own `__proto__` key is an unknown key: mount fails naming it, nothing is loosened', async () => {
+  it('an own `__proto__` key is an unknown key: warned about once and ignored, nothing is loosened', async () => {
     const plan = JSON.parse(
       `{"__proto__": {"allowed_hosts": ["127.0.0.2:${internal2.port}"], "allowed_cidrs": ["127.0.0.0/8"], "max_bytes": 1e12}}`,
     );
-    const coordinator = createTestCoordinator({ bare: true });
-    await expect(mount(coordinator, plan)).rejects.toThrow(/__proto__ is not allowed \(unknown key\)/);
-    expect(coordinator.get('tools').size).toBe(0);
+    const logger = new RecordingLogger();
+    const coordinator = createTestCoordinator({ bare: true, logger });
+    const cleanup = await mount(coordinator, plan);
+    try {
+      expect(logger.problemsSince()).toEqual(["tool-web: unknown config key '__proto__' is ignored"]);
+      const result = await coordinator.get('tools', 'web_fetch')!.execute({ url: `${internal2.origin}/` });
+      expect(result.error?.message).toMatch(/^Invalid or blocked URL/);
+      noInternalHits();
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a misspelt allow or block list is refused with the reason; an unknown key only warns', async () => {
+    const error = await mount(createTestCoordinator({ bare: true }), {
+      allowed_domain: ['example.com'],
+    }).catch((e: unknown) => e);
+    expect(AmplifierError.is(error, 'CONFIG_REFUSED')).toBe(true);
+    expect((error as Error).message).toContain('would let web_fetch reach every domain');
+    const logger = new RecordingLogger();
+    const coordinator = createTestCoordinator({ bare: true, logger });
+    const cleanup = await mount(coordinator, { max_size: 1_000_000 });
+    expect(coordinator.get('tools').size).toBe(2);
+    expect(logger.problemsSince()).toEqual(["tool-web: unknown config key 'max_size' is ignored"]);
+    await cleanup();
   });
 
   it('inherited keys are never read: the SSRF guard stays on and the limits stay at their defaults', async () => {
@@ -841,7 +863,9 @@ describe('tool surface', () => {
   });
 
   it('bad config fails mount with the key named', async () => {
-    await expect(mount(createTestCoordinator({ bare: true }), { max_byte: 5 })).rejects.toThrow(/max_byte/);
+    await expect(mount(createTestCoordinator({ bare: true }), { max_bytes: 'x' })).rejects.toThrow(
+      /max_bytes must be integer/,
+    );
     await expect(mount(createTestCoordinator({ bare: true }), { timeout: 'ten' })).rejects.toThrow(
       /timeout must be number/,
     );

@@ -5,7 +5,7 @@
  * connect time, on every hop; limits stop reading; HTML becomes Markdown.
  * `web_search` asks a configured backend (SearXNG, Brave, Tavily, custom).
  */
-import type { Cleanup, Coordinator, HookRegistry, Tool } from '@amplifier/core';
+import type { Cleanup, Coordinator, HookRegistry, Logger, Tool } from '@amplifier/core';
 import { AmplifierError, errorMessage } from '@amplifier/core';
 import { Agent } from 'undici';
 import { resolveConfig } from './config.js';
@@ -34,6 +34,8 @@ export interface WebToolsOptions {
   hooks?: HookRegistry;
   /** Fallback working directory when the config has none (default: the process cwd). */
   workingDir?: string;
+  /** Where config warnings go (unknown keys, once each); `mount` passes the coordinator's logger. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** The tools of one mount and the function that closes their HTTP clients. */
@@ -52,7 +54,7 @@ export function createWebTools(
   config: Record<string, unknown> = {},
   options: WebToolsOptions = {},
 ): WebTools {
-  const resolved = resolveConfig(config);
+  const resolved = resolveConfig(config, options.logger);
   const { raw } = resolved;
   let policy: NetworkPolicy;
   try {
@@ -121,6 +123,7 @@ export async function mount(
   const workingDir = coordinator.getCapability<string>('session.working_dir');
   const tools = createWebTools(config, {
     hooks: coordinator.hooks,
+    logger: coordinator.logger,
     ...(typeof workingDir === 'string' ? { workingDir } : {}),
   });
   coordinator.mount('tools', tools.webFetch, { name: tools.webFetch.name });

@@ -88,6 +88,11 @@ export const ERROR_CODES = {
     description: 'work was cancelled; fatal for cleanup loops (the rest run, then it is re-thrown)',
     message: 'Operation cancelled',
   },
+  CONFIG_REFUSED: {
+    name: 'ConfigRefusedError',
+    description:
+      'a module refused a config key because ignoring it would make the session less safe than asked; the session does not start',
+  },
   DATA_INVALID: {
     name: 'DataValidationError',
     description: 'data (or a JSON Schema) is invalid; `errors` lists every problem',
@@ -212,6 +217,24 @@ export class DataValidationError extends AmplifierError {
   constructor(message: string, errors: readonly DataError[]) {
     super('DATA_INVALID', message);
     this.errors = errors;
+  }
+}
+
+/**
+ * A config key refused because ignoring it would make the session less safe
+ * than the user asked. `required` is true: the session does not start without
+ * the module (running without a policy the user wrote is what the refusal prevents).
+ */
+export class ConfigRefusedError extends AmplifierError {
+  readonly moduleId: string;
+  /** The refused keys, as paths (`rules[0].acton`). */
+  readonly keys: readonly string[];
+  /** A refused setting stops the session, like a required module that failed. */
+  readonly required = true;
+  constructor(moduleId: string, keys: readonly string[], message: string) {
+    super('CONFIG_REFUSED', message);
+    this.moduleId = moduleId;
+    this.keys = keys;
   }
 }
 

@@ -40,6 +40,7 @@ export {
   AmplifierError,
   ApprovalTimeoutError,
   CancelledError,
+  ConfigRefusedError,
   DataValidationError,
   ERROR_CODES,
   errorMessage,
@@ -179,6 +180,8 @@ export {
   toMessageToolCall,
   toToolCallBlock,
 } from './messages.js';
+export type { ModuleConfigPolicy } from './module-config.js';
+export { configKeys, readModuleConfig, warnConfigKey } from './module-config.js';
 export type {
   ConfigField,
   ModelInfo,
@@ -193,6 +196,7 @@ export { CAPABILITIES, MODULE_TYPES, TYPE_TO_MOUNT_POINT } from './module-types.
 export type { ModuleSpec, MountPlan, MountPlanValidation, SessionSection } from './mount-plan.js';
 export {
   assertMountPlan,
+  mountPlanWarnings,
   ownMountPlan,
   parseMountPlan,
   resolveSessionModule,

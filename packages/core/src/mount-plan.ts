@@ -99,6 +99,18 @@ export function ownMountPlan(plan: unknown): unknown {
  */
 const parsedPlans = new WeakSet<object>();
 
+/** The validator's warnings of each plan `parseMountPlan` returned. */
+const planWarnings = new WeakMap<object, readonly DataError[]>();
+
+/**
+ * The warnings (unknown sections and keys, with their JSON path) found when
+ * `parseMountPlan` parsed `plan`; empty for any other object. The session logs
+ * them once, through its logger, when it initializes.
+ */
+export function mountPlanWarnings(plan: MountPlan): readonly DataError[] {
+  return planWarnings.get(plan) ?? [];
+}
+
 /**
  * Validate a mount plan without loading anything (own properties only, as the session reads it).
  * Every problem comes back with its JSON path; unknown sections and keys are warnings.
@@ -192,6 +204,7 @@ export function parseMountPlan(input: unknown): MountPlan {
       : `Invalid mount plan (${errors.length} error${errors.length === 1 ? '' : 's'})`;
     throw new MountPlanError(`${headline}:\n${formatDataErrors(errors)}`, errors);
   }
+  if (validation.warnings.length > 0) planWarnings.set(plan as object, Object.freeze(validation.warnings));
   // Only a plan whose every checked part was copied (and so frozen) is known to stay valid.
   if (structureFrozen(plan as Record<string, unknown>)) parsedPlans.add(plan as object);
   return plan as MountPlan;

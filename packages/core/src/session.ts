@@ -27,7 +27,13 @@ import { ModuleLoader } from './loader/loader.js';
 import { defaultLogger } from './logger.js';
 import type { ModuleType, SessionStatus } from './module-types.js';
 import { journaled } from './mount-journal.js';
-import { type ModuleSpec, type MountPlan, parseMountPlan, resolveSessionModule } from './mount-plan.js';
+import {
+  type ModuleSpec,
+  type MountPlan,
+  mountPlanWarnings,
+  parseMountPlan,
+  resolveSessionModule,
+} from './mount-plan.js';
 import { redactSecrets } from './redact.js';
 import { createTurnStream, type TurnStream, type TurnStreamOptions } from './turn-stream.js';
 
@@ -79,6 +85,7 @@ function requiredBecause(
   error: unknown,
 ): string | undefined {
   if (spec.required === true) return 'required: true in the mount plan';
+  if (AmplifierError.is(error, 'CONFIG_REFUSED')) return 'it refused its config for safety';
   const declared =
     loaded?.required === true ||
     (AmplifierError.is(error) && (error as { required?: unknown }).required === true);
@@ -213,6 +220,9 @@ export class AmplifierSession {
   async #initialize(): Promise<void> {
     const coordinator = this.coordinator;
     coordinator.registerCapability('session.working_dir', this.#workingDir);
+    for (const warning of mountPlanWarnings(this.config)) {
+      this.#logger.warn(`mount plan: ${warning.path || '(root)'} ${warning.message}`);
+    }
     const ready: { loaded: LoadedModule; required: boolean }[] = [];
 
     for (const slot of ['orchestrator', 'context'] as const) {

@@ -1,10 +1,11 @@
-import type { JSONSchema } from '@amplifier/core';
+import { AmplifierError, type JSONSchema } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import {
   assertProviderConfig,
   isLocalUrl,
   PROVIDER_CONFIG_PROPERTIES,
   type ProviderDefaults,
+  readProviderConfig,
   resolveProviderConfig,
 } from './config.js';
 
@@ -117,7 +118,7 @@ describe('assertProviderConfig', () => {
         { prices: { m: { input: 1 } }, models: { m: { context: 1 } } },
         'provider-test',
       ),
-    ).toThrow(/models\.m\.context is not allowed \(unknown key\)\n {2}- prices\.m\.output is required/);
+    ).toThrow(/prices\.m\.output is required/);
     expect(() =>
       assertProviderConfig(schema, { api_key: 'k', temperature: 1.2 }, 'provider-test'),
     ).not.toThrow();
@@ -176,5 +177,35 @@ describe('own properties only', () => {
     const resolved = resolveProviderConfig({ headers }, defaults, {});
     expect(Object.keys(resolved.headers)).toEqual(['__proto__', 'x-ok']);
     expect(Object.getPrototypeOf(resolved.headers)).toBe(Object.prototype);
+  });
+});
+
+describe("readProviderConfig (core's config policy)", () => {
+  it('leaves unknown keys out, at every level, with one warning each', () => {
+    const warnings: string[] = [];
+    const logger = { warn: (m: string) => warnings.push(m) };
+    const raw = { api_key: 'k', organization: 'o', models: { m: { context_window: 5, context: 1 } } };
+    expect(readProviderConfig(schema, raw, 'provider-test', logger)).toEqual({
+      api_key: 'k',
+      models: { m: { context_window: 5 } },
+    });
+    readProviderConfig(schema, raw, 'provider-test', logger);
+    expect(warnings).toEqual([
+      "provider-test: unknown config key 'organization' is ignored",
+      "provider-test: unknown config key 'models.m.context' is ignored",
+    ]);
+  });
+
+  it('refuses a misspelt base_url: the requests would go to the public API instead', () => {
+    let error: unknown;
+    try {
+      readProviderConfig(schema, { base_ur: 'http://localhost:11434/v1' }, 'provider-test');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(AmplifierError.is(error, 'CONFIG_REFUSED')).toBe(true);
+    expect((error as Error).message).toContain(
+      'to the default public API instead of the server the config names',
+    );
   });
 });

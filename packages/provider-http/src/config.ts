@@ -4,8 +4,8 @@
  * URL come from, and the resolved settings a provider runs with.
  */
 
-import type { ConfigField, JSONSchema } from '@amplifier/core';
-import { compileSchema, DataValidationError, formatDataErrors, ownConfig, setOwn } from '@amplifier/core';
+import type { ConfigField, JSONSchema, Logger } from '@amplifier/core';
+import { DataValidationError, ownConfig, readModuleConfig, setOwn } from '@amplifier/core';
 import type { ModelPrice } from './cost.js';
 import type { ModelLimits } from './models.js';
 
@@ -86,7 +86,6 @@ const count = { type: 'integer', minimum: 1 };
 /** Schema of a config `models` entry. */
 export const MODEL_LIMITS_SCHEMA: JSONSchema = {
   type: 'object',
-  additionalProperties: false,
   properties: {
     context_window: count,
     max_output_tokens: count,
@@ -99,7 +98,6 @@ export const MODEL_LIMITS_SCHEMA: JSONSchema = {
 export const MODEL_PRICE_SCHEMA: JSONSchema = {
   type: 'object',
   required: ['input', 'output'],
-  additionalProperties: false,
   properties: {
     input: { type: 'number', minimum: 0 },
     output: { type: 'number', minimum: 0 },
@@ -135,21 +133,40 @@ export const PROVIDER_CONFIG_PROPERTIES: Readonly<Record<string, JSONSchema>> = 
 };
 
 /**
+ * The safety-relevant keys of every HTTP provider: a misspelling of one of
+ * them is refused with the reason (core's `readModuleConfig`), never ignored.
+ */
+export const PROVIDER_SAFETY_KEYS: Readonly<Record<string, string>> = {
+  base_url:
+    'ignoring it would send the requests (and the API key) to the default public API instead of the server the config names',
+};
+
+/**
+ * Read a provider's config by core's config policy (`readModuleConfig`): own
+ * properties only; unknown keys, at any level the schema describes, warned
+ * about once through `logger` and left out; a misspelt `base_url` refused.
  * Throws a DataValidationError that names the module, every bad key and what
- * it must be. Checks the config's own properties (inherited ones are never read).
+ * it must be.
+ */
+export function readProviderConfig(
+  schema: JSONSchema,
+  config: unknown,
+  module: string,
+  logger?: Pick<Logger, 'warn'>,
+): Record<string, unknown> {
+  return readModuleConfig(config, { module, schema, safety: PROVIDER_SAFETY_KEYS, logger });
+}
+
+/**
+ * Throws like `readProviderConfig` (for providers built in code: nothing is
+ * warned about). Checks the config's own properties (inherited ones are never read).
  */
 export function assertProviderConfig(
   schema: JSONSchema,
   config: Record<string, unknown>,
   module: string,
 ): void {
-  const errors = compileSchema(schema)(ownConfig(config, module));
-  if (errors.length > 0) {
-    throw new DataValidationError(
-      `${module}: invalid config:\n${formatDataErrors(errors)}\nFix these keys in the provider's config (see the package README).`,
-      errors,
-    );
-  }
+  readProviderConfig(schema, config, module);
 }
 
 /** localhost, 127.x.x.x, ::1 and 0.0.0.0: servers that usually need no key. */

@@ -18,7 +18,9 @@ export {
   MODEL_LIMITS_SCHEMA,
   MODEL_PRICE_SCHEMA,
   PROVIDER_CONFIG_PROPERTIES,
+  PROVIDER_SAFETY_KEYS,
   providerConfigFields,
+  readProviderConfig,
   resolveProviderConfig,
 } from './config.js';
 export { toolBlocksText, toolResultText } from './content.js';

@@ -1,12 +1,12 @@
 /**
- * The mount flow of an HTTP provider: validate the config (unknown keys are
- * warned about), no credentials = not mounted with a warning that says why,
+ * The mount flow of an HTTP provider: read the config by core's config policy
+ * (unknown keys warned about once, a misspelt `base_url` refused), no credentials = not mounted with a warning that says why,
  * then mount, contribute `session.cost` and the extra event names, and hand
  * back the cleanup that closes the connections.
  */
 import type { Cleanup, Coordinator, JSONSchema, Logger, Provider } from '@amplifier/core';
-import { OBSERVABILITY_EVENTS_CHANNEL, ownConfig } from '@amplifier/core';
-import { assertProviderConfig } from './config.js';
+import { configKeys, OBSERVABILITY_EVENTS_CHANNEL, ownConfig, warnConfigKey } from '@amplifier/core';
+import { readProviderConfig } from './config.js';
 import type { EventEmitterLike } from './events.js';
 
 /** A provider that counts what it spent and holds connections. */
@@ -35,16 +35,20 @@ export interface ProviderMountSpec<C extends { apiKey: string | undefined }, P e
   events?: readonly string[];
 }
 
-/** Warn about config keys the module does not read (a typo must not pass silently). */
+/**
+ * Warn (once per logger, through core's `warnConfigKey`) about top-level
+ * config keys the module does not read.
+ * @deprecated `mountHttpProvider` reads the config with `readProviderConfig` (core's config policy), which warns.
+ */
 export function warnUnknownConfigKeys(
   logger: Logger,
   module: string,
   config: Record<string, unknown>,
   schema: JSONSchema,
 ): void {
-  const known = (schema.properties ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(config)) {
-    if (!Object.hasOwn(known, key)) logger.warn(`${module}: unknown config key '${key}' is ignored`);
+  const known = new Set(configKeys(schema));
+  for (const key of Object.keys(ownConfig(config, module))) {
+    if (!known.has(key)) warnConfigKey(logger, module, key);
   }
 }
 
@@ -72,9 +76,7 @@ export async function mountHttpProvider<
   raw: Record<string, unknown>,
   spec: ProviderMountSpec<C, P>,
 ): Promise<Cleanup | undefined> {
-  const config = ownConfig(raw, spec.module);
-  assertProviderConfig(spec.schema, config, spec.module);
-  warnUnknownConfigKeys(coordinator.logger, spec.module, config, spec.schema);
+  const config = readProviderConfig(spec.schema, raw, spec.module, coordinator.logger);
   const resolved = spec.resolve(config);
   if (resolved.apiKey === undefined) {
     const why = spec.missingKey(resolved);

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { AmplifierError, type ConfigRefusedError, DataValidationError } from './errors.js';
+import type { JSONSchema } from './messages.js';
+import { readModuleConfig, warnConfigKey } from './module-config.js';
+
+const schema: JSONSchema = {
+  type: 'object',
+  properties: {
+    timeout: { type: 'number' },
+    denied_paths: { type: 'array', items: { type: 'string' } },
+    rules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['action'],
+        properties: { action: { enum: ['allow', 'deny'] }, when: { type: 'string' } },
+      },
+    },
+    limits: { type: 'object', properties: { files: { type: 'integer' } } },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    redaction: {
+      anyOf: [{ type: 'boolean' }, { type: 'object', properties: { keys: { type: 'array' } } }],
+    },
+  },
+};
+
+const safety = {
+  denied_paths: 'a misspelt deny list would allow what it should deny',
+  rules: 'a misspelt rule key would change what the rule decides',
+};
+
+function recorder(): { warn(message: string): void; lines: string[] } {
+  const lines: string[] = [];
+  return { lines, warn: (message) => lines.push(message) };
+}
+
+describe('readModuleConfig', () => {
+  it('drops unknown keys with one warning per module and key, and keeps the known ones', () => {
+    const logger = recorder();
+    const config = readModuleConfig(
+      { timeout: 3, output_dir: 'x', limits: { files: 2, depth: 1 } },
+      { module: 'tool-x', schema, logger },
+    );
+    expect(config).toEqual({ timeout: 3, limits: { files: 2 } });
+    readModuleConfig({ output_dir: 'y' }, { module: 'tool-x', schema, logger });
+    readModuleConfig({ output_dir: 'y' }, { module: 'tool-y', schema, logger });
+    expect(logger.lines).toEqual([
+      "tool-x: unknown config key 'output_dir' is ignored",
+      "tool-x: unknown config key 'limits.depth' is ignored",
+      "tool-y: unknown config key 'output_dir' is ignored",
+    ]);
+  });
+
+  it('reads own properties only: __proto__ is an unknown key, an inherited key is nothing', () => {
+    const logger = recorder();
+    const raw = JSON.parse('{"__proto__": {"timeout": 9}}') as Record<string, unknown>;
+    const inherited = Object.create({ timeout: 'not a number' }) as Record<string, unknown>;
+    expect(readModuleConfig(raw, { module: 'm', schema, logger })).toEqual({});
+    expect(readModuleConfig(inherited, { module: 'm', schema, logger })).toEqual({});
+    expect(logger.lines).toEqual(["m: unknown config key '__proto__' is ignored"]);
+  });
+
+  it('keeps the keys of maps and checks their values', () => {
+    const config = readModuleConfig({ headers: { 'x-a': 'b' } }, { module: 'm', schema });
+    expect(config).toEqual({ headers: { 'x-a': 'b' } });
+    expect(() => readModuleConfig({ headers: { 'x-a': 1 } }, { module: 'm', schema })).toThrow(
+      /headers\["x-a"\]|headers\.x-a|headers/,
+    );
+  });
+
+  it('fails on a wrong type of a known key, naming the key', () => {
+    const error = (() => {
+      try {
+        readModuleConfig({ timeout: 'soon' }, { module: 'm', schema });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(DataValidationError);
+    expect((error as Error).message).toContain('m: invalid config');
+    expect((error as Error).message).toContain('timeout must be number');
+  });
+
+  it('refuses an unknown key inside a safety section, with the reason, as a required failure', () => {
+    let error: unknown;
+    try {
+      readModuleConfig({ rules: [{ action: 'deny', whne: 'rm*' }] }, { module: 'hooks-x', schema, safety });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(AmplifierError.is(error, 'CONFIG_REFUSED')).toBe(true);
+    expect((error as ConfigRefusedError).required).toBe(true);
+    expect((error as ConfigRefusedError).keys).toEqual(['rules[0].whne']);
+    expect((error as Error).message).toContain('a misspelt rule key would change what the rule decides');
+  });
+
+  it('refuses a top-level key that looks like a misspelt safety key, and only warns for others', () => {
+    const logger = recorder();
+    for (const key of ['denied_path', 'Denied-Paths', 'deniedpaths', 'denied_pahts']) {
+      expect(() => readModuleConfig({ [key]: ['/etc'] }, { module: 'm', schema, safety, logger })).toThrow(
+        /looks like a misspelt 'denied_paths'/,
+      );
+    }
+    expect(readModuleConfig({ allowed_paths: ['.'] }, { module: 'm', schema, safety, logger })).toEqual({});
+    expect(logger.lines).toEqual(["m: unknown config key 'allowed_paths' is ignored"]);
+  });
+
+  it('walks into the object branch of anyOf', () => {
+    const logger = recorder();
+    expect(readModuleConfig({ redaction: { keys: [], extra: 1 } }, { module: 'm', schema, logger })).toEqual({
+      redaction: { keys: [] },
+    });
+    expect(readModuleConfig({ redaction: true }, { module: 'm', schema, logger })).toEqual({
+      redaction: true,
+    });
+    expect(logger.lines).toEqual(["m: unknown config key 'redaction.extra' is ignored"]);
+  });
+
+  it('refuses a config that is not an object', () => {
+    expect(() => readModuleConfig([1], { module: 'm', schema })).toThrow(/m: config must be an object/);
+    expect(readModuleConfig(undefined, { module: 'm', schema })).toEqual({});
+  });
+});
+
+describe('warnConfigKey', () => {
+  it('warns once per logger, module, key and note', () => {
+    const logger = recorder();
+    warnConfigKey(logger, 'm', 'k', 'is accepted but has no effect here');
+    warnConfigKey(logger, 'm', 'k', 'is accepted but has no effect here');
+    warnConfigKey(recorder(), 'm', 'k');
+    expect(logger.lines).toEqual(["m: config key 'k' is accepted but has no effect here"]);
+  });
+});
