@@ -95,7 +95,11 @@ describe('reference mount plans load through the real modules', () => {
     expect((await write('inside.txt')).success).toBe(true);
     const refused = await write(path.join(outside, 'x.txt'));
     expect(refused.error?.message).toContain('is not within allowed paths');
-    await session.coordinator.hooks.emit('tool:pre', { tool_name: 'read_file', tool_call_id: 'c1', tool_input: {} });
+    await session.coordinator.hooks.emit('tool:pre', {
+      tool_name: 'read_file',
+      tool_call_id: 'c1',
+      tool_input: {},
+    });
     await session.cleanup();
     const log = path.join(cwd, '.amplifier/logs', session.sessionId, 'events.jsonl');
     expect(fs.readFileSync(log, 'utf8')).toContain('"event":"tool:pre"');
@@ -119,7 +123,11 @@ describe('reference mount plans load through the real modules', () => {
     const home = tempDir('amp-os-home-');
     process.env.HOME = home;
     const { session } = await open('foundation-behaviors-logging.yaml', cwd);
-    await session.coordinator.hooks.emit('tool:pre', { tool_name: 'read_file', tool_call_id: 'c1', tool_input: {} });
+    await session.coordinator.hooks.emit('tool:pre', {
+      tool_name: 'read_file',
+      tool_call_id: 'c1',
+      tool_input: {},
+    });
     await session.cleanup();
     const slug = fs.readdirSync(path.join(home, '.amplifier', 'projects'));
     expect(slug).toHaveLength(1);

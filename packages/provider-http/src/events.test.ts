@@ -1,4 +1,3 @@
-import type { StreamEvent } from '@amplifier/core';
 import { createLLMError } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import {
