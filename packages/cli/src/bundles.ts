@@ -102,16 +102,25 @@ export async function loadCliBundle(ref: string, options: BundleOptions): Promis
   }
 }
 
-/** A bundle's plan data with `${VAR}` expanded (as plan files), and the warnings to print. */
+/**
+ * A bundle's plan data with `${VAR}` expanded (as plan files), the bundle's
+ * warnings to print, and the plan validator's (which a session logs itself
+ * when it starts: only `bundle show`, which starts none, prints them).
+ */
 export function bundlePlan(
   bundle: Bundle,
   env: NodeJS.ProcessEnv = process.env,
 ): {
   data: Record<string, unknown>;
   warnings: string[];
+  validator: string[];
 } {
   const data = expandEnv(bundlePlanData(bundle), env);
-  return { data, warnings: [...bundle.warnings, ...missingContextFiles(bundle), ...planWarnings(data)] };
+  return {
+    data,
+    warnings: [...bundle.warnings, ...missingContextFiles(bundle)],
+    validator: planWarnings(data),
+  };
 }
 
 /** The mount plan validator's warnings (unknown sections and keys), as lines. */
@@ -127,8 +136,8 @@ export async function showBundle(
   out: NodeJS.WritableStream,
 ): Promise<number> {
   const bundle = await loadCliBundle(ref, options);
-  const { data, warnings } = bundlePlan(bundle, options.env);
-  for (const warning of warnings) display.warn(warning);
+  const { data, warnings, validator } = bundlePlan(bundle, options.env);
+  for (const warning of [...warnings, ...validator]) display.warn(warning);
   const reason = notRunnableReason(bundle);
   if (reason !== undefined) display.warn(`not runnable on its own: ${reason}`);
   if (options.instructions) {

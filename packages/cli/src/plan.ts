@@ -149,9 +149,13 @@ export function defaultPlan(provider: ModuleSpec, env: NodeJS.ProcessEnv = proce
   };
 }
 
-/** The mount plan validator's warnings about a plan file, as lines (a bundle given as a plan says so). */
+/**
+ * What to tell about a plan file before it runs: a bundle given as a plan says
+ * so. The validator's warnings (unknown sections and keys) are the session's
+ * to log, once, when it starts (core's `mountPlanWarnings`).
+ */
 function planFileWarnings(data: unknown): string[] {
-  const warnings = validateMountPlan(data).warnings.map((w) => `plan: ${w.path} ${w.message}`);
+  const warnings: string[] = [];
   const record = data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : {};
   if ('bundle' in record || 'includes' in record) {
     warnings.push(

@@ -58,7 +58,11 @@ export function readSessionMetadata(raw: unknown, dir: string): SessionMetadata 
       unknown
     >,
     options: {
+      // Options written by other versions are kept; the ones read here are normalised.
+      ...options,
       plan_file: nonEmpty(options.plan_file) ? options.plan_file : null,
+      bundle: nonEmpty(options.bundle) ? options.bundle : null,
+      sources: Array.isArray(options.sources) ? options.sources.filter(isString) : null,
       provider: nonEmpty(options.provider) ? options.provider : null,
       model: nonEmpty(options.model) ? options.model : null,
       max_iterations: typeof options.max_iterations === 'number' ? options.max_iterations : null,
