@@ -22,6 +22,13 @@
  *   secret-named variables (core's `isSecretKey`) left out unless passed by
  *   name.
  *
+ * - `Sandbox` (sandbox.ts): one per mount, from a `SandboxPolicy` (config
+ *   keys `sandbox` and `sandbox_policy`, `SANDBOX_CONFIG_PROPERTIES` and
+ *   `SANDBOX_SAFETY_KEYS` to merge into a module's schema): pass
+ *   `{ sandbox, workspace }` as `runInGroup`/`spawnInGroup`'s `sandbox` and the
+ *   command runs under bubblewrap (or unconfined but marked, and its escaped
+ *   descendants killed at call end; `sandbox.cleanup()` at unmount).
+ *
  * POSIX only (process groups): `requireProcessGroups(moduleId)` at the top of
  * a module's `mount` refuses Windows with a clear error. Linux adds `/proc`
  * (zombies, escapees).
@@ -32,13 +39,32 @@ export type { ChildEnv, ChildEnvPolicy } from './env.js';
 export { childEnvironment, matchesEnvPattern } from './env.js';
 export type { KillGroupOptions, ProcessGroupOptions } from './group.js';
 export { ProcessGroup } from './group.js';
+export type { PidsLimitKind } from './pids-limit.js';
 export { requireProcessGroups } from './platform.js';
+export { CALL_MARKER, findMarked, killMarked, SESSION_MARKER } from './reaper.js';
 export type {
   ExitStatus,
   GroupChild,
   RunInGroupOptions,
   RunInGroupOutcome,
   RunInGroupResult,
+  SandboxedRun,
   SpawnInGroupOptions,
 } from './run.js';
 export { runInGroup, spawnInGroup } from './run.js';
+export type { PreparedCommand, SandboxOptions, SandboxSupport } from './sandbox.js';
+export {
+  bwrapArguments,
+  INSTALL_HINT,
+  Sandbox,
+  SandboxUnavailableError,
+  sandboxSupport,
+} from './sandbox.js';
+export type { SandboxMode, SandboxPolicy } from './sandbox-policy.js';
+export {
+  DEFAULT_HIDDEN,
+  SANDBOX_CONFIG_PROPERTIES,
+  SANDBOX_DEFAULTS,
+  SANDBOX_SAFETY_KEYS,
+  sandboxPolicyFrom,
+} from './sandbox-policy.js';

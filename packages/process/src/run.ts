@@ -10,6 +10,13 @@ import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process'
 import { BoundedCapture, type CapturedBytes, type CaptureLimits } from './capture.js';
 import { childEnvironment } from './env.js';
 import { ProcessGroup } from './group.js';
+import type { Sandbox } from './sandbox.js';
+
+/** Run the command through a mount's sandbox, confined to `workspace` (chosen by the module, never the model). */
+export interface SandboxedRun {
+  sandbox: Sandbox;
+  workspace: string;
+}
 
 /** How the leader of a group ended: an exit code, or the signal that killed it. */
 export interface ExitStatus {
@@ -29,6 +36,8 @@ export interface SpawnInGroupOptions {
   stdio?: StdioOptions;
   /** See `ProcessGroupOptions.followEscapees` (default false). */
   followEscapees?: boolean;
+  /** Start it through this sandbox (see sandbox.ts); without it, unconfined and unmarked. */
+  sandbox?: SandboxedRun;
 }
 
 /** A command started by `spawnInGroup`. */
@@ -40,6 +49,8 @@ export interface GroupChild {
   readonly group: ProcessGroup;
   /** Resolves when the leader exits (the group may still have members). */
   readonly exited: Promise<ExitStatus>;
+  /** Once the group is gone: kill what escaped it (unconfined) or release the sandbox's resources. */
+  readonly finish: () => Promise<void>;
 }
 
 /**
@@ -52,19 +63,30 @@ export async function spawnInGroup(
   args: readonly string[],
   options: SpawnInGroupOptions = {},
 ): Promise<GroupChild> {
-  const child = spawn(command, args, {
+  const env = options.env ?? childEnvironment(process.env).env;
+  const prepared = options.sandbox?.sandbox.prepare(command, args, {
+    cwd: options.cwd ?? process.cwd(),
+    workspace: options.sandbox.workspace,
+    env,
+  }) ?? { command, args: [...args], env, finish: async () => {} };
+  const child = spawn(prepared.command, prepared.args, {
     cwd: options.cwd,
-    env: options.env ?? childEnvironment(process.env).env,
+    env: prepared.env,
     detached: true,
     stdio: options.stdio ?? ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<ExitStatus>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
-  await spawned(child);
+  try {
+    await spawned(child);
+  } catch (error) {
+    await prepared.finish();
+    throw error;
+  }
   const pid = child.pid!;
   const group = new ProcessGroup(pid, { followEscapees: options.followEscapees ?? false });
-  return { pid, child, group, exited };
+  return { pid, child, group, exited, finish: prepared.finish };
 }
 
 /** Options of `runInGroup`. */
@@ -88,6 +110,8 @@ export interface RunInGroupOptions {
   stopAfterBytes?: number;
   /** See `ProcessGroupOptions.followEscapees` (default false). */
   followEscapees?: boolean;
+  /** Run it through this sandbox (see sandbox.ts). */
+  sandbox?: SandboxedRun;
 }
 
 /** How a run ended. */
@@ -120,11 +144,12 @@ export async function runInGroup(
   options: RunInGroupOptions,
 ): Promise<RunInGroupResult> {
   const started = performance.now();
-  const { child, group, exited } = await spawnInGroup(command, args, {
+  const { child, group, exited, finish } = await spawnInGroup(command, args, {
     cwd: options.cwd,
     env: options.env,
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     followEscapees: options.followEscapees ?? false,
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   const stdoutStream = child.stdout!;
   const stderrStream = child.stderr!;
@@ -197,6 +222,7 @@ export async function runInGroup(
     stdoutStream.destroy();
     stderrStream.destroy();
     group.release();
+    await finish();
   }
 }
 

@@ -30,5 +30,7 @@ export type { CodeBlock } from './readme-examples.js';
 export { codeBlocks, shownExample } from './readme-examples.js';
 export type { ReadyChild } from './ready-child.js';
 export { startReadyChild } from './ready-child.js';
+export type { SandboxGate } from './sandbox-gate.js';
+export { sandboxGate } from './sandbox-gate.js';
 export type { WaitForOptions } from './wait-for.js';
 export { waitFor } from './wait-for.js';

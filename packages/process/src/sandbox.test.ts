@@ -1,0 +1,282 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { sandboxGate } from '@amplifier/test-fixtures';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { killAll, makeTempDir, running, uniqueSleep } from './__fixtures__/children.js';
+import { isGone, readProcessTable } from './proc.js';
+import { runInGroup } from './run.js';
+import { Sandbox, SandboxUnavailableError, sandboxSupport } from './sandbox.js';
+import { SANDBOX_DEFAULTS, type SandboxPolicy } from './sandbox-policy.js';
+
+const gate = sandboxGate(sandboxSupport());
+const root = makeTempDir();
+const sleeps: string[] = [];
+let serial = 0;
+
+afterEach(() => killAll(sleeps.splice(0)));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+/** A fresh workspace and a fake home holding secrets, outside the workspace. */
+function setup(): { workspace: string; home: string; outside: string } {
+  const base = path.join(root, `case-${++serial}`);
+  const workspace = path.join(base, 'workspace');
+  const home = path.join(base, 'home');
+  const outside = path.join(base, 'outside');
+  for (const dir of [workspace, path.join(home, '.ssh'), path.join(home, '.aws'), outside]) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+  fs.writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE-KEY-MARKER');
+  fs.writeFileSync(path.join(home, '.aws', 'credentials'), 'AWS-SECRET-MARKER');
+  fs.writeFileSync(path.join(home, '.netrc'), 'NETRC-MARKER');
+  fs.writeFileSync(path.join(outside, 'file'), 'OUTSIDE-ORIGINAL');
+  return { workspace, home, outside };
+}
+
+async function run(
+  script: string,
+  where: { workspace: string; home: string },
+  policy: Partial<SandboxPolicy> = {},
+  options: { signal?: AbortSignal } = {},
+) {
+  const sandbox = new Sandbox(
+    { ...SANDBOX_DEFAULTS, mode: 'required', ...policy },
+    { module: 'test', home: where.home },
+  );
+  const result = await runInGroup('bash', ['-c', script], {
+    cwd: where.workspace,
+    timeoutMs: 60_000,
+    graceMs: 100,
+    capture: { headBytes: 100_000, tailBytes: 100_000 },
+    followEscapees: true,
+    sandbox: { sandbox, workspace: where.workspace },
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { ...result, out: result.stdout.head.toString(), err: result.stderr.head.toString() };
+}
+
+/** No process of the table runs `commandLine` (zombies count as gone). */
+function noneRunning(pids: number[]): boolean {
+  const table = readProcessTable()!;
+  return pids.every((pid) => isGone(table.get(pid)));
+}
+
+it.runIf(gate.required !== undefined)('the OS sandbox is available (AMPLIFIER_REQUIRE_SANDBOX=1)', () => {
+  throw new Error(gate.required);
+});
+
+describe.skipIf(!gate.run)(gate.title('Sandbox (bubblewrap): an attacker inside'), () => {
+  it('writes the workspace and an extra writable path; writing anywhere else fails', async () => {
+    const where = setup();
+    const extra = path.join(root, `extra-${serial}`);
+    fs.mkdirSync(extra);
+    const r = await run(
+      `echo in > inside && echo ok > ${extra}/x && echo pwned > ${where.outside}/file; echo "rc=$?"; echo x > /etc/amplifier-pwned; echo "rc2=$?"`,
+      where,
+      { writable: [extra] },
+    );
+    expect(fs.readFileSync(path.join(where.workspace, 'inside'), 'utf8')).toBe('in\n');
+    expect(fs.readFileSync(path.join(extra, 'x'), 'utf8')).toBe('ok\n');
+    expect(r.out).toContain('rc=1');
+    expect(r.out).toContain('rc2=1');
+    expect(r.err).toMatch(/Read-only file system/);
+    expect(fs.readFileSync(path.join(where.outside, 'file'), 'utf8')).toBe('OUTSIDE-ORIGINAL');
+    expect(fs.existsSync('/etc/amplifier-pwned')).toBe(false);
+  });
+
+  it('hides ~/.ssh, ~/.aws and ~/.netrc (and configured paths), also through a symlink planted in the workspace', async () => {
+    const where = setup();
+    const r = await run(
+      `cat ~/.ssh/id_* ~/.aws/credentials ~/.netrc ${where.outside}/file; ls -A ~/.ssh; ln -s ${where.home}/.ssh/id_ed25519 key; ln -s ${where.outside} out; cat key; echo pwned > out/file; echo "ln-rc=$?"`,
+      { ...where },
+      { hidden: [where.outside] },
+    );
+    expect(r.out + r.err).not.toMatch(/PRIVATE-KEY-MARKER|AWS-SECRET-MARKER|NETRC-MARKER|OUTSIDE-ORIGINAL/);
+    expect(r.out).toContain('ln-rc=1');
+    expect(fs.readFileSync(path.join(where.outside, 'file'), 'utf8')).toBe('OUTSIDE-ORIGINAL');
+    // The host still has them: only the sandbox's view is empty.
+    expect(fs.readFileSync(path.join(where.home, '.ssh', 'id_ed25519'), 'utf8')).toBe('PRIVATE-KEY-MARKER');
+  });
+
+  it("cannot read the host's processes: /proc is the sandbox's own (no host environment, no host pid 1)", async () => {
+    const where = setup();
+    const marker = `HOST-ENV-MARKER-${process.pid}-${serial}`;
+    const sleep = uniqueSleep();
+    sleeps.push(sleep);
+    // A host process with a secret in its environment, running during the whole call.
+    const host = await import('node:child_process').then(({ spawn }) =>
+      spawn('bash', ['-c', `exec ${sleep}`], {
+        env: { ...process.env, HOST_SECRET: marker },
+        stdio: 'ignore',
+        detached: true,
+      }),
+    );
+    try {
+      const r = await run(
+        `cat /proc/1/environ | tr '\\0' '\\n'; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c HOST_SECRET; ls /proc | grep -c '^[0-9]'; cat /proc/1/cmdline | tr '\\0' ' '`,
+        where,
+      );
+      expect(r.out).not.toContain(marker);
+      expect(r.out).not.toContain(String(host.pid));
+      const lines = r.out.trim().split('\n');
+      // Only the sandbox's few processes are visible.
+      expect(Number(lines.at(-2))).toBeLessThan(10);
+    } finally {
+      host.kill('SIGKILL');
+    }
+  });
+
+  it('reaches neither a 127.0.0.1 server of the host nor a private address with the network off; network: true reaches it', async () => {
+    const where = setup();
+    const server = net.createServer((socket) => socket.end('HELLO-FROM-HOST\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const probe = `(exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3) || echo "loopback-refused"; (exec 3<>/dev/tcp/10.1.2.3/80) 2>&1 | grep -q unreachable && echo "private-unreachable"`;
+      const off = await run(probe, where);
+      expect(off.out).toContain('loopback-refused');
+      expect(off.out).not.toContain('HELLO-FROM-HOST');
+      expect(off.out).toContain('private-unreachable');
+      const on = await run(`exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`, where, { network: true });
+      expect(on.out).toContain('HELLO-FROM-HOST');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('bounds a fork bomb with the process limit, and nothing of it outlives the call', async () => {
+    const where = setup();
+    const sleep = uniqueSleep();
+    sleeps.push(sleep);
+    // dash, not bash: bash retries a failed fork for seconds, dash fails at once.
+    const r = await run(
+      `sh -c 'i=0; while [ $i -lt 200 ]; do ${sleep} & i=$((i+1)); done; echo all-started'`,
+      where,
+      { max_processes: 32 },
+    );
+    expect(r.out).not.toContain('all-started');
+    expect(r.err).toMatch(/Cannot fork|Resource temporarily unavailable/);
+    // The PID namespace died with the command: none of the sleeps survives.
+    expect(running(sleep)).toEqual([]);
+  });
+
+  it('gives /tmp as a private tmpfs of the configured size: filling it fails and the host /tmp is untouched', async () => {
+    const where = setup();
+    const name = `amplifier-fill-${process.pid}-${serial}`;
+    const r = await run(
+      `head -c 3000000 /dev/zero > /tmp/${name}; echo "rc=$?"; df -k /tmp | tail -1`,
+      where,
+      {
+        tmp_size_mb: 1,
+      },
+    );
+    expect(r.out).toContain('rc=1');
+    expect(r.err).toMatch(/No space left on device/);
+    expect(fs.existsSync(`/tmp/${name}`)).toBe(false);
+  });
+
+  it('no process survives the call: setsid, nohup, double fork and disown are gone when it returns', async () => {
+    const where = setup();
+    const names = [uniqueSleep(), uniqueSleep(), uniqueSleep(), uniqueSleep()];
+    sleeps.push(...names);
+    const [a, b, c, d] = names;
+    const r = await run(
+      `setsid ${a} & echo $!; nohup ${b} >/dev/null 2>&1 & echo $!; (${c} & echo $!) ; ${d} & echo $!; disown -a
+       for n in '${a}' '${b}' '${c}' '${d}'; do until pgrep -fx "$n" >/dev/null; do :; done; done; echo all-up`,
+      where,
+    );
+    expect(r.out).toContain('all-up');
+    for (const name of names) expect(running(name)).toEqual([]);
+  });
+
+  it('a cancelled call leaves nothing behind either', async () => {
+    const where = setup();
+    const sleep = uniqueSleep();
+    sleeps.push(sleep);
+    const controller = new AbortController();
+    const fifo = path.join(where.workspace, 'up');
+    await import('node:child_process').then(({ execFileSync }) => execFileSync('mkfifo', [fifo]));
+    const ready = fs.promises.readFile(fifo, 'utf8').then(() => controller.abort());
+    const r = await run(
+      `setsid ${sleep} & until pgrep -fx '${sleep}' >/dev/null; do :; done; echo up > ${fifo}; exec sleep 1000`,
+      where,
+      {},
+      { signal: controller.signal },
+    );
+    await ready;
+    expect(r.outcome).toBe('aborted');
+    expect(running(sleep)).toEqual([]);
+  });
+});
+
+describe('Sandbox modes', () => {
+  it("'off' runs unconfined, and kills a setsid escape at call end (marker in /proc/*/environ)", async () => {
+    const where = setup();
+    const sleep = uniqueSleep();
+    sleeps.push(sleep);
+    const sandbox = new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'off' }, { module: 'test' });
+    expect(sandbox.active).toBe(false);
+    expect(sandbox.describe()).toBe('off');
+    // The escapee leaves the group and outlives its parent shell, which exits at once.
+    const r = await runInGroup(
+      'bash',
+      [
+        '-c',
+        `setsid ${sleep} & pid=$!; until [ "$(cut -d' ' -f6 /proc/$pid/stat)" = "$pid" ]; do :; done; echo $pid`,
+      ],
+      {
+        cwd: where.workspace,
+        timeoutMs: 60_000,
+        graceMs: 100,
+        capture: { headBytes: 10_000, tailBytes: 10_000 },
+        sandbox: { sandbox, workspace: where.workspace },
+      },
+    );
+    const pid = Number(r.stdout.head.toString().trim());
+    expect(pid).toBeGreaterThan(1);
+    expect(noneRunning([pid])).toBe(true);
+    expect(running(sleep)).toEqual([]);
+  });
+
+  it("'off' cleanup() kills what a background start of the session left running", async () => {
+    const where = setup();
+    const sleep = uniqueSleep();
+    sleeps.push(sleep);
+    const sandbox = new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'off' }, { module: 'test' });
+    const { spawnInGroup } = await import('./run.js');
+    const job = await spawnInGroup(
+      'bash',
+      ['-c', `setsid ${sleep} & until pgrep -fx '${sleep}' >/dev/null; do :; done`],
+      {
+        cwd: where.workspace,
+        stdio: 'ignore',
+        sandbox: { sandbox, workspace: where.workspace },
+      },
+    );
+    await job.exited;
+    job.group.release();
+    expect(running(sleep)).toHaveLength(1);
+    expect(sandbox.cleanup()).toBeGreaterThan(0);
+    expect(running(sleep)).toEqual([]);
+  });
+
+  it("'required' refuses without bubblewrap, naming the install command; 'auto' falls back with one notice", () => {
+    const missing = path.join(root, 'no-such-bwrap');
+    expect(
+      () => new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'required' }, { module: 'mod-a', bwrap: missing }),
+    ).toThrow(SandboxUnavailableError);
+    expect(
+      () => new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'required' }, { module: 'mod-a', bwrap: missing }),
+    ).toThrow(/apt-get install bubblewrap/);
+    const notices: string[] = [];
+    const notice = (message: string): void => {
+      notices.push(message);
+    };
+    const a = new Sandbox({ ...SANDBOX_DEFAULTS }, { module: 'mod-b', bwrap: missing, notice });
+    new Sandbox({ ...SANDBOX_DEFAULTS }, { module: 'mod-b', bwrap: missing, notice });
+    expect(a.active).toBe(false);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/WITHOUT an OS sandbox.*apt-get install bubblewrap/);
+    expect(a.describe()).toMatch(/^auto \(unavailable/);
+  });
+});

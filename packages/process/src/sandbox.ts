@@ -1,0 +1,235 @@
+/**
+ * The OS sandbox of subprocess tools (Linux: bubblewrap). One `Sandbox` per
+ * mount decides, from the policy's mode, whether commands run confined:
+ * `auto` confines them when `bwrap` is installed and works here, else runs
+ * them unconfined after one notice; `required` refuses without it; `off`
+ * never confines. A confined command sees the filesystem read-only except the
+ * workspace and the policy's writable paths, the secrets of `DEFAULT_HIDDEN`
+ * and the policy's hidden paths replaced by empty ones, its own /proc in a
+ * fresh PID namespace (so every process it started dies with it), a private
+ * bounded /tmp, no network unless allowed, and a process limit.
+ * Unconfined commands are marked in their environment so that escaped
+ * descendants can be found and killed (see reaper.ts).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { limitProcesses, type PidsLimitKind, pidsLimitKind } from './pids-limit.js';
+import { CALL_MARKER, killMarked, newMarker, SESSION_MARKER } from './reaper.js';
+import { DEFAULT_HIDDEN, policyPath, type SandboxPolicy } from './sandbox-policy.js';
+
+/** Whether bubblewrap can confine a command here, and why not. */
+export interface SandboxSupport {
+  available: boolean;
+  /** The bwrap binary found. */
+  bwrap?: string;
+  /** Why it is not available (missing, or what bwrap said). */
+  reason?: string;
+}
+
+/** What to install: printed with every notice and error about a missing sandbox. */
+export const INSTALL_HINT =
+  'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)';
+
+const probes = new Map<string, SandboxSupport>();
+
+/** Find `bwrap` and check once that it can make the namespaces we use (cached per binary). */
+export function sandboxSupport(bwrap?: string): SandboxSupport {
+  if (process.platform !== 'linux') {
+    return { available: false, reason: `no OS sandbox on ${process.platform} (bubblewrap is Linux only)` };
+  }
+  const binary = bwrap ?? findOnPath('bwrap');
+  if (binary === undefined) return { available: false, reason: 'bwrap (bubblewrap) is not installed' };
+  const cached = probes.get(binary);
+  if (cached) return cached;
+  const probe = spawnSync(
+    binary,
+    ['--ro-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--die-with-parent', 'true'],
+    { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const support: SandboxSupport =
+    probe.status === 0
+      ? { available: true, bwrap: binary }
+      : {
+          available: false,
+          bwrap: binary,
+          reason: `bwrap cannot create namespaces here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
+        };
+  probes.set(binary, support);
+  return support;
+}
+
+/** Options of a `Sandbox`. */
+export interface SandboxOptions {
+  /** The module, for messages (`tool-bash`). */
+  module: string;
+  /** Whose secrets `DEFAULT_HIDDEN` names (default: the user's home directory). */
+  home?: string;
+  /** Where the one `auto` fallback notice goes (default: stderr). */
+  notice?: (message: string) => void;
+  /** The bwrap binary (default: found on PATH). */
+  bwrap?: string;
+}
+
+/** A command ready to start, and what to do once it has ended. */
+export interface PreparedCommand {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** After the command (and its group) ended: kill what escaped and release the call's resources. */
+  finish(): Promise<void>;
+}
+
+/** Thrown when `required` cannot be honoured. */
+export class SandboxUnavailableError extends Error {
+  constructor(module: string, reason: string) {
+    super(
+      `${module}: sandbox is 'required' but unavailable: ${reason}; ${INSTALL_HINT}, or set sandbox: off`,
+    );
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
+const noticed = new Set<string>();
+
+export class Sandbox {
+  readonly policy: SandboxPolicy;
+  /** Commands run confined by bubblewrap. */
+  readonly active: boolean;
+  readonly support: SandboxSupport;
+  /** The marker of everything this sandbox started unconfined (`AMPLIFIER_PROC_SESSION`). */
+  readonly sessionMarker = newMarker();
+  readonly #home: string;
+  readonly #module: string;
+
+  /** Throws `SandboxUnavailableError` for `required` without a working bubblewrap. */
+  constructor(policy: SandboxPolicy, options: SandboxOptions) {
+    this.policy = policy;
+    this.#module = options.module;
+    this.#home = options.home ?? os.homedir();
+    this.support =
+      policy.mode === 'off' ? { available: false, reason: 'sandbox: off' } : sandboxSupport(options.bwrap);
+    this.active = policy.mode !== 'off' && this.support.available;
+    if (policy.mode === 'required' && !this.active) {
+      throw new SandboxUnavailableError(options.module, this.support.reason ?? 'unknown reason');
+    }
+    if (policy.mode === 'auto' && !this.active && !noticed.has(options.module)) {
+      noticed.add(options.module);
+      const notice = options.notice ?? ((message: string) => process.stderr.write(`${message}\n`));
+      notice(
+        `${options.module}: commands run WITHOUT an OS sandbox (${this.support.reason}); ${INSTALL_HINT} to confine them, or set sandbox: required to refuse to run without it`,
+      );
+    }
+  }
+
+  /** The mode as the CLI shows it: `auto (bubblewrap)`, `auto (unavailable: ...)`, `required (bubblewrap)`, `off`. */
+  describe(): string {
+    if (this.policy.mode === 'off') return 'off';
+    if (!this.active) return `${this.policy.mode} (unavailable: ${this.support.reason}; running unconfined)`;
+    const network = this.policy.network ? 'network on' : 'network off';
+    return `${this.policy.mode} (bubblewrap, ${network}, process limit: ${pidsLimitKind()})`;
+  }
+
+  /** The process-limit mechanism confined commands get here. */
+  get pidsLimit(): PidsLimitKind {
+    return pidsLimitKind();
+  }
+
+  /**
+   * Prepare `command args` to run in `cwd` with `env`, confined to `workspace`
+   * (the writable root the module chose, never one the model chose).
+   */
+  prepare(
+    command: string,
+    args: readonly string[],
+    options: { cwd: string; workspace: string; env: NodeJS.ProcessEnv },
+  ): PreparedCommand {
+    const call = newMarker();
+    const env: NodeJS.ProcessEnv = Object.assign(Object.create(null), options.env, {
+      [SESSION_MARKER]: this.sessionMarker,
+      [CALL_MARKER]: call,
+    });
+    if (!this.active) {
+      return {
+        command,
+        args: [...args],
+        env,
+        finish: async () => {
+          killMarked(CALL_MARKER, call);
+        },
+      };
+    }
+    const inner = bwrapArguments(command, args, {
+      cwd: options.cwd,
+      workspace: options.workspace,
+      policy: this.policy,
+      home: this.#home,
+    });
+    const limited = limitProcesses(this.support.bwrap!, inner, this.policy.max_processes);
+    return {
+      command: limited.command,
+      args: limited.args,
+      env,
+      finish: () => limited.release(),
+    };
+  }
+
+  /** At cleanup: kill every unconfined process this sandbox started that is still running. */
+  cleanup(): number {
+    return killMarked(SESSION_MARKER, this.sessionMarker);
+  }
+}
+
+/** The bwrap command line for `command args` under `policy` (exported for tests and the bench). */
+export function bwrapArguments(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; workspace: string; policy: SandboxPolicy; home: string },
+): string[] {
+  const { policy, home } = options;
+  const workspace = realpathOr(options.workspace);
+  const out = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  out.push('--size', String(policy.tmp_size_mb * 1024 * 1024), '--tmpfs', '/tmp');
+  const writable = [workspace, ...policy.writable.map((p) => realpathOr(policyPath(p, workspace, home)))];
+  for (const dir of writable) if (fs.existsSync(dir)) out.push('--bind', dir, dir);
+  const hidden = [
+    ...DEFAULT_HIDDEN.map((p) => path.join(home, p)),
+    ...policy.hidden.map((p) => policyPath(p, workspace, home)),
+  ];
+  for (const entry of hidden) {
+    const real = realpathOr(entry);
+    const stat = fs.statSync(real, { throwIfNoEntry: false });
+    if (stat === undefined) continue;
+    // Hiding the workspace itself (or a parent of it) would hide the work: skip it, writable wins.
+    if (writable.some((w) => w === real || w.startsWith(`${real}${path.sep}`))) continue;
+    if (stat.isDirectory()) out.push('--tmpfs', real, '--remount-ro', real);
+    else out.push('--ro-bind', '/dev/null', real);
+  }
+  out.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  if (!policy.network) out.push('--unshare-net');
+  out.push('--die-with-parent', '--chdir', options.cwd, '--', command, ...args);
+  return out;
+}
+
+function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter)) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
