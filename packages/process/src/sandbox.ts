@@ -99,7 +99,7 @@ export class Sandbox {
   readonly active: boolean;
   readonly support: SandboxSupport;
   /** The marker of everything this sandbox started unconfined (`AMPLIFIER_PROC_SESSION`). */
-  readonly sessionMarker = newMarker();
+  readonly sessionMarker: string = newMarker();
   readonly #home: string;
   readonly #module: string;
 
