@@ -13,7 +13,14 @@ import {
   type Logger,
   readModuleConfig,
 } from '@amplifier/core';
-import { type ChildEnv, childEnvironment } from '@amplifier/process';
+import {
+  type ChildEnv,
+  childEnvironment,
+  SANDBOX_CONFIG_PROPERTIES,
+  SANDBOX_SAFETY_KEYS,
+  type SandboxPolicy,
+  sandboxPolicyFrom,
+} from '@amplifier/process';
 import { resolveProfile, type SafetyPolicy, type SafetyProfileName } from './safety.js';
 
 export type EnvPolicy = 'inherit' | 'allowlist';
@@ -43,6 +50,8 @@ export interface BashConfig extends SafetyPolicy {
   kill_grace: number;
   /** The bash binary. */
   shell: string;
+  /** The OS sandbox: the `sandbox` mode and the `sandbox_policy` section (see @amplifier/process). */
+  sandbox: SandboxPolicy;
 }
 
 /** Variables a command gets under `env: allowlist` unless `env_allowlist` says otherwise. */
@@ -60,7 +69,7 @@ export const DEFAULT_ENV_ALLOWLIST: readonly string[] = [
   'TMPDIR',
 ];
 
-export const DEFAULTS: Readonly<Omit<BashConfig, 'shell'>> = Object.freeze({
+export const DEFAULTS: Readonly<Omit<BashConfig, 'shell' | 'sandbox'>> = Object.freeze({
   working_dir: null,
   timeout: 30,
   max_output_bytes: 100_000,
@@ -104,6 +113,7 @@ export const CONFIG_SCHEMA: JSONSchema = {
     pass_env: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
     kill_grace: { type: 'number', minimum: 0 },
     shell: { type: 'string', minLength: 1 },
+    ...SANDBOX_CONFIG_PROPERTIES,
   },
 };
 
@@ -120,6 +130,7 @@ export const SAFETY_KEYS: Readonly<Record<string, string>> = {
   max_concurrent: `${LOOSER} (a concurrency limit)`,
   env: 'ignoring it would pass more of the environment to commands than the config allows',
   env_allowlist: 'ignoring it would pass more of the environment to commands than the config allows',
+  ...SANDBOX_SAFETY_KEYS,
 };
 
 /**
@@ -172,6 +183,7 @@ export function parseConfig(raw: unknown, logger?: Logger): BashConfig {
     pass_env: [...(own('pass_env') ?? DEFAULTS.pass_env)],
     kill_grace: own('kill_grace') ?? DEFAULTS.kill_grace,
     shell: own('shell') ?? defaultShell(),
+    sandbox: sandboxPolicyFrom(config),
   };
 }
 

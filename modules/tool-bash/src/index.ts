@@ -3,8 +3,8 @@
  * killable commands, safety profiles and tracked background jobs
  * (`bash_output`, `bash_kill`).
  */
-import type { Cleanup, Coordinator } from '@amplifier/core';
-import { requireProcessGroups } from '@amplifier/process';
+import { AmplifierError, type Cleanup, type Coordinator } from '@amplifier/core';
+import { requireProcessGroups, SandboxUnavailableError } from '@amplifier/process';
 import { commandEnvironment, parseConfig } from './config.js';
 import { BashRuntime, createBashTool, createKillTool, createOutputTool } from './tool.js';
 
@@ -57,7 +57,13 @@ export async function mount(
       `tool-bash: secret-named environment variables are withheld from commands: ${withheld.join(', ')} (name one in pass_env to pass it)`,
     );
   }
-  const runtime = new BashRuntime(coordinator, settings);
+  let runtime: BashRuntime;
+  try {
+    runtime = new BashRuntime(coordinator, settings);
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) throw new AmplifierError('MOUNT_FAILED', error.message);
+    throw error;
+  }
   for (const tool of [createBashTool(runtime), createOutputTool(runtime), createKillTool(runtime)]) {
     coordinator.mount('tools', tool, { name: tool.name });
   }

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type GroupChild, type ProcessGroup, spawnInGroup } from '@amplifier/process';
+import { type GroupChild, type ProcessGroup, type SandboxedRun, spawnInGroup } from '@amplifier/process';
 import { type CapturedBytes, type FormattedOutput, formatOutput, incompleteSuffix } from './output.js';
 
 export type JobStatus = 'running' | 'exited' | 'killed';
@@ -38,6 +38,8 @@ interface Job {
   /** The shell exited and left nothing in its group. */
   groupDone: boolean;
   exited: Promise<void>;
+  /** Once the group is gone: the sandbox's end of the job (escapees killed, resources released). */
+  finish: () => Promise<void>;
 }
 
 export interface JobStartOptions {
@@ -45,6 +47,8 @@ export interface JobStartOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   shell: string;
+  /** Run it through the mount's sandbox. */
+  sandbox?: SandboxedRun;
 }
 
 export class JobManager {
@@ -97,6 +101,7 @@ export class JobManager {
         env: options.env,
         stdio: ['ignore', out, err],
         followEscapees: true,
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       });
     } finally {
       fs.closeSync(out);
@@ -114,7 +119,8 @@ export class JobManager {
       signal: null,
       group: started.group,
       groupDone: false,
-      exited: started.exited.then(({ code, signal }) => {
+      finish: started.finish,
+      exited: started.exited.then(async ({ code, signal }) => {
         if (job.status === 'running') job.status = 'exited';
         job.exitCode = code;
         job.signal = signal;
@@ -122,6 +128,7 @@ export class JobManager {
         if (!job.group.alive()) {
           job.groupDone = true;
           job.group.release();
+          await job.finish();
         }
       }),
     };
@@ -196,6 +203,7 @@ export class JobManager {
       [...this.#jobs.values()].map(async (job) => {
         if (job.status === 'running' || (!job.groupDone && job.group.alive())) await this.kill(job.pid);
         job.group.release();
+        await job.finish();
       }),
     );
     const dir = await this.#dirReady?.catch(() => undefined);

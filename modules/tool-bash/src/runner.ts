@@ -7,7 +7,7 @@
  * exits plus a short drain, or at the deadline, never waiting on pipes a
  * grandchild holds.
  */
-import { runInGroup } from '@amplifier/process';
+import { runInGroup, type SandboxedRun } from '@amplifier/process';
 import { type CapturedBytes, captureLimits } from './output.js';
 
 export interface RunOptions {
@@ -22,6 +22,8 @@ export interface RunOptions {
   /** How long to keep reading after the shell exited while something else holds the pipes (default 250). */
   drainMs?: number;
   signal?: AbortSignal;
+  /** Run it through the mount's sandbox. */
+  sandbox?: SandboxedRun;
 }
 
 export interface RunResult {
@@ -47,6 +49,7 @@ export async function runCommand(options: RunOptions): Promise<RunResult> {
     signal: options.signal,
     capture: captureLimits(options.maxOutputBytes),
     followEscapees: true,
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   return {
     // No `stopAfterBytes`: output beyond the capture is counted, never an 'overflow'.

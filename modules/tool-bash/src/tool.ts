@@ -14,6 +14,7 @@ import {
   type ToolCallOptions,
   type ToolResult,
 } from '@amplifier/core';
+import { Sandbox } from '@amplifier/process';
 import { type BashConfig, commandEnv } from './config.js';
 import { JobManager } from './jobs.js';
 import { type FormattedOutput, formatOutput } from './output.js';
@@ -24,6 +25,8 @@ import { type EffectContext, validateCommand } from './safety.js';
 export class BashRuntime {
   readonly config: BashConfig;
   readonly jobs: JobManager;
+  /** The mount's OS sandbox (or its unconfined fallback, which reaps escapees). */
+  readonly sandbox: Sandbox;
   readonly #coordinator: Coordinator;
   readonly #running = new Set<AbortController>();
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -33,6 +36,11 @@ export class BashRuntime {
   constructor(coordinator: Coordinator, config: BashConfig) {
     this.#coordinator = coordinator;
     this.config = config;
+    // Throws SandboxUnavailableError for `sandbox: required` without bubblewrap.
+    this.sandbox = new Sandbox(config.sandbox, {
+      module: 'tool-bash',
+      notice: (message) => coordinator.logger.warn(message),
+    });
     this.jobs = new JobManager({
       graceMs: config.kill_grace * 1000,
       sessionDirectory: () => {
@@ -96,6 +104,7 @@ export class BashRuntime {
     for (const controller of this.#running) controller.abort(new Error('tool-bash cleanup'));
     await Promise.allSettled([...this.#inFlight]);
     await this.jobs.close();
+    this.sandbox.cleanup();
   }
 }
 
@@ -252,7 +261,13 @@ async function executeBash(
       );
     }
     if (background) {
-      const job = await runtime.jobs.start({ command, cwd, env, shell: config.shell });
+      const job = await runtime.jobs.start({
+        command,
+        cwd,
+        env,
+        shell: config.shell,
+        sandbox: { sandbox: runtime.sandbox, workspace: cwd },
+      });
       return {
         success: true,
         output: {
@@ -273,6 +288,7 @@ async function executeBash(
         maxOutputBytes: config.max_output_bytes,
         graceMs: config.kill_grace * 1000,
         signal,
+        sandbox: { sandbox: runtime.sandbox, workspace: cwd },
       }),
     );
     const max = config.max_output_bytes;

@@ -92,29 +92,29 @@ export function pidsLimitKind(): PidsLimitKind {
 
 const RELEASE_MS = 2000;
 
-async function removeCgroup(dir: string): Promise<void> {
-  const deadline = performance.now() + RELEASE_MS;
-  for (;;) {
-    let pids: string[];
+/**
+ * SIGKILL what is left in the cgroup (the PID namespace is being torn down
+ * anyway) and remove it; while it is busy, retry in the background so the
+ * call does not wait for the teardown.
+ */
+async function removeCgroup(dir: string, deadline = performance.now() + RELEASE_MS): Promise<void> {
+  let pids: string[];
+  try {
+    pids = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return; // already gone
+  }
+  for (const pid of pids) {
     try {
-      pids = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+      process.kill(Number(pid), 'SIGKILL');
     } catch {
-      return; // already gone
+      // gone meanwhile
     }
-    for (const pid of pids) {
-      try {
-        process.kill(Number(pid), 'SIGKILL');
-      } catch {
-        // gone meanwhile
-      }
-    }
-    try {
-      fs.rmdirSync(dir);
-      return;
-    } catch {
-      // busy until the killed processes are torn down
-    }
-    if (performance.now() > deadline) return; // a stale empty cgroup is harmless
-    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  try {
+    fs.rmdirSync(dir);
+  } catch {
+    // busy until the killed processes are torn down; a stale empty cgroup is harmless
+    if (performance.now() < deadline) setTimeout(() => void removeCgroup(dir, deadline), 10).unref();
   }
 }

@@ -7,6 +7,7 @@
  * waiting on pipes a leftover process holds.
  */
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
+import os from 'node:os';
 import { BoundedCapture, type CapturedBytes, type CaptureLimits } from './capture.js';
 import { childEnvironment } from './env.js';
 import { ProcessGroup } from './group.js';
@@ -51,6 +52,8 @@ export interface GroupChild {
   readonly exited: Promise<ExitStatus>;
   /** Once the group is gone: kill what escaped it (unconfined) or release the sandbox's resources. */
   readonly finish: () => Promise<void>;
+  /** Started under bubblewrap: its PID namespace holds every process it starts. */
+  readonly confined: boolean;
 }
 
 /**
@@ -68,7 +71,7 @@ export async function spawnInGroup(
     cwd: options.cwd ?? process.cwd(),
     workspace: options.sandbox.workspace,
     env,
-  }) ?? { command, args: [...args], env, finish: async () => {} };
+  }) ?? { command, args: [...args], env, confined: false, finish: async () => {} };
   const child = spawn(prepared.command, prepared.args, {
     cwd: options.cwd,
     env: prepared.env,
@@ -76,7 +79,9 @@ export async function spawnInGroup(
     stdio: options.stdio ?? ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<ExitStatus>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('exit', (code, signal) =>
+      resolve(prepared.confined ? signalled(code, signal) : { code, signal }),
+    );
   });
   try {
     await spawned(child);
@@ -86,7 +91,16 @@ export async function spawnInGroup(
   }
   const pid = child.pid!;
   const group = new ProcessGroup(pid, { followEscapees: options.followEscapees ?? false });
-  return { pid, child, group, exited, finish: prepared.finish };
+  return { pid, child, group, exited, finish: prepared.finish, confined: prepared.confined };
+}
+
+/** bubblewrap exits with 128 + n when its command died of signal n: give the signal back. */
+function signalled(code: number | null, signal: NodeJS.Signals | null): ExitStatus {
+  if (code === null || code <= 128) return { code, signal };
+  const name = (Object.keys(os.constants.signals) as NodeJS.Signals[]).find(
+    (key) => os.constants.signals[key] === code - 128,
+  );
+  return name === undefined ? { code, signal } : { code: null, signal: name };
 }
 
 /** Options of `runInGroup`. */
@@ -144,7 +158,7 @@ export async function runInGroup(
   options: RunInGroupOptions,
 ): Promise<RunInGroupResult> {
   const started = performance.now();
-  const { child, group, exited, finish } = await spawnInGroup(command, args, {
+  const { child, group, exited, finish, confined } = await spawnInGroup(command, args, {
     cwd: options.cwd,
     env: options.env,
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -208,8 +222,9 @@ export async function runInGroup(
       const strays = group.alive();
       if (strays) await group.kill({ graceMs: options.graceMs });
       await within(closed, drainMs);
-      // An overflow seen while draining still counts.
-      return result(overflowed ? 'overflow' : 'exited', first, strays);
+      // An overflow seen while draining still counts. Confined, what is left is the
+      // PID namespace being torn down: it never outlives the command, so no strays.
+      return result(overflowed ? 'overflow' : 'exited', first, strays && !confined);
     }
     await group.kill({ graceMs: options.graceMs });
     const status = (await within(exited, EXIT_STATUS_MS)) ?? { code: null, signal: null };

@@ -77,6 +77,8 @@ export interface PreparedCommand {
   command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
+  /** Runs under bubblewrap (which reports a death by signal n as exit code 128 + n). */
+  confined: boolean;
   /** After the command (and its group) ended: kill what escaped and release the call's resources. */
   finish(): Promise<void>;
 }
@@ -145,21 +147,24 @@ export class Sandbox {
     args: readonly string[],
     options: { cwd: string; workspace: string; env: NodeJS.ProcessEnv },
   ): PreparedCommand {
-    const call = newMarker();
-    const env: NodeJS.ProcessEnv = Object.assign(Object.create(null), options.env, {
-      [SESSION_MARKER]: this.sessionMarker,
-      [CALL_MARKER]: call,
-    });
     if (!this.active) {
+      // Unconfined: mark what the call starts, to find what escapes its group.
+      const call = newMarker();
+      const env: NodeJS.ProcessEnv = Object.assign(Object.create(null), options.env, {
+        [SESSION_MARKER]: this.sessionMarker,
+        [CALL_MARKER]: call,
+      });
       return {
         command,
         args: [...args],
         env,
+        confined: false,
         finish: async () => {
           killMarked(CALL_MARKER, call);
         },
       };
     }
+    requireExecutable(command, options.env.PATH, options.cwd);
     const inner = bwrapArguments(command, args, {
       cwd: options.cwd,
       workspace: options.workspace,
@@ -170,7 +175,8 @@ export class Sandbox {
     return {
       command: limited.command,
       args: limited.args,
-      env,
+      env: options.env,
+      confined: true,
       finish: () => limited.release(),
     };
   }
@@ -212,6 +218,32 @@ export function bwrapArguments(
   return out;
 }
 
+/**
+ * Throw spawn's ENOENT when `command` cannot be found: inside the sandbox a
+ * missing program would only be an exit code of bwrap.
+ */
+function requireExecutable(command: string, pathVariable: string | undefined, cwd: string): void {
+  const found = command.includes('/')
+    ? isExecutable(path.resolve(cwd, command))
+    : findOnPath(command, pathVariable) !== undefined;
+  if (found) return;
+  const error = new Error(`spawn ${command} ENOENT`) as NodeJS.ErrnoException;
+  error.code = 'ENOENT';
+  error.errno = -2;
+  error.syscall = `spawn ${command}`;
+  error.path = command;
+  throw error;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
 function realpathOr(p: string): string {
   try {
     return fs.realpathSync(p);
@@ -220,16 +252,11 @@ function realpathOr(p: string): string {
   }
 }
 
-function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter)) {
+function findOnPath(name: string, pathVariable: string | undefined = process.env.PATH): string | undefined {
+  for (const dir of (pathVariable ?? '/usr/bin:/bin').split(path.delimiter)) {
     if (dir === '') continue;
     const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // next
-    }
+    if (isExecutable(candidate)) return candidate;
   }
   return undefined;
 }
