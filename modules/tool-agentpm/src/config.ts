@@ -15,7 +15,14 @@ import {
   readModuleConfig,
   setOwn,
 } from '@amplifier/core';
-import { childEnvironment } from '@amplifier/process';
+import {
+  childEnvironment,
+  SANDBOX_CONFIG_PROPERTIES,
+  SANDBOX_DEFAULTS,
+  SANDBOX_SAFETY_KEYS,
+  type SandboxPolicy,
+  sandboxPolicyFrom,
+} from '@amplifier/process';
 import type { AgentManifest } from './manifest.js';
 
 /** One `tools` entry: where the tool is, and the caller's variables passed to it by name. */
@@ -49,6 +56,8 @@ export interface AgentPmConfig {
   pass_env: string[];
   /** Base for relative tool paths and package lookup; null: the `session.working_dir` capability, else the cwd. */
   working_dir: string | null;
+  /** The OS sandbox (`sandbox` and `sandbox_policy`, see @amplifier/process): the working dir is the writable root. */
+  sandbox: SandboxPolicy;
 }
 
 /** Host variables passed to every tool unless `pass_env` says otherwise. */
@@ -62,6 +71,7 @@ export const DEFAULTS: Readonly<AgentPmConfig> = Object.freeze({
   kill_grace_ms: 1000,
   pass_env: [...DEFAULT_PASS_ENV],
   working_dir: null,
+  sandbox: { ...SANDBOX_DEFAULTS },
 });
 
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
@@ -94,6 +104,7 @@ export const CONFIG_SCHEMA: JSONSchema = {
     kill_grace_ms: { type: 'integer', minimum: 0, maximum: 60_000 },
     pass_env: { type: 'array', items: { type: 'string', pattern: ENV_NAME } },
     working_dir: { type: ['string', 'null'] },
+    ...SANDBOX_CONFIG_PROPERTIES,
   },
 };
 
@@ -106,8 +117,14 @@ export const CONFIG_SCHEMA: JSONSchema = {
 export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
   let config: Record<string, unknown>;
   try {
-    config = readModuleConfig(raw, { module: 'tool-agentpm', schema: CONFIG_SCHEMA, logger });
+    config = readModuleConfig(raw, {
+      module: 'tool-agentpm',
+      schema: CONFIG_SCHEMA,
+      safety: SANDBOX_SAFETY_KEYS,
+      logger,
+    });
   } catch (error) {
+    if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
     throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
   }
   let timeoutMs: number | undefined;
@@ -135,6 +152,7 @@ export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
     kill_grace_ms: killGraceMs === undefined ? DEFAULTS.kill_grace_ms : Math.round(killGraceMs),
     pass_env: [...(own('pass_env') ?? DEFAULT_PASS_ENV)],
     working_dir: own('working_dir') ?? DEFAULTS.working_dir,
+    sandbox: sandboxPolicyFrom(config),
   };
 }
 

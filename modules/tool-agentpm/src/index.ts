@@ -5,8 +5,9 @@
  * and process-group kills. `lintManifest(folder)` checks a tool folder the
  * way a linter would.
  */
-import type { Cleanup, Coordinator } from '@amplifier/core';
-import { requireProcessGroups } from '@amplifier/process';
+import path from 'node:path';
+import { AmplifierError, type Cleanup, type Coordinator } from '@amplifier/core';
+import { requireProcessGroups, Sandbox, SandboxUnavailableError } from '@amplifier/process';
 import { parseConfig } from './config.js';
 import { describeProblem, type LoadProblem, prepareTools } from './loader.js';
 import { AgentPmTool, ToolRuntime } from './tool.js';
@@ -77,9 +78,20 @@ export async function mount(
   });
   report(coordinator, problems);
 
+  let sandbox: Sandbox;
+  try {
+    sandbox = new Sandbox(settings.sandbox, {
+      module: 'tool-agentpm',
+      notice: (message) => coordinator.logger.warn(message),
+    });
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) throw new AmplifierError('MOUNT_FAILED', error.message);
+    throw error;
+  }
   const runtime = new ToolRuntime({
     maxOutputBytes: settings.max_output_bytes,
     graceMs: settings.kill_grace_ms,
+    sandbox: { sandbox, workspace: path.resolve(baseDir) },
   });
   const mounted: AgentPmTool[] = [];
   for (const spec of prepared) {

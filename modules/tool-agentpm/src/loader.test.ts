@@ -47,6 +47,14 @@ describe('config', () => {
       timeout_ms: 120_000,
       max_output_bytes: 1_048_576,
       kill_grace_ms: 1000,
+      sandbox: {
+        mode: 'auto',
+        writable: [],
+        network: false,
+        hidden: [],
+        max_processes: 512,
+        tmp_size_mb: 512,
+      },
       pass_env: ['PATH', 'HOME', 'LANG', 'TMPDIR'],
       working_dir: null,
     });

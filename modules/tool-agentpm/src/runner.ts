@@ -6,7 +6,7 @@
  * and when the process exits leaving others behind. Returns when the process
  * has exited and its pipes are drained, never waiting on pipes a stray holds.
  */
-import { runInGroup } from '@amplifier/process';
+import { runInGroup, type SandboxedRun } from '@amplifier/process';
 
 export interface RunRequest {
   command: string;
@@ -21,6 +21,8 @@ export interface RunRequest {
   /** Between SIGTERM and SIGKILL. */
   graceMs: number;
   signal?: AbortSignal;
+  /** Run it through the mount's sandbox. */
+  sandbox?: SandboxedRun;
 }
 
 export type RunOutcomeKind = 'exited' | 'timeout' | 'aborted' | 'flooded';
@@ -55,6 +57,7 @@ export async function runProcess(request: RunRequest): Promise<RunOutcome> {
     // The first `maxOutputBytes` of each stream; a stream that goes over stops the process.
     capture: { headBytes: request.maxOutputBytes },
     stopAfterBytes: request.maxOutputBytes,
+    ...(request.sandbox ? { sandbox: request.sandbox } : {}),
   });
   return {
     outcome: run.outcome === 'overflow' ? 'flooded' : run.outcome,

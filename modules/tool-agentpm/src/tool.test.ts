@@ -32,9 +32,10 @@ afterEach(async () => {
 });
 
 /** Mount the module with these tools and config; returns the mounted tools by name. */
+/** Unconfined by default: these tests are about process groups and files outside a workspace (sandbox.test.ts confines). */
 async function mounted(tools: string[], config: Record<string, unknown> = {}) {
   const coordinator = createTestCoordinator({ bare: true });
-  const cleanup = await mount(coordinator, { tools, ...config });
+  const cleanup = await mount(coordinator, { tools, sandbox: 'off', ...config });
   cleanups.push(cleanup);
   const get = (name: string): Tool => {
     const tool = coordinator.get('tools', name);
@@ -295,7 +296,10 @@ describe('environment isolation', () => {
     };
     for (const name of ['HOME', 'LANG', 'TMPDIR'])
       if (process.env[name] !== undefined) expected[name] = process.env[name]!;
-    // Node itself may add nothing; anything else would be a leak.
+    // Node itself may add nothing; anything else would be a leak. The reaper's markers
+    // (AMPLIFIER_PROC_*, unconfined runs) and bwrap's PWD (confined runs) are no secrets.
+    for (const name of Object.keys(env))
+      if (name.startsWith('AMPLIFIER_PROC_') || name === 'PWD') delete env[name];
     expect(env).toEqual(expected);
   });
 

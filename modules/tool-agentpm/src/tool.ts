@@ -18,6 +18,7 @@ import {
   type ToolCallOptions,
   type ToolResult,
 } from '@amplifier/core';
+import type { SandboxedRun } from '@amplifier/process';
 import type { PreparedTool } from './loader.js';
 import type { AgentManifest } from './manifest.js';
 import { type RunOutcome, runProcess } from './runner.js';
@@ -33,12 +34,15 @@ const ORCHESTRATOR_MARGIN_MS = 5000;
 export class ToolRuntime {
   readonly maxOutputBytes: number;
   readonly graceMs: number;
+  /** Every tool process runs through it, confined to `workspace` (writable). */
+  readonly sandbox: SandboxedRun | undefined;
   readonly #closing = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
 
-  constructor(options: { maxOutputBytes: number; graceMs: number }) {
+  constructor(options: { maxOutputBytes: number; graceMs: number; sandbox?: SandboxedRun }) {
     this.maxOutputBytes = options.maxOutputBytes;
     this.graceMs = options.graceMs;
+    this.sandbox = options.sandbox;
   }
 
   /** Aborted when the module is cleaned up. */
@@ -56,6 +60,7 @@ export class ToolRuntime {
   async close(): Promise<void> {
     this.#closing.abort(new Error('tool-agentpm was cleaned up'));
     await Promise.allSettled([...this.#running]);
+    this.sandbox?.sandbox.cleanup();
   }
 }
 
@@ -127,6 +132,7 @@ export class AgentPmTool implements Tool {
         maxOutputBytes: this.#runtime.maxOutputBytes,
         graceMs: this.#runtime.graceMs,
         signal,
+        ...(this.#runtime.sandbox ? { sandbox: this.#runtime.sandbox } : {}),
       });
     } catch (error) {
       return failure(

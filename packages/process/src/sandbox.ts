@@ -199,6 +199,11 @@ export function bwrapArguments(
   out.push('--size', String(policy.tmp_size_mb * 1024 * 1024), '--tmpfs', '/tmp');
   const writable = [workspace, ...policy.writable.map((p) => realpathOr(policyPath(p, workspace, home)))];
   for (const dir of writable) if (fs.existsSync(dir)) out.push('--bind', dir, dir);
+  // The working directory is readable even where the private /tmp would hide it (a tool folder in /tmp).
+  const cwd = realpathOr(options.cwd);
+  if (!writable.some((w) => cwd === w || cwd.startsWith(`${w}${path.sep}`)) && fs.existsSync(cwd)) {
+    out.push('--ro-bind', cwd, cwd);
+  }
   const hidden = [
     ...DEFAULT_HIDDEN.map((p) => path.join(home, p)),
     ...policy.hidden.map((p) => policyPath(p, workspace, home)),
