@@ -22,6 +22,7 @@ const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   context: { file: './context.js', aliases: ['compaction'] },
   filesystem: { file: './filesystem.js', aliases: ['grep', 'glob', 'fs'] },
   bash: { file: './bash.js', aliases: [] },
+  sandbox: { file: './sandbox.js', aliases: ['bwrap'] },
   web: { file: './web.js', aliases: ['fetch'] },
   logging: { file: './logging.js', aliases: ['hooks-logging'] },
   stream: { file: './stream.js', aliases: ['streaming', 'fragments'] },
