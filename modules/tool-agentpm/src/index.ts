@@ -7,7 +7,12 @@
  */
 import path from 'node:path';
 import { AmplifierError, type Cleanup, type Coordinator } from '@amplifier/core';
-import { requireProcessGroups, Sandbox, SandboxUnavailableError } from '@amplifier/process';
+import {
+  requireProcessGroups,
+  SANDBOX_STATUS_CHANNEL,
+  Sandbox,
+  SandboxUnavailableError,
+} from '@amplifier/process';
 import { parseConfig } from './config.js';
 import { describeProblem, type LoadProblem, prepareTools } from './loader.js';
 import { AgentPmTool, ToolRuntime } from './tool.js';
@@ -88,6 +93,7 @@ export async function mount(
     if (error instanceof SandboxUnavailableError) throw new AmplifierError('MOUNT_FAILED', error.message);
     throw error;
   }
+  coordinator.registerContributor(SANDBOX_STATUS_CHANNEL, 'tool-agentpm', () => sandbox.status());
   const runtime = new ToolRuntime({
     maxOutputBytes: settings.max_output_bytes,
     graceMs: settings.kill_grace_ms,

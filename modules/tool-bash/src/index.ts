@@ -4,7 +4,7 @@
  * (`bash_output`, `bash_kill`).
  */
 import { AmplifierError, type Cleanup, type Coordinator } from '@amplifier/core';
-import { requireProcessGroups, SandboxUnavailableError } from '@amplifier/process';
+import { requireProcessGroups, SANDBOX_STATUS_CHANNEL, SandboxUnavailableError } from '@amplifier/process';
 import { commandEnvironment, parseConfig } from './config.js';
 import { BashRuntime, createBashTool, createKillTool, createOutputTool } from './tool.js';
 
@@ -64,6 +64,7 @@ export async function mount(
     if (error instanceof SandboxUnavailableError) throw new AmplifierError('MOUNT_FAILED', error.message);
     throw error;
   }
+  coordinator.registerContributor(SANDBOX_STATUS_CHANNEL, 'tool-bash', () => runtime.sandbox.status());
   for (const tool of [createBashTool(runtime), createOutputTool(runtime), createKillTool(runtime)]) {
     coordinator.mount('tools', tool, { name: tool.name });
   }

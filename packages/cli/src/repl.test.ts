@@ -47,6 +47,7 @@ describe('REPL', () => {
     await prompt(cli, 4);
     cli.write('/status\r');
     await cli.waitFor('stdout', '1, 2 messages in context');
+    await cli.waitFor('stdout', /sandbox {3}tool-bash: (auto|required|off)/);
     await prompt(cli, 5);
     cli.write('/save saved.json\r');
     await cli.waitFor('stdout', 'Saved 2 messages');

@@ -9,12 +9,13 @@ import readline from 'node:readline';
 import type { Message } from '@amplifier/core';
 import { describeError, EXIT_CANCELLED, EXIT_OK } from './errors.js';
 import type { SessionRunner } from './runner.js';
+import { sandboxLines } from './sandbox-status.js';
 import { amplifierHome } from './sessions.js';
 
 const COMMANDS: ReadonlyArray<[string, string]> = [
   ['/help', 'show this list'],
   ['/tools', 'list the mounted tools'],
-  ['/status', 'session, provider, model, turns, working directory'],
+  ['/status', 'session, provider, model, turns, working directory, sandbox'],
   ['/clear', 'forget the conversation (context and transcript)'],
   ['/save [file]', 'write the conversation to a JSON file'],
   ['/exit', 'leave (also Ctrl+D)'],
@@ -194,6 +195,9 @@ async function slashCommand(runner: SessionRunner, command: string, argument: st
       out(`  cwd       ${m.cwd}`);
       out(`  turns     ${m.turn_count}, ${messages.length} messages in context`);
       out(`  tools     ${session.coordinator.get('tools').size} mounted`);
+      const sandboxes = await sandboxLines(session.coordinator);
+      if (sandboxes.length === 0) out('  sandbox   no subprocess tools mounted');
+      for (const line of sandboxes) out(`  sandbox   ${line}`);
       out(`  stored in ${record.dir}`);
       return;
     }

@@ -50,6 +50,14 @@ describe('one-shot runs', () => {
     expect(result.stdout).toContain('You asked: "Where am I?"');
   });
 
+  it('--verbose names the sandbox mode of each subprocess tool (tool-bash in the demo plan)', async () => {
+    const home = tempDir();
+    const cwd = project();
+    const result = await runCli(['run', '--verbose'], { cwd, env: cliEnv(home), input: 'Where am I?\n' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/sandbox: tool-bash: (auto|required|off)/);
+  });
+
   it('no prompt and nothing on stdin with a real provider plan is a usage error (exit 2)', async () => {
     const home = tempDir();
     const cwd = tempDir();

@@ -12,6 +12,7 @@ import { Display } from './display.js';
 import { CliError, describeError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { resolvePlan } from './plan.js';
 import { SessionRunner, type TurnOutcome } from './runner.js';
+import { sandboxLines } from './sandbox-status.js';
 import { type SessionRecord, SessionStore } from './sessions.js';
 
 /** Flags of `run` and `continue`. */
@@ -213,6 +214,9 @@ export async function runCommand(options: RunOptions): Promise<number> {
         max_iterations: maxIterations ?? null,
       },
     });
+    if (display.verbose) {
+      for (const line of await sandboxLines(runner.session.coordinator)) display.debug(`sandbox: ${line}`);
+    }
     display.emitJson({
       type: 'session',
       session_id: runner.sessionId,

@@ -52,10 +52,11 @@ export type {
   SpawnInGroupOptions,
 } from './run.js';
 export { runInGroup, spawnInGroup } from './run.js';
-export type { PreparedCommand, SandboxOptions, SandboxSupport } from './sandbox.js';
+export type { PreparedCommand, SandboxOptions, SandboxStatus, SandboxSupport } from './sandbox.js';
 export {
   bwrapArguments,
   INSTALL_HINT,
+  SANDBOX_STATUS_CHANNEL,
   Sandbox,
   SandboxUnavailableError,
   sandboxSupport,

@@ -19,6 +19,19 @@ import { limitProcesses, type PidsLimitKind, pidsLimitKind } from './pids-limit.
 import { CALL_MARKER, killMarked, newMarker, SESSION_MARKER } from './reaper.js';
 import { DEFAULT_HIDDEN, policyPath, type SandboxPolicy } from './sandbox-policy.js';
 
+/**
+ * The contribution channel where each mount reports its sandbox
+ * (`{ module, mode }`, `mode` from `describe()`): the CLI shows it in
+ * `/status` and `amplifier run --verbose`.
+ */
+export const SANDBOX_STATUS_CHANNEL = 'sandbox.status';
+
+/** What a mount contributes to `SANDBOX_STATUS_CHANNEL`. */
+export interface SandboxStatus {
+  module: string;
+  mode: string;
+}
+
 /** Whether bubblewrap can confine a command here, and why not. */
 export interface SandboxSupport {
   available: boolean;
@@ -131,6 +144,11 @@ export class Sandbox {
     if (!this.active) return `${this.policy.mode} (unavailable: ${this.support.reason}; running unconfined)`;
     const network = this.policy.network ? 'network on' : 'network off';
     return `${this.policy.mode} (bubblewrap, ${network}, process limit: ${pidsLimitKind()})`;
+  }
+
+  /** What the mount contributes to `SANDBOX_STATUS_CHANNEL`. */
+  status(): SandboxStatus {
+    return { module: this.#module, mode: this.describe() };
   }
 
   /** The process-limit mechanism confined commands get here. */
