@@ -149,6 +149,36 @@ describe("sandbox: 'off' (today's behaviour) still kills escapees", () => {
   });
 });
 
+describe('modes without bubblewrap (PATH without bwrap while mounting)', () => {
+  const realPath = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = realPath;
+  });
+
+  it("'required' refuses to mount, naming the install command; 'auto' mounts after one warning", async () => {
+    process.env.PATH = fs.mkdtempSync(path.join(root, 'empty-path-'));
+    await expect(mount(createTestCoordinator(), { sandbox: 'required' })).rejects.toThrow(
+      /sandbox is 'required' but unavailable: bwrap \(bubblewrap\) is not installed; .*apt-get install bubblewrap/,
+    );
+    const warnings: string[] = [];
+    const coordinator = createTestCoordinator();
+    coordinator.logger.warn = (message: string) => {
+      warnings.push(message);
+    };
+    cleanups.push((await mount(coordinator, {})) as Cleanup);
+    process.env.PATH = realPath;
+    const sandboxNotices = warnings.filter((w) => w.includes('WITHOUT an OS sandbox'));
+    expect(sandboxNotices.length).toBeLessThanOrEqual(1);
+    const status = await coordinator.collectContributions('sandbox.status');
+    expect(status).toEqual([
+      {
+        module: 'tool-bash',
+        mode: expect.stringMatching(/^auto \(unavailable: bwrap \(bubblewrap\) is not installed/),
+      },
+    ]);
+  });
+});
+
 describe('sandbox config keys are safety keys', () => {
   it("refuses a misspelt 'sandbox' key and an unknown key inside sandbox_policy", async () => {
     await expect(mount(createTestCoordinator(), { sandbx: 'off' })).rejects.toThrow(/sandbx/);
