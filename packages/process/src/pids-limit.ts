@@ -36,6 +36,7 @@ export function pidsCgroupRoot(): string | null {
       fs.rmdirSync(probe);
       if (usable) {
         cgroupRoot = dir;
+        removeStale(dir);
         break;
       }
     } catch {
@@ -43,6 +44,22 @@ export function pidsCgroupRoot(): string | null {
     }
   }
   return cgroupRoot;
+}
+
+/**
+ * Remove the empty cgroups of hosts that are gone (`amplifier-<pid>-<n>`): a
+ * host that exits right after a call may leave its last one behind.
+ */
+function removeStale(root: string): void {
+  for (const name of fs.readdirSync(root)) {
+    const pid = /^amplifier-(\d+)-\d+$/.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || fs.existsSync(`/proc/${pid}`)) continue;
+    try {
+      fs.rmdirSync(path.join(root, name));
+    } catch {
+      // not empty (still running) or not ours
+    }
+  }
 }
 
 /** What `limitProcesses` returns: the command to run and what to do once it is gone. */
