@@ -3,12 +3,13 @@
  * newest first. tinyglobby does the walking; symlinks are neither listed nor
  * followed, so every result is physically inside the (checked) base.
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
-import { loadGlob, loadPicomatch, type Picomatch } from './glob-libs.js';
+import { type Glob, loadGlob, loadPicomatch, type Picomatch } from './glob-libs.js';
+import { type DirRef, openBeneath, openChildDir } from './path-walk.js';
 import { checkPathString, type ResolvedPath } from './sandbox.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
 
@@ -23,34 +24,72 @@ const DESCRIPTION = `Find files and directories by glob pattern, newest first.
 const PARENT_SEGMENT = /(^|[/{,])\.\.($|[/},])/;
 
 /**
- * A `readdir` for tinyglobby that hides excluded directories (by name, as a
- * path component; a file of that name is kept) and denied paths, so neither
- * is ever entered.
+ * A `readdir` for tinyglobby that lists each directory through a descriptor
+ * opened below the held base, component by component with `O_NOFOLLOW` (a
+ * directory swapped for a symlink is not listed, wherever it points), and
+ * hides excluded directories (by name, as a path component; a file of that
+ * name is kept) and denied paths, so neither is ever entered.
  */
 function prunedReaddir(
   excluded: ReadonlySet<string>,
   denied: ReadonlySet<string>,
-  base: string,
+  base: DirRef,
 ): typeof fs.readdir {
   const readdir = (
     dir: string,
     options: { withFileTypes: true },
     callback: (error: NodeJS.ErrnoException | null, entries: fs.Dirent[]) => void,
   ): void => {
-    fs.readdir(dir, options, (error, entries) => {
-      if (error) return callback(error, entries);
-      const full = path.resolve(base, dir);
-      callback(
-        null,
-        entries.filter(
-          (e) =>
-            !(e.isDirectory() && excluded.has(e.name)) &&
-            (denied.size === 0 || !denied.has(path.join(full, e.name))),
+    const full = path.resolve(base.real, dir);
+    const list = async (): Promise<fs.Dirent[]> => {
+      const held = await openBeneath(base, path.relative(base.real, full));
+      if (held === undefined) throw Object.assign(new Error(`not a directory: ${full}`), { code: 'ENOTDIR' });
+      try {
+        return await fsp.readdir(held.path, options);
+      } finally {
+        await held.close();
+      }
+    };
+    list().then(
+      (entries) =>
+        callback(
+          null,
+          entries.filter(
+            (e) =>
+              !(e.isDirectory() && excluded.has(e.name)) &&
+              (denied.size === 0 || !denied.has(path.join(full, e.name))),
+          ),
         ),
-      );
-    });
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
   };
   return readdir as unknown as typeof fs.readdir;
+}
+
+/** `lstat` of each of `rels` (relative to `base`), through its held parent directory; undefined when gone. */
+async function statBeneath(base: DirRef, rels: readonly string[]): Promise<(fs.Stats | undefined)[]> {
+  const byDir = new Map<string, number[]>();
+  rels.forEach((rel, i) => {
+    const dir = path.posix.dirname(rel);
+    const list = byDir.get(dir);
+    if (list === undefined) byDir.set(dir, [i]);
+    else list.push(i);
+  });
+  const stats: (fs.Stats | undefined)[] = new Array(rels.length).fill(undefined);
+  for (const [dir, indexes] of byDir) {
+    const held = await openBeneath(base, dir);
+    if (held === undefined) continue;
+    try {
+      await Promise.all(
+        indexes.map(async (i) => {
+          stats[i] = await fsp.lstat(held.child(path.posix.basename(rels[i]!))).catch(() => undefined);
+        }),
+      );
+    } finally {
+      await held.close();
+    }
+  }
+  return stats;
 }
 
 /**
@@ -116,6 +155,51 @@ async function runGlob(
   if (resolved.stat === undefined) return fail(`Path not found: ${base}`, { type: 'FileNotFoundError' });
   if (!resolved.stat.isDirectory()) return fail(`Not a directory: ${base}; path must be a directory`);
 
+  let baseDir: DirRef | undefined;
+  try {
+    const walked = await ctx.sandbox.locate(resolved, ['read'], base);
+    try {
+      baseDir = await openChildDir(walked.dir, walked.name, walked.stat);
+    } finally {
+      await walked.dir.close();
+    }
+  } catch (error) {
+    return sandboxFailure(error) ?? fail(`Glob search failed: ${(error as Error).message}`);
+  }
+  if (baseDir === undefined) {
+    return fail(`Cannot search ${base}: it changed while being opened`, { type: 'PathChanged' });
+  }
+  try {
+    return await globIn(
+      ctx,
+      baseDir,
+      resolved,
+      pattern,
+      type,
+      exclude as string[],
+      input,
+      glob,
+      picomatch,
+      options,
+    );
+  } finally {
+    await baseDir.close();
+  }
+}
+
+/** The walk and the matches, below the held base directory. */
+async function globIn(
+  ctx: ToolContext,
+  baseDir: DirRef,
+  resolved: ResolvedPath,
+  pattern: string,
+  type: 'file' | 'dir' | 'any',
+  exclude: string[],
+  input: Record<string, unknown>,
+  glob: Glob,
+  picomatch: Picomatch,
+  options?: ToolCallOptions,
+): Promise<ToolResult> {
   const { max_results: maxResults, exclusions, timeout } = ctx.config.glob;
   const deadline = AbortSignal.timeout(timeout * 1000);
   const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
@@ -130,23 +214,30 @@ async function runGlob(
       expandDirectories: false,
       onlyFiles: type === 'file',
       onlyDirectories: type === 'dir',
-      fs: { readdir: prunedReaddir(excluded, denied, resolved.real) },
+      fs: { readdir: prunedReaddir(excluded, denied, baseDir) },
       signal,
     });
   } catch (error) {
     if (!signal.aborted) return fail(`Glob search failed: ${(error as Error).message}`);
     found = [];
   }
-  const userExclude = excludeMatcher(picomatch, exclude as string[]);
+  const userExclude = excludeMatcher(picomatch, exclude);
 
   const matches: Match[] = [];
   for (let i = 0; i < found.length && !signal.aborted; i += 64) {
-    const batch = found.slice(i, i + 64).map(async (rel): Promise<Match | undefined> => {
-      const clean = rel.endsWith('/') ? rel.slice(0, -1) : rel;
-      if (clean === '' || clean === '.' || userExclude?.(clean)) return undefined;
-      const real = path.join(resolved.real, clean);
-      if (ctx.sandbox.isDenied(real)) return undefined;
-      const stat = await fsp.lstat(real).catch(() => undefined);
+    const wanted = found
+      .slice(i, i + 64)
+      .map((rel) => (rel.endsWith('/') ? rel.slice(0, -1) : rel))
+      .filter(
+        (clean) =>
+          clean !== '' &&
+          clean !== '.' &&
+          !userExclude?.(clean) &&
+          !ctx.sandbox.isDenied(path.join(resolved.real, clean)),
+      );
+    const stats = await statBeneath(baseDir, wanted);
+    const batch = wanted.map((clean, k): Match | undefined => {
+      const stat = stats[k];
       if (stat === undefined || (!stat.isFile() && !stat.isDirectory())) return undefined;
       const isDir = stat.isDirectory();
       return {
@@ -156,7 +247,7 @@ async function runGlob(
         mtimeMs: stat.mtimeMs,
       };
     });
-    for (const match of await Promise.all(batch)) if (match) matches.push(match);
+    for (const match of batch) if (match) matches.push(match);
   }
   if (signal.aborted) {
     if (options?.signal?.aborted) return fail('Glob search cancelled', { type: 'Cancelled' });

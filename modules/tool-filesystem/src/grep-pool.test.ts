@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTree, type Tree } from './__fixtures__/helpers.js';
 import { GrepWorkers, type RunOutcome } from './grep-pool.js';
 import type { GrepJob, GrepMode } from './grep-worker.js';
+import { hasProcFd } from './path-walk.js';
 
 let tree: Tree;
+let baseFd: number;
 const sequential = new GrepWorkers({ parallelism: 1 });
 const parallel = new GrepWorkers({ parallelism: 3, minFilesPerWorker: 4 });
 
@@ -19,16 +21,20 @@ beforeAll(() => {
     );
     fs.writeFileSync(path.join(dir, `f${String(i).padStart(2, '0')}.txt`), `${lines.join('\n')}\n`);
   }
+  baseFd = fs.openSync(tree.ws, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
 });
 afterAll(async () => {
   await sequential.close();
   await parallel.close();
+  fs.closeSync(baseFd);
   tree.cleanup();
 });
 
 function job(mode: GrepMode, offset: number, limit: number): GrepJob {
   return {
     base: tree.ws,
+    baseFd,
+    procFd: hasProcFd(),
     baseIsFile: false,
     displayBase: tree.ws,
     regex: { source: 'hit', flags: 'm' },

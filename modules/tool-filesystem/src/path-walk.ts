@@ -66,9 +66,9 @@ export class DirRef {
     return this.#proc ? `/proc/self/fd/${this.handle.fd}` : this.real;
   }
 
-  /** The path of an entry of this directory (the entry's last component is never a symlink walked through here). */
+  /** The path of the entry `name` of this directory (`.`: the directory itself, not through a symlink). */
   child(name: string): string {
-    return name === '.' ? this.path : `${this.path}/${name}`;
+    return `${this.path === '/' ? '' : this.path}/${name}`;
   }
 
   close(): Promise<void> {
@@ -253,4 +253,24 @@ async function done(
   }
   if (isDir && stat !== undefined && !stat.isDirectory()) throw osError('EAGAIN', `${real} changed`);
   return { dir, name, real, stat, missingParent: false };
+}
+
+/**
+ * Open the directory `rel` (components separated by `/`, no `..`) below the
+ * held directory `base`, one component at a time, following no symlink at
+ * all: what walkers use, so they never leave the directory they were given.
+ * Returns undefined when a component is missing, not a directory, or a
+ * symlink. `rel` '' opens `base` again.
+ */
+export async function openBeneath(base: DirRef, rel: string): Promise<DirRef | undefined> {
+  const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.includes('..')) return undefined;
+  let dir = await openChildDir(base, '.');
+  for (const part of parts) {
+    if (dir === undefined) return undefined;
+    const next = await openChildDir(dir, part);
+    await dir.close();
+    dir = next;
+  }
+  return dir;
 }
