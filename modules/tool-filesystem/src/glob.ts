@@ -66,8 +66,16 @@ function prunedReaddir(
   return readdir as unknown as typeof fs.readdir;
 }
 
-/** `lstat` of each of `rels` (relative to `base`), through its held parent directory; undefined when gone. */
-async function statBeneath(base: DirRef, rels: readonly string[]): Promise<(fs.Stats | undefined)[]> {
+/**
+ * `lstat` of each of `rels` (relative to `base`), through its held parent
+ * directory (one open per directory, a few directories at a time); undefined
+ * when gone or when a parent is no longer a directory below `base`.
+ */
+async function statBeneath(
+  base: DirRef,
+  rels: readonly string[],
+  signal: AbortSignal,
+): Promise<(fs.Stats | undefined)[]> {
   const byDir = new Map<string, number[]>();
   rels.forEach((rel, i) => {
     const dir = path.posix.dirname(rel);
@@ -76,9 +84,10 @@ async function statBeneath(base: DirRef, rels: readonly string[]): Promise<(fs.S
     else list.push(i);
   });
   const stats: (fs.Stats | undefined)[] = new Array(rels.length).fill(undefined);
-  for (const [dir, indexes] of byDir) {
+  const groups = [...byDir];
+  const statGroup = async ([dir, indexes]: [string, number[]]): Promise<void> => {
     const held = await openBeneath(base, dir);
-    if (held === undefined) continue;
+    if (held === undefined) return;
     try {
       await Promise.all(
         indexes.map(async (i) => {
@@ -88,7 +97,13 @@ async function statBeneath(base: DirRef, rels: readonly string[]): Promise<(fs.S
     } finally {
       await held.close();
     }
-  }
+  };
+  const lanes = Array.from({ length: Math.min(8, groups.length) }, async () => {
+    for (let group = groups.shift(); group !== undefined && !signal.aborted; group = groups.shift()) {
+      await statGroup(group);
+    }
+  });
+  await Promise.all(lanes);
   return stats;
 }
 
@@ -223,32 +238,28 @@ async function globIn(
   }
   const userExclude = excludeMatcher(picomatch, exclude);
 
+  const wanted = found
+    .map((rel) => (rel.endsWith('/') ? rel.slice(0, -1) : rel))
+    .filter(
+      (clean) =>
+        clean !== '' &&
+        clean !== '.' &&
+        !userExclude?.(clean) &&
+        !ctx.sandbox.isDenied(path.join(resolved.real, clean)),
+    );
+  const stats = signal.aborted ? [] : await statBeneath(baseDir, wanted, signal);
   const matches: Match[] = [];
-  for (let i = 0; i < found.length && !signal.aborted; i += 64) {
-    const wanted = found
-      .slice(i, i + 64)
-      .map((rel) => (rel.endsWith('/') ? rel.slice(0, -1) : rel))
-      .filter(
-        (clean) =>
-          clean !== '' &&
-          clean !== '.' &&
-          !userExclude?.(clean) &&
-          !ctx.sandbox.isDenied(path.join(resolved.real, clean)),
-      );
-    const stats = await statBeneath(baseDir, wanted);
-    const batch = wanted.map((clean, k): Match | undefined => {
-      const stat = stats[k];
-      if (stat === undefined || (!stat.isFile() && !stat.isDirectory())) return undefined;
-      const isDir = stat.isDirectory();
-      return {
-        path: path.join(resolved.display, clean),
-        type: isDir ? 'dir' : 'file',
-        size: isDir ? null : stat.size,
-        mtimeMs: stat.mtimeMs,
-      };
+  wanted.forEach((clean, k) => {
+    const stat = stats[k];
+    if (stat === undefined || (!stat.isFile() && !stat.isDirectory())) return;
+    const isDir = stat.isDirectory();
+    matches.push({
+      path: path.join(resolved.display, clean),
+      type: isDir ? 'dir' : 'file',
+      size: isDir ? null : stat.size,
+      mtimeMs: stat.mtimeMs,
     });
-    for (const match of batch) if (match) matches.push(match);
-  }
+  });
   if (signal.aborted) {
     if (options?.signal?.aborted) return fail('Glob search cancelled', { type: 'Cancelled' });
     return fail(`Glob search timed out after ${timeout} s. Narrow the pattern or the path.`, {

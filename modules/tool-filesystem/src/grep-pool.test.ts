@@ -98,3 +98,30 @@ describe('grep worker pool', () => {
     });
   });
 });
+
+describe('grep worker: listed files are opened below the held base', () => {
+  it('a listed file or directory that became a symlink to outside is not read', async () => {
+    fs.symlinkSync(tree.secret, path.join(tree.ws, 'swapped.txt'));
+    fs.symlinkSync(tree.outside, path.join(tree.ws, 'swapped-dir'));
+    try {
+      const found = ok(
+        await sequential.run(
+          {
+            ...job('content', 0, 100),
+            regex: { source: 'MARKER', flags: 'm' },
+            literal: 'MARKER',
+            files: ['swapped.txt', 'swapped-dir/secret.txt', 'd0/f00.txt'],
+          },
+          undefined,
+          30_000,
+        ),
+      );
+      expect(JSON.stringify(found)).not.toContain(tree.marker);
+      expect(found.skipped.unreadable).toBe(2);
+      expect(found.filesSearched).toBe(1);
+    } finally {
+      fs.unlinkSync(path.join(tree.ws, 'swapped.txt'));
+      fs.unlinkSync(path.join(tree.ws, 'swapped-dir'));
+    }
+  });
+});

@@ -178,6 +178,16 @@ export async function walkPath(abs: string, options: WalkOptions = {}): Promise<
       }
       const last = pending.every((p) => p === '' || p === '.');
       const child = dir.child(part);
+      if (!last) {
+        // The common case first: a real directory opens with O_DIRECTORY | O_NOFOLLOW, nothing else
+        // can; anything else (a symlink, a file, nothing) is looked at with lstat below.
+        const next = await openChildDir(dir, part);
+        if (next !== undefined) {
+          await dir.close();
+          dir = next;
+          continue;
+        }
+      }
       let stat: fs.Stats | undefined;
       try {
         stat = await fsp.lstat(child);
@@ -220,15 +230,9 @@ export async function walkPath(abs: string, options: WalkOptions = {}): Promise<
       }
       if (last) return done(dir, part, path.join(dir.real, part), false, stat);
       if (!stat.isDirectory()) throw osError('ENOTDIR', `not a directory: ${path.join(dir.real, part)}`);
-      const next = await openChildDir(dir, part, stat);
-      if (next === undefined) {
-        // Swapped between lstat and open: look at it again.
-        if (++retries > MAX_RETRIES) throw osError('EAGAIN', `${child} keeps changing`);
-        pending.push(part);
-        continue;
-      }
-      await dir.close();
-      dir = next;
+      // A directory now, not when it was opened: swapped meanwhile, look at it again.
+      if (++retries > MAX_RETRIES) throw osError('EAGAIN', `${child} keeps changing`);
+      pending.push(part);
     }
   } catch (error) {
     await dir.close();
