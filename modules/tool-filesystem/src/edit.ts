@@ -296,8 +296,7 @@ async function editLocated(
       { type: 'StaleRead' },
     );
   }
-  await writeAtomic(walked.dir, walked.name, data, stat);
-  const after = await fsp.lstat(walked.dir.child(walked.name));
+  const after = await writeAtomic(walked.dir, walked.name, data, stat);
   ctx.tracker.recordWrite(resolved.real, {
     size: after.size,
     mtimeMs: after.mtimeMs,

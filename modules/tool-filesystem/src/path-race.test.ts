@@ -99,7 +99,12 @@ describe('path races: a racer swapping workspace entries for symlinks to outside
     const { proc, ready, done } = startRacer(SWAPS);
     await ready;
     let racing = true;
-    const finished = done.finally(() => {
+    // Settled into a value at once, so a failing racer is reported by the test, not as unhandled.
+    const finished = done.then(
+      (count) => ({ count }),
+      (error: Error) => ({ error }),
+    );
+    void finished.then(() => {
       racing = false;
     });
     let rounds = 0;
@@ -120,9 +125,12 @@ describe('path races: a racer swapping workspace entries for symlinks to outside
     } finally {
       proc.stdin!.end();
     }
-    const swaps = await finished;
+    const racerOutcome = await finished;
+    if ('error' in racerOutcome) throw racerOutcome.error;
+    const swaps = racerOutcome.count;
+    const refusals = results.filter(([, r]) => !r.success).length;
     console.log(
-      `path race: ${swaps} directory swaps and ${swaps} file swaps by the racer, ${rounds} rounds of 8 tool calls (${results.length} calls)`,
+      `path race: ${swaps} directory swaps and ${swaps} file swaps by the racer, ${rounds} rounds of 8 tool calls (${results.length} calls, ${refusals} refused or failed cleanly)`,
     );
 
     expect(swaps).toBe(SWAPS);
@@ -144,8 +152,8 @@ describe('path races: a racer swapping workspace entries for symlinks to outside
       hash: hashBefore,
     });
     expect(Object.keys(mtimes(tree.outside)).sort()).toEqual(Object.keys(timesBefore).sort());
-    // The tools did work: most calls succeeded inside.
-    const succeeded = results.filter(([, r]) => r.success).length;
-    expect(succeeded).toBeGreaterThan(results.length / 2);
+    // The tools did work: each one succeeded inside, also while racing.
+    const succeeded = new Set(results.filter(([, r]) => r.success).map(([tool]) => tool));
+    expect([...succeeded].sort()).toEqual(['edit_file', 'glob', 'grep', 'read_file', 'write_file']);
   }, 600_000);
 });

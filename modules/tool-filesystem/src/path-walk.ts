@@ -74,6 +74,17 @@ export class DirRef {
   close(): Promise<void> {
     return this.handle.close().catch(() => undefined);
   }
+
+  /** `error` with this directory's `/proc/self/fd/<fd>` replaced by its real path (for messages). */
+  explain(error: unknown): unknown {
+    const found = error as (NodeJS.ErrnoException & { dest?: string }) | null;
+    if (!this.#proc || typeof found?.message !== 'string') return error;
+    const procPath = this.path;
+    found.message = found.message.replaceAll(procPath, this.real === '/' ? '' : this.real);
+    if (typeof found.path === 'string') found.path = found.path.replace(procPath, this.real);
+    if (typeof found.dest === 'string') found.dest = found.dest.replace(procPath, this.real);
+    return error;
+  }
 }
 
 function osError(code: string, message: string): NodeJS.ErrnoException {
@@ -220,7 +231,16 @@ export async function walkPath(abs: string, options: WalkOptions = {}): Promise<
       }
       if (stat.isSymbolicLink()) {
         if (++links > MAX_SYMLINKS) throw osError('ELOOP', `too many symbolic links in ${abs}`);
-        const target = await fsp.readlink(child);
+        let target: string;
+        try {
+          target = await fsp.readlink(child);
+        } catch (error) {
+          // Gone or no longer a link since the lstat: look at it again.
+          if (errno(error) !== 'ENOENT' && errno(error) !== 'EINVAL') throw error;
+          if (++retries > MAX_RETRIES) throw osError('EAGAIN', `${child} keeps changing`);
+          pending.push(part);
+          continue;
+        }
         pending.push(...target.split('/').reverse());
         if (target.startsWith('/')) {
           await dir.close();
@@ -235,8 +255,9 @@ export async function walkPath(abs: string, options: WalkOptions = {}): Promise<
       pending.push(part);
     }
   } catch (error) {
+    const explained = dir.explain(error);
     await dir.close();
-    throw error;
+    throw explained;
   }
 }
 

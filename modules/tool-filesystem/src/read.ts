@@ -178,7 +178,9 @@ async function listDirectory(ctx: ToolContext, resolved: ResolvedPath, given: st
     if (dir === undefined) {
       return fail(`Cannot read ${given}: it changed while being opened`, { type: 'PathChanged' });
     }
-    entries = await fsp.readdir(dir.path, { withFileTypes: true });
+    entries = await fsp.readdir(dir.path, { withFileTypes: true }).catch((error: unknown) => {
+      throw dir!.explain(error);
+    });
   } catch (error) {
     const refused = sandboxFailure(error);
     if (refused !== undefined) return refused;

@@ -36,7 +36,21 @@ export async function writeAtomic(
   name: string,
   data: Uint8Array,
   previous?: fs.Stats,
-): Promise<void> {
+): Promise<fs.Stats> {
+  try {
+    return await replaceEntry(dir, name, data, previous);
+  } catch (error) {
+    throw dir.explain(error);
+  }
+}
+
+/** writeAtomic's steps; returns the `fstat` of the written file. */
+async function replaceEntry(
+  dir: DirRef,
+  name: string,
+  data: Uint8Array,
+  previous?: fs.Stats,
+): Promise<fs.Stats> {
   const target = dir.child(name);
   // Replacing by rename only needs a writable directory; still honour a read-only file.
   if (previous !== undefined) await fsp.access(target, fs.constants.W_OK);
@@ -44,6 +58,7 @@ export async function writeAtomic(
   const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
   const handle = await fsp.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, previous ? 0o600 : 0o666);
   let renamed = false;
+  let written: fs.Stats;
   try {
     try {
       await handle.writeFile(data);
@@ -54,6 +69,7 @@ export async function writeAtomic(
         }
       }
       await handle.sync();
+      written = await handle.stat();
     } finally {
       await handle.close();
     }
@@ -64,6 +80,7 @@ export async function writeAtomic(
   }
   // fsync the directory so the rename survives a power cut (best effort: not every filesystem allows it).
   await dir.handle.sync().catch(() => undefined);
+  return written;
 }
 
 /** The OS-error failure of write_file and edit_file (the reference's wording and fields). */
@@ -102,8 +119,7 @@ async function writeFile(ctx: ToolContext, input: Record<string, unknown>): Prom
       try {
         const refusedNow = notWritable(walked.stat, given);
         if (refusedNow !== undefined) return refusedNow;
-        await writeAtomic(walked.dir, walked.name, data, walked.stat);
-        const after = await fsp.lstat(walked.dir.child(walked.name));
+        const after = await writeAtomic(walked.dir, walked.name, data, walked.stat);
         ctx.tracker.recordWrite(current.real, {
           size: after.size,
           mtimeMs: after.mtimeMs,
