@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { type Glob, loadGlob, loadPicomatch, type Picomatch } from './glob-libs.js';
-import { type DirRef, openBeneath, openChildDir } from './path-walk.js';
+import { type DirRef, HeldTree, openChildDir } from './path-walk.js';
 import { checkPathString, type ResolvedPath } from './sandbox.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
 
@@ -33,22 +33,23 @@ const PARENT_SEGMENT = /(^|[/{,])\.\.($|[/},])/;
 function prunedReaddir(
   excluded: ReadonlySet<string>,
   denied: ReadonlySet<string>,
-  base: DirRef,
+  base: HeldTree,
+  baseReal: string,
 ): typeof fs.readdir {
   const readdir = (
     dir: string,
     options: { withFileTypes: true },
     callback: (error: NodeJS.ErrnoException | null, entries: fs.Dirent[]) => void,
   ): void => {
-    const full = path.resolve(base.real, dir);
+    const full = path.resolve(baseReal, dir);
     const list = async (): Promise<fs.Dirent[]> => {
-      const held = await openBeneath(base, path.relative(base.real, full));
-      if (held === undefined) throw Object.assign(new Error(`not a directory: ${full}`), { code: 'ENOTDIR' });
-      try {
-        return await fsp.readdir(held.path, options);
-      } finally {
-        await held.close();
+      const entries = await base.use(path.relative(baseReal, full), (held) =>
+        fsp.readdir(held.path, options),
+      );
+      if (entries === undefined) {
+        throw Object.assign(new Error(`not a directory: ${full}`), { code: 'ENOTDIR' });
       }
+      return entries;
     };
     list().then(
       (entries) =>
@@ -72,7 +73,7 @@ function prunedReaddir(
  * when gone or when a parent is no longer a directory below `base`.
  */
 async function statBeneath(
-  base: DirRef,
+  base: HeldTree,
   rels: readonly string[],
   signal: AbortSignal,
 ): Promise<(fs.Stats | undefined)[]> {
@@ -86,17 +87,13 @@ async function statBeneath(
   const stats: (fs.Stats | undefined)[] = new Array(rels.length).fill(undefined);
   const groups = [...byDir];
   const statGroup = async ([dir, indexes]: [string, number[]]): Promise<void> => {
-    const held = await openBeneath(base, dir);
-    if (held === undefined) return;
-    try {
-      await Promise.all(
+    await base.use(dir, (held) =>
+      Promise.all(
         indexes.map(async (i) => {
           stats[i] = await fsp.lstat(held.child(path.posix.basename(rels[i]!))).catch(() => undefined);
         }),
-      );
-    } finally {
-      await held.close();
-    }
+      ),
+    );
   };
   const lanes = Array.from({ length: Math.min(8, groups.length) }, async () => {
     for (let group = groups.shift(); group !== undefined && !signal.aborted; group = groups.shift()) {
@@ -184,9 +181,11 @@ async function runGlob(
   if (baseDir === undefined) {
     return fail(`Cannot search ${base}: it changed while being opened`, { type: 'PathChanged' });
   }
+  const tree = new HeldTree(baseDir);
   try {
     return await globIn(
       ctx,
+      tree,
       baseDir,
       resolved,
       pattern,
@@ -198,6 +197,7 @@ async function runGlob(
       options,
     );
   } finally {
+    await tree.close();
     await baseDir.close();
   }
 }
@@ -205,6 +205,7 @@ async function runGlob(
 /** The walk and the matches, below the held base directory. */
 async function globIn(
   ctx: ToolContext,
+  tree: HeldTree,
   baseDir: DirRef,
   resolved: ResolvedPath,
   pattern: string,
@@ -229,7 +230,7 @@ async function globIn(
       expandDirectories: false,
       onlyFiles: type === 'file',
       onlyDirectories: type === 'dir',
-      fs: { readdir: prunedReaddir(excluded, denied, baseDir) },
+      fs: { readdir: prunedReaddir(excluded, denied, tree, baseDir.real) },
       signal,
     });
   } catch (error) {
@@ -247,7 +248,7 @@ async function globIn(
         !userExclude?.(clean) &&
         !ctx.sandbox.isDenied(path.join(resolved.real, clean)),
     );
-  const stats = signal.aborted ? [] : await statBeneath(baseDir, wanted, signal);
+  const stats = signal.aborted ? [] : await statBeneath(tree, wanted, signal);
   const matches: Match[] = [];
   wanted.forEach((clean, k) => {
     const stat = stats[k];

@@ -9,7 +9,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashTree, makeTree, type Tree } from './__fixtures__/helpers.js';
-import { hasProcFd, openBeneath, setProcFdForTests, type Walked, walkPath } from './path-walk.js';
+import { HeldTree, hasProcFd, openBeneath, setProcFdForTests, type Walked, walkPath } from './path-walk.js';
 import { openRegularFile, Sandbox, SandboxError } from './sandbox.js';
 import { writeAtomic } from './write.js';
 
@@ -168,6 +168,26 @@ describe('openBeneath', () => {
     const deeper = await openBeneath(root!, 'sub/deeper');
     expect(deeper?.real).toBe(ws('sub', 'deeper'));
     await deeper?.close();
+    await root?.close();
+  });
+});
+
+describe('HeldTree', () => {
+  it('opens each directory once from its held parent, refuses symlinks and `..`, also past its cap', async () => {
+    fs.symlinkSync('sub', ws('link'));
+    const base = await walk(`${tree.ws}/.`);
+    const root = await openBeneath(base.dir, 'ws');
+    for (const max of [256, 0]) {
+      const held = new HeldTree(root!, max);
+      const list = (rel: string) => held.use(rel, async (dir) => (await fsp.readdir(dir.path)).sort());
+      expect(await list('sub/deeper')).toEqual([]);
+      expect(await list('sub')).toEqual(['deeper', 'f.txt']);
+      expect(await list('')).toEqual(['f.txt', 'link', 'sub']);
+      expect(await list('link')).toBeUndefined();
+      expect(await list('../outside')).toBeUndefined();
+      expect(await list('f.txt')).toBeUndefined();
+      await held.close();
+    }
     await root?.close();
   });
 });

@@ -299,3 +299,61 @@ export async function openBeneath(base: DirRef, rel: string): Promise<DirRef | u
   }
   return dir;
 }
+
+/**
+ * The directories below a held base one walker call visits, each opened once
+ * from its (held) parent with `O_NOFOLLOW` and kept open until `close`, up to
+ * `max` of them; past that, a directory is opened from the base down for one
+ * use and closed again. Never follows a symlink.
+ */
+export class HeldTree {
+  readonly #base: DirRef;
+  readonly #open = new Map<string, Promise<DirRef | undefined>>();
+  readonly #max: number;
+
+  constructor(base: DirRef, max = 256) {
+    this.#base = base;
+    this.#max = max;
+  }
+
+  /** Run `fn` on the held directory `rel` (relative to the base, no `..`); undefined when there is none. */
+  async use<T>(rel: string, fn: (dir: DirRef) => Promise<T>): Promise<T | undefined> {
+    const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
+    if (parts.includes('..')) return undefined;
+    const key = parts.join('/');
+    if (key === '') return fn(this.#base);
+    const held = this.#held(key);
+    if (held !== undefined) {
+      const dir = await held;
+      return dir === undefined ? undefined : fn(dir);
+    }
+    const dir = await openBeneath(this.#base, key);
+    if (dir === undefined) return undefined;
+    try {
+      return await fn(dir);
+    } finally {
+      await dir.close();
+    }
+  }
+
+  #held(key: string): Promise<DirRef | undefined> | undefined {
+    const found = this.#open.get(key);
+    if (found !== undefined) return found;
+    if (this.#open.size >= this.#max) return undefined;
+    const slash = key.lastIndexOf('/');
+    const parent = slash === -1 ? Promise.resolve(this.#base) : this.#held(key.slice(0, slash));
+    if (parent === undefined) return undefined;
+    const opened = parent.then((dir) =>
+      dir === undefined ? undefined : openChildDir(dir, key.slice(slash + 1)),
+    );
+    this.#open.set(key, opened);
+    return opened;
+  }
+
+  /** Close every directory kept open (not the base). */
+  async close(): Promise<void> {
+    const all = [...this.#open.values()];
+    this.#open.clear();
+    for (const opened of all) await (await opened.catch(() => undefined))?.close();
+  }
+}
