@@ -21,7 +21,7 @@ const MAX_SYMLINKS = 40;
 /** How often one component is looked at again when it changes between `lstat` and `open`. */
 const MAX_RETRIES = 20;
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
-export const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+export const DIR_FLAGS: number = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
 function detectProcFd(): boolean {
   if (process.platform !== 'linux') return false;
@@ -55,7 +55,7 @@ export class DirRef {
   readonly real: string;
   readonly #proc: boolean;
 
-  constructor(handle: fsp.FileHandle, real: string, proc = hasProcFd()) {
+  constructor(handle: fsp.FileHandle, real: string, proc: boolean = hasProcFd()) {
     this.handle = handle;
     this.real = real;
     this.#proc = proc;
