@@ -7,6 +7,7 @@ import fsp from 'node:fs/promises';
 import type { Tool, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { withLockedPath } from './file-lock.js';
+import type { Walked } from './path-walk.js';
 import { BINARY_SNIFF_BYTES, binaryOffset, emit, numberLine } from './read.js';
 import { sha256 } from './read-tracker.js';
 import { openRegularFile, type ResolvedPath } from './sandbox.js';
@@ -198,8 +199,26 @@ async function replaceInFile(
   if (resolved.stat.isDirectory()) {
     return fail(`Cannot edit directory: ${given}`, { type: 'IsADirectoryError' });
   }
+  const walked = await ctx.sandbox.locate(resolved, ['write', 'read'], given);
+  try {
+    return await editLocated(ctx, resolved, walked, given, oldArg, newArg, replaceAll);
+  } finally {
+    await walked.dir.close();
+  }
+}
+
+/** The edit itself, on the target held by `walked` (read and written relative to its directory). */
+async function editLocated(
+  ctx: ToolContext,
+  resolved: ResolvedPath,
+  walked: Walked,
+  given: string,
+  oldArg: string,
+  newArg: string,
+  replaceAll: boolean,
+): Promise<ToolResult | { written: EditOutput }> {
   const max = ctx.config.max_read_bytes;
-  const { handle, stat } = await openRegularFile(resolved, given);
+  const { handle, stat } = await openRegularFile(walked, given);
   let bytes: Buffer | undefined;
   let binary = false;
   try {
@@ -265,7 +284,7 @@ async function replaceInFile(
   }
   const data = Buffer.from(updated, 'utf8');
   // Another process may have written the file since it was read above (it does not take our lock).
-  const current = await fsp.lstat(resolved.real).catch(() => undefined);
+  const current = await fsp.lstat(walked.dir.child(walked.name)).catch(() => undefined);
   if (
     current === undefined ||
     current.ino !== stat.ino ||
@@ -277,8 +296,7 @@ async function replaceInFile(
       { type: 'StaleRead' },
     );
   }
-  await writeAtomic(resolved.real, data, stat);
-  const after = await fsp.stat(resolved.real);
+  const after = await writeAtomic(walked.dir, walked.name, data, stat);
   ctx.tracker.recordWrite(resolved.real, {
     size: after.size,
     mtimeMs: after.mtimeMs,

@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTree, type Tree } from './__fixtures__/helpers.js';
 import { GrepWorkers, type RunOutcome } from './grep-pool.js';
 import type { GrepJob, GrepMode } from './grep-worker.js';
+import { hasProcFd } from './path-walk.js';
 
 let tree: Tree;
+let baseFd: number;
 const sequential = new GrepWorkers({ parallelism: 1 });
 const parallel = new GrepWorkers({ parallelism: 3, minFilesPerWorker: 4 });
 
@@ -19,16 +21,20 @@ beforeAll(() => {
     );
     fs.writeFileSync(path.join(dir, `f${String(i).padStart(2, '0')}.txt`), `${lines.join('\n')}\n`);
   }
+  baseFd = fs.openSync(tree.ws, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
 });
 afterAll(async () => {
   await sequential.close();
   await parallel.close();
+  fs.closeSync(baseFd);
   tree.cleanup();
 });
 
 function job(mode: GrepMode, offset: number, limit: number): GrepJob {
   return {
     base: tree.ws,
+    baseFd,
+    procFd: hasProcFd(),
     baseIsFile: false,
     displayBase: tree.ws,
     regex: { source: 'hit', flags: 'm' },
@@ -90,5 +96,32 @@ describe('grep worker pool', () => {
     expect(await closed.run(job('count', 0, 10), undefined, 30_000)).toEqual({
       error: 'the grep tool has been unmounted',
     });
+  });
+});
+
+describe('grep worker: listed files are opened below the held base', () => {
+  it('a listed file or directory that became a symlink to outside is not read', async () => {
+    fs.symlinkSync(tree.secret, path.join(tree.ws, 'swapped.txt'));
+    fs.symlinkSync(tree.outside, path.join(tree.ws, 'swapped-dir'));
+    try {
+      const found = ok(
+        await sequential.run(
+          {
+            ...job('content', 0, 100),
+            regex: { source: 'MARKER', flags: 'm' },
+            literal: 'MARKER',
+            files: ['swapped.txt', 'swapped-dir/secret.txt', 'd0/f00.txt'],
+          },
+          undefined,
+          30_000,
+        ),
+      );
+      expect(JSON.stringify(found)).not.toContain(tree.marker);
+      expect(found.skipped.unreadable).toBe(2);
+      expect(found.filesSearched).toBe(1);
+    } finally {
+      fs.unlinkSync(path.join(tree.ws, 'swapped.txt'));
+      fs.unlinkSync(path.join(tree.ws, 'swapped-dir'));
+    }
   });
 });

@@ -22,6 +22,14 @@ export interface RegexSpec {
 export interface GrepJob {
   /** Real path of the directory (or file) to search. */
   base: string;
+  /**
+   * A descriptor of `base`, opened race-free by the caller (who closes it):
+   * every directory is opened below it with `O_NOFOLLOW`, and every file
+   * relative to its held directory, so the walk never leaves the base.
+   */
+  baseFd: number;
+  /** Name held directories as `/proc/self/fd/<fd>` (Linux), else by their real path. */
+  procFd: boolean;
   baseIsFile: boolean;
   /** How result paths start (the base as the model named it, made absolute). */
   displayBase: string;
@@ -87,7 +95,32 @@ export interface GrepOutcome {
 /** The worker's body. `fs` and `port` are passed in by the bootstrap line. */
 export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
   const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+  const DIR_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_DIRECTORY;
   let buffer = Buffer.allocUnsafe(1 << 20);
+
+  /** A held directory: descriptor, real path, and the path children are opened through. */
+  interface Held {
+    fd: number;
+    real: string;
+    path: string;
+  }
+
+  function held(fd: number, real: string, procFd: boolean): Held {
+    return { fd, real, path: procFd ? `/proc/self/fd/${fd}` : real };
+  }
+
+  /** Open the directory `name` of `dir` without following a symlink; undefined when it is not one now. */
+  function openDir(dir: Held, name: string, procFd: boolean): Held | undefined {
+    try {
+      return held(
+        fs.openSync(`${dir.path}/${name}`, DIR_FLAGS),
+        `${dir.real === '/' ? '' : dir.real}/${name}`,
+        procFd,
+      );
+    } catch {
+      return undefined;
+    }
+  }
 
   port.on('message', (job: GrepJob) => {
     try {
@@ -97,15 +130,20 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
     }
   });
 
-  /** Bytes read into `buffer`, or -1 (unreadable) / -2 (over max). */
-  function readWhole(full: string, max: number): number {
+  /**
+   * Bytes of the file `name` of the held directory `dir` (or of the open file
+   * `dir` when `name` is null) read into `buffer`, or -1 (unreadable, or no
+   * longer a regular file) / -2 (over max).
+   */
+  function readWhole(dir: Held | number, name: string | null, max: number): number {
     let fd: number;
     try {
-      fd = fs.openSync(full, OPEN_FLAGS);
+      fd = typeof dir === 'number' ? dir : fs.openSync(`${dir.path}/${name}`, OPEN_FLAGS);
     } catch {
       return -1;
     }
     try {
+      if (typeof dir !== 'number' && !fs.fstatSync(fd).isFile()) return -1;
       let n = 0;
       for (;;) {
         if (n === buffer.length) {
@@ -114,7 +152,7 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
           buffer.copy(bigger, 0, 0, n);
           buffer = bigger;
         }
-        const got = fs.readSync(fd, buffer, n, buffer.length - n, null);
+        const got = fs.readSync(fd, buffer, n, buffer.length - n, n);
         if (got === 0) return n;
         n += got;
         if (n > max) return -2;
@@ -122,7 +160,7 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
     } catch {
       return -1;
     } finally {
-      fs.closeSync(fd);
+      if (typeof dir !== 'number') fs.closeSync(fd);
     }
   }
 
@@ -233,8 +271,8 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
       return result;
     }
 
-    function searchFile(full: string, rel: string): void {
-      const n = readWhole(full, job.maxFileSize);
+    function searchFile(dir: Held | number, name: string | null, rel: string): void {
+      const n = readWhole(dir, name, job.maxFileSize);
       if (n === -1) {
         out.skipped.unreadable++;
         return;
@@ -287,41 +325,80 @@ export function grepWorkerMain(fs: typeof fsModule, port: MessagePort): void {
       }
     }
 
-    function walk(dir: string, rel: string, onFile: (full: string, rel: string) => void): void {
+    type OnFile = (dir: Held, name: string, rel: string) => void;
+
+    function walk(dir: Held, rel: string, onFile: OnFile): void {
       let entries: fsModule.Dirent[];
       try {
-        entries = fs.readdirSync(dir, { withFileTypes: true });
+        entries = fs.readdirSync(dir.path, { withFileTypes: true });
       } catch {
         out.skipped.unreadable++;
         return;
       }
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+      const prefix = dir.real.endsWith('/') ? dir.real : `${dir.real}/`;
       for (const entry of entries) {
         const name = entry.name;
-        const full = prefix + name;
-        if (denied.size > 0 && denied.has(full)) continue;
+        if (denied.size > 0 && denied.has(prefix + name)) continue;
         const childRel = rel === '' ? name : `${rel}/${name}`;
         if (entry.isDirectory()) {
-          if (!excluded.has(name)) walk(full, childRel, onFile);
+          if (excluded.has(name)) continue;
+          // Opened with O_NOFOLLOW: a directory swapped for a symlink since the listing is skipped.
+          const child = openDir(dir, name, job.procFd);
+          if (child === undefined) continue;
+          try {
+            walk(child, childRel, onFile);
+          } finally {
+            fs.closeSync(child.fd);
+          }
         } else if (entry.isFile()) {
           if (types !== null && !types.some((t) => t.test(name))) continue;
           if (include !== null && !include.test(job.include!.basename ? name : childRel)) continue;
-          onFile(full, childRel);
+          onFile(dir, name, childRel);
         }
         // Symlinks, FIFOs, sockets and devices are never followed or read.
       }
     }
 
-    if (job.baseIsFile) searchFile(job.base, '');
-    else if (job.files !== undefined) {
-      const prefix = job.base.endsWith('/') ? job.base : `${job.base}/`;
-      for (const rel of job.files) searchFile(prefix + rel, rel);
-    } else if (job.listOnly) {
-      const listed: string[] = [];
-      walk(job.base, '', (_full, rel) => listed.push(rel));
-      out.listed = listed;
-    } else walk(job.base, '', searchFile);
+    /** Search listed files, holding the chain of directories from the base to the current one. */
+    function searchListed(base: Held, files: readonly string[]): void {
+      const chain: { name: string; dir: Held }[] = [];
+      try {
+        for (const rel of files) {
+          const parts = rel.split('/');
+          const name = parts.pop()!;
+          let common = 0;
+          while (common < chain.length && common < parts.length && chain[common]!.name === parts[common])
+            common++;
+          while (chain.length > common) fs.closeSync(chain.pop()!.dir.fd);
+          let ok = true;
+          while (chain.length < parts.length) {
+            const parent = chain.length === 0 ? base : chain[chain.length - 1]!.dir;
+            const next = openDir(parent, parts[chain.length]!, job.procFd);
+            if (next === undefined) {
+              ok = false;
+              break;
+            }
+            chain.push({ name: parts[chain.length]!, dir: next });
+          }
+          if (!ok) out.skipped.unreadable++;
+          else searchFile(chain.length === 0 ? base : chain[chain.length - 1]!.dir, name, rel);
+        }
+      } finally {
+        for (const link of chain) fs.closeSync(link.dir.fd);
+      }
+    }
+
+    if (job.baseIsFile) searchFile(job.baseFd, null, '');
+    else {
+      const base = held(job.baseFd, job.base, job.procFd);
+      if (job.files !== undefined) searchListed(base, job.files);
+      else if (job.listOnly) {
+        const listed: string[] = [];
+        walk(base, '', (_dir, _name, rel) => listed.push(rel));
+        out.listed = listed;
+      } else walk(base, '', searchFile);
+    }
     return out;
   }
 }

@@ -4,14 +4,16 @@
  * the walk and the matching run in a worker thread that is terminated on the
  * time limit or on cancellation (see grep-pool.ts).
  */
+import type { FileHandle } from 'node:fs/promises';
 import type { Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { typeGlobs } from './file-types.js';
 import { loadPicomatch } from './glob-libs.js';
 import type { GrepWorkers } from './grep-pool.js';
 import type { GrepJob, GrepMode, RegexSpec } from './grep-worker.js';
+import { hasProcFd, openChildDir } from './path-walk.js';
 import { MAX_LINE_CHARS } from './read.js';
-import { describeType, type ResolvedPath } from './sandbox.js';
+import { describeType, openRegularFile, type ResolvedPath } from './sandbox.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
 
 const DESCRIPTION = `Search file contents with a regular expression (JavaScript syntax), like ripgrep.
@@ -120,12 +122,69 @@ async function runGrep(
     return fail(`Cannot search ${base}: it is ${describeType(stat)}`, { type: 'NotARegularFile' });
   }
 
+  // The base is opened race-free here and held while the workers search below it.
+  let baseHandle: FileHandle;
+  try {
+    const walked = await ctx.sandbox.locate(resolved, ['read'], base);
+    try {
+      if (stat.isFile()) baseHandle = (await openRegularFile(walked, base)).handle;
+      else {
+        const dir = await openChildDir(walked.dir, walked.name, walked.stat);
+        if (dir === undefined) {
+          return fail(`Cannot search ${base}: it changed while being opened`, { type: 'PathChanged' });
+        }
+        baseHandle = dir.handle;
+      }
+    } finally {
+      await walked.dir.close();
+    }
+  } catch (error) {
+    return sandboxFailure(error) ?? fail(`Search failed: ${(error as Error).message}`);
+  }
+  try {
+    return await search(
+      ctx,
+      workers,
+      { pattern, mode, numbers, multiline, regex, types, include, input },
+      resolved,
+      baseHandle,
+      options,
+    );
+  } finally {
+    await baseHandle.close().catch(() => undefined);
+  }
+}
+
+/** What runGrep checked and prepared from the input. */
+interface Prepared {
+  pattern: string;
+  mode: GrepMode;
+  numbers: Record<string, number | undefined>;
+  multiline: boolean;
+  regex: RegexSpec;
+  types: RegexSpec[] | null;
+  include: GrepJob['include'];
+  input: Record<string, unknown>;
+}
+
+/** Run the search below the held base and shape the output. */
+async function search(
+  ctx: ToolContext,
+  workers: GrepWorkers,
+  { pattern, mode, numbers, multiline, regex, types, include, input }: Prepared,
+  resolved: ResolvedPath,
+  baseHandle: FileHandle,
+  options?: ToolCallOptions,
+): Promise<ToolResult> {
+  const stat = resolved.stat!;
   const config = ctx.config.grep;
   const headLimit = numbers.head_limit ?? config.default_limits[mode];
   const limit = headLimit === 0 ? Number.MAX_SAFE_INTEGER : headLimit;
   const offset = numbers.offset ?? 0;
   const job: GrepJob = {
     base: resolved.real,
+    baseFd: baseHandle.fd,
+    procFd: hasProcFd(),
     baseIsFile: stat.isFile(),
     displayBase: resolved.display,
     regex,

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { EventKey, EventPayload, Tool, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { withLockedPath } from './file-lock.js';
+import { type DirRef, openChildDir } from './path-walk.js';
 import { openRegularFile, type ResolvedPath } from './sandbox.js';
 import { errnoOf, fail, ok, sandboxFailure } from './tool-result.js';
 
@@ -164,14 +165,30 @@ function completeLength(data: Uint8Array): number {
 }
 
 /** `"  DIR  name"` / `"  FILE name"` lines, directories first, then by name. */
-async function listDirectory(ctx: ToolContext, resolved: ResolvedPath): Promise<ToolResult> {
+async function listDirectory(ctx: ToolContext, resolved: ResolvedPath, given: string): Promise<ToolResult> {
   let entries: fs.Dirent[];
+  let dir: DirRef | undefined;
   try {
-    entries = await fsp.readdir(resolved.real, { withFileTypes: true });
+    const walked = await ctx.sandbox.locate(resolved, ['read'], given);
+    try {
+      dir = await openChildDir(walked.dir, walked.name, walked.stat);
+    } finally {
+      await walked.dir.close();
+    }
+    if (dir === undefined) {
+      return fail(`Cannot read ${given}: it changed while being opened`, { type: 'PathChanged' });
+    }
+    entries = await fsp.readdir(dir.path, { withFileTypes: true }).catch((error: unknown) => {
+      throw dir!.explain(error);
+    });
   } catch (error) {
+    const refused = sandboxFailure(error);
+    if (refused !== undefined) return refused;
     return fail(`Error listing directory: ${(error as Error).message}`, {
       type: errnoOf(error) ?? 'OSError',
     });
+  } finally {
+    await dir?.close();
   }
   const visible = entries.filter((e) => !ctx.sandbox.isDenied(path.join(resolved.real, e.name)));
   visible.sort((a, b) => {
@@ -215,7 +232,7 @@ async function readFile(ctx: ToolContext, input: Record<string, unknown>): Promi
     return sandboxFailure(error) ?? fail(`Error reading file: ${(error as Error).message}`);
   }
   if (first.stat === undefined) return fail(`Path not found: ${given}`, { type: 'FileNotFoundError' });
-  if (first.stat.isDirectory()) return listDirectory(ctx, first);
+  if (first.stat.isDirectory()) return listDirectory(ctx, first, given);
 
   const maxBytes = ctx.config.max_read_bytes;
   let handle: fsp.FileHandle | undefined;
@@ -225,11 +242,18 @@ async function readFile(ctx: ToolContext, input: Record<string, unknown>): Promi
       first,
       () => ctx.sandbox.resolve(given, 'read'),
       given,
-      async (current) => ({
-        resolved: current,
-        started: ctx.tracker.readStarted(current.real),
-        opened: await openRegularFile(current, given),
-      }),
+      async (current) => {
+        const walked = await ctx.sandbox.locate(current, ['read'], given);
+        try {
+          return {
+            resolved: current,
+            started: ctx.tracker.readStarted(current.real),
+            opened: await openRegularFile(walked, given),
+          };
+        } finally {
+          await walked.dir.close();
+        }
+      },
     );
     handle = opened.handle;
     const scan = await scanLines(handle, maxBytes, offset - 1, limit);

@@ -3,14 +3,17 @@
  * as a string (no NUL or control characters), made absolute (`~`, working
  * dir), then resolved to its real path the way the kernel would open it (every
  * symlink and `..` of every existing ancestor), and that real path is compared
- * component-wise with the real allowed and denied roots. The tools then open
- * the real path, never the string they were given.
+ * component-wise with the real allowed and denied roots. The tools then walk
+ * that real path again without letting the kernel follow any symlink
+ * (`locate`, path-walk.ts), check what they hold, and read and write only
+ * relative to held directory descriptors.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Walked, walkPath } from './path-walk.js';
 
 export type Access = 'read' | 'write';
 
@@ -249,6 +252,57 @@ export class Sandbox {
     return { display, real, stat };
   }
 
+  /**
+   * Walk a checked path again, race-free (see path-walk.ts), and hold its
+   * parent directory: the real path of what is actually held is checked for
+   * every access in `accesses`, and must be the path `resolved` checked
+   * (else the path changed in between: refused, nothing touched). With
+   * `create`, missing parent directories of the target are made, only below
+   * the held directories and only when they lead to the checked target.
+   * The caller closes `dir` of the result.
+   */
+  async locate(
+    resolved: ResolvedPath,
+    accesses: readonly Access[],
+    given: string,
+    create = false,
+  ): Promise<Walked> {
+    const checkAll = (real: string): void => {
+      for (const access of accesses)
+        this.check(real, access, access === 'read' ? given : resolved.display, resolved.display);
+    };
+    const changed = (): SandboxError =>
+      new SandboxError(
+        `Cannot use ${given}: it changed while being opened; retry when it is stable`,
+        'PathChanged',
+      );
+    let walked: Walked;
+    try {
+      walked = await walkPath(
+        resolved.real,
+        create
+          ? {
+              create: (real) => {
+                if (!isInside(real, resolved.real)) throw changed();
+              },
+            }
+          : {},
+      );
+    } catch (error) {
+      if (error instanceof SandboxError) throw error;
+      if (errno(error) === 'EAGAIN') throw changed();
+      throw new SandboxError(pathErrorMessage(error, given), errno(error) ?? 'OSError');
+    }
+    try {
+      checkAll(walked.real);
+      if (walked.real !== resolved.real) throw changed();
+    } catch (error) {
+      await walked.dir.close();
+      throw error;
+    }
+    return walked;
+  }
+
   /** `@bundle:path` through the `mention_resolver` capability (the reference's messages). */
   async #resolveMention(mention: string): Promise<string> {
     const resolver = this.#mentions();
@@ -331,15 +385,16 @@ export function describeType(stat: fs.Stats): string {
 }
 
 /**
- * Open a resolved regular file for reading without following a symlink and
- * without blocking on a FIFO, and check that the descriptor is the file that
- * was checked (same device and inode, still a regular file).
+ * Open the target of a walk for reading: relative to its held directory,
+ * without following a symlink and without blocking on a FIFO, and check that
+ * the descriptor is the file the walk saw (same device and inode, still a
+ * regular file).
  */
 export async function openRegularFile(
-  resolved: ResolvedPath,
+  walked: Walked,
   shown: string,
 ): Promise<{ handle: fsp.FileHandle; stat: fs.Stats }> {
-  const before = resolved.stat;
+  const before = walked.stat;
   if (before === undefined) throw new SandboxError(`Path not found: ${shown}`, 'FileNotFoundError');
   if (!before.isFile()) {
     throw new SandboxError(
@@ -350,7 +405,7 @@ export async function openRegularFile(
   const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(resolved.real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    handle = await fsp.open(walked.dir.child(walked.name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT') throw new SandboxError(`Path not found: ${shown}`, 'FileNotFoundError');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Tool, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { withLockedPath } from './file-lock.js';
+import type { DirRef } from './path-walk.js';
 import { emit } from './read.js';
 import { sha256 } from './read-tracker.js';
 import { describeType, type ResolvedPath } from './sandbox.js';
@@ -23,18 +24,41 @@ const DESCRIPTION = `Write a file (create it or replace its whole content).
 - Only paths inside the allowed write paths can be written. The write is atomic: readers see the old or the new content, never a mix.`;
 
 /**
- * Replace `real` with `data` atomically. `previous` is the target's stat when
- * it exists: its permission bits (and, when allowed, owner) are kept, and a
- * file the process may not write is refused (EACCES) rather than replaced.
+ * Replace the entry `name` of the held directory `dir` with `data`
+ * atomically: the temp file and the rename are both relative to the held
+ * directory (`/proc/self/fd/<fd>/...`), and `rename` replaces a symlink at the
+ * destination rather than following it. `previous` is the target's `lstat`
+ * when it exists: its permission bits (and, when allowed, owner) are kept,
+ * and a file the process may not write is refused (EACCES) rather than replaced.
  */
-export async function writeAtomic(real: string, data: Uint8Array, previous?: fs.Stats): Promise<void> {
+export async function writeAtomic(
+  dir: DirRef,
+  name: string,
+  data: Uint8Array,
+  previous?: fs.Stats,
+): Promise<fs.Stats> {
+  try {
+    return await replaceEntry(dir, name, data, previous);
+  } catch (error) {
+    throw dir.explain(error);
+  }
+}
+
+/** writeAtomic's steps; returns the `fstat` of the written file. */
+async function replaceEntry(
+  dir: DirRef,
+  name: string,
+  data: Uint8Array,
+  previous?: fs.Stats,
+): Promise<fs.Stats> {
+  const target = dir.child(name);
   // Replacing by rename only needs a writable directory; still honour a read-only file.
-  if (previous !== undefined) await fsp.access(real, fs.constants.W_OK);
-  const dir = path.dirname(real);
-  const tmp = path.join(dir, `.${path.basename(real).slice(0, 64)}.${randomBytes(6).toString('hex')}.tmp`);
+  if (previous !== undefined) await fsp.access(target, fs.constants.W_OK);
+  const tmp = dir.child(`.${name.slice(0, 64)}.${randomBytes(6).toString('hex')}.tmp`);
   const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
   const handle = await fsp.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, previous ? 0o600 : 0o666);
   let renamed = false;
+  let written: fs.Stats;
   try {
     try {
       await handle.writeFile(data);
@@ -45,28 +69,18 @@ export async function writeAtomic(real: string, data: Uint8Array, previous?: fs.
         }
       }
       await handle.sync();
+      written = await handle.stat();
     } finally {
       await handle.close();
     }
-    await fsp.rename(tmp, real);
+    await fsp.rename(tmp, target);
     renamed = true;
   } finally {
     if (!renamed) await fsp.unlink(tmp).catch(() => undefined);
   }
-  await syncDirectory(dir);
-}
-
-/** fsync a directory so a rename survives a power cut (best effort: not every filesystem allows it). */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: fsp.FileHandle | undefined;
-  try {
-    handle = await fsp.open(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-    await handle.sync();
-  } catch {
-    // Durability is best effort; atomicity does not depend on it.
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
+  // fsync the directory so the rename survives a power cut (best effort: not every filesystem allows it).
+  await dir.handle.sync().catch(() => undefined);
+  return written;
 }
 
 /** The OS-error failure of write_file and edit_file (the reference's wording and fields). */
@@ -98,20 +112,24 @@ async function writeFile(ctx: ToolContext, input: Record<string, unknown>): Prom
   if (refused !== undefined) return refused;
   const data = Buffer.from(content, 'utf8');
   try {
-    await fsp.mkdir(path.dirname(first.real), { recursive: true });
-    // Under the lock the path is resolved again: mode and owner are kept from what is there now.
-    const written = await withLockedPath(first, resolveTarget, given, async ({ real, display, stat }) => {
-      const refusedNow = notWritable(stat, given);
-      if (refusedNow !== undefined) return refusedNow;
-      await writeAtomic(real, data, stat);
-      const after = await fsp.stat(real);
-      ctx.tracker.recordWrite(real, {
-        size: after.size,
-        mtimeMs: after.mtimeMs,
-        sha256: sha256(data),
-        complete: true,
-      });
-      return display;
+    // Under the lock the path is resolved again, then walked race-free (missing parents made on
+    // the way): mode and owner are kept from what is there now.
+    const written = await withLockedPath(first, resolveTarget, given, async (current) => {
+      const walked = await ctx.sandbox.locate(current, ['write'], given, true);
+      try {
+        const refusedNow = notWritable(walked.stat, given);
+        if (refusedNow !== undefined) return refusedNow;
+        const after = await writeAtomic(walked.dir, walked.name, data, walked.stat);
+        ctx.tracker.recordWrite(current.real, {
+          size: after.size,
+          mtimeMs: after.mtimeMs,
+          sha256: sha256(data),
+          complete: true,
+        });
+        return current.display;
+      } finally {
+        await walked.dir.close();
+      }
     });
     if (typeof written !== 'string') return written;
     // Outside the lock: a hook that writes this file again must not wait for itself.
