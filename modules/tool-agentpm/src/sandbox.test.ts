@@ -44,8 +44,9 @@ const connected = await new Promise((resolve) => {
 process.stdout.write(JSON.stringify({ wrote, escaped, secret, connected }));
 `;
 
-it.runIf(gate.required !== undefined)('the OS sandbox is available (AMPLIFIER_REQUIRE_SANDBOX=1)', () => {
-  throw new Error(gate.required);
+// Always runs: fails only when AMPLIFIER_REQUIRE_SANDBOX=1 (CI) and the sandbox cannot run here.
+it('the OS sandbox runs wherever AMPLIFIER_REQUIRE_SANDBOX=1 asks for it', () => {
+  expect(gate.required).toBeUndefined();
 });
 
 describe.skipIf(!gate.run)(gate.title('tool-agentpm in the sandbox'), () => {

@@ -63,8 +63,9 @@ function mark(): string {
   return m;
 }
 
-it.runIf(gate.required !== undefined)('the OS sandbox is available (AMPLIFIER_REQUIRE_SANDBOX=1)', () => {
-  throw new Error(gate.required);
+// Always runs: fails only when AMPLIFIER_REQUIRE_SANDBOX=1 (CI) and the sandbox cannot run here.
+it('the OS sandbox runs wherever AMPLIFIER_REQUIRE_SANDBOX=1 asks for it', () => {
+  expect(gate.required).toBeUndefined();
 });
 
 describe.skipIf(!gate.run)(gate.title('bash in the sandbox (safety checks off)'), () => {
