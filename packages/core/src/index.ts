@@ -252,6 +252,17 @@ export {
 export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
 export { AmplifierSession } from './session.js';
 export type {
+  ModuleInheritance,
+  ProviderPreference,
+  ResumeCapability,
+  ResumeRequest,
+  SpawnCapability,
+  SpawnRequest,
+  SpawnResult,
+  SpawnUsage,
+} from './spawn.js';
+export { RESUME_CAPABILITY, SPAWN_CAPABILITY } from './spawn.js';
+export type {
   TurnEvent,
   TurnFinish,
   TurnProviderError,

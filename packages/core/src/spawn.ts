@@ -1,0 +1,85 @@
+/**
+ * The `session.spawn` and `session.resume` capabilities: how a tool (the
+ * delegate tool) asks the app layer to run a child session for an agent.
+ * The kernel only stores `parentId` and emits `session:fork`; which modules,
+ * providers and instructions a child gets is app policy (the CLI registers
+ * the reference policy, apps can register their own). Field names follow the
+ * reference's spawn call (snake_case data).
+ */
+
+/** A provider the child should prefer; `model` may be a glob (`claude-*`). */
+export interface ProviderPreference {
+  provider: string;
+  model?: string;
+}
+
+/** Which of the parent's tools or hooks a child inherits (before the agent's own are added). */
+export interface ModuleInheritance {
+  /** Module ids the child does not inherit. */
+  exclude?: string[];
+  /** When set, only these module ids are inherited (an allow-list). */
+  inherit?: string[];
+}
+
+/** What the delegate tool passes to `session.spawn`. */
+export interface SpawnRequest {
+  /** A roster name, or `self` (the parent's own configuration, no overlay). */
+  agent_name: string;
+  /** The task, with any inherited parent context already prepended as text. */
+  instruction: string;
+  /** The child's id, chosen by the caller. */
+  sub_session_id: string;
+  parent_session_id: string;
+  tool_inheritance?: ModuleInheritance;
+  hook_inheritance?: ModuleInheritance;
+  /** Merged into the child's `session.orchestrator.config`. */
+  orchestrator_config?: Record<string, unknown>;
+  provider_preferences?: ProviderPreference[];
+  /** Depth of self-delegation: parent's + 1 for `self`, 0 for a named agent. */
+  self_delegation_depth: number;
+  /** Becomes the child's session metadata (echoed in `session:fork` and `session:start`). */
+  session_metadata?: { agent_name: string; tool_call_id?: string; parallel_group_id?: string } & Record<
+    string,
+    unknown
+  >;
+  /** Aborting it cancels the child's turn (and everything it started). */
+  signal?: AbortSignal;
+}
+
+/** Token usage a child reports up to its parent. */
+export interface SpawnUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd?: number;
+}
+
+/** What `session.spawn` and `session.resume` answer. */
+export interface SpawnResult {
+  /** The child's final answer text. */
+  output: string;
+  session_id: string;
+  status: 'success' | 'error' | 'cancelled';
+  turn_count: number;
+  usage?: SpawnUsage;
+  metadata?: Record<string, unknown>;
+  /** Set when `status` is `error`. */
+  error?: { message: string; code?: string };
+}
+
+/** What the delegate tool passes to `session.resume`. */
+export interface ResumeRequest {
+  session_id: string;
+  instruction: string;
+  parent_session_id: string;
+  signal?: AbortSignal;
+}
+
+/** The function registered as the `session.spawn` capability. */
+export type SpawnCapability = (request: SpawnRequest) => Promise<SpawnResult>;
+/** The function registered as the `session.resume` capability. */
+export type ResumeCapability = (request: ResumeRequest) => Promise<SpawnResult>;
+
+/** Name of the capability that starts a child session for an agent (`SpawnCapability`). */
+export const SPAWN_CAPABILITY = 'session.spawn';
+/** Name of the capability that continues a stored child session by id (`ResumeCapability`). */
+export const RESUME_CAPABILITY = 'session.resume';
