@@ -67,31 +67,55 @@ export async function spawnInGroup(
   options: SpawnInGroupOptions = {},
 ): Promise<GroupChild> {
   const env = options.env ?? childEnvironment(process.env).env;
-  const prepared = options.sandbox?.sandbox.prepare(command, args, {
-    cwd: options.cwd ?? process.cwd(),
-    workspace: options.sandbox.workspace,
+  const cwd = options.cwd ?? process.cwd();
+  const stdio = options.stdio ?? ['ignore', 'pipe', 'pipe'];
+  const sandboxed = options.sandbox;
+  const warm = await sandboxed?.sandbox.launch(command, args, {
+    cwd,
+    workspace: sandboxed.workspace,
     env,
-  }) ?? { command, args: [...args], env, confined: false, finish: async () => {} };
-  const child = spawn(prepared.command, prepared.args, {
-    cwd: options.cwd,
-    env: prepared.env,
-    detached: true,
-    stdio: options.stdio ?? ['ignore', 'pipe', 'pipe'],
+    stdio,
   });
+  let child: ChildProcess;
+  let finish: () => Promise<void>;
+  let confined: boolean;
+  if (warm !== undefined) {
+    ({ child, finish } = warm);
+    confined = true;
+  } else {
+    const prepared = sandboxed?.sandbox.prepare(command, args, {
+      cwd,
+      workspace: sandboxed.workspace,
+      env,
+    }) ?? {
+      command,
+      args: [...args],
+      env,
+      confined: false,
+      finish: async () => {},
+    };
+    child = spawn(prepared.command, prepared.args, {
+      cwd: options.cwd,
+      env: prepared.env,
+      detached: true,
+      stdio,
+    });
+    ({ finish, confined } = prepared);
+  }
   const exited = new Promise<ExitStatus>((resolve) => {
-    child.once('exit', (code, signal) =>
-      resolve(prepared.confined ? signalled(code, signal) : { code, signal }),
-    );
+    child.once('exit', (code, signal) => resolve(confined ? signalled(code, signal) : { code, signal }));
   });
-  try {
-    await spawned(child);
-  } catch (error) {
-    await prepared.finish();
-    throw error;
+  if (warm === undefined) {
+    try {
+      await spawned(child);
+    } catch (error) {
+      await finish();
+      throw error;
+    }
   }
   const pid = child.pid!;
   const group = new ProcessGroup(pid, { followEscapees: options.followEscapees ?? false });
-  return { pid, child, group, exited, finish: prepared.finish, confined: prepared.confined };
+  return { pid, child, group, exited, finish, confined };
 }
 
 /** bubblewrap exits with 128 + n when its command died of signal n: give the signal back. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { sandboxGate } from '@amplifier/test-fixtures';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, makeTempDir, running, uniqueSleep } from './__fixtures__/children.js';
 import { isGone, readProcessTable } from './proc.js';
 import { runInGroup } from './run.js';
@@ -33,6 +33,11 @@ function setup(): { workspace: string; home: string; outside: string } {
   return { workspace, home, outside };
 }
 
+/** How a test's command is started: cold (bubblewrap started for it) or in a spare started ahead. */
+let start: 'cold' | 'pre-started' = 'cold';
+/** Exit code of the line that proves a pre-started run used the spare. */
+const NOT_PRE_STARTED = 97;
+
 async function run(
   script: string,
   where: { workspace: string; home: string },
@@ -43,16 +48,31 @@ async function run(
     { ...SANDBOX_DEFAULTS, mode: 'required', ...policy },
     { module: 'test', home: where.home },
   );
-  const result = await runInGroup('bash', ['-c', script], {
+  const options_ = {
     cwd: where.workspace,
     timeoutMs: 60_000,
     graceMs: 100,
     capture: { headBytes: 100_000, tailBytes: 100_000 },
     followEscapees: true,
     sandbox: { sandbox, workspace: where.workspace },
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  return { ...result, out: result.stdout.head.toString(), err: result.stderr.head.toString() };
+  };
+  let command = script;
+  if (start === 'pre-started') {
+    // A first call leaves a spare started for the next one.
+    await runInGroup('true', [], options_);
+    expect(await sandbox.spareReady()).toBe(true);
+    command = `test -d /tmp/.amplifier-call || exit ${NOT_PRE_STARTED}\n${script}`;
+  }
+  try {
+    const result = await runInGroup('bash', ['-c', command], {
+      ...options_,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    expect(result.exitCode, 'the command did not run in the pre-started sandbox').not.toBe(NOT_PRE_STARTED);
+    return { ...result, out: result.stdout.head.toString(), err: result.stderr.head.toString() };
+  } finally {
+    sandbox.cleanup();
+  }
 }
 
 /** No process of the table runs `commandLine` (zombies count as gone). */
@@ -66,149 +86,158 @@ it('the OS sandbox runs wherever AMPLIFIER_REQUIRE_SANDBOX=1 asks for it', () =>
   expect(gate.required).toBeUndefined();
 });
 
-describe.skipIf(!gate.run)(gate.title('Sandbox (bubblewrap): an attacker inside'), () => {
-  it('writes the workspace and an extra writable path; writing anywhere else fails', async () => {
-    const where = setup();
-    const extra = path.join(root, `extra-${serial}`);
-    fs.mkdirSync(extra);
-    const r = await run(
-      `echo in > inside && echo ok > ${extra}/x && echo pwned > ${where.outside}/file; echo "rc=$?"; echo x > /etc/amplifier-pwned; echo "rc2=$?"`,
-      where,
-      { writable: [extra] },
-    );
-    expect(fs.readFileSync(path.join(where.workspace, 'inside'), 'utf8')).toBe('in\n');
-    expect(fs.readFileSync(path.join(extra, 'x'), 'utf8')).toBe('ok\n');
-    expect(r.out).toContain('rc=1');
-    expect(r.out).toContain('rc2=1');
-    expect(r.err).toMatch(/Read-only file system/);
-    expect(fs.readFileSync(path.join(where.outside, 'file'), 'utf8')).toBe('OUTSIDE-ORIGINAL');
-    expect(fs.existsSync('/etc/amplifier-pwned')).toBe(false);
-  });
-
-  it('hides ~/.ssh, ~/.aws and ~/.netrc (and configured paths), also through a symlink planted in the workspace', async () => {
-    const where = setup();
-    const r = await run(
-      `cat ~/.ssh/id_* ~/.aws/credentials ~/.netrc ${where.outside}/file; ls -A ~/.ssh; ln -s ${where.home}/.ssh/id_ed25519 key; ln -s ${where.outside} out; cat key; echo pwned > out/file; echo "ln-rc=$?"`,
-      { ...where },
-      { hidden: [where.outside] },
-    );
-    expect(r.out + r.err).not.toMatch(/PRIVATE-KEY-MARKER|AWS-SECRET-MARKER|NETRC-MARKER|OUTSIDE-ORIGINAL/);
-    expect(r.out).toContain('ln-rc=1');
-    expect(fs.readFileSync(path.join(where.outside, 'file'), 'utf8')).toBe('OUTSIDE-ORIGINAL');
-    // The host still has them: only the sandbox's view is empty.
-    expect(fs.readFileSync(path.join(where.home, '.ssh', 'id_ed25519'), 'utf8')).toBe('PRIVATE-KEY-MARKER');
-  });
-
-  it("cannot read the host's processes: /proc is the sandbox's own (no host environment, no host pid 1)", async () => {
-    const where = setup();
-    const marker = `HOST-ENV-MARKER-${process.pid}-${serial}`;
-    const sleep = uniqueSleep();
-    sleeps.push(sleep);
-    // A host process with a secret in its environment, running during the whole call.
-    const host = await import('node:child_process').then(({ spawn }) =>
-      spawn('bash', ['-c', `exec ${sleep}`], {
-        env: { ...process.env, HOST_SECRET: marker },
-        stdio: 'ignore',
-        detached: true,
-      }),
-    );
-    try {
+describe.skipIf(!gate.run).each(['cold', 'pre-started'] as const)(
+  gate.title('Sandbox (bubblewrap, %s): an attacker inside'),
+  (how) => {
+    beforeAll(() => {
+      start = how;
+    });
+    afterAll(() => {
+      start = 'cold';
+    });
+    it('writes the workspace and an extra writable path; writing anywhere else fails', async () => {
+      const where = setup();
+      const extra = path.join(root, `extra-${serial}`);
+      fs.mkdirSync(extra);
       const r = await run(
-        `cat /proc/1/environ | tr '\\0' '\\n'; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c HOST_SECRET; ls /proc | grep -c '^[0-9]'; cat /proc/1/cmdline | tr '\\0' ' '`,
+        `echo in > inside && echo ok > ${extra}/x && echo pwned > ${where.outside}/file; echo "rc=$?"; echo x > /etc/amplifier-pwned; echo "rc2=$?"`,
+        where,
+        { writable: [extra] },
+      );
+      expect(fs.readFileSync(path.join(where.workspace, 'inside'), 'utf8')).toBe('in\n');
+      expect(fs.readFileSync(path.join(extra, 'x'), 'utf8')).toBe('ok\n');
+      expect(r.out).toContain('rc=1');
+      expect(r.out).toContain('rc2=1');
+      expect(r.err).toMatch(/Read-only file system/);
+      expect(fs.readFileSync(path.join(where.outside, 'file'), 'utf8')).toBe('OUTSIDE-ORIGINAL');
+      expect(fs.existsSync('/etc/amplifier-pwned')).toBe(false);
+    });
+
+    it('hides ~/.ssh, ~/.aws and ~/.netrc (and configured paths), also through a symlink planted in the workspace', async () => {
+      const where = setup();
+      const r = await run(
+        `cat ~/.ssh/id_* ~/.aws/credentials ~/.netrc ${where.outside}/file; ls -A ~/.ssh; ln -s ${where.home}/.ssh/id_ed25519 key; ln -s ${where.outside} out; cat key; echo pwned > out/file; echo "ln-rc=$?"`,
+        { ...where },
+        { hidden: [where.outside] },
+      );
+      expect(r.out + r.err).not.toMatch(/PRIVATE-KEY-MARKER|AWS-SECRET-MARKER|NETRC-MARKER|OUTSIDE-ORIGINAL/);
+      expect(r.out).toContain('ln-rc=1');
+      expect(fs.readFileSync(path.join(where.outside, 'file'), 'utf8')).toBe('OUTSIDE-ORIGINAL');
+      // The host still has them: only the sandbox's view is empty.
+      expect(fs.readFileSync(path.join(where.home, '.ssh', 'id_ed25519'), 'utf8')).toBe('PRIVATE-KEY-MARKER');
+    });
+
+    it("cannot read the host's processes: /proc is the sandbox's own (no host environment, no host pid 1)", async () => {
+      const where = setup();
+      const marker = `HOST-ENV-MARKER-${process.pid}-${serial}`;
+      const sleep = uniqueSleep();
+      sleeps.push(sleep);
+      // A host process with a secret in its environment, running during the whole call.
+      const host = await import('node:child_process').then(({ spawn }) =>
+        spawn('bash', ['-c', `exec ${sleep}`], {
+          env: { ...process.env, HOST_SECRET: marker },
+          stdio: 'ignore',
+          detached: true,
+        }),
+      );
+      try {
+        const r = await run(
+          `cat /proc/1/environ | tr '\\0' '\\n'; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c HOST_SECRET; ls /proc | grep -c '^[0-9]'; cat /proc/1/cmdline | tr '\\0' ' '`,
+          where,
+        );
+        expect(r.out).not.toContain(marker);
+        expect(r.out).not.toContain(String(host.pid));
+        const lines = r.out.trim().split('\n');
+        // Only the sandbox's few processes are visible.
+        expect(Number(lines.at(-2))).toBeLessThan(10);
+      } finally {
+        host.kill('SIGKILL');
+      }
+    });
+
+    it('reaches neither a 127.0.0.1 server of the host nor a private address with the network off; network: true reaches it', async () => {
+      const where = setup();
+      const server = net.createServer((socket) => socket.end('HELLO-FROM-HOST\n'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as net.AddressInfo).port;
+      try {
+        const probe = `(exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3) || echo "loopback-refused"; (exec 3<>/dev/tcp/10.1.2.3/80) 2>&1 | grep -q unreachable && echo "private-unreachable"`;
+        const off = await run(probe, where);
+        expect(off.out).toContain('loopback-refused');
+        expect(off.out).not.toContain('HELLO-FROM-HOST');
+        expect(off.out).toContain('private-unreachable');
+        const on = await run(`exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`, where, { network: true });
+        expect(on.out).toContain('HELLO-FROM-HOST');
+      } finally {
+        server.close();
+      }
+    });
+
+    it('bounds a fork bomb with the process limit, and nothing of it outlives the call', async () => {
+      const where = setup();
+      const sleep = uniqueSleep();
+      sleeps.push(sleep);
+      // dash, not bash: bash retries a failed fork for seconds, dash fails at once.
+      const r = await run(
+        `sh -c 'i=0; while [ $i -lt 200 ]; do ${sleep} & i=$((i+1)); done; echo all-started'`,
+        where,
+        { max_processes: 32 },
+      );
+      expect(r.out).not.toContain('all-started');
+      expect(r.err).toMatch(/Cannot fork|Resource temporarily unavailable/);
+      // The PID namespace died with the command: none of the sleeps survives.
+      expect(running(sleep)).toEqual([]);
+    });
+
+    it('gives /tmp as a private tmpfs of the configured size: filling it fails and the host /tmp is untouched', async () => {
+      const where = setup();
+      const name = `amplifier-fill-${process.pid}-${serial}`;
+      const r = await run(
+        `head -c 3000000 /dev/zero > /tmp/${name}; echo "rc=$?"; df -k /tmp | tail -1`,
+        where,
+        {
+          tmp_size_mb: 1,
+        },
+      );
+      expect(r.out).toContain('rc=1');
+      expect(r.err).toMatch(/No space left on device/);
+      expect(fs.existsSync(`/tmp/${name}`)).toBe(false);
+    });
+
+    it('no process survives the call: setsid, nohup, double fork and disown are gone when it returns', async () => {
+      const where = setup();
+      const names = [uniqueSleep(), uniqueSleep(), uniqueSleep(), uniqueSleep()];
+      sleeps.push(...names);
+      const [a, b, c, d] = names;
+      const r = await run(
+        `setsid ${a} & echo $!; nohup ${b} >/dev/null 2>&1 & echo $!; (${c} & echo $!) ; ${d} & echo $!; disown -a
+       for n in '${a}' '${b}' '${c}' '${d}'; do until pgrep -fx "$n" >/dev/null; do :; done; done; echo all-up`,
         where,
       );
-      expect(r.out).not.toContain(marker);
-      expect(r.out).not.toContain(String(host.pid));
-      const lines = r.out.trim().split('\n');
-      // Only the sandbox's few processes are visible.
-      expect(Number(lines.at(-2))).toBeLessThan(10);
-    } finally {
-      host.kill('SIGKILL');
-    }
-  });
+      expect(r.out).toContain('all-up');
+      for (const name of names) expect(running(name)).toEqual([]);
+    });
 
-  it('reaches neither a 127.0.0.1 server of the host nor a private address with the network off; network: true reaches it', async () => {
-    const where = setup();
-    const server = net.createServer((socket) => socket.end('HELLO-FROM-HOST\n'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as net.AddressInfo).port;
-    try {
-      const probe = `(exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3) || echo "loopback-refused"; (exec 3<>/dev/tcp/10.1.2.3/80) 2>&1 | grep -q unreachable && echo "private-unreachable"`;
-      const off = await run(probe, where);
-      expect(off.out).toContain('loopback-refused');
-      expect(off.out).not.toContain('HELLO-FROM-HOST');
-      expect(off.out).toContain('private-unreachable');
-      const on = await run(`exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`, where, { network: true });
-      expect(on.out).toContain('HELLO-FROM-HOST');
-    } finally {
-      server.close();
-    }
-  });
-
-  it('bounds a fork bomb with the process limit, and nothing of it outlives the call', async () => {
-    const where = setup();
-    const sleep = uniqueSleep();
-    sleeps.push(sleep);
-    // dash, not bash: bash retries a failed fork for seconds, dash fails at once.
-    const r = await run(
-      `sh -c 'i=0; while [ $i -lt 200 ]; do ${sleep} & i=$((i+1)); done; echo all-started'`,
-      where,
-      { max_processes: 32 },
-    );
-    expect(r.out).not.toContain('all-started');
-    expect(r.err).toMatch(/Cannot fork|Resource temporarily unavailable/);
-    // The PID namespace died with the command: none of the sleeps survives.
-    expect(running(sleep)).toEqual([]);
-  });
-
-  it('gives /tmp as a private tmpfs of the configured size: filling it fails and the host /tmp is untouched', async () => {
-    const where = setup();
-    const name = `amplifier-fill-${process.pid}-${serial}`;
-    const r = await run(
-      `head -c 3000000 /dev/zero > /tmp/${name}; echo "rc=$?"; df -k /tmp | tail -1`,
-      where,
-      {
-        tmp_size_mb: 1,
-      },
-    );
-    expect(r.out).toContain('rc=1');
-    expect(r.err).toMatch(/No space left on device/);
-    expect(fs.existsSync(`/tmp/${name}`)).toBe(false);
-  });
-
-  it('no process survives the call: setsid, nohup, double fork and disown are gone when it returns', async () => {
-    const where = setup();
-    const names = [uniqueSleep(), uniqueSleep(), uniqueSleep(), uniqueSleep()];
-    sleeps.push(...names);
-    const [a, b, c, d] = names;
-    const r = await run(
-      `setsid ${a} & echo $!; nohup ${b} >/dev/null 2>&1 & echo $!; (${c} & echo $!) ; ${d} & echo $!; disown -a
-       for n in '${a}' '${b}' '${c}' '${d}'; do until pgrep -fx "$n" >/dev/null; do :; done; done; echo all-up`,
-      where,
-    );
-    expect(r.out).toContain('all-up');
-    for (const name of names) expect(running(name)).toEqual([]);
-  });
-
-  it('a cancelled call leaves nothing behind either', async () => {
-    const where = setup();
-    const sleep = uniqueSleep();
-    sleeps.push(sleep);
-    const controller = new AbortController();
-    const fifo = path.join(where.workspace, 'up');
-    await import('node:child_process').then(({ execFileSync }) => execFileSync('mkfifo', [fifo]));
-    const ready = fs.promises.readFile(fifo, 'utf8').then(() => controller.abort());
-    const r = await run(
-      `setsid ${sleep} & until pgrep -fx '${sleep}' >/dev/null; do :; done; echo up > ${fifo}; exec sleep 1000`,
-      where,
-      {},
-      { signal: controller.signal },
-    );
-    await ready;
-    expect(r.outcome).toBe('aborted');
-    expect(running(sleep)).toEqual([]);
-  });
-});
+    it('a cancelled call leaves nothing behind either', async () => {
+      const where = setup();
+      const sleep = uniqueSleep();
+      sleeps.push(sleep);
+      const controller = new AbortController();
+      const fifo = path.join(where.workspace, 'up');
+      await import('node:child_process').then(({ execFileSync }) => execFileSync('mkfifo', [fifo]));
+      const ready = fs.promises.readFile(fifo, 'utf8').then(() => controller.abort());
+      const r = await run(
+        `setsid ${sleep} & until pgrep -fx '${sleep}' >/dev/null; do :; done; echo up > ${fifo}; exec sleep 1000`,
+        where,
+        {},
+        { signal: controller.signal },
+      );
+      await ready;
+      expect(r.outcome).toBe('aborted');
+      expect(running(sleep)).toEqual([]);
+    });
+  },
+);
 
 describe('Sandbox modes', () => {
   it("'off' runs unconfined, and kills a setsid escape at call end (marker in /proc/*/environ)", async () => {

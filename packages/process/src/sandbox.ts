@@ -11,13 +11,14 @@
  * Unconfined commands are marked in their environment so that escaped
  * descendants can be found and killed (see reaper.ts).
  */
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, type StdioOptions, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { limitProcesses, type PidsLimitKind, pidsLimitKind } from './pids-limit.js';
 import { CALL_MARKER, killMarked, newMarker, SESSION_MARKER } from './reaper.js';
 import { DEFAULT_HIDDEN, policyPath, type SandboxPolicy } from './sandbox-policy.js';
+import { ENV_BINARY, Spare, type SpareStdio, spareCanRun } from './spare.js';
 
 /**
  * The contribution channel where each mount reports its sandbox
@@ -83,6 +84,18 @@ export interface SandboxOptions {
   notice?: (message: string) => void;
   /** The bwrap binary (default: found on PATH). */
   bwrap?: string;
+  /**
+   * Keep one sandbox started ahead for the next command (see spare.ts), so a
+   * confined command does not wait for bubblewrap's set-up (default true).
+   */
+  prestart?: boolean;
+}
+
+/** A command started in a sandbox that was ready before the call. */
+export interface LaunchedCommand {
+  child: ChildProcess;
+  /** After the command (and its group) ended: release the sandbox's resources. */
+  finish(): Promise<void>;
 }
 
 /** A command ready to start, and what to do once it has ended. */
@@ -117,12 +130,16 @@ export class Sandbox {
   readonly sessionMarker: string = newMarker();
   readonly #home: string;
   readonly #module: string;
+  readonly #prestart: boolean;
+  #spare: Spare | undefined;
+  #closed = false;
 
   /** Throws `SandboxUnavailableError` for `required` without a working bubblewrap. */
   constructor(policy: SandboxPolicy, options: SandboxOptions) {
     this.policy = policy;
     this.#module = options.module;
     this.#home = options.home ?? os.homedir();
+    this.#prestart = (options.prestart ?? true) && isExecutable(ENV_BINARY);
     this.support =
       policy.mode === 'off' ? { available: false, reason: 'sandbox: off' } : sandboxSupport(options.bwrap);
     this.active = policy.mode !== 'off' && this.support.available;
@@ -199,8 +216,70 @@ export class Sandbox {
     };
   }
 
-  /** At cleanup: kill every unconfined process this sandbox started that is still running. */
+  /**
+   * Start `command args` in the spare sandbox when one was started for the
+   * same set-up (workspace, binds, stdio), then start the next spare. Resolves
+   * undefined when there is none to use: the caller starts the command cold
+   * with `prepare()`. Throws spawn's ENOENT as `prepare()` does.
+   */
+  async launch(
+    command: string,
+    args: readonly string[],
+    options: { cwd: string; workspace: string; env: NodeJS.ProcessEnv; stdio?: StdioOptions },
+  ): Promise<LaunchedCommand | undefined> {
+    const stdio = spareStdio(options.stdio);
+    if (!this.active || !this.#prestart || this.#closed || stdio === undefined) return undefined;
+    if (!spareCanRun(command, args, options.env)) return undefined;
+    requireExecutable(command, options.env.PATH, options.cwd);
+    const setup = bwrapSetup({
+      cwd: options.cwd,
+      workspace: options.workspace,
+      policy: this.policy,
+      home: this.#home,
+    });
+    const key = JSON.stringify([setup, stdio]);
+    const spare = this.#spare;
+    this.#spare = undefined;
+    // After this call has started (cold or warm), start the sandbox of the next one.
+    setImmediate(() => this.#refill(key, setup, stdio, options.env));
+    if (spare === undefined) return undefined;
+    if (spare.key !== key) {
+      spare.discard();
+      return undefined;
+    }
+    if (!(await spare.launch(command, args, options.cwd, options.env))) return undefined;
+    return { child: spare.child, finish: () => spare.finish() };
+  }
+
+  /** Resolves true once the spare for the next command is ready (false: there is none). For tests and benchmarks. */
+  spareReady(): Promise<boolean> {
+    return this.#spare?.whenReady() ?? Promise.resolve(false);
+  }
+
+  #refill(key: string, setup: readonly string[], stdio: SpareStdio, env: NodeJS.ProcessEnv): void {
+    if (this.#closed || this.#spare !== undefined) return;
+    try {
+      this.#spare = new Spare(key, {
+        bwrap: this.support.bwrap!,
+        setup,
+        stdio,
+        maxProcesses: this.policy.max_processes,
+        env,
+      });
+    } catch {
+      // no script directory: the next command starts cold
+    }
+  }
+
+  /**
+   * At cleanup: discard the spare sandbox, and kill every unconfined process
+   * this sandbox started that is still running. Commands started after it run
+   * cold.
+   */
   cleanup(): number {
+    this.#closed = true;
+    this.#spare?.discard();
+    this.#spare = undefined;
     return killMarked(SESSION_MARKER, this.sessionMarker);
   }
 }
@@ -211,6 +290,16 @@ export function bwrapArguments(
   args: readonly string[],
   options: { cwd: string; workspace: string; policy: SandboxPolicy; home: string },
 ): string[] {
+  return [...bwrapSetup(options), '--chdir', options.cwd, '--', command, ...args];
+}
+
+/** bubblewrap's set-up arguments: everything up to `--chdir` and the command (the sandbox a spare can be). */
+export function bwrapSetup(options: {
+  cwd: string;
+  workspace: string;
+  policy: SandboxPolicy;
+  home: string;
+}): string[] {
   const { policy, home } = options;
   const workspace = realpathOr(options.workspace);
   const out = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
@@ -237,7 +326,7 @@ export function bwrapArguments(
   }
   out.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!policy.network) out.push('--unshare-net');
-  out.push('--die-with-parent', '--chdir', options.cwd, '--', command, ...args);
+  out.push('--die-with-parent');
   return out;
 }
 
@@ -265,6 +354,15 @@ function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The stdio a spare can have (plain modes for fds 0-2), or undefined. */
+function spareStdio(stdio: StdioOptions | undefined): SpareStdio | undefined {
+  const given = stdio ?? ['ignore', 'pipe', 'pipe'];
+  const modes = typeof given === 'string' ? [given, given, given] : given;
+  if (modes.length !== 3) return undefined;
+  const plain = modes.every((mode) => mode === 'ignore' || mode === 'pipe' || mode === 'inherit');
+  return plain ? (modes as SpareStdio) : undefined;
 }
 
 function realpathOr(p: string): string {
