@@ -111,15 +111,23 @@ const RELEASE_MS = 2000;
 
 /**
  * SIGKILL what is left in the cgroup (the PID namespace is being torn down
- * anyway) and remove it; while it is busy, retry in the background so the
- * call does not wait for the teardown.
+ * anyway), then remove it in the background: the kernel may take several
+ * milliseconds to remove a cgroup (more while its last processes are torn
+ * down), which the call does not wait for. A stale empty cgroup is harmless,
+ * and the next host start removes those of hosts that are gone.
  */
-async function removeCgroup(dir: string, deadline = performance.now() + RELEASE_MS): Promise<void> {
+async function removeCgroup(dir: string): Promise<void> {
+  if (!killMembers(dir)) return;
+  void removeWhenEmpty(dir, performance.now() + RELEASE_MS);
+}
+
+/** SIGKILL every process of the cgroup; false when the cgroup is already gone. */
+function killMembers(dir: string): boolean {
   let pids: string[];
   try {
     pids = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
   } catch {
-    return; // already gone
+    return false;
   }
   for (const pid of pids) {
     try {
@@ -128,10 +136,15 @@ async function removeCgroup(dir: string, deadline = performance.now() + RELEASE_
       // gone meanwhile
     }
   }
+  return true;
+}
+
+async function removeWhenEmpty(dir: string, deadline: number): Promise<void> {
   try {
-    fs.rmdirSync(dir);
+    await fs.promises.rmdir(dir);
   } catch {
-    // busy until the killed processes are torn down; a stale empty cgroup is harmless
-    if (performance.now() < deadline) setTimeout(() => void removeCgroup(dir, deadline), 10).unref();
+    // busy until the killed processes are torn down
+    if (performance.now() >= deadline || !killMembers(dir)) return;
+    setTimeout(() => void removeWhenEmpty(dir, deadline), 10).unref();
   }
 }
