@@ -197,4 +197,24 @@ describe.skipIf(!gate.run)(gate.title('Spare sandboxes (started ahead of the cal
       box.cleanup();
     }
   });
+
+  it('no spare when the temp directory is writable inside the sandbox (a command could rewrite the next call)', async () => {
+    const box = sandbox();
+    const ws = workspace();
+    process.env.TMPDIR = path.join(ws, 'tmp');
+    fs.mkdirSync(process.env.TMPDIR);
+    try {
+      await runInGroup('true', [], options(box, ws));
+      expect(await box.spareReady()).toBe(false);
+      const r = await runInGroup(
+        'sh',
+        ['-c', 'test -d /tmp/.amplifier-call && echo spare || echo cold'],
+        options(box, ws),
+      );
+      expect(r.stdout.head.toString()).toBe('cold\n');
+      expect(fs.readdirSync(process.env.TMPDIR)).toEqual([]);
+    } finally {
+      box.cleanup();
+    }
+  });
 });

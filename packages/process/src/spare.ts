@@ -52,10 +52,19 @@ export class Spare {
   readonly #release: () => Promise<void>;
   #taken = false;
 
-  /** Throws only if the script directory cannot be made (the caller then starts cold). */
+  /**
+   * Throws if the script directory cannot be made, or would be writable
+   * inside the sandbox (the workspace is the temp directory or holds it): the
+   * caller then starts its commands cold.
+   */
   constructor(key: string, options: SpareOptions) {
     this.key = key;
-    this.#dir = fs.mkdtempSync(path.join(os.tmpdir(), 'amplifier-spare-'));
+    this.#dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'amplifier-spare-')));
+    if (writableIn(options.setup, this.#dir)) {
+      // A confined command could rewrite the next call's script: no spare here.
+      fs.rmSync(this.#dir, { recursive: true, force: true });
+      throw new Error(`the temp directory ${this.#dir} is writable inside the sandbox`);
+    }
     const limited = limitProcesses(
       options.bwrap,
       [...options.setup, '--ro-bind', this.#dir, CALL_DIR, '--chdir', '/', '--', '/bin/sh', '-c', LAUNCHER],
@@ -154,6 +163,17 @@ function script(command: string, args: readonly string[], cwd: string, env: Node
   }
   words.push(quote(command), ...args.map(quote));
   return `cd -- ${quote(cwd)} || exit 1\nexec ${words.join(' ')}\n`;
+}
+
+/** Whether `dir` lies in a path the set-up binds writable (`--bind src dst`). */
+function writableIn(setup: readonly string[], dir: string): boolean {
+  for (let i = 0; i < setup.length - 2; i++) {
+    if (setup[i] !== '--bind') continue;
+    const source = setup[i + 1]!;
+    if (dir === source || dir.startsWith(source.endsWith(path.sep) ? source : `${source}${path.sep}`))
+      return true;
+  }
+  return false;
 }
 
 function quote(word: string): string {
