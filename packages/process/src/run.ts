@@ -17,6 +17,11 @@ import type { Sandbox } from './sandbox.js';
 export interface SandboxedRun {
   sandbox: Sandbox;
   workspace: string;
+  /**
+   * Use and refill the sandbox's spare (see spare.ts; default true). Long-lived
+   * processes (servers) pass false: nothing would use a spare made after them.
+   */
+  prestart?: boolean;
 }
 
 /** How the leader of a group ended: an exit code, or the signal that killed it. */
@@ -70,12 +75,10 @@ export async function spawnInGroup(
   const cwd = options.cwd ?? process.cwd();
   const stdio = options.stdio ?? ['ignore', 'pipe', 'pipe'];
   const sandboxed = options.sandbox;
-  const warm = await sandboxed?.sandbox.launch(command, args, {
-    cwd,
-    workspace: sandboxed.workspace,
-    env,
-    stdio,
-  });
+  const warm =
+    sandboxed !== undefined && sandboxed.prestart !== false
+      ? await sandboxed.sandbox.launch(command, args, { cwd, workspace: sandboxed.workspace, env, stdio })
+      : undefined;
   let child: ChildProcess;
   let finish: () => Promise<void>;
   let confined: boolean;

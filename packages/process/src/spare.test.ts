@@ -217,4 +217,26 @@ describe.skipIf(!gate.run)(gate.title('Spare sandboxes (started ahead of the cal
       box.cleanup();
     }
   });
+
+  it('a run with prestart: false neither uses nor makes a spare (long-lived servers)', async () => {
+    const box = sandbox();
+    const ws = workspace();
+    const base = options(box, ws);
+    const noSpare = { ...base, sandbox: { sandbox: box, workspace: ws, prestart: false } };
+    try {
+      await runInGroup('true', [], noSpare);
+      expect(await box.spareReady()).toBe(false);
+      await runInGroup('true', [], base);
+      expect(await box.spareReady()).toBe(true);
+      const r = await runInGroup(
+        'sh',
+        ['-c', 'test -d /tmp/.amplifier-call && echo spare || echo cold'],
+        noSpare,
+      );
+      expect(r.stdout.head.toString()).toBe('cold\n');
+      expect(await box.spareReady()).toBe(true);
+    } finally {
+      box.cleanup();
+    }
+  });
 });
