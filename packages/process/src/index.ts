@@ -52,9 +52,16 @@ export type {
   SpawnInGroupOptions,
 } from './run.js';
 export { runInGroup, spawnInGroup } from './run.js';
-export type { PreparedCommand, SandboxOptions, SandboxStatus, SandboxSupport } from './sandbox.js';
+export type {
+  LaunchedCommand,
+  PreparedCommand,
+  SandboxOptions,
+  SandboxStatus,
+  SandboxSupport,
+} from './sandbox.js';
 export {
   bwrapArguments,
+  bwrapSetup,
   INSTALL_HINT,
   SANDBOX_STATUS_CHANNEL,
   Sandbox,
