@@ -323,6 +323,91 @@ common(
   ),
 );
 
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new InvalidArgumentError('a port number from 0 to 65535 (0 picks a free one)');
+  }
+  return n;
+}
+
+type ServeFlags = Common & {
+  plan?: string;
+  bundle?: string;
+  source?: string[];
+  agent?: boolean;
+  provider?: string;
+  model?: string;
+  tools?: string[];
+  includeMcp?: boolean;
+  http?: boolean;
+  host?: string;
+  port?: number;
+  token?: string;
+  allowOrigin?: string[];
+  allowHost?: string[];
+};
+
+const mcp = program
+  .command('mcp')
+  .description("the Model Context Protocol: serve this project's tools, manage the MCP servers sessions use");
+common(
+  mcp
+    .command('serve')
+    .description(
+      "serve the plan's tools (or the agent, --agent) to MCP hosts such as Claude Code and Cursor, over stdio or --http",
+    ),
+)
+  .option('--plan <file>', 'a mount plan (default: the built-in one)')
+  .option('-B, --bundle <file|name>', 'a bundle instead of a plan')
+  .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined)
+  .option('--agent', 'serve the whole agent as one tool, amplifier_agent {prompt, session_id?}')
+  .addOption(
+    new Option('-p, --provider <name>', 'model provider (--agent)').choices(['anthropic', 'openai', 'mock']),
+  )
+  .option('-m, --model <model>', 'model id for the provider (--agent)')
+  .option('--tools <names>', 'serve only these tools (comma-separated, repeatable)', collect, undefined)
+  .option('--include-mcp', "also serve the plan's mcp_* tools (off by default: proxy loops)")
+  .option('--http', 'Streamable HTTP on /mcp instead of stdio')
+  .option('--host <address>', 'address to bind with --http (default 127.0.0.1)')
+  .option('--port <n>', 'port with --http (default 8808; 0 picks a free one)', port)
+  .option('--token <token>', 'bearer token clients must send (--http; default $AMPLIFIER_MCP_TOKEN)')
+  .option(
+    '--allow-origin <origin>',
+    'a browser Origin allowed besides loopback ones (repeatable)',
+    collect,
+    undefined,
+  )
+  .option(
+    '--allow-host <host>',
+    "a Host header allowed besides this server's address (repeatable)",
+    collect,
+    undefined,
+  )
+  .action(
+    action(async (flags: ServeFlags) => {
+      const { serveCommand } = await import('./mcp-serve.js');
+      return serveCommand({
+        plan: flags.plan,
+        bundle: flags.bundle,
+        sources: flags.source,
+        cwd: flags.cwd,
+        verbose: flags.verbose ?? false,
+        agent: flags.agent ?? false,
+        provider: flags.provider,
+        model: flags.model,
+        tools: flags.tools,
+        includeMcp: flags.includeMcp ?? false,
+        http: flags.http ?? false,
+        host: flags.host,
+        port: flags.port,
+        token: flags.token,
+        allowOrigins: flags.allowOrigin,
+        allowHosts: flags.allowHost,
+      });
+    }),
+  );
+
 program.addHelpText(
   'after',
   `
