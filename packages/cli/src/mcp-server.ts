@@ -74,23 +74,23 @@ export class ProgressReporter {
       ...(text !== undefined && { message: text.slice(0, 500) }),
     };
     const wait = this.#sentAt + PROGRESS_INTERVAL_MS - Date.now();
-    if (wait <= 0) this.#emit();
-    else this.#timer ??= setTimeout(() => this.#emit(), wait);
+    if (wait <= 0) void this.#emit();
+    else this.#timer ??= setTimeout(() => void this.#emit(), wait);
   }
 
-  #emit(): void {
+  #emit(): Promise<void> {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     const pending = this.#pending;
     this.#pending = undefined;
-    if (pending === undefined) return;
+    if (pending === undefined) return Promise.resolve();
     this.#sentAt = Date.now();
-    void this.#send(pending).catch(() => undefined);
+    return this.#send(pending).catch(() => undefined);
   }
 
-  /** Send what is pending now (before the result goes out). */
-  flush(): void {
-    this.#emit();
+  /** Send what is pending now; resolves once it is written (the result must not overtake it). */
+  flush(): Promise<void> {
+    return this.#emit();
   }
 }
 
@@ -126,7 +126,7 @@ export function createMcpServer(
         principal: options.principal,
       });
     } finally {
-      reporter?.flush();
+      await reporter?.flush();
     }
     if (result === undefined) {
       const known = backend
