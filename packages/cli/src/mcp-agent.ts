@@ -110,11 +110,11 @@ export class AgentBackend implements ServeBackend {
     let calls = 0;
     const off = [
       hooks.register(events.PROVIDER_REQUEST, () => {
-        context.progress({ message: `model call ${++calls}` });
+        context.progress({ message: `model call ${++calls}` }, { each: true });
         return undefined;
       }),
       hooks.register(events.TOOL_PRE, (_event, data) => {
-        context.progress({ message: `tool ${String(data.tool_name)}` });
+        context.progress({ message: `tool ${String(data.tool_name)}` }, { each: true });
         return undefined;
       }),
     ];

@@ -60,7 +60,8 @@ describe('amplifier mcp serve (stdio)', () => {
     expect(exit.stderr).toContain('serving');
     const init = messages.find((m) => m.id === 1)!.result as Record<string, unknown>;
     expect(init.capabilities).toMatchObject({ tools: { listChanged: true } });
-    const tools = (messages.find((m) => m.id === 2)!.result as { tools: Array<Record<string, unknown>> }).tools;
+    const tools = (messages.find((m) => m.id === 2)!.result as { tools: Array<Record<string, unknown>> })
+      .tools;
     const names = tools.map((t) => t.name as string);
     expect(names).toEqual([...names].sort());
     expect(names).toEqual(expect.arrayContaining(['bash', 'read_file', 'slow_progress', 'write_file']));
@@ -144,9 +145,13 @@ describe('amplifier mcp serve (stdio)', () => {
     const { client } = await connectStdio(['mcp', 'serve', '--plan', project.plan], project);
     try {
       const finished: Array<{ progress: number; total?: number; message?: string }> = [];
-      const done = await client.callTool({ name: 'slow_progress', arguments: { steps: 3, finish: true } }, undefined, {
-        onprogress: (p) => finished.push(p),
-      });
+      const done = await client.callTool(
+        { name: 'slow_progress', arguments: { steps: 3, finish: true } },
+        undefined,
+        {
+          onprogress: (p) => finished.push(p),
+        },
+      );
       expect(text(done)).toBe('finished');
       expect(finished.length).toBeGreaterThan(0);
       // The first update goes out at once; later ones coalesce (the SDK client may drop one that

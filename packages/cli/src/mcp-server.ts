@@ -19,8 +19,11 @@ import { CLI_VERSION } from './modules.js';
 export interface ServedCallContext {
   /** Aborts when the host cancels the request or the server shuts down. */
   signal: AbortSignal;
-  /** Report progress (a number, a message or `{progress, total, message}`). */
-  progress(update: unknown): void;
+  /**
+   * Report progress (a number, a message or `{progress, total, message}`).
+   * Updates close together coalesce unless `each` is set (a few milestones, each worth sending).
+   */
+  progress(update: unknown, options?: { each?: boolean }): void;
   /** Who is calling: the MCP session over HTTP, `stdio` otherwise. Agent sessions stay with it. */
   principal: string;
 }
@@ -59,7 +62,7 @@ export class ProgressReporter {
     this.#send = send;
   }
 
-  report(update: unknown): void {
+  report(update: unknown, each = false): void {
     const record = typeof update === 'object' && update !== null ? (update as Record<string, unknown>) : {};
     const given = typeof update === 'number' ? update : record.progress;
     const progress =
@@ -74,7 +77,7 @@ export class ProgressReporter {
       ...(text !== undefined && { message: text.slice(0, 500) }),
     };
     const wait = this.#sentAt + PROGRESS_INTERVAL_MS - Date.now();
-    if (wait <= 0) void this.#emit();
+    if (wait <= 0 || each) void this.#emit();
     else this.#timer ??= setTimeout(() => void this.#emit(), wait);
   }
 
@@ -122,7 +125,7 @@ export function createMcpServer(
     try {
       result = await backend.callTool(name, args, {
         signal,
-        progress: (update) => reporter?.report(update),
+        progress: (update, opts) => reporter?.report(update, opts?.each ?? false),
         principal: options.principal,
       });
     } finally {

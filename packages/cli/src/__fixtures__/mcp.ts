@@ -90,7 +90,9 @@ export async function connectStdio(
     command: process.execPath,
     args: [BIN, ...args],
     cwd: project.cwd,
-    env: Object.fromEntries(Object.entries(childEnv).filter((e): e is [string, string] => e[1] !== undefined)),
+    env: Object.fromEntries(
+      Object.entries(childEnv).filter((e): e is [string, string] => e[1] !== undefined),
+    ),
     stderr: 'pipe',
   });
   let stderr = '';
