@@ -52,6 +52,8 @@ export type {
   SpawnInGroupOptions,
 } from './run.js';
 export { runInGroup, spawnInGroup } from './run.js';
+export type { ServiceProcess, StartServiceOptions, StopServiceOptions } from './service.js';
+export { startService } from './service.js';
 export type { PreparedCommand, SandboxOptions, SandboxStatus, SandboxSupport } from './sandbox.js';
 export {
   bwrapArguments,
