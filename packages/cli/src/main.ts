@@ -408,6 +408,119 @@ common(
     }),
   );
 
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a number of seconds above 0');
+  return n;
+}
+
+type McpFileFlags = Common & { project?: boolean };
+
+common(
+  mcp
+    .command('list')
+    .description('the MCP servers of the user and project configs, with where each comes from'),
+).action(
+  action(async (flags: Common) => {
+    const { listServers } = await import('./mcp-config.js');
+    return listServers(
+      { cwd: resolveCwd(flags.cwd), json: flags.json ?? false },
+      display(flags),
+      process.stdout,
+    );
+  }),
+);
+common(
+  mcp
+    .command('add')
+    .description('add a server: amplifier mcp add <name> -- <command> [args...], or --url <url>')
+    .argument('<name>', 'the server name (tools are mounted as mcp_<name>_<tool>)')
+    .argument('[command...]', 'after --: the program that starts a stdio server, and its arguments'),
+)
+  .option('--project', 'write ./.amplifier/mcp.json instead of ~/.amplifier/mcp.json')
+  .option('--url <url>', 'a Streamable HTTP (or --type sse) server instead of a command')
+  .addOption(
+    new Option('--type <type>', 'transport (default: stdio for a command, http for --url)').choices([
+      'stdio',
+      'http',
+      'sse',
+    ]),
+  )
+  .option('--header <name:value>', 'an HTTP header for --url (repeatable)', collect, undefined)
+  .option('-e, --env <KEY=value>', 'an environment variable for the command (repeatable)', collect, undefined)
+  .option('-f, --force', 'replace a server of the same name')
+  .action(
+    action(
+      async (
+        name: string,
+        command: string[],
+        flags: McpFileFlags & {
+          url?: string;
+          type?: string;
+          header?: string[];
+          env?: string[];
+          force?: boolean;
+        },
+      ) => {
+        const { addServer } = await import('./mcp-config.js');
+        return addServer(
+          name,
+          command,
+          {
+            cwd: resolveCwd(flags.cwd),
+            project: flags.project ?? false,
+            force: flags.force ?? false,
+            url: flags.url,
+            type: flags.type,
+            headers: flags.header,
+            env: flags.env,
+          },
+          process.stdout,
+        );
+      },
+    ),
+  );
+common(
+  mcp
+    .command('remove')
+    .description('remove a server from the user config (or the project config, --project)')
+    .argument('<name>', 'the server name'),
+)
+  .option('--project', 'edit ./.amplifier/mcp.json instead of ~/.amplifier/mcp.json')
+  .action(
+    action(async (name: string, flags: McpFileFlags) => {
+      const { removeServer } = await import('./mcp-config.js');
+      return removeServer(
+        name,
+        { cwd: resolveCwd(flags.cwd), project: flags.project ?? false },
+        display(flags),
+        process.stdout,
+      );
+    }),
+  );
+common(
+  mcp
+    .command('test')
+    .description('start a configured server, list its tools (calling none) and stop it')
+    .argument('<name>', 'the server name'),
+)
+  .option('--timeout <seconds>', 'how long the server may take to start (default 30)', seconds)
+  .action(
+    action(async (name: string, flags: Common & { timeout?: number }) => {
+      const { testServer } = await import('./mcp-config.js');
+      return testServer(
+        name,
+        {
+          cwd: resolveCwd(flags.cwd),
+          json: flags.json ?? false,
+          ...(flags.timeout !== undefined && { timeoutMs: Math.round(flags.timeout * 1000) }),
+        },
+        display(flags),
+        process.stdout,
+      );
+    }),
+  );
+
 program.addHelpText(
   'after',
   `

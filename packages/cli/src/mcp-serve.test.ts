@@ -31,7 +31,7 @@ function events(home: string): Array<{ event: string; data: Record<string, unkno
   });
 }
 
-function text(result: { content?: unknown }): string {
+function text(result: Record<string, unknown>): string {
   return (result.content as Array<{ type: string; text: string }>).map((b) => b.text).join('\n');
 }
 

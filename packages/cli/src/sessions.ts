@@ -10,6 +10,7 @@ import path from 'node:path';
 import { type Message, stringifyJson } from '@amplifier/core';
 import { type JsonlNote, readJsonlSync } from '@amplifier/hooks-logging';
 import { CliError } from './errors.js';
+import { writeAtomic } from './atomic-write.js';
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
@@ -181,12 +182,6 @@ export function repairToolCalls(messages: readonly Message[]): { messages: Messa
   return { messages: out, repaired };
 }
 const METADATA = 'metadata.json';
-
-function writeAtomic(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, text);
-  fs.renameSync(temp, file);
-}
 
 function isAlive(pid: number): boolean {
   try {
