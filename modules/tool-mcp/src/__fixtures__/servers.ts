@@ -18,3 +18,16 @@ export const FIXTURES_DIR: string = path.dirname(fileURLToPath(import.meta.url))
 export function hostile(name: string): string {
   return path.join(FIXTURES_DIR, `${name}-server.mjs`);
 }
+
+/** A free TCP port on 127.0.0.1 (listen on 0, close). */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
