@@ -7,7 +7,13 @@ import { mcpProject } from './__fixtures__/mcp.js';
 afterEach(removeTempDirs);
 
 /** A user home (HOME, where ~/.amplifier/mcp.json lives) and a project folder. */
-function setup(): { home: string; cwd: string; userFile: string; projectFile: string; env: NodeJS.ProcessEnv } {
+function setup(): {
+  home: string;
+  cwd: string;
+  userFile: string;
+  projectFile: string;
+  env: NodeJS.ProcessEnv;
+} {
   const home = tempDir('amp-mcp-user-');
   const cwd = tempDir('amp-mcp-project-');
   return {
@@ -26,11 +32,17 @@ function readJson(file: string): Record<string, any> {
 describe('amplifier mcp add|remove', () => {
   it('adds a stdio server to the user config, keeping other keys and servers, and refuses a taken name without --force', async () => {
     const { cwd, userFile, env } = setup();
-    writeFile(userFile, JSON.stringify({ theme: 'dark', mcpServers: { other: { command: 'other-server' } } }));
-    const added = await runCli(['mcp', 'add', 'files', '--env', 'TOKEN=abc', '--', 'npx', '-y', 'server-x', '/tmp'], {
-      cwd,
-      env,
-    });
+    writeFile(
+      userFile,
+      JSON.stringify({ theme: 'dark', mcpServers: { other: { command: 'other-server' } } }),
+    );
+    const added = await runCli(
+      ['mcp', 'add', 'files', '--env', 'TOKEN=abc', '--', 'npx', '-y', 'server-x', '/tmp'],
+      {
+        cwd,
+        env,
+      },
+    );
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toContain(`Added server 'files' in ${userFile}`);
     expect(readJson(userFile)).toEqual({
@@ -56,7 +68,16 @@ describe('amplifier mcp add|remove', () => {
   it('adds an HTTP server with headers to the project config (--project)', async () => {
     const { cwd, projectFile, userFile, env } = setup();
     const result = await runCli(
-      ['mcp', 'add', 'remote', '--project', '--url', 'https://mcp.example.com/mcp', '--header', 'Authorization: Bearer x'],
+      [
+        'mcp',
+        'add',
+        'remote',
+        '--project',
+        '--url',
+        'https://mcp.example.com/mcp',
+        '--header',
+        'Authorization: Bearer x',
+      ],
       { cwd, env },
     );
     expect(result.code, result.stderr).toBe(0);
@@ -85,7 +106,10 @@ describe('amplifier mcp add|remove', () => {
 
   it('removes one server and keeps the rest; an unknown name is an error', async () => {
     const { cwd, userFile, env } = setup();
-    writeFile(userFile, JSON.stringify({ keep: 1, mcpServers: { a: { command: 'a' }, b: { url: 'http://x/mcp' } } }));
+    writeFile(
+      userFile,
+      JSON.stringify({ keep: 1, mcpServers: { a: { command: 'a' }, b: { url: 'http://x/mcp' } } }),
+    );
     const removed = await runCli(['mcp', 'remove', 'a'], { cwd, env });
     expect(removed.code, removed.stderr).toBe(0);
     expect(readJson(userFile)).toEqual({ keep: 1, mcpServers: { b: { url: 'http://x/mcp' } } });
@@ -134,7 +158,9 @@ describe('amplifier mcp list|test', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/secretive\s+user\s+stdio\s+ok\s+srv\s+API_KEY=\*\*\*/);
     expect(text.stdout).toMatch(/shared\s+user\s+stdio\s+overridden by project/);
-    expect(text.stdout).toMatch(/shared\s+project\s+http\s+ok\s+http:\/\/127\.0\.0\.1:9\/mcp\s+Authorization: \*\*\*/);
+    expect(text.stdout).toMatch(
+      /shared\s+project\s+http\s+ok\s+http:\/\/127\.0\.0\.1:9\/mcp\s+Authorization: \*\*\*/,
+    );
     const json = await runCli(['mcp', 'list', '--json'], { cwd, env });
     const listed = JSON.parse(json.stdout) as { servers: Array<Record<string, unknown>> };
     expect(listed.servers.map((s) => [s.name, s.scope, s.active])).toEqual([
@@ -158,7 +184,10 @@ describe('amplifier mcp list|test', () => {
       userFile,
       JSON.stringify({
         mcpServers: {
-          amp: { command: process.execPath, args: [BIN, 'mcp', 'serve', '--plan', project.plan, '--tools', 'read_file,glob'] },
+          amp: {
+            command: process.execPath,
+            args: [BIN, 'mcp', 'serve', '--plan', project.plan, '--tools', 'read_file,glob'],
+          },
           broken: { command: process.execPath, args: ['-e', 'process.exit(3)'] },
         },
       }),
