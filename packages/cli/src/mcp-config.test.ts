@@ -25,8 +25,13 @@ function setup(): {
   };
 }
 
-function readJson(file: string): Record<string, any> {
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, any>;
+interface ConfigFile {
+  [key: string]: unknown;
+  mcpServers: Record<string, unknown>;
+}
+
+function readJson(file: string): ConfigFile {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as ConfigFile;
 }
 
 describe('amplifier mcp add|remove', () => {

@@ -6,8 +6,8 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,

@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Message, stringifyJson } from '@amplifier/core';
 import { type JsonlNote, readJsonlSync } from '@amplifier/hooks-logging';
-import { CliError } from './errors.js';
 import { writeAtomic } from './atomic-write.js';
+import { CliError } from './errors.js';
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
