@@ -49,7 +49,7 @@ export interface RuntimeOptions {
 }
 
 export class McpRuntime {
-  readonly connections = new Map<string, McpConnection>();
+  readonly connections: Map<string, McpConnection> = new Map();
   readonly #options: RuntimeOptions;
   readonly #mounted = new Map<string, Map<string, MountedTool>>();
   readonly #used = new Set<string>();

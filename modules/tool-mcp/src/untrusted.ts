@@ -12,7 +12,7 @@ export const MAX_DESCRIPTION = 2048;
 // C0/C1 controls except \t \n, bidi controls, zero-width characters, Unicode tags.
 const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]|\uDB40[\uDC00-\uDC7F]/g;
 
-export function cleanText(text: string, max = MAX_DESCRIPTION): string {
+export function cleanText(text: string, max: number = MAX_DESCRIPTION): string {
   const clean = text.replace(HIDDEN, '');
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
