@@ -53,12 +53,17 @@ async function viaSdk() {
   const start = performance.now();
   const client = new Client({ name: 'bench', version: '0.0.0' });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [everythingBin(), 'stdio'], stderr: 'ignore' }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [everythingBin(), 'stdio'],
+      stderr: 'ignore',
+    }),
   );
   await client.listTools();
   const connectMs = performance.now() - start;
   return {
-    call: () => client.callTool({ name: 'echo', arguments: { message: 'hello' } }).then((r) => r.isError !== true),
+    call: () =>
+      client.callTool({ name: 'echo', arguments: { message: 'hello' } }).then((r) => r.isError !== true),
     cleanup: () => client.close(),
     connectMs,
   };
@@ -98,7 +103,8 @@ async function startTime() {
 export const tasks = { callLatency, startTime };
 
 async function run(options: GroupOptions): Promise<Row[]> {
-  const reason = (await missing('@amplifier/tool-mcp')) ?? (await missing('@modelcontextprotocol/sdk/client/index.js'));
+  const reason =
+    (await missing('@amplifier/tool-mcp')) ?? (await missing('@modelcontextprotocol/sdk/client/index.js'));
   if (reason !== undefined) return [notAvailable(GROUP, 'tool-mcp', reason)];
   const runs = Math.max(5, options.runs);
   options.log('mcp: echo through tool-mcp vs the bare SDK client');
@@ -116,7 +122,9 @@ async function run(options: GroupOptions): Promise<Row[]> {
   options.log('mcp: server start to tools mounted');
   const starts: { mountMs: number; connectMs: number }[] = [];
   for (let i = 0; i < Math.min(runs, 5); i++) {
-    starts.push((await runChild<{ mountMs: number; connectMs: number }>('child.js', [GROUP, 'startTime', '{}'])).value);
+    starts.push(
+      (await runChild<{ mountMs: number; connectMs: number }>('child.js', [GROUP, 'startTime', '{}'])).value,
+    );
   }
   const mount = summarize(starts.map((s) => s.mountMs));
   const connect = summarize(starts.map((s) => s.connectMs));

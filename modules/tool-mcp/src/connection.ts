@@ -9,7 +9,10 @@
 import { childEnvironment, type Sandbox, type StopServiceOptions } from '@amplifier/process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -113,7 +116,8 @@ export class McpConnection {
         try {
           await this.#open('http', both);
         } catch (error) {
-          if (!(error instanceof StreamableHTTPError) || ![400, 404, 405].includes(error.code ?? 0)) throw error;
+          if (!(error instanceof StreamableHTTPError) || ![400, 404, 405].includes(error.code ?? 0))
+            throw error;
           await this.#disconnect();
           await this.#open('sse', both);
         }
@@ -178,7 +182,9 @@ export class McpConnection {
     const url = new URL(config.url!);
     const requestInit: RequestInit = config.headers ? { headers: { ...config.headers } } : {};
     const common = { requestInit, redirectPolicy: 'same-origin' as const };
-    return kind === 'http' ? new StreamableHTTPClientTransport(url, common) : new SSEClientTransport(url, common);
+    return kind === 'http'
+      ? new StreamableHTTPClientTransport(url, common)
+      : new SSEClientTransport(url, common);
   }
 
   async #listAll(options: RequestOptions): Promise<McpTool[]> {
@@ -193,7 +199,9 @@ export class McpConnection {
       tools.push(...result.tools);
       if (result.nextCursor === undefined) return tools;
       if (seen.has(result.nextCursor))
-        throw new Error(`tools/list repeated the cursor ${JSON.stringify(result.nextCursor)}; refusing a partial list`);
+        throw new Error(
+          `tools/list repeated the cursor ${JSON.stringify(result.nextCursor)}; refusing a partial list`,
+        );
       seen.add(result.nextCursor);
       cursor = result.nextCursor;
     }
@@ -238,7 +246,8 @@ export class McpConnection {
 
   /** Connect if not connected (restart after a death, under the backoff). */
   async ensureConnected(signal?: AbortSignal): Promise<void> {
-    if (this.#closed) throw new ServerUnavailableError(`MCP server '${this.name}' is closed (the session ended)`);
+    if (this.#closed)
+      throw new ServerUnavailableError(`MCP server '${this.name}' is closed (the session ended)`);
     if (this.connected && !this.#connecting) return;
     if (this.#connecting) return this.#connecting;
     const wait = this.#nextAttempt - Date.now();
@@ -263,7 +272,9 @@ export class McpConnection {
     this.#failures++;
     // The first restart is immediate (next call); repeated deaths back off.
     this.#nextAttempt =
-      this.#failures <= 1 ? 0 : Date.now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.#failures - 2));
+      this.#failures <= 1
+        ? 0
+        : Date.now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.#failures - 2));
     this.#options.onDied?.(reason);
   }
 
@@ -282,7 +293,10 @@ export class McpConnection {
           ? `was killed by ${status.signal}`
           : `exited with code ${status.code}`
         : 'closed its stdio';
-      const tail = transport.stderrTail().filter((line) => line.trim() !== '').slice(-5);
+      const tail = transport
+        .stderrTail()
+        .filter((line) => line.trim() !== '')
+        .slice(-5);
       return `MCP server '${this.name}' ${how}${tail.length ? `; last stderr: ${tail.join(' | ')}` : ''}`;
     }
     return `MCP server '${this.name}' ${what}`;
@@ -295,10 +309,19 @@ export class McpConnection {
     const transport = this.#transport;
     if (transport instanceof ProcessTransport) {
       const status = transport.exitStatus;
-      const exit = status ? (status.signal ? ` (killed by ${status.signal})` : ` (exit code ${status.code})`) : '';
-      const tail = transport.stderrTail().filter((line) => line.trim() !== '').slice(-5);
+      const exit = status
+        ? status.signal
+          ? ` (killed by ${status.signal})`
+          : ` (exit code ${status.code})`
+        : '';
+      const tail = transport
+        .stderrTail()
+        .filter((line) => line.trim() !== '')
+        .slice(-5);
       const hint =
-        (error as NodeJS.ErrnoException)?.code === 'ENOENT' ? `; is '${this.config.command}' installed and on PATH?` : '';
+        (error as NodeJS.ErrnoException)?.code === 'ENOENT'
+          ? `; is '${this.config.command}' installed and on PATH?`
+          : '';
       return `${base}${exit}${hint}${tail.length ? `; last stderr: ${tail.join(' | ')}` : ''}`;
     }
     if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {

@@ -22,7 +22,11 @@ beforeAll(async () => {
     server_log_dir: logDir,
     sandbox: 'off',
     mcpServers: {
-      everything: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'], env: { MCP_TEST_SET: 'yes' } },
+      everything: {
+        command: process.execPath,
+        args: [EVERYTHING_BIN, 'stdio'],
+        env: { MCP_TEST_SET: 'yes' },
+      },
     },
   });
 }, 60_000);
@@ -68,7 +72,9 @@ describe('server-everything over stdio', () => {
   it('surfaces structuredContent', async () => {
     const result = await call('mcp_everything_get-structured-content', { location: 'New York' });
     expect(result.success).toBe(true);
-    expect((result.output as McpToolOutput).structured_content).toMatchObject({ temperature: expect.any(Number) });
+    expect((result.output as McpToolOutput).structured_content).toMatchObject({
+      temperature: expect.any(Number),
+    });
   });
 
   it('maps resource links and embedded resources', async () => {
@@ -87,15 +93,23 @@ describe('server-everything over stdio', () => {
     );
     expect(result.success).toBe(true);
     expect(progress.length).toBeGreaterThanOrEqual(1);
-    expect(progress[0]).toMatchObject({ progress: expect.any(Number), mcp_server: 'everything', mcp_tool: 'trigger-long-running-operation' });
+    expect(progress[0]).toMatchObject({
+      progress: expect.any(Number),
+      mcp_server: 'everything',
+      mcp_tool: 'trigger-long-running-operation',
+    });
   });
 
   it('cancels a long call through the signal', async () => {
     const controller = new AbortController();
-    const pending = call('mcp_everything_trigger-long-running-operation', { duration: 60, steps: 60 }, {
-      signal: controller.signal,
-      onProgress: () => controller.abort(),
-    });
+    const pending = call(
+      'mcp_everything_trigger-long-running-operation',
+      { duration: 60, steps: 60 },
+      {
+        signal: controller.signal,
+        onProgress: () => controller.abort(),
+      },
+    );
     const result = await pending;
     expect(result.success).toBe(false);
     expect(result.error?.type).toBe('cancelled');

@@ -35,7 +35,9 @@ describe('mount', () => {
       const untrusted = createTestCoordinator({ bare: true, logger });
       const off = await mount(untrusted, { working_dir: project, sandbox: 'off', server_log_dir: logDir });
       expect(untrusted.get('tools', 'mcp_proj_hello')).toBeUndefined();
-      expect(warnings.join('\n')).toMatch(/server 'proj' from .*mcp\.json is not started.*garbage-server\.mjs.*trust_project: true/);
+      expect(warnings.join('\n')).toMatch(
+        /server 'proj' from .*mcp\.json is not started.*garbage-server\.mjs.*trust_project: true/,
+      );
       await off();
       const trusted = createTestCoordinator({ bare: true });
       const cleanup = await mount(trusted, {
@@ -52,16 +54,18 @@ describe('mount', () => {
   });
 
   it('refuses a misspelt safety key', async () => {
-    const error = await mount(createTestCoordinator({ bare: true }), { config_files: false, on_tool_chnage: 'disable' }).catch(
-      (e: unknown) => e,
-    );
+    const error = await mount(createTestCoordinator({ bare: true }), {
+      config_files: false,
+      on_tool_chnage: 'disable',
+    }).catch((e: unknown) => e);
     expect(AmplifierError.is(error, 'CONFIG_REFUSED')).toBe(true);
   });
 
   it('fails the mount with the key for a bad value', async () => {
-    const error = await mount(createTestCoordinator({ bare: true }), { config_files: false, max_content_size: 'big' }).catch(
-      (e: unknown) => e,
-    );
+    const error = await mount(createTestCoordinator({ bare: true }), {
+      config_files: false,
+      max_content_size: 'big',
+    }).catch((e: unknown) => e);
     expect(AmplifierError.is(error, 'MOUNT_FAILED')).toBe(true);
     expect(String((error as Error).message)).toMatch(/max_content_size/);
   });

@@ -112,7 +112,9 @@ export class McpRuntime {
       onStderr: (line) => this.#stderr(name, line),
       onToolsChanged: (tools) => this.#remount(connection, tools),
       onDied: (reason) => {
-        this.#options.coordinator.logger.error(`tool-mcp: ${reason}; its tools fail until it restarts (on the next call)`);
+        this.#options.coordinator.logger.error(
+          `tool-mcp: ${reason}; its tools fail until it restarts (on the next call)`,
+        );
         this.#emit(MCP_SERVER_DIED, { server: name, error: reason });
       },
       ...(this.#options.listChangedDebounceMs !== undefined
@@ -178,7 +180,12 @@ export class McpRuntime {
         );
       }
       const { alias } = preferredToolName(connection.name, definition.name);
-      const aliases = alias.length <= 64 && !taken.has(alias) && mountedName === preferredToolName(connection.name, definition.name).name ? [alias] : [];
+      const aliases =
+        alias.length <= 64 &&
+        !taken.has(alias) &&
+        mountedName === preferredToolName(connection.name, definition.name).name
+          ? [alias]
+          : [];
       taken.add(mountedName);
       for (const a of aliases) taken.add(a);
       const tool = createMcpTool({
@@ -226,7 +233,12 @@ export class McpRuntime {
       const action = this.#options.settings.on_tool_change;
       this.#unmount(server, toolName);
       if (this.#used.has(key)) {
-        this.#emit(MCP_TOOL_DEFINITION_CHANGED, { server, tool: toolName, mounted_name: entry.mountedName, action });
+        this.#emit(MCP_TOOL_DEFINITION_CHANGED, {
+          server,
+          tool: toolName,
+          mounted_name: entry.mountedName,
+          action,
+        });
         this.#options.coordinator.logger.warn(
           `tool-mcp: the definition of tool '${toolName}' of server '${server}' changed after it was used${action === 'disable' ? '; it is unmounted until the session restarts' : ''}`,
         );

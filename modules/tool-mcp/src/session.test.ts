@@ -44,7 +44,11 @@ it('a scripted model writes and reads a file through server-filesystem and echoe
           module: 'provider-mock',
           config: {
             script: [
-              { tool_calls: [{ name: 'mcp_fs_write_file', arguments: { path: target, content: 'hello from mcp' } }] },
+              {
+                tool_calls: [
+                  { name: 'mcp_fs_write_file', arguments: { path: target, content: 'hello from mcp' } },
+                ],
+              },
               {
                 tool_calls: [
                   { name: 'mcp_fs_read_text_file', arguments: { path: target } },

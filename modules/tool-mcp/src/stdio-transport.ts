@@ -82,7 +82,8 @@ export class ProcessTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     const service = this.#service;
-    if (!service || this.#closed || service.exitStatus !== undefined) throw new Error('MCP server is not running');
+    if (!service || this.#closed || service.exitStatus !== undefined)
+      throw new Error('MCP server is not running');
     const stdin = service.stdin;
     await new Promise<void>((resolve, reject) => {
       const ok = stdin.write(serializeMessage(message), (error) => (error ? reject(error) : undefined));
@@ -103,7 +104,9 @@ export class ProcessTransport implements Transport {
       try {
         message = this.#buffer.readMessage();
       } catch (error) {
-        this.onerror?.(new Error(`MCP server wrote a line that is not JSON-RPC to stdout (skipped): ${String(error)}`));
+        this.onerror?.(
+          new Error(`MCP server wrote a line that is not JSON-RPC to stdout (skipped): ${String(error)}`),
+        );
         continue;
       }
       if (message === null) return;
