@@ -132,3 +132,30 @@ describe('server-everything over stdio', () => {
     expect(['mcp_tool_error', 'mcp_protocol_error']).toContain(result.error?.type);
   });
 });
+
+describe('timeouts with progress', () => {
+  it('the idle timeout is reset by progress; the total cap still ends the call', async () => {
+    const local = createTestCoordinator({ bare: true });
+    const stop = await mount(local, {
+      config_files: false,
+      server_log_dir: logDir,
+      sandbox: 'off',
+      max_tool_timeout: 4,
+      mcpServers: {
+        everything: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'], tool_timeout_sec: 2 },
+      },
+    });
+    try {
+      const tool = local.get('tools', 'mcp_everything_trigger-long-running-operation')!;
+      // 2.5 s of work, progress every 0.1 s: longer than the 2 s idle timeout, shorter than the 4 s cap.
+      const reset = await tool.execute({ duration: 2.5, steps: 25 }, { onProgress: () => {} });
+      expect(reset.success, JSON.stringify(reset.error)).toBe(true);
+      // 20 s of work with progress: the 4 s total cap ends it.
+      const capped = await tool.execute({ duration: 20, steps: 200 }, { onProgress: () => {} });
+      expect(capped.success).toBe(false);
+      expect(capped.error?.type).toBe('mcp_timeout');
+    } finally {
+      await stop();
+    }
+  });
+});
