@@ -259,6 +259,8 @@ export class McpConnection {
     try {
       await this.connect(signal);
       this.#nextAttempt = 0;
+      // A restarted server may list other tools: remount what changed.
+      this.#options.onToolsChanged?.(this.#tools);
     } catch (error) {
       this.#failures++;
       this.#nextAttempt = Date.now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.#failures - 1));

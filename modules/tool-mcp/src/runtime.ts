@@ -251,7 +251,8 @@ export class McpRuntime {
       changed.push(entry.mountedName);
     }
     const added = this.#mountTools(connection, tools).filter((name) => !changed.includes(name));
-    this.#emit(MCP_TOOLS_CHANGED, { server, added, removed, changed });
+    if (added.length + removed.length + changed.length > 0)
+      this.#emit(MCP_TOOLS_CHANGED, { server, added, removed, changed });
   }
 
   /** Names mounted for a server (tests, status). */

@@ -87,8 +87,18 @@ export class ProcessTransport implements Transport {
     const stdin = service.stdin;
     await new Promise<void>((resolve, reject) => {
       const ok = stdin.write(serializeMessage(message), (error) => (error ? reject(error) : undefined));
-      if (ok) resolve();
-      else stdin.once('drain', resolve);
+      if (ok) return resolve();
+      // Back-pressure: wait for the pipe to drain, or fail when it closes (the server exited).
+      const drained = (): void => {
+        stdin.off('close', closed);
+        resolve();
+      };
+      const closed = (): void => {
+        stdin.off('drain', drained);
+        reject(new Error('MCP server closed its stdin'));
+      };
+      stdin.once('drain', drained);
+      stdin.once('close', closed);
     });
   }
 
