@@ -21,7 +21,7 @@ import {
   type Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig } from './servers.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig } from './servers.js';
 import { ProcessTransport } from './stdio-transport.js';
 
 export const CLIENT_INFO: Implementation = { name: 'amplifier-ts', version: '0.1.0' };
@@ -81,6 +81,14 @@ export class McpConnection {
     this.transportKind = options.config.type;
   }
 
+  get startupTimeoutMs(): number {
+    return this.config.startup_timeout_ms ?? DEFAULT_STARTUP_TIMEOUT_MS;
+  }
+
+  get toolTimeoutMs(): number {
+    return this.config.tool_timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS;
+  }
+
   get tools(): readonly McpTool[] {
     return this.#tools;
   }
@@ -109,7 +117,7 @@ export class McpConnection {
     if (this.#closed) throw new ServerUnavailableError(`MCP server '${this.name}' is closed`);
     await this.#disconnect();
     this.#dead = undefined;
-    const deadline = AbortSignal.timeout(this.config.startup_timeout_ms);
+    const deadline = AbortSignal.timeout(this.startupTimeoutMs);
     const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
     try {
       if (this.config.type === 'http') {
@@ -211,7 +219,7 @@ export class McpConnection {
     clearTimeout(this.#debounce);
     this.#debounce = setTimeout(() => {
       if (this.#client !== client || this.#closed) return;
-      this.#listAll({ timeout: this.config.startup_timeout_ms }).then(
+      this.#listAll({ timeout: this.startupTimeoutMs }).then(
         (tools) => {
           if (this.#client !== client) return;
           this.#tools = tools;
@@ -306,7 +314,7 @@ export class McpConnection {
 
   #describeFailure(error: unknown, timedOut: boolean): string {
     const base = timedOut
-      ? `MCP server '${this.name}' did not answer initialize within ${this.config.startup_timeout_ms / 1000} s (startup_timeout_sec)`
+      ? `MCP server '${this.name}' did not answer initialize within ${this.startupTimeoutMs / 1000} s (startup_timeout_sec)`
       : `MCP server '${this.name}' failed to start: ${error instanceof Error ? error.message : String(error)}`;
     const transport = this.#transport;
     if (transport instanceof ProcessTransport) {

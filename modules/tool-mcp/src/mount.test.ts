@@ -5,7 +5,7 @@ import { AmplifierError } from '@amplifier/core';
 import { createTestCoordinator, toolConformance } from '@amplifier/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hostile } from './__fixtures__/servers.js';
-import { mount } from './index.js';
+import { mount, probeMcpServer } from './index.js';
 
 const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-mcp-mount-'));
 afterAll(() => fs.rmSync(logDir, { recursive: true, force: true }));
@@ -68,5 +68,25 @@ describe('mount', () => {
     }).catch((e: unknown) => e);
     expect(AmplifierError.is(error, 'MOUNT_FAILED')).toBe(true);
     expect(String((error as Error).message)).toMatch(/max_content_size/);
+  });
+
+  it('probeMcpServer lists the tools of a server given in the minimal shape, and stops it', async () => {
+    const result = await probeMcpServer(
+      'garbage',
+      { type: 'stdio', command: process.execPath, args: [hostile('garbage')], enabled: true },
+      { sandbox: 'off', timeoutMs: 20_000 },
+    );
+    expect(result.serverInfo).toEqual({ name: 'garbage', version: '1.0.0' });
+    expect(result.tools).toEqual([{ name: 'hello', mountedName: 'mcp_garbage_hello' }]);
+  });
+
+  it('probeMcpServer rejects with a clear error for a server that never answers', async () => {
+    await expect(
+      probeMcpServer(
+        'silent',
+        { type: 'stdio', command: process.execPath, args: [hostile('silent')], enabled: true },
+        { sandbox: 'off', timeoutMs: 200 },
+      ),
+    ).rejects.toThrow(/'silent' did not answer initialize within 0.2 s/);
   });
 });

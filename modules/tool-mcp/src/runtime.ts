@@ -85,8 +85,8 @@ export class McpRuntime {
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           coordinator.logger.error(`tool-mcp: ${message}`);
-          this.#emit(MCP_SERVER_FAILED, { server: name, error: message, required: config.required });
-          return config.required ? message : undefined;
+          this.#emit(MCP_SERVER_FAILED, { server: name, error: message, required: config.required === true });
+          return config.required === true ? message : undefined;
         }
       }),
     );

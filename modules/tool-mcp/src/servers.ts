@@ -31,12 +31,12 @@ export interface McpServerConfig {
   enabled_tools?: string[];
   /** These are never mounted (applied after `enabled_tools`). */
   disabled_tools?: string[];
-  /** Initialize (and first list) deadline, ms. Default 30 000. */
-  startup_timeout_ms: number;
-  /** Idle deadline of one tool call (reset by progress), ms. Default 60 000. */
-  tool_timeout_ms: number;
-  /** A server that fails to start fails the mount. */
-  required: boolean;
+  /** Initialize (and first list) deadline, ms. Default 30 000 (`DEFAULT_STARTUP_TIMEOUT_MS`). */
+  startup_timeout_ms?: number;
+  /** Idle deadline of one tool call (reset by progress), ms. Default 60 000 (`DEFAULT_TOOL_TIMEOUT_MS`). */
+  tool_timeout_ms?: number;
+  /** A server that fails to start fails the mount (default false). */
+  required?: boolean;
 }
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;

@@ -64,7 +64,7 @@ export function createMcpTool(options: McpToolOptions): Tool {
       try {
         const result = await connection.callTool(toolName, input, {
           ...(signal ? { signal } : {}),
-          timeout: connection.config.tool_timeout_ms,
+          timeout: connection.toolTimeoutMs,
           resetTimeoutOnProgress: true,
           maxTotalTimeout: maxToolTimeoutMs,
           ...(onProgress
