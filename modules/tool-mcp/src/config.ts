@@ -91,12 +91,17 @@ function truthy(value: string | undefined): boolean {
 }
 
 /** Read the module config; MOUNT_FAILED naming the key, or CONFIG_REFUSED for a misspelt safety key. */
-export function parseConfig(raw: unknown, logger?: Logger, env: NodeJS.ProcessEnv = process.env): McpModuleConfig {
+export function parseConfig(
+  raw: unknown,
+  logger?: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): McpModuleConfig {
   let config: Record<string, unknown>;
   try {
     config = readModuleConfig(raw, { module: MODULE_ID, schema: CONFIG_SCHEMA, safety: SAFETY_KEYS, logger });
     for (const key of NOT_YET) {
-      if (getOwn(config, key) !== undefined) warnConfigKey(logger, MODULE_ID, key, 'is not supported yet and is ignored');
+      if (getOwn(config, key) !== undefined)
+        warnConfigKey(logger, MODULE_ID, key, 'is not supported yet and is ignored');
     }
     const inlineServers = getOwn<Record<string, unknown>>(config, 'servers');
     const inlineMcp = getOwn<Record<string, unknown>>(config, 'mcpServers');
@@ -107,9 +112,11 @@ export function parseConfig(raw: unknown, logger?: Logger, env: NodeJS.ProcessEn
       trust_project: own<boolean>('trust_project') ?? truthy(env.AMPLIFIER_MCP_TRUST_PROJECT),
       working_dir: own<string | null>('working_dir') ?? null,
       verbose_servers: own<boolean>('verbose_servers') ?? truthy(env.AMPLIFIER_MCP_VERBOSE),
-      server_log_dir: own<string>('server_log_dir') ?? path.join(os.homedir(), '.amplifier', 'logs', 'mcp-servers'),
+      server_log_dir:
+        own<string>('server_log_dir') ?? path.join(os.homedir(), '.amplifier', 'logs', 'mcp-servers'),
       max_content_size: own<number>('max_content_size') ?? DEFAULTS.max_content_size,
-      max_tool_timeout_ms: configDurationMs(config, 'max_tool_timeout', MODULE_ID) ?? DEFAULTS.max_tool_timeout_ms,
+      max_tool_timeout_ms:
+        configDurationMs(config, 'max_tool_timeout', MODULE_ID) ?? DEFAULTS.max_tool_timeout_ms,
       shutdown_grace_ms: configDurationMs(config, 'shutdown_grace', MODULE_ID) ?? DEFAULTS.shutdown_grace_ms,
       on_tool_change: own<'warn' | 'disable'>('on_tool_change') ?? DEFAULTS.on_tool_change,
       sandbox: sandboxPolicyFrom(config),

@@ -9,7 +9,10 @@
 import { childEnvironment, type Sandbox, type StopServiceOptions } from '@amplifier/process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -18,7 +21,7 @@ import {
   type Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig } from './servers.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig } from './servers.js';
 import { ProcessTransport } from './stdio-transport.js';
 
 export const CLIENT_INFO: Implementation = { name: 'amplifier-ts', version: '0.1.0' };
@@ -78,6 +81,14 @@ export class McpConnection {
     this.transportKind = options.config.type;
   }
 
+  get startupTimeoutMs(): number {
+    return this.config.startup_timeout_ms ?? DEFAULT_STARTUP_TIMEOUT_MS;
+  }
+
+  get toolTimeoutMs(): number {
+    return this.config.tool_timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS;
+  }
+
   get tools(): readonly McpTool[] {
     return this.#tools;
   }
@@ -106,14 +117,15 @@ export class McpConnection {
     if (this.#closed) throw new ServerUnavailableError(`MCP server '${this.name}' is closed`);
     await this.#disconnect();
     this.#dead = undefined;
-    const deadline = AbortSignal.timeout(this.config.startup_timeout_ms);
+    const deadline = AbortSignal.timeout(this.startupTimeoutMs);
     const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
     try {
       if (this.config.type === 'http') {
         try {
           await this.#open('http', both);
         } catch (error) {
-          if (!(error instanceof StreamableHTTPError) || ![400, 404, 405].includes(error.code ?? 0)) throw error;
+          if (!(error instanceof StreamableHTTPError) || ![400, 404, 405].includes(error.code ?? 0))
+            throw error;
           await this.#disconnect();
           await this.#open('sse', both);
         }
@@ -178,7 +190,9 @@ export class McpConnection {
     const url = new URL(config.url!);
     const requestInit: RequestInit = config.headers ? { headers: { ...config.headers } } : {};
     const common = { requestInit, redirectPolicy: 'same-origin' as const };
-    return kind === 'http' ? new StreamableHTTPClientTransport(url, common) : new SSEClientTransport(url, common);
+    return kind === 'http'
+      ? new StreamableHTTPClientTransport(url, common)
+      : new SSEClientTransport(url, common);
   }
 
   async #listAll(options: RequestOptions): Promise<McpTool[]> {
@@ -193,7 +207,9 @@ export class McpConnection {
       tools.push(...result.tools);
       if (result.nextCursor === undefined) return tools;
       if (seen.has(result.nextCursor))
-        throw new Error(`tools/list repeated the cursor ${JSON.stringify(result.nextCursor)}; refusing a partial list`);
+        throw new Error(
+          `tools/list repeated the cursor ${JSON.stringify(result.nextCursor)}; refusing a partial list`,
+        );
       seen.add(result.nextCursor);
       cursor = result.nextCursor;
     }
@@ -203,7 +219,7 @@ export class McpConnection {
     clearTimeout(this.#debounce);
     this.#debounce = setTimeout(() => {
       if (this.#client !== client || this.#closed) return;
-      this.#listAll({ timeout: this.config.startup_timeout_ms }).then(
+      this.#listAll({ timeout: this.startupTimeoutMs }).then(
         (tools) => {
           if (this.#client !== client) return;
           this.#tools = tools;
@@ -238,7 +254,8 @@ export class McpConnection {
 
   /** Connect if not connected (restart after a death, under the backoff). */
   async ensureConnected(signal?: AbortSignal): Promise<void> {
-    if (this.#closed) throw new ServerUnavailableError(`MCP server '${this.name}' is closed (the session ended)`);
+    if (this.#closed)
+      throw new ServerUnavailableError(`MCP server '${this.name}' is closed (the session ended)`);
     if (this.connected && !this.#connecting) return;
     if (this.#connecting) return this.#connecting;
     const wait = this.#nextAttempt - Date.now();
@@ -250,6 +267,8 @@ export class McpConnection {
     try {
       await this.connect(signal);
       this.#nextAttempt = 0;
+      // A restarted server may list other tools: remount what changed.
+      this.#options.onToolsChanged?.(this.#tools);
     } catch (error) {
       this.#failures++;
       this.#nextAttempt = Date.now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.#failures - 1));
@@ -263,7 +282,9 @@ export class McpConnection {
     this.#failures++;
     // The first restart is immediate (next call); repeated deaths back off.
     this.#nextAttempt =
-      this.#failures <= 1 ? 0 : Date.now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.#failures - 2));
+      this.#failures <= 1
+        ? 0
+        : Date.now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.#failures - 2));
     this.#options.onDied?.(reason);
   }
 
@@ -282,7 +303,10 @@ export class McpConnection {
           ? `was killed by ${status.signal}`
           : `exited with code ${status.code}`
         : 'closed its stdio';
-      const tail = transport.stderrTail().filter((line) => line.trim() !== '').slice(-5);
+      const tail = transport
+        .stderrTail()
+        .filter((line) => line.trim() !== '')
+        .slice(-5);
       return `MCP server '${this.name}' ${how}${tail.length ? `; last stderr: ${tail.join(' | ')}` : ''}`;
     }
     return `MCP server '${this.name}' ${what}`;
@@ -290,15 +314,24 @@ export class McpConnection {
 
   #describeFailure(error: unknown, timedOut: boolean): string {
     const base = timedOut
-      ? `MCP server '${this.name}' did not answer initialize within ${this.config.startup_timeout_ms / 1000} s (startup_timeout_sec)`
+      ? `MCP server '${this.name}' did not answer initialize within ${this.startupTimeoutMs / 1000} s (startup_timeout_sec)`
       : `MCP server '${this.name}' failed to start: ${error instanceof Error ? error.message : String(error)}`;
     const transport = this.#transport;
     if (transport instanceof ProcessTransport) {
       const status = transport.exitStatus;
-      const exit = status ? (status.signal ? ` (killed by ${status.signal})` : ` (exit code ${status.code})`) : '';
-      const tail = transport.stderrTail().filter((line) => line.trim() !== '').slice(-5);
+      const exit = status
+        ? status.signal
+          ? ` (killed by ${status.signal})`
+          : ` (exit code ${status.code})`
+        : '';
+      const tail = transport
+        .stderrTail()
+        .filter((line) => line.trim() !== '')
+        .slice(-5);
       const hint =
-        (error as NodeJS.ErrnoException)?.code === 'ENOENT' ? `; is '${this.config.command}' installed and on PATH?` : '';
+        (error as NodeJS.ErrnoException)?.code === 'ENOENT'
+          ? `; is '${this.config.command}' installed and on PATH?`
+          : '';
       return `${base}${exit}${hint}${tail.length ? `; last stderr: ${tail.join(' | ')}` : ''}`;
     }
     if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {

@@ -22,7 +22,11 @@ beforeAll(async () => {
     server_log_dir: logDir,
     sandbox: 'off',
     mcpServers: {
-      everything: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'], env: { MCP_TEST_SET: 'yes' } },
+      everything: {
+        command: process.execPath,
+        args: [EVERYTHING_BIN, 'stdio'],
+        env: { MCP_TEST_SET: 'yes' },
+      },
     },
   });
 }, 60_000);
@@ -68,7 +72,9 @@ describe('server-everything over stdio', () => {
   it('surfaces structuredContent', async () => {
     const result = await call('mcp_everything_get-structured-content', { location: 'New York' });
     expect(result.success).toBe(true);
-    expect((result.output as McpToolOutput).structured_content).toMatchObject({ temperature: expect.any(Number) });
+    expect((result.output as McpToolOutput).structured_content).toMatchObject({
+      temperature: expect.any(Number),
+    });
   });
 
   it('maps resource links and embedded resources', async () => {
@@ -87,15 +93,23 @@ describe('server-everything over stdio', () => {
     );
     expect(result.success).toBe(true);
     expect(progress.length).toBeGreaterThanOrEqual(1);
-    expect(progress[0]).toMatchObject({ progress: expect.any(Number), mcp_server: 'everything', mcp_tool: 'trigger-long-running-operation' });
+    expect(progress[0]).toMatchObject({
+      progress: expect.any(Number),
+      mcp_server: 'everything',
+      mcp_tool: 'trigger-long-running-operation',
+    });
   });
 
   it('cancels a long call through the signal', async () => {
     const controller = new AbortController();
-    const pending = call('mcp_everything_trigger-long-running-operation', { duration: 60, steps: 60 }, {
-      signal: controller.signal,
-      onProgress: () => controller.abort(),
-    });
+    const pending = call(
+      'mcp_everything_trigger-long-running-operation',
+      { duration: 60, steps: 60 },
+      {
+        signal: controller.signal,
+        onProgress: () => controller.abort(),
+      },
+    );
     const result = await pending;
     expect(result.success).toBe(false);
     expect(result.error?.type).toBe('cancelled');
@@ -116,5 +130,32 @@ describe('server-everything over stdio', () => {
     const result = await call('mcp_everything_get-sum', { a: 'not a number', b: 2 });
     expect(result.success).toBe(false);
     expect(['mcp_tool_error', 'mcp_protocol_error']).toContain(result.error?.type);
+  });
+});
+
+describe('timeouts with progress', () => {
+  it('the idle timeout is reset by progress; the total cap still ends the call', async () => {
+    const local = createTestCoordinator({ bare: true });
+    const stop = await mount(local, {
+      config_files: false,
+      server_log_dir: logDir,
+      sandbox: 'off',
+      max_tool_timeout: 4,
+      mcpServers: {
+        everything: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'], tool_timeout_sec: 2 },
+      },
+    });
+    try {
+      const tool = local.get('tools', 'mcp_everything_trigger-long-running-operation')!;
+      // 2.5 s of work, progress every 0.1 s: longer than the 2 s idle timeout, shorter than the 4 s cap.
+      const reset = await tool.execute({ duration: 2.5, steps: 25 }, { onProgress: () => {} });
+      expect(reset.success, JSON.stringify(reset.error)).toBe(true);
+      // 20 s of work with progress: the 4 s total cap ends it.
+      const capped = await tool.execute({ duration: 20, steps: 200 }, { onProgress: () => {} });
+      expect(capped.success).toBe(false);
+      expect(capped.error?.type).toBe('mcp_timeout');
+    } finally {
+      await stop();
+    }
   });
 });

@@ -12,7 +12,10 @@ afterEach(async () => {
 });
 
 /** server-everything in `mode` on a free port, ready once it says it listens. */
-async function everything(mode: 'streamableHttp' | 'sse', port?: number): Promise<{ port: number; service: ServiceProcess }> {
+async function everything(
+  mode: 'streamableHttp' | 'sse',
+  port?: number,
+): Promise<{ port: number; service: ServiceProcess }> {
   const chosen = port ?? (await freePort());
   const service = await startService(process.execPath, [EVERYTHING_BIN, mode], {
     env: childEnvironment(process.env, { set: { PORT: String(chosen) } }).env,

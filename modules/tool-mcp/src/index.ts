@@ -9,7 +9,12 @@ import {
   type Coordinator,
   OBSERVABILITY_EVENTS_CHANNEL,
 } from '@amplifier/core';
-import { requireProcessGroups, SANDBOX_STATUS_CHANNEL, Sandbox, SandboxUnavailableError } from '@amplifier/process';
+import {
+  requireProcessGroups,
+  SANDBOX_STATUS_CHANNEL,
+  Sandbox,
+  SandboxUnavailableError,
+} from '@amplifier/process';
 import { MODULE_ID, parseConfig } from './config.js';
 import { MCP_EVENTS, MCP_SERVER_FAILED } from './events.js';
 import { McpRuntime } from './runtime.js';
@@ -48,7 +53,9 @@ export type { McpProgress } from './tool.js';
 export { createMcpTool } from './tool.js';
 
 function commandLine(command: string | undefined, args: readonly string[] | undefined): string {
-  return [command ?? '', ...(args ?? [])].map((part) => (/^[\w./:@=-]+$/.test(part) ? part : JSON.stringify(part))).join(' ');
+  return [command ?? '', ...(args ?? [])]
+    .map((part) => (/^[\w./:@=-]+$/.test(part) ? part : JSON.stringify(part)))
+    .join(' ');
 }
 
 /**
@@ -58,7 +65,10 @@ function commandLine(command: string | undefined, args: readonly string[] | unde
  * (`mcp:server_failed`, error log) and skipped, unless `required`. The cleanup
  * stops every server and its whole process group.
  */
-export async function mount(coordinator: Coordinator, config: Record<string, unknown> = {}): Promise<Cleanup> {
+export async function mount(
+  coordinator: Coordinator,
+  config: Record<string, unknown> = {},
+): Promise<Cleanup> {
   requireProcessGroups(MODULE_ID);
   const settings = parseConfig(config, coordinator.logger);
   const cwd =
@@ -99,7 +109,14 @@ export async function mount(coordinator: Coordinator, config: Record<string, unk
     const active = sandbox;
     coordinator.registerContributor(SANDBOX_STATUS_CHANNEL, MODULE_ID, () => active.status());
   }
-  const runtime = new McpRuntime({ coordinator, settings, servers, cwd, hostEnv, ...(sandbox ? { sandbox } : {}) });
+  const runtime = new McpRuntime({
+    coordinator,
+    settings,
+    servers,
+    cwd,
+    hostEnv,
+    ...(sandbox ? { sandbox } : {}),
+  });
   await runtime.start();
   return () => runtime.close();
 }

@@ -110,7 +110,10 @@ describe('hostile servers', () => {
   it('a server ignoring stdin EOF and SIGTERM is SIGKILLed with its whole group at cleanup', async () => {
     const { tool, cleanup } = await mountServers({ stubborn: node('stubborn') });
     const result = await tool('mcp_stubborn_pids').execute({});
-    const [server, child] = (result.output as McpToolOutput).content.split(' ').map(Number) as [number, number];
+    const [server, child] = (result.output as McpToolOutput).content.split(' ').map(Number) as [
+      number,
+      number,
+    ];
     expect(alive(server)).toBe(true);
     expect(alive(child)).toBe(true);
     await cleanup();
@@ -167,7 +170,10 @@ describe('call semantics against a changing server', () => {
   it('checks structuredContent against outputSchema', async () => {
     const { tool } = await mountServers({ changing: node('changing') });
     const good = await tool('mcp_changing_structured').execute({});
-    expect(good).toMatchObject({ success: true, output: { structured_content: { n: 1 }, content: '{"n":1}' } });
+    expect(good).toMatchObject({
+      success: true,
+      output: { structured_content: { n: 1 }, content: '{"n":1}' },
+    });
     const bad = await tool('mcp_changing_structured').execute({ bad: true });
     expect(bad.success).toBe(false);
     expect(bad.error?.type).toBe('mcp_output_schema_mismatch');

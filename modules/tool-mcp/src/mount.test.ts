@@ -5,7 +5,7 @@ import { AmplifierError } from '@amplifier/core';
 import { createTestCoordinator, toolConformance } from '@amplifier/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hostile } from './__fixtures__/servers.js';
-import { mount } from './index.js';
+import { mount, probeMcpServer } from './index.js';
 
 const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-mcp-mount-'));
 afterAll(() => fs.rmSync(logDir, { recursive: true, force: true }));
@@ -35,7 +35,9 @@ describe('mount', () => {
       const untrusted = createTestCoordinator({ bare: true, logger });
       const off = await mount(untrusted, { working_dir: project, sandbox: 'off', server_log_dir: logDir });
       expect(untrusted.get('tools', 'mcp_proj_hello')).toBeUndefined();
-      expect(warnings.join('\n')).toMatch(/server 'proj' from .*mcp\.json is not started.*garbage-server\.mjs.*trust_project: true/);
+      expect(warnings.join('\n')).toMatch(
+        /server 'proj' from .*mcp\.json is not started.*garbage-server\.mjs.*trust_project: true/,
+      );
       await off();
       const trusted = createTestCoordinator({ bare: true });
       const cleanup = await mount(trusted, {
@@ -52,17 +54,39 @@ describe('mount', () => {
   });
 
   it('refuses a misspelt safety key', async () => {
-    const error = await mount(createTestCoordinator({ bare: true }), { config_files: false, on_tool_chnage: 'disable' }).catch(
-      (e: unknown) => e,
-    );
+    const error = await mount(createTestCoordinator({ bare: true }), {
+      config_files: false,
+      on_tool_chnage: 'disable',
+    }).catch((e: unknown) => e);
     expect(AmplifierError.is(error, 'CONFIG_REFUSED')).toBe(true);
   });
 
   it('fails the mount with the key for a bad value', async () => {
-    const error = await mount(createTestCoordinator({ bare: true }), { config_files: false, max_content_size: 'big' }).catch(
-      (e: unknown) => e,
-    );
+    const error = await mount(createTestCoordinator({ bare: true }), {
+      config_files: false,
+      max_content_size: 'big',
+    }).catch((e: unknown) => e);
     expect(AmplifierError.is(error, 'MOUNT_FAILED')).toBe(true);
     expect(String((error as Error).message)).toMatch(/max_content_size/);
+  });
+
+  it('probeMcpServer lists the tools of a server given in the minimal shape, and stops it', async () => {
+    const result = await probeMcpServer(
+      'garbage',
+      { type: 'stdio', command: process.execPath, args: [hostile('garbage')], enabled: true },
+      { sandbox: 'off', timeoutMs: 20_000 },
+    );
+    expect(result.serverInfo).toEqual({ name: 'garbage', version: '1.0.0' });
+    expect(result.tools).toEqual([{ name: 'hello', mountedName: 'mcp_garbage_hello' }]);
+  });
+
+  it('probeMcpServer rejects with a clear error for a server that never answers', async () => {
+    await expect(
+      probeMcpServer(
+        'silent',
+        { type: 'stdio', command: process.execPath, args: [hostile('silent')], enabled: true },
+        { sandbox: 'off', timeoutMs: 200 },
+      ),
+    ).rejects.toThrow(/'silent' did not answer initialize within 0.2 s/);
   });
 });

@@ -34,7 +34,11 @@ export function hashedToolName(server: string, tool: string): string {
  * else the hashed one; undefined when even that is taken (the tool is not
  * mounted, never replacing another).
  */
-export function mountedToolName(server: string, tool: string, taken: (name: string) => boolean): string | undefined {
+export function mountedToolName(
+  server: string,
+  tool: string,
+  taken: (name: string) => boolean,
+): string | undefined {
   const { name } = preferredToolName(server, tool);
   if (name.length <= MAX_TOOL_NAME && !taken(name)) return name;
   const hashed = hashedToolName(server, tool);

@@ -21,8 +21,13 @@ export interface McpToolOutput {
 }
 
 function sizeOf(base64: string): string {
-  const bytes = Math.floor((base64.length * 3) / 4) - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
-  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const bytes =
+    Math.floor((base64.length * 3) / 4) - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
+  return bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+      ? `${(bytes / 1024).toFixed(1)} KB`
+      : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** One content block as text. */
@@ -42,7 +47,8 @@ export function blockText(block: Block): string {
     }
     case 'resource': {
       const resource = block.resource;
-      if ('text' in resource && typeof resource.text === 'string') return `[resource ${resource.uri}]\n${resource.text}`;
+      if ('text' in resource && typeof resource.text === 'string')
+        return `[resource ${resource.uri}]\n${resource.text}`;
       const blob = 'blob' in resource && typeof resource.blob === 'string' ? resource.blob : '';
       return `[resource ${resource.uri}${resource.mimeType ? ` ${resource.mimeType}` : ''}, ${sizeOf(blob)} binary]`;
     }
@@ -74,7 +80,11 @@ export function toToolResult(
     content_size_chars: total,
     content_truncated: truncated,
   };
-  if (structured !== undefined && structuredJson !== undefined && structuredJson.length <= context.maxContentSize) {
+  if (
+    structured !== undefined &&
+    structuredJson !== undefined &&
+    structuredJson.length <= context.maxContentSize
+  ) {
     output.structured_content = structured;
   }
   if (result.isError === true) {

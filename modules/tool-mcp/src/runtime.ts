@@ -49,7 +49,7 @@ export interface RuntimeOptions {
 }
 
 export class McpRuntime {
-  readonly connections = new Map<string, McpConnection>();
+  readonly connections: Map<string, McpConnection> = new Map();
   readonly #options: RuntimeOptions;
   readonly #mounted = new Map<string, Map<string, MountedTool>>();
   readonly #used = new Set<string>();
@@ -85,8 +85,8 @@ export class McpRuntime {
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           coordinator.logger.error(`tool-mcp: ${message}`);
-          this.#emit(MCP_SERVER_FAILED, { server: name, error: message, required: config.required });
-          return config.required ? message : undefined;
+          this.#emit(MCP_SERVER_FAILED, { server: name, error: message, required: config.required === true });
+          return config.required === true ? message : undefined;
         }
       }),
     );
@@ -112,7 +112,9 @@ export class McpRuntime {
       onStderr: (line) => this.#stderr(name, line),
       onToolsChanged: (tools) => this.#remount(connection, tools),
       onDied: (reason) => {
-        this.#options.coordinator.logger.error(`tool-mcp: ${reason}; its tools fail until it restarts (on the next call)`);
+        this.#options.coordinator.logger.error(
+          `tool-mcp: ${reason}; its tools fail until it restarts (on the next call)`,
+        );
         this.#emit(MCP_SERVER_DIED, { server: name, error: reason });
       },
       ...(this.#options.listChangedDebounceMs !== undefined
@@ -178,7 +180,12 @@ export class McpRuntime {
         );
       }
       const { alias } = preferredToolName(connection.name, definition.name);
-      const aliases = alias.length <= 64 && !taken.has(alias) && mountedName === preferredToolName(connection.name, definition.name).name ? [alias] : [];
+      const aliases =
+        alias.length <= 64 &&
+        !taken.has(alias) &&
+        mountedName === preferredToolName(connection.name, definition.name).name
+          ? [alias]
+          : [];
       taken.add(mountedName);
       for (const a of aliases) taken.add(a);
       const tool = createMcpTool({
@@ -226,7 +233,12 @@ export class McpRuntime {
       const action = this.#options.settings.on_tool_change;
       this.#unmount(server, toolName);
       if (this.#used.has(key)) {
-        this.#emit(MCP_TOOL_DEFINITION_CHANGED, { server, tool: toolName, mounted_name: entry.mountedName, action });
+        this.#emit(MCP_TOOL_DEFINITION_CHANGED, {
+          server,
+          tool: toolName,
+          mounted_name: entry.mountedName,
+          action,
+        });
         this.#options.coordinator.logger.warn(
           `tool-mcp: the definition of tool '${toolName}' of server '${server}' changed after it was used${action === 'disable' ? '; it is unmounted until the session restarts' : ''}`,
         );
@@ -239,7 +251,8 @@ export class McpRuntime {
       changed.push(entry.mountedName);
     }
     const added = this.#mountTools(connection, tools).filter((name) => !changed.includes(name));
-    this.#emit(MCP_TOOLS_CHANGED, { server, added, removed, changed });
+    if (added.length + removed.length + changed.length > 0)
+      this.#emit(MCP_TOOLS_CHANGED, { server, added, removed, changed });
   }
 
   /** Names mounted for a server (tests, status). */

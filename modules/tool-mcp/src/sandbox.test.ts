@@ -28,7 +28,9 @@ function hostPids(cwd: string): number[] {
   return pids;
 }
 const required = process.env.AMPLIFIER_REQUIRE_SANDBOX === '1';
-const title = support.available ? 'stdio servers in the sandbox' : `stdio servers in the sandbox (skipped: ${support.reason})`;
+const title = support.available
+  ? 'stdio servers in the sandbox'
+  : `stdio servers in the sandbox (skipped: ${support.reason})`;
 
 describe.skipIf(!support.available && !required)(title, () => {
   it('runs the server in its own PID namespace and ends it with the namespace', async () => {
@@ -44,7 +46,10 @@ describe.skipIf(!support.available && !required)(title, () => {
     });
     try {
       const result = await coordinator.get('tools', 'mcp_stubborn_pids')!.execute({});
-      const [server, child] = (result.output as McpToolOutput).content.split(' ').map(Number) as [number, number];
+      const [server, child] = (result.output as McpToolOutput).content.split(' ').map(Number) as [
+        number,
+        number,
+      ];
       // Inside a fresh PID namespace: the pid the server sees is not its pid on the host.
       const onHost = hostPids(tmp);
       expect(onHost.length).toBeGreaterThanOrEqual(1);

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the ${VAR} syntax of MCP configs is what these tests read
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,7 +35,9 @@ describe('mcpConfigPaths', () => {
 describe('loadMcpServers', () => {
   it('layers user < project < AMPLIFIER_MCP_CONFIG < inline by server name, mcpServers and servers', () => {
     const { home, cwd, root } = tree({
-      'home/.amplifier/mcp.json': { mcpServers: { a: { command: 'user-a' }, b: { command: 'user-b' }, u: { command: 'u' } } },
+      'home/.amplifier/mcp.json': {
+        mcpServers: { a: { command: 'user-a' }, b: { command: 'user-b' }, u: { command: 'u' } },
+      },
       'project/.amplifier/mcp.json': `\uFEFF${JSON.stringify({ servers: { b: { type: 'stdio', command: 'project-b' }, c: { command: 'project-c' } } })}`,
       'env.json': { mcpServers: { c: { url: 'https://example.com/mcp' } } },
     });
@@ -45,7 +48,12 @@ describe('loadMcpServers', () => {
       inline: { a: { command: 'inline-a', args: ['x'] } },
     });
     expect(loaded.warnings).toEqual([]);
-    expect(loaded.servers.a).toMatchObject({ type: 'stdio', command: 'inline-a', args: ['x'], enabled: true });
+    expect(loaded.servers.a).toMatchObject({
+      type: 'stdio',
+      command: 'inline-a',
+      args: ['x'],
+      enabled: true,
+    });
     expect(loaded.servers.b?.command).toBe('project-b');
     expect(loaded.servers.c).toMatchObject({ type: 'http', url: 'https://example.com/mcp' });
     expect(loaded.servers.u?.command).toBe('u');
@@ -121,7 +129,13 @@ describe('loadMcpServers', () => {
       inline: {
         a: { command: 'a', disabled: true },
         b: { command: 'b', enabled: false },
-        c: { command: 'c', allowedToolNames: ['x'], blockedToolNames: ['y'], startup_timeout_sec: 5, tool_timeout_ms: 700 },
+        c: {
+          command: 'c',
+          allowedToolNames: ['x'],
+          blockedToolNames: ['y'],
+          startup_timeout_sec: 5,
+          tool_timeout_ms: 700,
+        },
         d: { command: 'd', disabled_tool: ['z'] },
       },
     });

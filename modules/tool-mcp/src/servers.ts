@@ -31,12 +31,12 @@ export interface McpServerConfig {
   enabled_tools?: string[];
   /** These are never mounted (applied after `enabled_tools`). */
   disabled_tools?: string[];
-  /** Initialize (and first list) deadline, ms. Default 30 000. */
-  startup_timeout_ms: number;
-  /** Idle deadline of one tool call (reset by progress), ms. Default 60 000. */
-  tool_timeout_ms: number;
-  /** A server that fails to start fails the mount. */
-  required: boolean;
+  /** Initialize (and first list) deadline, ms. Default 30 000 (`DEFAULT_STARTUP_TIMEOUT_MS`). */
+  startup_timeout_ms?: number;
+  /** Idle deadline of one tool call (reset by progress), ms. Default 60 000 (`DEFAULT_TOOL_TIMEOUT_MS`). */
+  tool_timeout_ms?: number;
+  /** A server that fails to start fails the mount (default false). */
+  required?: boolean;
 }
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -111,7 +111,11 @@ export function loadMcpServers(options: {
   return result;
 }
 
-function readConfigFile(file: string, warnings: string[], mustExist: boolean): Record<string, unknown> | undefined {
+function readConfigFile(
+  file: string,
+  warnings: string[],
+  mustExist: boolean,
+): Record<string, unknown> | undefined {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -127,7 +131,9 @@ function readConfigFile(file: string, warnings: string[], mustExist: boolean): R
     warnings.push(`tool-mcp: ${file} is not valid JSON (${errorMessage(error)}); skipped, fix or remove it`);
     return undefined;
   }
-  const entries = isPlainObject(data) ? (wrapped(data) ?? (Object.keys(data).length === 0 ? {} : undefined)) : undefined;
+  const entries = isPlainObject(data)
+    ? (wrapped(data) ?? (Object.keys(data).length === 0 ? {} : undefined))
+    : undefined;
   if (entries === undefined) {
     warnings.push(`tool-mcp: ${file} has no "mcpServers" (or "servers") object; skipped`);
   }
@@ -161,10 +167,33 @@ const TYPE_ALIASES: Readonly<Record<string, McpServerConfig['type']>> = {
 
 /** Keys an entry may have besides the ones read (host-specific, harmless). */
 const KNOWN_KEYS = new Set([
-  'type', 'transport', 'command', 'args', 'env', 'env_vars', 'cwd', 'url', 'headers', 'enabled', 'disabled',
-  'enabled_tools', 'disabled_tools', 'allowedToolNames', 'blockedToolNames', 'startup_timeout_sec',
-  'startup_timeout_ms', 'tool_timeout_sec', 'tool_timeout_ms', 'required', 'bearer_token_env_var',
-  'env_http_headers', 'envFile', 'description', 'autoApprove', 'alwaysAllow', 'timeout',
+  'type',
+  'transport',
+  'command',
+  'args',
+  'env',
+  'env_vars',
+  'cwd',
+  'url',
+  'headers',
+  'enabled',
+  'disabled',
+  'enabled_tools',
+  'disabled_tools',
+  'allowedToolNames',
+  'blockedToolNames',
+  'startup_timeout_sec',
+  'startup_timeout_ms',
+  'tool_timeout_sec',
+  'tool_timeout_ms',
+  'required',
+  'bearer_token_env_var',
+  'env_http_headers',
+  'envFile',
+  'description',
+  'autoApprove',
+  'alwaysAllow',
+  'timeout',
 ]);
 
 /** Misspellings of the tool filters widen what is mounted: such an entry fails instead. */
@@ -184,10 +213,13 @@ export function parseServerEntry(name: string, entry: unknown, context: ParseCon
     if (KNOWN_KEYS.has(key)) continue;
     const near = FILTER_KEYS.find((known) => similar(key, known));
     if (near !== undefined)
-      throw new Error(`${where}: unknown key '${key}' looks like a misspelt '${near}' (a tool filter); fix it`);
+      throw new Error(
+        `${where}: unknown key '${key}' looks like a misspelt '${near}' (a tool filter); fix it`,
+      );
     context.warnings.push(`tool-mcp: ${where}: unknown key '${key}' is ignored`);
   }
-  const expand = (value: string, key: string): string => expandVariables(value, context.env, `${where} ${key}`);
+  const expand = (value: string, key: string): string =>
+    expandVariables(value, context.env, `${where} ${key}`);
   const str = (key: string): string | undefined => {
     const value = getOwn(entry, key);
     if (value === undefined || value === null) return undefined;
@@ -216,7 +248,10 @@ export function parseServerEntry(name: string, entry: unknown, context: ParseCon
   const seconds = (key: string, fallback: number): number => {
     const sec = getOwn(entry, `${key}_sec`);
     const ms = getOwn(entry, `${key}_ms`);
-    for (const [k, v] of [[`${key}_sec`, sec], [`${key}_ms`, ms]] as const) {
+    for (const [k, v] of [
+      [`${key}_sec`, sec],
+      [`${key}_ms`, ms],
+    ] as const) {
       if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v <= 0))
         throw new Error(`${where}: '${k}' must be a number > 0`);
     }
@@ -306,10 +341,13 @@ export function parseServerEntry(name: string, entry: unknown, context: ParseCon
 export function expandVariables(value: string, env: NodeJS.ProcessEnv, where: string): string {
   return value.replace(/\$\{([^}]*)\}/g, (_match, body: string) => {
     if (body.startsWith('input:'))
-      throw new Error(`${where}: \${${body}} asks the user for a value, which cannot be done here; set it directly`);
+      throw new Error(
+        `${where}: \${${body}} asks the user for a value, which cannot be done here; set it directly`,
+      );
     const [rawName, fallback] = splitDefault(body.startsWith('env:') ? body.slice(4) : body);
     const name = rawName.trim();
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`${where}: bad variable reference \${${body}}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new Error(`${where}: bad variable reference \${${body}}`);
     const found = env[name];
     if (found !== undefined && found !== '') return found;
     if (fallback !== undefined) return fallback;

@@ -44,7 +44,11 @@ it('a scripted model writes and reads a file through server-filesystem and echoe
           module: 'provider-mock',
           config: {
             script: [
-              { tool_calls: [{ name: 'mcp_fs_write_file', arguments: { path: target, content: 'hello from mcp' } }] },
+              {
+                tool_calls: [
+                  { name: 'mcp_fs_write_file', arguments: { path: target, content: 'hello from mcp' } },
+                ],
+              },
               {
                 tool_calls: [
                   { name: 'mcp_fs_read_text_file', arguments: { path: target } },
@@ -77,6 +81,11 @@ it('a scripted model writes and reads a file through server-filesystem and echoe
   {
     await using _ = session;
     await session.initialize();
+    // Scheduling: the server's tools share one key, read-only ones (readOnlyHint) in read mode.
+    const keys = (name: string) =>
+      session.coordinator.get('tools', name)?.executionProfile?.resourceKeys?.({});
+    expect(keys('mcp_fs_read_text_file')).toEqual([{ key: 'mcp:fs', mode: 'read' }]);
+    expect(keys('mcp_fs_write_file')).toEqual([{ key: 'mcp:fs', mode: 'write' }]);
     const answer = await session.execute('Write a note, read it back, ping.');
     expect(answer).toBe('All done.');
     expect(fs.readFileSync(target, 'utf8')).toBe('hello from mcp');

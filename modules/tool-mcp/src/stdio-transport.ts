@@ -82,12 +82,23 @@ export class ProcessTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     const service = this.#service;
-    if (!service || this.#closed || service.exitStatus !== undefined) throw new Error('MCP server is not running');
+    if (!service || this.#closed || service.exitStatus !== undefined)
+      throw new Error('MCP server is not running');
     const stdin = service.stdin;
     await new Promise<void>((resolve, reject) => {
       const ok = stdin.write(serializeMessage(message), (error) => (error ? reject(error) : undefined));
-      if (ok) resolve();
-      else stdin.once('drain', resolve);
+      if (ok) return resolve();
+      // Back-pressure: wait for the pipe to drain, or fail when it closes (the server exited).
+      const drained = (): void => {
+        stdin.off('close', closed);
+        resolve();
+      };
+      const closed = (): void => {
+        stdin.off('drain', drained);
+        reject(new Error('MCP server closed its stdin'));
+      };
+      stdin.once('drain', drained);
+      stdin.once('close', closed);
     });
   }
 
@@ -103,7 +114,9 @@ export class ProcessTransport implements Transport {
       try {
         message = this.#buffer.readMessage();
       } catch (error) {
-        this.onerror?.(new Error(`MCP server wrote a line that is not JSON-RPC to stdout (skipped): ${String(error)}`));
+        this.onerror?.(
+          new Error(`MCP server wrote a line that is not JSON-RPC to stdout (skipped): ${String(error)}`),
+        );
         continue;
       }
       if (message === null) return;

@@ -64,13 +64,17 @@ export function createMcpTool(options: McpToolOptions): Tool {
       try {
         const result = await connection.callTool(toolName, input, {
           ...(signal ? { signal } : {}),
-          timeout: connection.config.tool_timeout_ms,
+          timeout: connection.toolTimeoutMs,
           resetTimeoutOnProgress: true,
           maxTotalTimeout: maxToolTimeoutMs,
           ...(onProgress
             ? {
                 onprogress: (p: { progress: number; total?: number; message?: string }) => {
-                  const progress: McpProgress = { progress: p.progress, mcp_server: server, mcp_tool: toolName };
+                  const progress: McpProgress = {
+                    progress: p.progress,
+                    mcp_server: server,
+                    mcp_tool: toolName,
+                  };
                   if (p.total !== undefined) progress.total = p.total;
                   if (p.message !== undefined) progress.message = p.message;
                   onProgress(progress);
@@ -80,7 +84,8 @@ export function createMcpTool(options: McpToolOptions): Tool {
         });
         return toToolResult(result, context);
       } catch (error) {
-        if (signal?.aborted) return fail(`MCP tool '${toolName}' on server '${server}' was cancelled`, 'cancelled');
+        if (signal?.aborted)
+          return fail(`MCP tool '${toolName}' on server '${server}' was cancelled`, 'cancelled');
         if (error instanceof ServerUnavailableError) return fail(error.message, 'mcp_server_unavailable');
         if (error instanceof McpError) {
           if (error.code === ErrorCode.RequestTimeout) {
@@ -90,18 +95,28 @@ export function createMcpTool(options: McpToolOptions): Tool {
             );
           }
           if (error.code === ErrorCode.ConnectionClosed) {
-            return fail(`MCP server '${server}' closed the connection during the call`, 'mcp_server_unavailable');
+            return fail(
+              `MCP server '${server}' closed the connection during the call`,
+              'mcp_server_unavailable',
+            );
           }
-          if (error.code === ErrorCode.InvalidParams && /output schema|structured content/i.test(error.message)) {
+          if (
+            error.code === ErrorCode.InvalidParams &&
+            /output schema|structured content/i.test(error.message)
+          ) {
             return fail(
               `MCP tool '${toolName}' returned structured content that does not match its outputSchema: ${error.message}`,
               'mcp_output_schema_mismatch',
             );
           }
-          return fail(`MCP tool '${toolName}' on server '${server}' failed: ${error.message}`, 'mcp_protocol_error', {
-            code: error.code,
-            ...(error.data !== undefined ? { data: error.data } : {}),
-          });
+          return fail(
+            `MCP tool '${toolName}' on server '${server}' failed: ${error.message}`,
+            'mcp_protocol_error',
+            {
+              code: error.code,
+              ...(error.data !== undefined ? { data: error.data } : {}),
+            },
+          );
         }
         connection.markLost(error);
         return fail(

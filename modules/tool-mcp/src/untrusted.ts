@@ -10,9 +10,10 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 export const MAX_DESCRIPTION = 2048;
 
 // C0/C1 controls except \t \n, bidi controls, zero-width characters, Unicode tags.
-const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]|\uDB40[\uDC00-\uDC7F]/g;
+const HIDDEN =
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]|\uDB40[\uDC00-\uDC7F]/g;
 
-export function cleanText(text: string, max = MAX_DESCRIPTION): string {
+export function cleanText(text: string, max: number = MAX_DESCRIPTION): string {
   const clean = text.replace(HIDDEN, '');
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
@@ -21,6 +22,8 @@ export function cleanText(text: string, max = MAX_DESCRIPTION): string {
 export function definitionHash(tool: McpTool): string {
   const { name, description, inputSchema, annotations } = tool;
   return createHash('sha256')
-    .update(JSON.stringify({ name, description: description ?? '', inputSchema, annotations: annotations ?? null }))
+    .update(
+      JSON.stringify({ name, description: description ?? '', inputSchema, annotations: annotations ?? null }),
+    )
     .digest('hex');
 }

@@ -52,8 +52,6 @@ export type {
   SpawnInGroupOptions,
 } from './run.js';
 export { runInGroup, spawnInGroup } from './run.js';
-export type { ServiceProcess, StartServiceOptions, StopServiceOptions } from './service.js';
-export { startService } from './service.js';
 export type { PreparedCommand, SandboxOptions, SandboxStatus, SandboxSupport } from './sandbox.js';
 export {
   bwrapArguments,
@@ -71,3 +69,5 @@ export {
   SANDBOX_SAFETY_KEYS,
   sandboxPolicyFrom,
 } from './sandbox-policy.js';
+export type { ServiceProcess, StartServiceOptions, StopServiceOptions } from './service.js';
+export { startService } from './service.js';

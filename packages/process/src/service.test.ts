@@ -14,7 +14,9 @@ function alive(pid: number): boolean {
 describe('startService', () => {
   it('talks over stdio and exits when stdin closes', async () => {
     const service = await startService('cat', []);
-    const echoed = new Promise<string>((resolve) => service.stdout.once('data', (chunk) => resolve(String(chunk))));
+    const echoed = new Promise<string>((resolve) =>
+      service.stdout.once('data', (chunk) => resolve(String(chunk))),
+    );
     service.stdin.write('hello\n');
     expect(await echoed).toBe('hello\n');
     expect(await service.stop()).toEqual({ code: 0, signal: null });

@@ -53,7 +53,10 @@ export async function startService(
   args: readonly string[],
   options: StartServiceOptions = {},
 ): Promise<ServiceProcess> {
-  const started: GroupChild = await spawnInGroup(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+  const started: GroupChild = await spawnInGroup(command, args, {
+    ...options,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const { child, group } = started;
   let status: ExitStatus | undefined;
   const exited = started.exited.then((value) => {

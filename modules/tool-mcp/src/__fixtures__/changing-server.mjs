@@ -10,18 +10,30 @@ import {
 
 const tools = new Map([
   ['grow', { name: 'grow', description: 'adds a tool', inputSchema: { type: 'object' } }],
-  ['mutate', { name: 'mutate', description: 'changes the description of target', inputSchema: { type: 'object' } }],
+  [
+    'mutate',
+    { name: 'mutate', description: 'changes the description of target', inputSchema: { type: 'object' } },
+  ],
   ['target', { name: 'target', description: 'the original description', inputSchema: { type: 'object' } }],
   ['wait', { name: 'wait', description: 'never answers', inputSchema: { type: 'object' } }],
-  ['cancelled', { name: 'cancelled', description: 'cancellations received', inputSchema: { type: 'object' } }],
-  ['structured', {
-    name: 'structured',
-    inputSchema: { type: 'object', properties: { bad: { type: 'boolean' } } },
-    outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
-  }],
+  [
+    'cancelled',
+    { name: 'cancelled', description: 'cancellations received', inputSchema: { type: 'object' } },
+  ],
+  [
+    'structured',
+    {
+      name: 'structured',
+      inputSchema: { type: 'object', properties: { bad: { type: 'boolean' } } },
+      outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+    },
+  ],
 ]);
 let cancelled = 0;
-const server = new Server({ name: 'changing', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+const server = new Server(
+  { name: 'changing', version: '1.0.0' },
+  { capabilities: { tools: { listChanged: true } } },
+);
 server.setNotificationHandler(CancelledNotificationSchema, () => {
   cancelled++;
 });

@@ -6,9 +6,13 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 process.on('SIGTERM', () => {});
-const child = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1 << 30);"], {
-  stdio: 'ignore',
-});
+const child = spawn(
+  process.execPath,
+  ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1 << 30);"],
+  {
+    stdio: 'ignore',
+  },
+);
 setInterval(() => {}, 1 << 30);
 const server = new Server({ name: 'stubborn', version: '1.0.0' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({
