@@ -68,6 +68,8 @@ export interface OpenOptions {
   };
   /** The bundle's system prompt, installed in the context after it is loaded (`applySystemPrompt`). */
   systemPrompt?: (() => Promise<string | undefined>) | undefined;
+  /** Whether approvals may ask a person (default: stdin and stderr are terminals). */
+  interactive?: boolean;
 }
 
 /** One open session: turns, transcript, metadata, Ctrl+C. */
@@ -109,7 +111,7 @@ export class SessionRunner {
     let runner: SessionRunner | undefined;
     const approval = new CliApproval({
       display,
-      interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+      interactive: options.interactive ?? (process.stdin.isTTY === true && process.stderr.isTTY === true),
       onInterrupt: () => runner?.interrupt(),
     });
     const resumed = options.record;

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Message, stringifyJson } from '@amplifier/core';
 import { type JsonlNote, readJsonlSync } from '@amplifier/hooks-logging';
+import { writeAtomic } from './atomic-write.js';
 import { CliError } from './errors.js';
 
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -181,12 +182,6 @@ export function repairToolCalls(messages: readonly Message[]): { messages: Messa
   return { messages: out, repaired };
 }
 const METADATA = 'metadata.json';
-
-function writeAtomic(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, text);
-  fs.renameSync(temp, file);
-}
 
 function isAlive(pid: number): boolean {
   try {

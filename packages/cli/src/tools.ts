@@ -78,26 +78,47 @@ function failureLogLines(failed: Map<string, LoadProblem[]>): Set<string> {
   return lines;
 }
 
+/** A `--bundle` ready for resolvePlan, and the system prompt it gives a session that runs a model. */
+export interface BundleChoice {
+  bundle: PlanOptions['bundle'];
+  systemPrompt: (() => Promise<string | undefined>) | undefined;
+}
+
+/**
+ * `--bundle` (with its `--source` mappings) as resolvePlan's bundle option and
+ * the bundle's system prompt, its warnings on the display; both undefined
+ * without one. `--plan` and `--bundle` together are a usage error.
+ */
+export async function bundleOption(
+  options: { plan?: string | undefined; bundle?: string | undefined; sources?: string[] | undefined },
+  cwd: string,
+  display: Display,
+): Promise<BundleChoice> {
+  if (options.plan !== undefined && options.bundle !== undefined) {
+    throw new CliError('Give --plan or --bundle, not both.', EXIT_USAGE);
+  }
+  if (options.bundle === undefined) return { bundle: undefined, systemPrompt: undefined };
+  const { bundlePlan, loadCliBundle, mentionNamespaces } = await import('./bundles.js');
+  const { buildSystemPrompt, notRunnableReason } = await import('@amplifier/bundles');
+  const loaded = await loadCliBundle(options.bundle, { cwd, sources: options.sources });
+  const reason = notRunnableReason(loaded);
+  if (reason !== undefined) throw new CliError(`Cannot mount ${loaded.source}: ${reason}.`);
+  const { data, warnings } = bundlePlan(loaded);
+  for (const warning of warnings) display.warn(warning);
+  const namespaces = mentionNamespaces(cwd);
+  return {
+    bundle: { data, ref: options.bundle, origin: loaded.source },
+    systemPrompt: () => buildSystemPrompt(loaded, { cwd, namespaces }),
+  };
+}
+
 async function withTools<T>(
   options: ToolCommandOptions,
   display: Display,
   use: (session: AmplifierSession, failed: Map<string, LoadProblem[]>) => Promise<T>,
 ): Promise<T> {
   const cwd = resolveCwd(options.cwd);
-  if (options.plan !== undefined && options.bundle !== undefined) {
-    throw new CliError('Give --plan or --bundle, not both.', EXIT_USAGE);
-  }
-  let bundle: PlanOptions['bundle'];
-  if (options.bundle !== undefined) {
-    const { bundlePlan, loadCliBundle } = await import('./bundles.js');
-    const { notRunnableReason } = await import('@amplifier/bundles');
-    const loaded = await loadCliBundle(options.bundle, { cwd, sources: options.sources });
-    const reason = notRunnableReason(loaded);
-    if (reason !== undefined) throw new CliError(`Cannot mount ${loaded.source}: ${reason}.`);
-    const { data, warnings } = bundlePlan(loaded);
-    for (const warning of warnings) display.warn(warning);
-    bundle = { data, ref: options.bundle, origin: loaded.source };
-  }
+  const { bundle } = await bundleOption(options, cwd, display);
   const { plan } = resolvePlan({
     planFile: options.plan,
     bundle,

@@ -76,3 +76,5 @@ export {
   SANDBOX_SAFETY_KEYS,
   sandboxPolicyFrom,
 } from './sandbox-policy.js';
+export type { ServiceProcess, StartServiceOptions, StopServiceOptions } from './service.js';
+export { startService } from './service.js';

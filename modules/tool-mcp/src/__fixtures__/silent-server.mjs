@@ -1,0 +1,3 @@
+// Reads stdin and never answers (not even initialize).
+process.stdin.resume();
+setInterval(() => {}, 1 << 30);

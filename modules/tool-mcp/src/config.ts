@@ -1,0 +1,128 @@
+/**
+ * tool-mcp's module config, read by core's config policy (`readModuleConfig`):
+ * unknown keys warn, the sandbox keys and `on_tool_change` are safety keys
+ * (a misspelling is refused: ignoring it would be less safe than asked).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import {
+  AmplifierError,
+  configDurationMs,
+  errorMessage,
+  getOwn,
+  type JSONSchema,
+  type Logger,
+  readModuleConfig,
+  warnConfigKey,
+} from '@amplifier/core';
+import {
+  SANDBOX_CONFIG_PROPERTIES,
+  SANDBOX_SAFETY_KEYS,
+  type SandboxPolicy,
+  sandboxPolicyFrom,
+} from '@amplifier/process';
+
+export const MODULE_ID = 'tool-mcp';
+
+export interface McpModuleConfig {
+  /** Inline servers (`servers` and `mcpServers` merged, `mcpServers` winning). */
+  inline: Record<string, unknown> | undefined;
+  /** Read the config files (user, project, `AMPLIFIER_MCP_CONFIG`) besides the inline servers. */
+  config_files: boolean;
+  /** Start servers from `./.amplifier/mcp.json` (a cloned repository's file runs commands). */
+  trust_project: boolean;
+  /** Where config files are looked up and stdio servers run (null: `session.working_dir`, else the process cwd). */
+  working_dir: string | null;
+  verbose_servers: boolean;
+  server_log_dir: string;
+  max_content_size: number;
+  max_tool_timeout_ms: number;
+  shutdown_grace_ms: number;
+  on_tool_change: 'warn' | 'disable';
+  sandbox: SandboxPolicy;
+}
+
+export const DEFAULTS = {
+  config_files: true,
+  trust_project: false,
+  max_content_size: 50_000,
+  max_tool_timeout_ms: 600_000,
+  shutdown_grace_ms: 2000,
+  on_tool_change: 'warn',
+} as const;
+
+const servers: JSONSchema = { type: 'object' };
+
+export const CONFIG_SCHEMA: JSONSchema = {
+  type: 'object',
+  properties: {
+    servers,
+    mcpServers: servers,
+    config_files: { type: 'boolean' },
+    trust_project: { type: 'boolean' },
+    working_dir: { type: ['string', 'null'] },
+    verbose_servers: { type: 'boolean' },
+    server_log_dir: { type: 'string', minLength: 1 },
+    max_content_size: { type: 'integer', minimum: 1 },
+    max_tool_timeout: { type: 'number', exclusiveMinimum: 0 },
+    max_tool_timeout_ms: { type: 'number', exclusiveMinimum: 0 },
+    shutdown_grace: { type: 'number', minimum: 0 },
+    shutdown_grace_ms: { type: 'number', minimum: 0 },
+    on_tool_change: { enum: ['warn', 'disable'] },
+    // Accepted from the reference, not implemented yet (warned).
+    visibility: { type: 'object' },
+    tool_name_format: { type: 'string' },
+    expose_resources: { type: 'boolean' },
+    expose_prompts: { type: 'boolean' },
+    use_instructions: { type: 'boolean' },
+    ...SANDBOX_CONFIG_PROPERTIES,
+  },
+};
+
+export const SAFETY_KEYS: Readonly<Record<string, string>> = {
+  on_tool_change: 'ignoring it would keep tools mounted whose definition changed after approval',
+  ...SANDBOX_SAFETY_KEYS,
+};
+
+const NOT_YET = ['visibility', 'tool_name_format', 'expose_resources', 'expose_prompts', 'use_instructions'];
+
+function truthy(value: string | undefined): boolean {
+  return value !== undefined && ['1', 'true', 'yes'].includes(value.toLowerCase());
+}
+
+/** Read the module config; MOUNT_FAILED naming the key, or CONFIG_REFUSED for a misspelt safety key. */
+export function parseConfig(
+  raw: unknown,
+  logger?: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): McpModuleConfig {
+  let config: Record<string, unknown>;
+  try {
+    config = readModuleConfig(raw, { module: MODULE_ID, schema: CONFIG_SCHEMA, safety: SAFETY_KEYS, logger });
+    for (const key of NOT_YET) {
+      if (getOwn(config, key) !== undefined)
+        warnConfigKey(logger, MODULE_ID, key, 'is not supported yet and is ignored');
+    }
+    const inlineServers = getOwn<Record<string, unknown>>(config, 'servers');
+    const inlineMcp = getOwn<Record<string, unknown>>(config, 'mcpServers');
+    const own = <T>(key: string): T | undefined => getOwn<T>(config, key);
+    return {
+      inline: inlineServers || inlineMcp ? { ...(inlineServers ?? {}), ...(inlineMcp ?? {}) } : undefined,
+      config_files: own<boolean>('config_files') ?? DEFAULTS.config_files,
+      trust_project: own<boolean>('trust_project') ?? truthy(env.AMPLIFIER_MCP_TRUST_PROJECT),
+      working_dir: own<string | null>('working_dir') ?? null,
+      verbose_servers: own<boolean>('verbose_servers') ?? truthy(env.AMPLIFIER_MCP_VERBOSE),
+      server_log_dir:
+        own<string>('server_log_dir') ?? path.join(os.homedir(), '.amplifier', 'logs', 'mcp-servers'),
+      max_content_size: own<number>('max_content_size') ?? DEFAULTS.max_content_size,
+      max_tool_timeout_ms:
+        configDurationMs(config, 'max_tool_timeout', MODULE_ID) ?? DEFAULTS.max_tool_timeout_ms,
+      shutdown_grace_ms: configDurationMs(config, 'shutdown_grace', MODULE_ID) ?? DEFAULTS.shutdown_grace_ms,
+      on_tool_change: own<'warn' | 'disable'>('on_tool_change') ?? DEFAULTS.on_tool_change,
+      sandbox: sandboxPolicyFrom(config),
+    };
+  } catch (error) {
+    if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
+    throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
+  }
+}
