@@ -241,6 +241,20 @@ export class McpConnection {
     options: RequestOptions,
   ): Promise<CallToolResult> {
     await this.ensureConnected(options.signal);
+    try {
+      return await this.#call(name, args, options);
+    } catch (error) {
+      // The server forgot our session (it restarted): it did not run the call. Initialize again, retry once.
+      // The spec says 404; some servers (server-everything) answer 400 "No valid session ID".
+      if (!(error instanceof StreamableHTTPError) || this.transportKind !== 'http') throw error;
+      if (error.code !== 404 && !(error.code === 400 && /session/i.test(error.message))) throw error;
+      await this.connect(options.signal);
+      this.#options.onToolsChanged?.(this.#tools);
+      return this.#call(name, args, options);
+    }
+  }
+
+  async #call(name: string, args: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> {
     const client = this.#client!;
     try {
       const result = (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;

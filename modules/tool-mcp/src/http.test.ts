@@ -35,6 +35,21 @@ async function everything(
 }
 
 describe('HTTP transports with server-everything', () => {
+  it('a server that restarted and forgot the session (404): initialize again and retry once', async () => {
+    const { port, service } = await everything('streamableHttp');
+    const coordinator = createTestCoordinator({ bare: true });
+    const cleanup = await mount(coordinator, {
+      config_files: false,
+      mcpServers: { web: { url: `http://127.0.0.1:${port}/mcp` } },
+    });
+    stops.push(cleanup);
+    await service.stop({ stdinGraceMs: 0, termGraceMs: 1000 });
+    await everything('streamableHttp', port);
+    const result = await coordinator.get('tools', 'mcp_web_echo')!.execute({ message: 'new session' });
+    expect(result.success, JSON.stringify(result.error)).toBe(true);
+    expect((result.output as McpToolOutput).content).toContain('new session');
+  });
+
   it('Streamable HTTP: mounts, calls, streams progress', async () => {
     const { port } = await everything('streamableHttp');
     const coordinator = createTestCoordinator({ bare: true });

@@ -179,6 +179,14 @@ describe('call semantics against a changing server', () => {
     expect(bad.error?.type).toBe('mcp_output_schema_mismatch');
   });
 
+  it('a tool whose input schema does not compile is still callable, its schema given as text', async () => {
+    const { tool } = await mountServers({ changing: node('changing') });
+    const odd = tool('mcp_changing_odd');
+    expect(odd.inputSchema).toEqual({ type: 'object' });
+    expect(odd.description).toMatch(/Input schema \(not validated locally.*no-such-type/);
+    expect((await odd.execute({ x: 1 })).success).toBe(true);
+  });
+
   it('mounts only enabled_tools minus disabled_tools', async () => {
     const { coordinator } = await mountServers({
       changing: node('changing', { enabled_tools: ['grow', 'wait', 'target'], disabled_tools: ['wait'] }),

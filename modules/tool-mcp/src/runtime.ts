@@ -196,6 +196,10 @@ export class McpRuntime {
         maxContentSize: settings.max_content_size,
         maxToolTimeoutMs: settings.max_tool_timeout_ms,
         onUse: () => this.#used.add(key),
+        onSchemaProblem: (note) =>
+          coordinator.logger.warn(
+            `tool-mcp: tool '${definition.name}' of server '${connection.name}': ${note.split(':')[0]}; local validation is skipped`,
+          ),
       });
       coordinator.mount('tools', tool, { name: mountedName });
       mounted.set(definition.name, { mountedName, aliases, hash: definitionHash(definition), tool });

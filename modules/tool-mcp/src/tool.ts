@@ -5,11 +5,18 @@
  * `notifications/cancelled`), progress forwarded to `onProgress`, and every
  * failure returned as a typed failed result, never thrown.
  */
-import type { JSONSchema, Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
+import {
+  compileSchema,
+  errorMessage,
+  type JSONSchema,
+  type Tool,
+  type ToolCallOptions,
+  type ToolResult,
+} from '@amplifier/core';
 import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type McpConnection, ServerUnavailableError } from './connection.js';
 import { toToolResult } from './result.js';
-import { cleanText } from './untrusted.js';
+import { cleanText, MAX_DESCRIPTION } from './untrusted.js';
 
 export interface McpToolOptions {
   connection: McpConnection;
@@ -20,6 +27,26 @@ export interface McpToolOptions {
   maxToolTimeoutMs: number;
   /** Called before each call (first-use tracking). */
   onUse?: () => void;
+  /** The input schema cannot be compiled (it is then given to the model as text only). */
+  onSchemaProblem?: (note: string) => void;
+}
+
+/**
+ * The schema as is when ajv compiles it; else a permissive object schema
+ * (calls are not validated locally, the server still checks them) and a note
+ * carrying the original as text, so the model still knows the arguments.
+ */
+export function usableSchema(schema: JSONSchema): { inputSchema: JSONSchema; schemaNote?: string } {
+  try {
+    compileSchema(schema);
+    return { inputSchema: schema };
+  } catch (error) {
+    const text = JSON.stringify(schema);
+    return {
+      inputSchema: { type: 'object' },
+      schemaNote: `Input schema (not validated locally: ${errorMessage(error)}): ${text.length > 1500 ? `${text.slice(0, 1500)}…` : text}`,
+    };
+  }
 }
 
 /** Progress as `onProgress` receives it. */
@@ -37,10 +64,14 @@ export function createMcpTool(options: McpToolOptions): Tool {
   const toolName = definition.name;
   const readOnly = definition.annotations?.readOnlyHint === true;
   const title = definition.title ?? definition.annotations?.title;
-  const description = cleanText(
-    `${definition.description ?? title ?? toolName} (MCP server '${server}', tool '${toolName}')`,
+  const { inputSchema, schemaNote } = usableSchema(
+    (definition.inputSchema ?? { type: 'object' }) as JSONSchema,
   );
-  const inputSchema = (definition.inputSchema ?? { type: 'object' }) as JSONSchema;
+  if (schemaNote !== undefined) options.onSchemaProblem?.(schemaNote);
+  const description = cleanText(
+    `${definition.description ?? title ?? toolName} (MCP server '${server}', tool '${toolName}')${schemaNote ? `\n${schemaNote}` : ''}`,
+    MAX_DESCRIPTION + 2000,
+  );
   const context = { server, tool: toolName, maxContentSize };
   const fail = (message: string, type: string, extra: Record<string, unknown> = {}): ToolResult => ({
     success: false,

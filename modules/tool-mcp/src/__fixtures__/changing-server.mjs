@@ -20,6 +20,7 @@ const tools = new Map([
     'cancelled',
     { name: 'cancelled', description: 'cancellations received', inputSchema: { type: 'object' } },
   ],
+  ['odd', { name: 'odd', inputSchema: { type: 'object', properties: { x: { type: 'no-such-type' } } } }],
   [
     'structured',
     {
