@@ -1,5 +1,10 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sandboxGate } from '@amplifier/test-fixtures';
 import { describe, expect, it } from 'vitest';
+import { Sandbox, sandboxSupport } from './sandbox.js';
+import { SANDBOX_DEFAULTS } from './sandbox-policy.js';
 import { startService } from './service.js';
 
 /** Running (a zombie nobody reaps does not count). */
@@ -46,5 +51,30 @@ describe('startService', () => {
     expect(alive(leftover)).toBe(true);
     await service.stop({ stdinGraceMs: 50, termGraceMs: 50 });
     expect(alive(leftover)).toBe(false);
+  });
+});
+
+const gate = sandboxGate(sandboxSupport());
+
+describe.skipIf(!gate.run)(gate.title('startService in the sandbox'), () => {
+  it('runs confined, and leaves no spare sandbox behind it (a server runs for the session)', async () => {
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'service-'));
+    const sandbox = new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'required' }, { module: 'test' });
+    try {
+      const service = await startService('sh', ['-c', 'echo $$; cat'], {
+        cwd: workspace,
+        sandbox: { sandbox, workspace },
+      });
+      // PID 2 in the sandbox's own PID namespace (bubblewrap is 1).
+      const pid = await new Promise<string>((resolve) =>
+        service.stdout.once('data', (chunk) => resolve(String(chunk))),
+      );
+      expect(pid.trim()).toBe('2');
+      expect(await sandbox.spareReady()).toBe(false);
+      expect((await service.stop()).code).toBe(0);
+    } finally {
+      sandbox.cleanup();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
   });
 });

@@ -55,6 +55,8 @@ export async function startService(
 ): Promise<ServiceProcess> {
   const started: GroupChild = await spawnInGroup(command, args, {
     ...options,
+    // A server runs for the session: no spare sandbox is made after it (nothing would use it).
+    ...(options.sandbox ? { sandbox: { ...options.sandbox, prestart: false } } : {}),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const { child, group } = started;
