@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadAgentDir, parseAgentText, readAgentFile, resolveAgents } from './agents.js';
 import { REALWORLD, removeTempTrees, tempTree } from './__fixtures__/files.js';
+import { loadAgentDir, parseAgentText, readAgentFile, resolveAgents } from './agents.js';
 import { BundleError } from './errors.js';
 import { readBundleFile } from './parse.js';
 
@@ -53,11 +53,16 @@ describe('agent files', () => {
       description: 'd',
       instruction: 'body',
     });
-    expect(parseAgentText('Just a body.', '/a/plain.md')).toMatchObject({ name: 'plain', instruction: 'Just a body.' });
+    expect(parseAgentText('Just a body.', '/a/plain.md')).toMatchObject({
+      name: 'plain',
+      instruction: 'Just a body.',
+    });
   });
 
   it('refuses a bad agents value, ignores a mapping, reports a malformed tool list', () => {
-    expect(() => parseAgentText('---\nagents: some\n---\n', '/a/x.md')).toThrow(/agents: write 'all', 'none'/);
+    expect(() => parseAgentText('---\nagents: some\n---\n', '/a/x.md')).toThrow(
+      /agents: write 'all', 'none'/,
+    );
     expect(() => parseAgentText('---\nagents: 3\n---\n', '/a/x.md')).toThrow(BundleError);
     expect(parseAgentText('---\nagents: { a: 1 }\n---\n', '/a/x.md').agents).toBeUndefined();
     expect(parseAgentText('---\nagents: [a, b]\n---\n', '/a/x.md').agents).toEqual(['a', 'b']);
@@ -82,7 +87,10 @@ describe('agent files', () => {
   });
 
   it('an agent folder: a broken file is reported and the others load; a missing folder has none', () => {
-    const dir = tempTree({ 'good.md': '---\nmeta: { name: good, description: ok }\n---\nHi', 'bad.md': '---\nagents: 7\n---\n' });
+    const dir = tempTree({
+      'good.md': '---\nmeta: { name: good, description: ok }\n---\nHi',
+      'bad.md': '---\nagents: 7\n---\n',
+    });
     const { agents, problems } = loadAgentDir(dir);
     expect(Object.keys(agents)).toEqual(['good']);
     expect(problems[0]).toMatch(/bad\.md/);
@@ -109,7 +117,9 @@ describe('rosters', () => {
   });
 
   it('inline roster values win over the file; a missing file is a warning', () => {
-    const dir = tempTree({ 'agents/helper.md': '---\nmeta: { name: helper, description: from file }\n---\nFile body' });
+    const dir = tempTree({
+      'agents/helper.md': '---\nmeta: { name: helper, description: from file }\n---\nFile body',
+    });
     const { agents, warnings } = resolveAgents({
       agents: { helper: { description: 'inline' }, ghost: { name: 'ghost' } },
       namespaces: {},

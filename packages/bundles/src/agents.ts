@@ -159,7 +159,10 @@ export function loadAgentDir(dir: string): AgentDirListing {
   const problems: string[] = [];
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((n) => /\.md$/i.test(n)).sort();
+    names = fs
+      .readdirSync(dir)
+      .filter((n) => /\.md$/i.test(n))
+      .sort();
   } catch {
     return { agents, problems };
   }

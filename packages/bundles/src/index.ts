@@ -64,8 +64,8 @@ export {
   DELEGATION_DEPTH_CAPABILITY,
   memoryChildStore,
   SELF_DELEGATION_DEPTH_CAPABILITY,
-  type SpawnerOptions,
   type Spawner,
+  type SpawnerOptions,
   type StoredChild,
 } from './spawn.js';
 export {

@@ -8,7 +8,13 @@
  * more permission than its parent: hooks-approval cannot be left out, and its
  * rules are the parent's first (every parent deny and ask still applies).
  */
-import { isPlainObject, type ModuleSpec, type MountPlan, type ProviderPreference, setOwn } from '@amplifier/core';
+import {
+  isPlainObject,
+  type ModuleSpec,
+  type MountPlan,
+  type ProviderPreference,
+  setOwn,
+} from '@amplifier/core';
 import type { AgentConfig, AgentRosterFilter } from './agents.js';
 import type { ModuleEntry } from './parse.js';
 
@@ -117,7 +123,8 @@ export function mergeApprovalConfig(
       parentDefault === 'allow',
   );
   out.rules = clone([...parentRules, ...agentRules]);
-  out.default_action = ruleStrictness(childDefault) >= ruleStrictness(parentDefault) ? childDefault : parentDefault;
+  out.default_action =
+    ruleStrictness(childDefault) >= ruleStrictness(parentDefault) ? childDefault : parentDefault;
   if (parent.approval_default !== undefined || child.approval_default !== undefined) {
     out.approval_default =
       parent.approval_default === 'deny' || child.approval_default === 'deny'
@@ -179,7 +186,10 @@ function spawnTools(tools: readonly ModuleSpec[], spawn: SpawnRule | undefined):
 
 /** `*` and `?` globs, and `[...]` classes, as a whole-string match. */
 export function globMatch(pattern: string, value: string): boolean {
-  const source = pattern.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = pattern
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   try {
     return new RegExp(`^${source}$`).test(value);
   } catch {
@@ -204,7 +214,10 @@ export function providerName(spec: ModuleSpec): string {
 }
 
 /** Filter a roster by an agent's `agents:` (`none` empties it, a list keeps those names). */
-export function filterRoster<T>(roster: Record<string, T>, filter: AgentRosterFilter | undefined): Record<string, T> {
+export function filterRoster<T>(
+  roster: Record<string, T>,
+  filter: AgentRosterFilter | undefined,
+): Record<string, T> {
   if (filter === undefined || filter === 'all') return { ...roster };
   if (filter === 'none') return {};
   const out: Record<string, T> = {};
@@ -235,7 +248,8 @@ export function childPlan(input: ChildPlanInput): ChildPlan {
   }
   if (input.orchestratorConfig !== undefined && Object.keys(input.orchestratorConfig).length > 0) {
     const orchestrator = merged.orchestrator;
-    const entry = typeof orchestrator === 'string' ? { module: orchestrator } : { ...(orchestrator as ModuleSpec) };
+    const entry =
+      typeof orchestrator === 'string' ? { module: orchestrator } : { ...(orchestrator as ModuleSpec) };
     entry.config = overlayMerge(entry.config ?? {}, input.orchestratorConfig) as Record<string, unknown>;
     merged.orchestrator = entry;
   }
@@ -257,7 +271,11 @@ export function childPlan(input: ChildPlanInput): ChildPlan {
       const pattern = model;
       model = (input.models?.[name] ?? []).find((m) => globMatch(pattern, m));
     }
-    spec.config = { ...(spec.config ?? {}), priority: 0, ...(model !== undefined && { default_model: model }) };
+    spec.config = {
+      ...(spec.config ?? {}),
+      priority: 0,
+      ...(model !== undefined && { default_model: model }),
+    };
     // The chosen provider first too: orchestrators that take the first provider agree.
     providers.splice(at, 1);
     providers.unshift(spec);

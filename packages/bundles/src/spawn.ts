@@ -20,8 +20,8 @@ import {
   type ProviderPreference,
   RESUME_CAPABILITY,
   type ResumeRequest,
-  SPAWN_CAPABILITY,
   type SessionOptions,
+  SPAWN_CAPABILITY,
   type SpawnRequest,
   type SpawnResult,
   type SpawnUsage,
@@ -188,7 +188,9 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
 
   function register(coordinator: Coordinator): void {
     coordinator.registerCapability(SPAWN_CAPABILITY, (request: SpawnRequest) => spawn(coordinator, request));
-    coordinator.registerCapability(RESUME_CAPABILITY, (request: ResumeRequest) => resume(coordinator, request));
+    coordinator.registerCapability(RESUME_CAPABILITY, (request: ResumeRequest) =>
+      resume(coordinator, request),
+    );
   }
 
   async function spawn(parent: Coordinator, request: SpawnRequest): Promise<SpawnResult> {
@@ -207,7 +209,11 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
       try {
         agent = rosterAgent(name, agents[name]);
       } catch (error) {
-        return failure(request.sub_session_id, `Agent '${name}' is malformed: ${errorMessage(error)}`, 'AGENT_INVALID');
+        return failure(
+          request.sub_session_id,
+          `Agent '${name}' is malformed: ${errorMessage(error)}`,
+          'AGENT_INVALID',
+        );
       }
     }
     return run({
@@ -233,7 +239,11 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
     try {
       stored = await store.load(request.session_id);
     } catch (error) {
-      return failure(request.session_id, `Cannot read the agent session '${request.session_id}': ${errorMessage(error)}`, 'SESSION_UNREADABLE');
+      return failure(
+        request.session_id,
+        `Cannot read the agent session '${request.session_id}': ${errorMessage(error)}`,
+        'SESSION_UNREADABLE',
+      );
     }
     if (stored === undefined) {
       return failure(
@@ -326,7 +336,9 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
     coordinator.hooks.register(
       'llm:response',
       (_event, data) => {
-        const reported = (data as { usage?: { input_tokens?: unknown; output_tokens?: unknown; cost_usd?: unknown } }).usage;
+        const reported = (
+          data as { usage?: { input_tokens?: unknown; output_tokens?: unknown; cost_usd?: unknown } }
+        ).usage;
         if (reported === undefined) return;
         addUsage(usage, {
           input_tokens: typeof reported.input_tokens === 'number' ? reported.input_tokens : 0,
@@ -347,11 +359,18 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
     const turnCount = (input.resumed?.turn_count ?? 0) + 1;
     try {
       detach =
-        options.onChild?.({ session: child, parent, agentName: input.agentName, depth, resumed: input.resumed !== undefined }) ??
-        undefined;
+        options.onChild?.({
+          session: child,
+          parent,
+          agentName: input.agentName,
+          depth,
+          resumed: input.resumed !== undefined,
+        }) ?? undefined;
       await child.initialize();
       for (const f of child.failures) {
-        parent.logger.warn(`agent '${input.agentName}': ${f.section} module '${f.module}' was not loaded: ${errorMessage(f.error)}`);
+        parent.logger.warn(
+          `agent '${input.agentName}': ${f.section} module '${f.module}' was not loaded: ${errorMessage(f.error)}`,
+        );
       }
       const context = coordinator.get('context') as ContextManager;
       if (input.resumed !== undefined) await context.setMessages(input.resumed.messages);
@@ -389,12 +408,16 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
         messages: context === undefined ? [] : await context.getMessages(),
       });
     } catch (caught) {
-      parent.logger.warn(`agent '${input.agentName}': the session ${sessionId} could not be stored: ${errorMessage(caught)}`);
+      parent.logger.warn(
+        `agent '${input.agentName}': the session ${sessionId} could not be stored: ${errorMessage(caught)}`,
+      );
     }
     try {
       await child.cleanup();
     } catch (caught) {
-      parent.logger.warn(`agent '${input.agentName}': cleanup of ${sessionId} failed: ${errorMessage(caught)}`);
+      parent.logger.warn(
+        `agent '${input.agentName}': cleanup of ${sessionId} failed: ${errorMessage(caught)}`,
+      );
     } finally {
       detach?.();
     }
@@ -409,7 +432,10 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
       metadata: {
         agent_name: input.agentName,
         delegation_depth: depth,
-        ...(provider !== undefined && { provider: provider.name, ...(provider.model && { model: provider.model }) }),
+        ...(provider !== undefined && {
+          provider: provider.name,
+          ...(provider.model && { model: provider.model }),
+        }),
         ...(child.failures.length > 0 && { skipped_modules: child.failures.map((f) => f.module) }),
       },
       ...(error !== undefined && { error }),
