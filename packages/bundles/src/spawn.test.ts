@@ -171,7 +171,13 @@ describe('createSpawner', () => {
     const saved: StoredChild[] = [];
     const memory = memoryChildStore();
     const spawner = createSpawner({
-      store: { save: (c) => (saved.push(c), memory.save(c)), load: (id) => memory.load(id) },
+      store: {
+        save: (c) => {
+          saved.push(c);
+          return memory.save(c);
+        },
+        load: (id) => memory.load(id),
+      },
     });
     const first = await spawner.spawn(parent, request('helper', 'first task'));
     const second = await spawner.resume(parent, {
