@@ -42,6 +42,8 @@ export interface ChildPlanInput {
   orchestratorConfig?: Record<string, unknown> | undefined;
   providerPreferences?: readonly ProviderPreference[] | undefined;
   sessionMetadata?: Record<string, unknown> | undefined;
+  /** The parent's roster (default: the parent plan's `agents`); the child gets it filtered by the agent's `agents:`. */
+  roster?: Readonly<Record<string, unknown>> | undefined;
   /** Model ids per mounted provider name, to resolve a preference's glob (`claude-haiku-*`). */
   models?: Readonly<Record<string, readonly string[]>>;
 }
@@ -290,7 +292,7 @@ export function childPlan(input: ChildPlanInput): ChildPlan {
   else delete plan.tools;
   if (hooks.length > 0) plan.hooks = hooks;
   else delete plan.hooks;
-  const roster = filterRoster(parent.agents ?? {}, agent?.agents);
+  const roster = filterRoster({ ...(input.roster ?? parent.agents ?? {}) }, agent?.agents);
   if (Object.keys(roster).length > 0) plan.agents = roster;
   else delete plan.agents;
   return { plan: plan as unknown as MountPlan, provider: chosen };

@@ -182,7 +182,9 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
   const maxDepth = options.maxDepth ?? 5;
   const usageOf = new WeakMap<Coordinator, SpawnUsage>();
 
+  /** A root's roster is `options.agents` (else its plan's); a child's is in its plan, already filtered. */
   function roster(parent: Coordinator): Record<string, unknown> {
+    if (usageOf.has(parent)) return (parent.config.agents ?? {}) as Record<string, unknown>;
     return (options.agents ?? parent.config.agents ?? {}) as Record<string, unknown>;
   }
 
@@ -295,6 +297,7 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
     try {
       ({ plan, provider } = childPlan({
         parent: parent.config,
+        roster: roster(parent),
         agent,
         spawn: options.spawn,
         toolInheritance: input.request.tool_inheritance,
