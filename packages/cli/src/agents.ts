@@ -4,18 +4,21 @@
  * `<AMPLIFIER_HOME>/agents`), and `amplifier agents list | show | dirs`.
  * The bundle's agents win over a folder's of the same name.
  */
-import path from 'node:path';
-import { type AgentConfig, type Bundle, loadAgentDir, resolveAgents } from '@amplifier/bundles';
-import { setOwn } from '@amplifier/core';
+import {
+  type AgentConfig,
+  type Bundle,
+  buildSystemPrompt,
+  loadAgentDir,
+  resolveAgents,
+  type SpawnRule,
+} from '@amplifier/bundles';
+import { type MountPlan, parseMountPlan, setOwn } from '@amplifier/core';
+import { mentionNamespaces } from './bundles.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_OK } from './errors.js';
 import { table } from './modules.js';
-import { amplifierHome } from './sessions.js';
+import { agentDirs } from './agent-dirs.js';
 
-/** Folders agents are read from, first wins: the project's, then the user's. */
-export function agentDirs(cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  return [path.join(cwd, '.amplifier', 'agents'), path.join(amplifierHome(env), 'agents')];
-}
 
 /** The agents a session may delegate to, and what could not be read. */
 export interface Roster {
@@ -152,4 +155,40 @@ export function agentsDirs(options: { cwd: string; json: boolean }, out: NodeJS.
   const dirs = agentDirs(options.cwd);
   out.write(options.json ? `${JSON.stringify(dirs, null, 2)}\n` : `${dirs.join('\n')}\n`);
   return EXIT_OK;
+}
+
+/** What a run needs for delegation: the plan with its roster, the spawn rule, the child prompt builder. */
+export interface RunAgents {
+  plan: MountPlan;
+  spawn?: SpawnRule | undefined;
+  systemPrompt: (agent: AgentConfig | undefined) => Promise<string | undefined>;
+  warnings: string[];
+}
+
+/**
+ * The plan a run starts with its roster in `agents` (the bundle's, then the
+ * agent folders'; a plan file's own `agents` entries win over the folders'),
+ * and a child's system prompt: the agent's instruction with its @mentions
+ * resolved as the bundle's are.
+ */
+export function runAgents(plan: MountPlan, cwd: string, bundle?: Bundle): RunAgents {
+  const { agents, warnings } = cliRoster(cwd, bundle);
+  const own = (plan.agents ?? {}) as Record<string, unknown>;
+  const roster: Record<string, unknown> = { ...rosterPlanData(agents) };
+  for (const [name, value] of Object.entries(own)) {
+    if (bundle === undefined || !Object.hasOwn(roster, name)) setOwn(roster, name, value);
+  }
+  const withRoster =
+    Object.keys(roster).length === 0 ? plan : parseMountPlan({ ...plan, agents: roster } as MountPlan);
+  const namespaces = mentionNamespaces(cwd);
+  return {
+    plan: withRoster,
+    spawn: bundle?.spawn as SpawnRule | undefined,
+    systemPrompt: async (agent) => {
+      if (agent?.instruction === undefined) return undefined;
+      if (bundle === undefined) return agent.instruction;
+      return buildSystemPrompt({ ...bundle, instruction: agent.instruction, context: [] }, { cwd, namespaces });
+    },
+    warnings,
+  };
 }

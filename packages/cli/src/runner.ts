@@ -11,8 +11,10 @@ import {
   type Logger,
   type Message,
 } from '@amplifier/core';
+import type { AgentConfig, SpawnRule } from '@amplifier/bundles';
 import { CliApproval } from './approval.js';
 import type { Display } from './display.js';
+import { registerSpawn } from './spawn.js';
 import { CliError, EXIT_CANCELLED, noProviderMessage } from './errors.js';
 import { CLI_VERSION, createLoader } from './modules.js';
 import { planSummary, type ResolvedPlan } from './plan.js';
@@ -68,6 +70,11 @@ export interface OpenOptions {
   };
   /** The bundle's system prompt, installed in the context after it is loaded (`applySystemPrompt`). */
   systemPrompt?: (() => Promise<string | undefined>) | undefined;
+  /** Agents: the bundle's `spawn` rule and how a child's system prompt is built (default: the agent's instruction). */
+  agents?: {
+    spawn?: SpawnRule | undefined;
+    systemPrompt?: ((agent: AgentConfig | undefined) => Promise<string | undefined>) | undefined;
+  };
 }
 
 /** One open session: turns, transcript, metadata, Ctrl+C. */
@@ -131,6 +138,9 @@ export class SessionRunner {
       'session.directory',
       resumed?.dir ?? path.join(store.projectDir(cwd), session.sessionId),
     );
+    // session.spawn / session.resume on every root session (reference Part C 5): the delegate tool's
+    // children run as sessions stored next to this one, their tool lines shown under the call.
+    registerSpawn(session.coordinator, { store, cwd, display, ...options.agents });
     try {
       await session.initialize();
       checkModules(session, warnings);
