@@ -13,12 +13,11 @@ import {
   type SpawnRule,
 } from '@amplifier/bundles';
 import { type MountPlan, parseMountPlan, setOwn } from '@amplifier/core';
+import { agentDirs } from './agent-dirs.js';
 import { mentionNamespaces } from './bundles.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_OK } from './errors.js';
 import { table } from './modules.js';
-import { agentDirs } from './agent-dirs.js';
-
 
 /** The agents a session may delegate to, and what could not be read. */
 export interface Roster {
@@ -73,14 +72,22 @@ function firstLine(text: string): string {
 }
 
 /** `amplifier agents list [--bundle <b>] [--json]`. */
-export async function listAgents(options: AgentsOptions, display: Display, out: NodeJS.WritableStream): Promise<number> {
+export async function listAgents(
+  options: AgentsOptions,
+  display: Display,
+  out: NodeJS.WritableStream,
+): Promise<number> {
   const { agents, warnings } = await roster(options);
   for (const warning of warnings) display.warn(warning);
   const names = Object.keys(agents).sort();
   if (options.json) {
     out.write(
       `${JSON.stringify(
-        names.map((name) => ({ name, description: agents[name]?.description ?? '', file: agents[name]?.file ?? null })),
+        names.map((name) => ({
+          name,
+          description: agents[name]?.description ?? '',
+          file: agents[name]?.file ?? null,
+        })),
         null,
         2,
       )}\n`,
@@ -126,7 +133,9 @@ export async function showAgent(
   }
   const c = display.colors;
   const modules = (key: 'tools' | 'providers' | 'hooks'): string[] =>
-    agent[key] === undefined ? [] : [`${c.bold(key.padEnd(10))} ${(agent[key] ?? []).map((m) => m.module).join(', ')}`];
+    agent[key] === undefined
+      ? []
+      : [`${c.bold(key.padEnd(10))} ${(agent[key] ?? []).map((m) => m.module).join(', ')}`];
   const lines = [
     `${c.bold('agent'.padEnd(10))} ${agent.name}`,
     ...(agent.file ? [`${c.bold('file'.padEnd(10))} ${agent.file}`] : []),
@@ -187,7 +196,10 @@ export function runAgents(plan: MountPlan, cwd: string, bundle?: Bundle): RunAge
     systemPrompt: async (agent) => {
       if (agent?.instruction === undefined) return undefined;
       if (bundle === undefined) return agent.instruction;
-      return buildSystemPrompt({ ...bundle, instruction: agent.instruction, context: [] }, { cwd, namespaces });
+      return buildSystemPrompt(
+        { ...bundle, instruction: agent.instruction, context: [] },
+        { cwd, namespaces },
+      );
     },
     warnings,
   };

@@ -38,7 +38,9 @@ export function cliChildStore(store: SessionStore, cwd: string): ChildStore {
       const existing = readRecord(dir);
       const now = new Date().toISOString();
       const first = child.messages.find((m) => m.role === 'user');
-      const name = typeof first?.content === 'string' ? first.content.replace(/\s+/g, ' ').trim().slice(0, 80) : null;
+      // The task itself, not the parent context the delegate tool puts before it.
+      const task = typeof first?.content === 'string' ? first.content.split('[YOUR TASK]').pop() : undefined;
+      const name = task === undefined ? null : task.replace(/\s+/g, ' ').trim().slice(0, 80);
       const record =
         existing ??
         new SessionRecord(dir, {
@@ -68,7 +70,9 @@ export function cliChildStore(store: SessionStore, cwd: string): ChildStore {
           agent_name: child.agent_name,
           trace_id: child.session_id.split('-')[0],
           config: redactSecrets(JSON.parse(JSON.stringify(child.config)) as MountPlan),
-          agent_overlay: redactSecrets(JSON.parse(JSON.stringify(child.agent_overlay)) as Record<string, unknown>),
+          agent_overlay: redactSecrets(
+            JSON.parse(JSON.stringify(child.agent_overlay)) as Record<string, unknown>,
+          ),
           self_delegation_depth: child.self_delegation_depth,
           delegation_depth: child.delegation_depth,
           spawn_request: redactSecrets(child.request),

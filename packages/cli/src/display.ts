@@ -510,7 +510,11 @@ export class Display implements DisplaySystem {
 
   #onToolError(data: EventData, place?: CallPlace): void {
     const error = data.error as { msg?: unknown } | undefined;
-    this.#finish(place?.key ?? String(data.tool_call_id ?? ''), false, firstLine(String(error?.msg ?? 'error')));
+    this.#finish(
+      place?.key ?? String(data.tool_call_id ?? ''),
+      false,
+      firstLine(String(error?.msg ?? 'error')),
+    );
   }
 
   #finish(id: string, ok: boolean, message: string): void {
@@ -521,7 +525,9 @@ export class Display implements DisplaySystem {
     const mark = ok ? c.green('✓') : c.red('✗');
     const took = c.dim(formatDuration(performance.now() - call.started));
     const tail = message === '' ? '' : ` ${c.red(message)}`;
-    this.line(`${call.indent}  ${mark} ${c.bold(call.name)} ${call.args}${call.args ? ' ' : ''}${took}${tail}`);
+    this.line(
+      `${call.indent}  ${mark} ${c.bold(call.name)} ${call.args}${call.args ? ' ' : ''}${took}${tail}`,
+    );
     if (this.interactive) {
       const next = [...this.#running.values()][0];
       if (next !== undefined)

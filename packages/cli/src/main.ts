@@ -268,7 +268,12 @@ common(
 type AgentFlags = Common & { bundle?: string; source?: string[] };
 
 /** The bundle flags of `agents list|show`. */
-function agentsOptions(flags: AgentFlags): { cwd: string; json: boolean; bundle?: string; sources?: string[] } {
+function agentsOptions(flags: AgentFlags): {
+  cwd: string;
+  json: boolean;
+  bundle?: string;
+  sources?: string[];
+} {
   return {
     cwd: resolveCwd(flags.cwd),
     json: flags.json ?? false,
@@ -279,7 +284,7 @@ function agentsOptions(flags: AgentFlags): { cwd: string; json: boolean; bundle?
 
 function agentsBundleFlags(command: Command): Command {
   return common(command)
-    .option('-B, --bundle <file|name>', "the bundle whose agents: roster to read (besides the agent folders)")
+    .option('-B, --bundle <file|name>', 'the bundle whose agents: roster to read (besides the agent folders)')
     .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined);
 }
 
@@ -292,7 +297,10 @@ agentsBundleFlags(agents.command('list').description('agents by name, with their
   ),
 );
 agentsBundleFlags(
-  agents.command('show').description("an agent's definition and instruction").argument('<name>', 'agent name'),
+  agents
+    .command('show')
+    .description("an agent's definition and instruction")
+    .argument('<name>', 'agent name'),
 ).action(
   action(async (name: string, flags: AgentFlags) =>
     (await import('./agents.js')).showAgent(name, agentsOptions(flags), display(flags), process.stdout),
@@ -300,7 +308,10 @@ agentsBundleFlags(
 );
 common(agents.command('dirs').description('the folders agent files are read from')).action(
   action(async (flags: Common) =>
-    (await import('./agents.js')).agentsDirs({ cwd: resolveCwd(flags.cwd), json: flags.json ?? false }, process.stdout),
+    (await import('./agents.js')).agentsDirs(
+      { cwd: resolveCwd(flags.cwd), json: flags.json ?? false },
+      process.stdout,
+    ),
   ),
 );
 

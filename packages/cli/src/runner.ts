@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { AgentConfig, SpawnRule } from '@amplifier/bundles';
 /**
  * A SessionRunner owns one AmplifierSession with its transcript on disk, the
  * live display and Ctrl+C handling during a turn (first press graceful,
@@ -11,14 +12,13 @@ import {
   type Logger,
   type Message,
 } from '@amplifier/core';
-import type { AgentConfig, SpawnRule } from '@amplifier/bundles';
 import { CliApproval } from './approval.js';
 import type { Display } from './display.js';
-import { registerSpawn } from './spawn.js';
 import { CliError, EXIT_CANCELLED, noProviderMessage } from './errors.js';
 import { CLI_VERSION, createLoader } from './modules.js';
 import { planSummary, type ResolvedPlan } from './plan.js';
 import { repairToolCalls, type SessionRecord, type SessionStore } from './sessions.js';
+import { registerSpawn } from './spawn.js';
 
 /** How a turn ended. */
 export interface TurnOutcome {

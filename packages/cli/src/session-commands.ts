@@ -5,10 +5,10 @@
 import path from 'node:path';
 import { errorMessage, fromMessageToolCall, type Message } from '@amplifier/core';
 import { type JsonlNote, readEventLog } from '@amplifier/hooks-logging';
+import { childrenOf } from './child-sessions.js';
 import type { Display } from './display.js';
 import { EXIT_OK } from './errors.js';
 import { table } from './modules.js';
-import { childrenOf } from './child-sessions.js';
 import { type SessionRecord, SessionStore } from './sessions.js';
 
 function when(iso: string): string {
@@ -34,7 +34,13 @@ export function listSessions(
   const records = all.filter((r) => !r.metadata.parent_id);
   const count = (r: SessionRecord): number => descendants(all, r.id).length;
   if (options.json) {
-    out.write(`${JSON.stringify(records.map((r) => ({ ...summary(r), children: count(r) })), null, 2)}\n`);
+    out.write(
+      `${JSON.stringify(
+        records.map((r) => ({ ...summary(r), children: count(r) })),
+        null,
+        2,
+      )}\n`,
+    );
     return EXIT_OK;
   }
   if (records.length === 0) {
@@ -73,7 +79,11 @@ export function listSessions(
 }
 
 /** Every session under `id` (children, their children, ...), depth first. */
-function descendants(records: readonly SessionRecord[], id: string, seen = new Set<string>()): SessionRecord[] {
+function descendants(
+  records: readonly SessionRecord[],
+  id: string,
+  seen = new Set<string>(),
+): SessionRecord[] {
   const out: SessionRecord[] = [];
   for (const child of childrenOf(records, id)) {
     if (seen.has(child.id)) continue;
@@ -84,7 +94,12 @@ function descendants(records: readonly SessionRecord[], id: string, seen = new S
 }
 
 /** The tree of agent sessions under `id`: one line each, indented by depth. */
-function treeLines(records: readonly SessionRecord[], id: string, depth: number, seen: Set<string>): string[] {
+function treeLines(
+  records: readonly SessionRecord[],
+  id: string,
+  depth: number,
+  seen: Set<string>,
+): string[] {
   const lines: string[] = [];
   for (const child of childrenOf(records, id)) {
     if (seen.has(child.id)) continue;
@@ -185,7 +200,9 @@ export async function showSession(
     `${c.bold('cwd')}       ${m.cwd || '(not recorded)'}`,
     `${c.bold('files')}     ${path.join(record.dir, '')}`,
     `${c.bold('events')}    ${events.records} record${events.records === 1 ? '' : 's'} in ${path.basename(events.file)}`,
-    ...(tree.length > 0 ? [`${c.bold('agents')}    ${tree.length} agent session${tree.length === 1 ? '' : 's'}`, ...tree] : []),
+    ...(tree.length > 0
+      ? [`${c.bold('agents')}    ${tree.length} agent session${tree.length === 1 ? '' : 's'}`, ...tree]
+      : []),
     '',
   ];
   // Redacted before shortening, so a cut never hides a secret from the rules.

@@ -5,7 +5,7 @@
  * call. The kit is imported on the first delegation, so a run that never
  * delegates never loads it.
  */
-import type { AgentConfig, SpawnRule, Spawner } from '@amplifier/bundles';
+import type { AgentConfig, Spawner, SpawnRule } from '@amplifier/bundles';
 import {
   type Coordinator,
   RESUME_CAPABILITY,
