@@ -13,7 +13,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   CliProcess,
   cliEnv,
-  jsonLines,
   pgrep,
   removeTempDirs,
   runCli,
