@@ -157,6 +157,33 @@ describe('delegation through the CLI', () => {
     expect(show.stdout).toMatch(/agents\s+3 agent sessions/);
     expect(show.stdout).toMatch(new RegExp(`^ {2}└ alpha  ${alpha.meta.session_id}`, 'm'));
     expect(show.stdout).toMatch(new RegExp(`^ {4}└ gamma  ${gamma.meta.session_id}`, 'm'));
+    const showChild = await runCli(['session', 'show', String(gamma.meta.session_id)], { cwd, env: cliEnv(home) });
+    expect(showChild.stdout).toMatch(/^agent\s+gamma$/m);
+    expect(showChild.stdout).toMatch(new RegExp(`^parent\\s+${alpha.meta.session_id}$`, 'm'));
+  });
+
+  it("--json: a child's events come with its depth and agent", async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    agentFile(cwd, 'beta', [
+      { tool_calls: [{ id: 'b1', name: 'bash', arguments: { command: 'echo hi' } }] },
+      'beta done',
+    ]);
+    const plan = writePlan(cwd, [
+      { tool_calls: [delegateCall('p1', { agent: 'beta', instruction: 'go' })] },
+      'done',
+    ]);
+    const exit = await runCli(['run', '--plan', plan, '--json', 'go'], { cwd, env: cliEnv(home) });
+    expect(exit.code).toBe(0);
+    const lines = exit.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const childEvents = lines.filter((l) => l.agent === 'beta');
+    expect(childEvents.map((l) => l.event)).toEqual(
+      expect.arrayContaining(['session:fork', 'tool:pre', 'tool:post', 'session:end']),
+    );
+    expect(childEvents.every((l) => l.depth === 1)).toBe(true);
   });
 
   it('resumes a child by its id in a later run: same folder, history kept, two turns', async () => {

@@ -197,6 +197,9 @@ export async function showSession(
     `${c.bold('provider')}  ${m.provider || '-'}${m.model ? ` (${m.model})` : ''}`,
     ...(m.bundle ? [`${c.bold('bundle')}    ${m.bundle}`] : []),
     ...(m.parent_id ? [`${c.bold('parent')}    ${m.parent_id}`] : []),
+    ...(typeof (m as { agent_name?: unknown }).agent_name === 'string'
+      ? [`${c.bold('agent')}     ${(m as { agent_name?: string }).agent_name}`]
+      : []),
     `${c.bold('cwd')}       ${m.cwd || '(not recorded)'}`,
     `${c.bold('files')}     ${path.join(record.dir, '')}`,
     `${c.bold('events')}    ${events.records} record${events.records === 1 ? '' : 's'} in ${path.basename(events.file)}`,
