@@ -8,8 +8,8 @@
  */
 import {
   type Coordinator,
-  errorMessage,
   type ExecutionProfile,
+  errorMessage,
   getOwn,
   isPlainObject,
   type JSONSchema,
