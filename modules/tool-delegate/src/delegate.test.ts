@@ -11,6 +11,7 @@ import { waitFor } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, type HarnessOptions, startParent } from './__fixtures__/sessions.js';
 import { SUB_SESSION_ID } from './sub-session-id.js';
+import { formatUsd } from './usage-ledger.js';
 
 const AGENTS = {
   alpha: { meta: { description: 'Finds things.' } },
@@ -146,6 +147,30 @@ describe('delegation through session.spawn', () => {
     });
   });
 
+  it('provider preferences: explicit, else the model role, else the agent (first present wins)', async () => {
+    const h = await start({
+      script: ['unused'],
+      agents: { ...AGENTS, alpha: { description: 'x', provider_preferences: [{ provider: 'anthropic' }] } },
+    });
+    const resolver = Object.assign((role: string) => [{ provider: 'openai', model: `${role}-*` }], {
+      known_roles: ['fast', 'smart'],
+    });
+    h.parent.coordinator.registerCapability('model_role_resolver', resolver);
+    expect(h.delegate.inputSchema).toMatchObject({ properties: { model_role: { enum: ['fast', 'smart'] } } });
+    await h.delegate.execute({
+      agent: 'alpha',
+      instruction: 'a',
+      provider_preferences: [{ provider: 'mock' }],
+    });
+    await h.delegate.execute({ agent: 'alpha', instruction: 'b', model_role: 'fast' });
+    await h.delegate.execute({ agent: 'alpha', instruction: 'c' });
+    expect(h.spawns.map((s) => s.provider_preferences)).toEqual([
+      [{ provider: 'mock' }],
+      [{ provider: 'openai', model: 'fast-*' }],
+      [{ provider: 'anthropic' }],
+    ]);
+  });
+
   it('prepends the inherited parent context with the reference markers', async () => {
     const h = await start({
       script: [
@@ -189,6 +214,11 @@ describe('delegation through session.spawn', () => {
     expect(h.resumes).toEqual([expect.objectContaining({ session_id: id, instruction: 'and then?' })]);
     expect(h.spawns).toHaveLength(1);
     expect(h.events.names()).toContain('delegate:agent_resumed');
+    // Both runs' cost sit in the child's one session.cost entry.
+    const costOf = (r: ToolResult): number => (r.output as { usage: { cost_usd: number } }).usage.cost_usd;
+    expect(await h.parent.coordinator.collectContributions('session.cost')).toEqual([
+      { provider: `delegate:${id}`, cost_usd: formatUsd(costOf(first) + costOf(second)) },
+    ]);
     // The child saw both turns (a resumed session keeps its conversation).
     const messages = await h.children.get(id)!.coordinator.get('context')!.getMessages();
     expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['start', 'and then?']);
@@ -238,7 +268,7 @@ describe('delegation through session.spawn', () => {
   it('settings.timeout stops the child and fails with delegate:error', async () => {
     const h = await start({
       script: ['unused'],
-      config: { settings: { timeout: 0.05 } },
+      config: { settings: { timeout: 0.2 } },
       child: () => ({
         script: [{ tool_calls: [{ name: 'hang', arguments: {} }] }, 'never'],
         tools: [

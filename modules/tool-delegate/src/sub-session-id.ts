@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** What every sub-session id matches. */
-export const SUB_SESSION_ID = /^[0-9a-f]{16}-[0-9a-f]{16}_[a-z0-9-]+$/;
+export const SUB_SESSION_ID: RegExp = /^[0-9a-f]{16}-[0-9a-f]{16}_[a-z0-9-]+$/;
 const SPANS = /^([0-9a-f]{16})-([0-9a-f]{16})_/;
 
 /** The agent part of an id: `Foundation:Explorer` -> `foundation-explorer`; `agent` when nothing is left. */

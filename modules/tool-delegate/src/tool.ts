@@ -8,6 +8,7 @@
  */
 import {
   type Coordinator,
+  type ExecutionProfile,
   errorMessage,
   getOwn,
   isPlainObject,
@@ -110,9 +111,9 @@ function isNotFound(value: unknown): boolean {
 }
 
 export class DelegateTool implements Tool {
-  readonly name = 'delegate';
+  readonly name: string = 'delegate';
   /** Touches no resource: delegations of one response run concurrently; the tool keeps its own deadline. */
-  readonly executionProfile = { resourceKeys: () => [], disableTimeout: true };
+  readonly executionProfile: ExecutionProfile = { resourceKeys: () => [], disableTimeout: true };
   readonly #coordinator: Coordinator;
   readonly #config: DelegateConfig;
   readonly #roster: readonly RosterAgent[];

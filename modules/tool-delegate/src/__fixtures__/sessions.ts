@@ -62,7 +62,7 @@ export interface Harness {
   resumes: ResumeRequest[];
   /** Child sessions by id. */
   children: Map<string, AmplifierSession>;
-  /** Every child turn, to await after a cancellation. */
+  /** Every spawn and child turn, to await after a cancellation or a timeout. */
   turns: Promise<unknown>[];
   /** `delegate:*` events of the parent. */
   events: EventRecorder;
@@ -129,7 +129,7 @@ export async function startParent(options: HarnessOptions): Promise<Harness> {
 
   const register = (coordinator: Coordinator, depth: number): void => {
     if (options.spawn !== false) {
-      coordinator.registerCapability(SPAWN_CAPABILITY, async (request: SpawnRequest) => {
+      const spawn = async (request: SpawnRequest): Promise<SpawnResult> => {
         spawns.push(request);
         const spec = childOf(request);
         const tools: NonNullable<MountPlan['tools']> = [{ module: 'tools-test' }];
@@ -159,6 +159,12 @@ export async function startParent(options: HarnessOptions): Promise<Harness> {
         usage.set(child.sessionId, recorder);
         children.set(child.sessionId, child);
         return runTurn(child, request.instruction, request.signal);
+      };
+      // The whole spawn (session start included) is awaited by close() and by tests after a cancellation.
+      coordinator.registerCapability(SPAWN_CAPABILITY, (request: SpawnRequest) => {
+        const running = spawn(request);
+        turns.push(running.catch(() => undefined));
+        return running;
       });
     }
     if (options.resume !== false) {
