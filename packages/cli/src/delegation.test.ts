@@ -157,7 +157,10 @@ describe('delegation through the CLI', () => {
     expect(show.stdout).toMatch(/agents\s+3 agent sessions/);
     expect(show.stdout).toMatch(new RegExp(`^ {2}└ alpha  ${alpha.meta.session_id}`, 'm'));
     expect(show.stdout).toMatch(new RegExp(`^ {4}└ gamma  ${gamma.meta.session_id}`, 'm'));
-    const showChild = await runCli(['session', 'show', String(gamma.meta.session_id)], { cwd, env: cliEnv(home) });
+    const showChild = await runCli(['session', 'show', String(gamma.meta.session_id)], {
+      cwd,
+      env: cliEnv(home),
+    });
     expect(showChild.stdout).toMatch(/^agent\s+gamma$/m);
     expect(showChild.stdout).toMatch(new RegExp(`^parent\\s+${alpha.meta.session_id}$`, 'm'));
   });
