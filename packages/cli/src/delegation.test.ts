@@ -163,6 +163,12 @@ describe('delegation through the CLI', () => {
     });
     expect(showChild.stdout).toMatch(/^agent\s+gamma$/m);
     expect(showChild.stdout).toMatch(new RegExp(`^parent\\s+${alpha.meta.session_id}$`, 'm'));
+    const del = await runCli(['session', 'delete', String(root?.meta.session_id)], {
+      cwd,
+      env: cliEnv(home),
+    });
+    expect(del.stderr).toContain('and its 3 agent sessions');
+    expect(sessionDirs(home)).toEqual([]);
   });
 
   it("--json: a child's events come with its depth and agent", async () => {

@@ -236,8 +236,13 @@ export function deleteSessions(ids: readonly string[], options: { cwd: string },
   const store = new SessionStore();
   const records = ids.map((id) => store.find(id, options.cwd));
   for (const record of records) {
+    // Its agent sessions go with it (they sit next to it, hidden from `session list`).
+    const children = descendants(store.list(record.metadata.cwd || options.cwd), record.id);
+    for (const child of children) store.delete(child);
     store.delete(record);
-    display.line(`Deleted session ${record.id}`);
+    display.line(
+      `Deleted session ${record.id}${children.length > 0 ? ` and its ${children.length} agent session${children.length === 1 ? '' : 's'}` : ''}`,
+    );
   }
   return EXIT_OK;
 }
