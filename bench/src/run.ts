@@ -27,6 +27,7 @@ const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   logging: { file: './logging.js', aliases: ['hooks-logging'] },
   stream: { file: './stream.js', aliases: ['streaming', 'fragments'] },
   mcp: { file: './mcp.js', aliases: ['tool-mcp'] },
+  delegation: { file: './delegation.js', aliases: ['spawn', 'agents'] },
 };
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

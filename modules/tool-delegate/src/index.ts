@@ -1,19 +1,53 @@
 /**
- * @amplifier/tool-delegate (module id `tool-delegate`, also `tool-task`): a
- * placeholder. Its manifest says `"unavailable"`, so the loader refuses it,
- * by id and by alias, with the reason below and never imports this file; an
- * app that imports it directly gets the same refusal from `mount`.
+ * @amplifier/tool-delegate (module id `tool-delegate`, alias `tool-task`): the
+ * `delegate` tool, which runs agents as child sessions through the app's
+ * `session.spawn` / `session.resume` capabilities (core's spawn seam).
  */
-import type { Coordinator } from '@amplifier/core';
+import { type Cleanup, type Coordinator, OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
+import { parseConfig } from './config.js';
+import { DELEGATE_EVENTS } from './events.js';
+import { DelegateTool } from './tool.js';
+import { UsageLedger } from './usage-ledger.js';
 
-/** Why the module does not load (the manifest's `"unavailable"`, kept in step by a test). */
-export const UNAVAILABLE: string =
-  "sub-agents are not available yet: tool-delegate and tool-task run agents, which this project does not have (they come with agent support). Remove the tool from the bundle's tools (for the foundation bundle: the agents behavior) to run without sub-agents";
+export type { DelegateConfig } from './config.js';
+export { CONFIG_SCHEMA, DEFAULTS, parseConfig, SAFETY_KEYS } from './config.js';
+export type { ContextDepth, ContextScope, InheritanceOptions } from './context-inheritance.js';
+export {
+  buildInheritedContext,
+  MESSAGE_CHARS,
+  TOOL_RESULT_CHARS,
+  withInheritedContext,
+} from './context-inheritance.js';
+export {
+  AGENT_CANCELLED,
+  AGENT_COMPLETED,
+  AGENT_RESUMED,
+  AGENT_SPAWNED,
+  DELEGATE_ERROR,
+  DELEGATE_EVENTS,
+} from './events.js';
+export { DELEGATION_DEPTH_CAPABILITY, SELF_DELEGATION_DEPTH_CAPABILITY } from './limits.js';
+export type { RosterAgent } from './roster.js';
+export { readRoster } from './roster.js';
+export { agentSlug, SUB_SESSION_ID, subSessionId } from './sub-session-id.js';
+export type { ModelRoleResolver } from './tool.js';
+export { DelegateTool, MODEL_ROLE_RESOLVER_CAPABILITY } from './tool.js';
+export { SESSION_COST_CHANNEL, UsageLedger } from './usage-ledger.js';
 
-/** Always fails: sub-agents are not available yet. Nothing is mounted. */
+/**
+ * Mount the `delegate` tool. Bad config fails naming the key; a misspelt key
+ * under `limits` is refused. Declares the `delegate:*` events on
+ * `observability.events`.
+ */
 export async function mount(
-  _coordinator: Coordinator,
-  _config: Record<string, unknown> = {},
-): Promise<never> {
-  throw new Error(`tool-delegate: ${UNAVAILABLE}`);
+  coordinator: Coordinator,
+  config: Record<string, unknown> = {},
+): Promise<Cleanup> {
+  const settings = parseConfig(config, coordinator.logger);
+  const tool = new DelegateTool(coordinator, settings, new UsageLedger(coordinator));
+  coordinator.mount('tools', tool, { name: tool.name });
+  coordinator.registerContributor(OBSERVABILITY_EVENTS_CHANNEL, 'tool-delegate', () => [...DELEGATE_EVENTS]);
+  return () => {
+    coordinator.unmount('tools', { name: tool.name });
+  };
 }

@@ -4,6 +4,20 @@
  * (`bundleToMountPlan`), and give the session its system prompt
  * (`buildSystemPrompt`, `applySystemPrompt`).
  */
+export {
+  type AgentConfig,
+  type AgentDirListing,
+  type AgentProviderPreference,
+  type AgentRosterFilter,
+  agentFileFor,
+  agentFromData,
+  agentOverlay,
+  loadAgentDir,
+  parseAgentText,
+  type ResolvedAgents,
+  readAgentFile,
+  resolveAgents,
+} from './agents.js';
 export { compose, deepMerge, mergeModules } from './compose.js';
 export {
   BundleDependencyError,
@@ -29,7 +43,9 @@ export {
   bundleFileAt,
   type ContextEntry,
   type ModuleEntry,
+  moduleList,
   parseBundleText,
+  parseYaml,
   readBundleFile,
   splitFrontMatter,
 } from './parse.js';
@@ -41,3 +57,27 @@ export {
   type ResolvedSource,
   splitSubdirectory,
 } from './sources.js';
+export {
+  type ChildInfo,
+  type ChildStore,
+  createSpawner,
+  DELEGATION_DEPTH_CAPABILITY,
+  memoryChildStore,
+  SELF_DELEGATION_DEPTH_CAPABILITY,
+  type Spawner,
+  type SpawnerOptions,
+  type StoredChild,
+} from './spawn.js';
+export {
+  APPROVAL_MODULE,
+  type ChildPlan,
+  type ChildPlanInput,
+  childPlan,
+  filterRoster,
+  globMatch,
+  type Inheritance,
+  mergeApprovalConfig,
+  overlayMerge,
+  providerName,
+  type SpawnRule,
+} from './spawn-policy.js';

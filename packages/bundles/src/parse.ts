@@ -129,8 +129,59 @@ export function parseBundleText(text: string, file: string, source: string = fil
   return fromData(data, file, source, instruction);
 }
 
-function parseYaml(text: string, file: string): Record<string, unknown> {
-  const doc = parseDocument(text, { prettyErrors: true });
+/**
+ * Indent the continuation lines of a multi-line quoted scalar that start
+ * less indented than its key. Strict YAML refuses them; PyYAML, which wrote
+ * and reads the reference's agent files, accepts them. The content is the
+ * same: continuation lines are folded with their leading spaces dropped.
+ */
+export function indentQuotedContinuations(text: string): string {
+  const lines = text.split('\n');
+  let quote: '"' | "'" | undefined;
+  let indent = '';
+  const out: string[] = [];
+  for (const line of lines) {
+    let start = 0;
+    let current = line;
+    if (quote === undefined) {
+      const match = /^(\s*)(?:-\s+)?[^\s#'"][^:#]*:\s+(["'])/.exec(line);
+      if (match === null) {
+        out.push(line);
+        continue;
+      }
+      quote = match[2] as '"' | "'";
+      indent = `${match[1] ?? ''}  `;
+      start = match[0].length;
+    } else if (line.trim() !== '' && !line.startsWith(indent)) {
+      current = indent + line.trimStart();
+      start = indent.length;
+    }
+    out.push(current);
+    // Find the closing quote on this line (escapes: \" in double, '' in single quotes).
+    for (let i = start; i < current.length; i++) {
+      const c = current[i];
+      if (quote === '"' && c === '\\') i++;
+      else if (quote === "'" && c === "'" && current[i + 1] === "'") i++;
+      else if (c === quote) {
+        quote = undefined;
+        break;
+      }
+    }
+  }
+  return out.join('\n');
+}
+
+/** The YAML mapping of a bundle or agent file (empty for an empty document); throws a `BundleError` naming the file. */
+export function parseYaml(text: string, file: string): Record<string, unknown> {
+  let doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    // Real agent files (PyYAML reads them) continue quoted strings at column 0: indent and retry.
+    const repaired = indentQuotedContinuations(text);
+    if (repaired !== text) {
+      const retry = parseDocument(repaired, { prettyErrors: true });
+      if (retry.errors.length === 0) doc = retry;
+    }
+  }
   if (doc.errors.length > 0) {
     const problems = doc.errors
       .map((e) => {
@@ -196,7 +247,8 @@ function describe(value: unknown): string {
   return typeof value === 'string' ? `the string '${value}'` : `a ${typeof value}`;
 }
 
-function moduleList(value: unknown, field: string, file: string, dir: string): ModuleEntry[] {
+/** A module list (`providers`, `tools`, `hooks`) of the file `file`: entries checked, `./` sources made absolute against `dir`. */
+export function moduleList(value: unknown, field: string, file: string, dir: string): ModuleEntry[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) {
     throw new BundleValidationError(

@@ -1,6 +1,6 @@
 /**
  * The module ids of real Amplifier bundles, through the CLI: `modules list`
- * shows which module answers to each and which ids are not available, and a
+ * shows which module answers to each (and any id that is not available), and a
  * plan written with those ids (the foundation bundle's orchestrator, context,
  * tools and hooks) runs with the modules they resolve to.
  */
@@ -41,9 +41,10 @@ describe('ids of real bundles', () => {
     );
     expect(result.stdout).toMatch(/^ {2}loop-streaming\s+-> loop-basic\s+streaming is the providers' job/m);
     expect(result.stdout).toMatch(/^ {2}tool-search\s+-> tool-filesystem\s+glob and grep/m);
-    expect(result.stdout).toContain(
-      '\nNot available (these ids fail to load):\n  tool-delegate, tool-task: sub-agents are not available yet',
-    );
+    // The delegate tool is real now: listed with its alias, nothing is unavailable.
+    expect(result.stdout).toMatch(/^tool-delegate\s+tool\s+@amplifier\/tool-delegate\s+\S+\s+tool-task$/m);
+    expect(result.stdout).toMatch(/^ {2}tool-task\s+-> tool-delegate/m);
+    expect(result.stdout).not.toContain('Not available');
 
     const json = await runCli(['modules', 'list', '--json'], { cwd, env: cliEnv(tempDir()) });
     const list = JSON.parse(json.stdout) as Array<{
@@ -56,9 +57,7 @@ describe('ids of real bundles', () => {
       'loop-events',
     ]);
     expect(list.find((m) => m.id === 'tool-web')?.aliases).toEqual([]);
-    expect(list.find((m) => m.id === 'tool-delegate')?.unavailable).toContain(
-      'sub-agents are not available yet',
-    );
+    expect(list.find((m) => m.id === 'tool-delegate')?.unavailable).toBeUndefined();
   });
 
   it('module validate takes an alias and validates the module that answers to it', async () => {
@@ -152,7 +151,7 @@ describe('ids of real bundles', () => {
     expect(submit.ts).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
 
-  it('a plan naming tool-delegate or tool-task stops with the message that sub-agents are not available yet', async () => {
+  it('a plan naming tool-delegate or tool-task (its alias) mounts the delegate tool', async () => {
     for (const id of ['tool-delegate', 'tool-task']) {
       const cwd = tempDir();
       const plan = {
@@ -161,11 +160,12 @@ describe('ids of real bundles', () => {
         tools: [{ module: id, config: { features: { self_delegation: { enabled: true } } } }],
       };
       const file = writeFile(path.join(cwd, 'plan.json'), JSON.stringify(plan));
-      const result = await runCli(['run', '--plan', file, 'go'], { cwd, env: cliEnv(tempDir()) });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`Module '${id}'`);
-      expect(result.stderr).toContain('is not available: sub-agents are not available yet');
-      expect(result.stderr).toContain("Remove the tool from the bundle's tools");
+      const result = await runCli(['tool', 'list', '--plan', file, '--json'], {
+        cwd,
+        env: cliEnv(tempDir()),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect((JSON.parse(result.stdout) as { name: string }[]).map((t) => t.name)).toContain('delegate');
     }
   });
 });

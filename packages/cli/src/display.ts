@@ -96,6 +96,14 @@ interface RunningCall {
   name: string;
   args: string;
   started: number;
+  /** Extra indentation: a child session's calls sit under the delegate call. */
+  indent: string;
+}
+
+/** Where a tool call is shown: its key in the running calls, and its indentation. */
+interface CallPlace {
+  key: string;
+  indent: string;
 }
 
 /** The live display of a session; also the kernel's `DisplaySystem` for hook messages. */
@@ -324,6 +332,42 @@ export class Display implements DisplaySystem {
   }
 
   /**
+   * A child (agent) session's tool calls, shown as they run, indented under
+   * the delegate call by `depth` levels (with --json: its events, each with
+   * `depth` and `agent`). Returns the unsubscribe function.
+   */
+  attachChild(hooks: HookRegistry, depth: number, agent: string): () => void {
+    const options = { priority: -1000, name: 'cli-display-child' };
+    if (this.json) {
+      const offs = ['session:fork', 'tool:pre', 'tool:post', 'tool:error', 'session:end'].map((event) =>
+        hooks.register(
+          event,
+          (name, data) => {
+            this.emitJson({ type: 'event', event: name, depth, agent, data });
+          },
+          options,
+        ),
+      );
+      return () => {
+        for (const off of offs) off();
+      };
+    }
+    const indent = '  '.repeat(depth);
+    const place = (data: EventData): CallPlace => ({
+      key: `${String(data.session_id ?? agent)}:${String(data.tool_call_id ?? '')}`,
+      indent,
+    });
+    const offs = [
+      hooks.register('tool:pre', (_name, data) => this.#onToolPre(data, place(data)), options),
+      hooks.register('tool:post', (_name, data) => this.#onToolPost(data, place(data)), options),
+      hooks.register('tool:error', (_name, data) => this.#onToolError(data, place(data)), options),
+    ];
+    return () => {
+      for (const off of offs) off();
+    };
+  }
+
+  /**
    * A tool message reached the context. Calls that never got `tool:post` or
    * `tool:error` (denied by a hook, cancelled) are closed here with their text.
    */
@@ -444,28 +488,33 @@ export class Display implements DisplaySystem {
     if (text !== '') this.line(this.colors.dim(text));
   }
 
-  #onToolPre(data: EventData): void {
-    const id = String(data.tool_call_id ?? '');
+  #onToolPre(data: EventData, place?: CallPlace): void {
+    const id = place?.key ?? String(data.tool_call_id ?? '');
+    const indent = place?.indent ?? '';
     const name = String(data.tool_name ?? 'tool');
     const args = summarizeArgs(name, redactSecrets(data.tool_input));
-    this.#running.set(id, { name, args, started: performance.now() });
+    this.#running.set(id, { name, args, started: performance.now(), indent });
     if (this.interactive) {
       this.#spin(this.#running.size === 1 ? `${name} ${args}` : `${this.#running.size} tools running`);
     } else {
-      this.line(`  ${this.colors.cyan('→')} ${this.colors.bold(name)} ${args}`.trimEnd());
+      this.line(`${indent}  ${this.colors.cyan('→')} ${this.colors.bold(name)} ${args}`.trimEnd());
     }
   }
 
-  #onToolPost(data: EventData): void {
+  #onToolPost(data: EventData, place?: CallPlace): void {
     const result = data.result as { success?: unknown; error?: { message?: unknown } } | undefined;
     const ok = result?.success !== false;
     const message = ok ? '' : firstLine(String(result?.error?.message ?? 'failed'));
-    this.#finish(String(data.tool_call_id ?? ''), ok, message);
+    this.#finish(place?.key ?? String(data.tool_call_id ?? ''), ok, message);
   }
 
-  #onToolError(data: EventData): void {
+  #onToolError(data: EventData, place?: CallPlace): void {
     const error = data.error as { msg?: unknown } | undefined;
-    this.#finish(String(data.tool_call_id ?? ''), false, firstLine(String(error?.msg ?? 'error')));
+    this.#finish(
+      place?.key ?? String(data.tool_call_id ?? ''),
+      false,
+      firstLine(String(error?.msg ?? 'error')),
+    );
   }
 
   #finish(id: string, ok: boolean, message: string): void {
@@ -476,7 +525,9 @@ export class Display implements DisplaySystem {
     const mark = ok ? c.green('✓') : c.red('✗');
     const took = c.dim(formatDuration(performance.now() - call.started));
     const tail = message === '' ? '' : ` ${c.red(message)}`;
-    this.line(`  ${mark} ${c.bold(call.name)} ${call.args}${call.args ? ' ' : ''}${took}${tail}`);
+    this.line(
+      `${call.indent}  ${mark} ${c.bold(call.name)} ${call.args}${call.args ? ' ' : ''}${took}${tail}`,
+    );
     if (this.interactive) {
       const next = [...this.#running.values()][0];
       if (next !== undefined)

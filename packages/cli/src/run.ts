@@ -7,11 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Bundle } from '@amplifier/bundles';
 import { errorMessage } from '@amplifier/core';
+import { agentDirs } from './agent-dirs.js';
 import { DEMO_PROMPT } from './demo.js';
 import { Display } from './display.js';
 import { CliError, describeError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { resolvePlan } from './plan.js';
-import { SessionRunner, type TurnOutcome } from './runner.js';
+import { type OpenOptions, SessionRunner, type TurnOutcome } from './runner.js';
 import { sandboxLines } from './sandbox-status.js';
 import { type SessionRecord, SessionStore } from './sessions.js';
 
@@ -166,6 +167,14 @@ export async function runCommand(options: RunOptions): Promise<number> {
         }),
     });
     for (const warning of [...(bundleData?.warnings ?? []), ...resolved.warnings]) display.warn(warning);
+    let agents: OpenOptions['agents'];
+    if (bundle !== undefined || agentDirs(cwd).some((dir) => fs.existsSync(dir))) {
+      // Loaded on use, like the bundle kit: a run with no agents anywhere reads none.
+      const setup = (await import('./agents.js')).runAgents(resolved.plan, cwd, bundle);
+      resolved.plan = setup.plan;
+      agents = { spawn: setup.spawn, systemPrompt: setup.systemPrompt };
+      for (const warning of setup.warnings) display.warn(warning);
+    }
 
     let prompt = options.prompt;
     if (prompt === undefined && process.stdin.isTTY !== true) {
@@ -202,6 +211,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
       store,
       record,
       systemPrompt,
+      agents,
       remember: {
         bundle: resolved.bundle ?? null,
         sources: resolved.bundle !== undefined && sources !== undefined ? sources : null,

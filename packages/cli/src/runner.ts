@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { AgentConfig, SpawnRule } from '@amplifier/bundles';
 /**
  * A SessionRunner owns one AmplifierSession with its transcript on disk, the
  * live display and Ctrl+C handling during a turn (first press graceful,
@@ -17,6 +18,7 @@ import { CliError, EXIT_CANCELLED, noProviderMessage } from './errors.js';
 import { CLI_VERSION, createLoader } from './modules.js';
 import { planSummary, type ResolvedPlan } from './plan.js';
 import { repairToolCalls, type SessionRecord, type SessionStore } from './sessions.js';
+import { registerSpawn } from './spawn.js';
 
 /** How a turn ended. */
 export interface TurnOutcome {
@@ -70,6 +72,11 @@ export interface OpenOptions {
   systemPrompt?: (() => Promise<string | undefined>) | undefined;
   /** Whether approvals may ask a person (default: stdin and stderr are terminals). */
   interactive?: boolean;
+  /** Agents: the bundle's `spawn` rule and how a child's system prompt is built (default: the agent's instruction). */
+  agents?: {
+    spawn?: SpawnRule | undefined;
+    systemPrompt?: ((agent: AgentConfig | undefined) => Promise<string | undefined>) | undefined;
+  };
 }
 
 /** One open session: turns, transcript, metadata, Ctrl+C. */
@@ -133,6 +140,9 @@ export class SessionRunner {
       'session.directory',
       resumed?.dir ?? path.join(store.projectDir(cwd), session.sessionId),
     );
+    // session.spawn / session.resume on every root session (reference Part C 5): the delegate tool's
+    // children run as sessions stored next to this one, their tool lines shown under the call.
+    registerSpawn(session.coordinator, { store, cwd, display, ...options.agents });
     try {
       await session.initialize();
       checkModules(session, warnings);

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { errorMessage, fromMessageToolCall, type Message } from '@amplifier/core';
 import { type JsonlNote, readEventLog } from '@amplifier/hooks-logging';
+import { childrenOf } from './child-sessions.js';
 import type { Display } from './display.js';
 import { EXIT_OK } from './errors.js';
 import { table } from './modules.js';
@@ -28,9 +29,18 @@ export function listSessions(
   out: NodeJS.WritableStream,
 ): number {
   const store = new SessionStore();
-  const records = store.list(options.all ? undefined : options.cwd);
+  const all = store.list(options.all ? undefined : options.cwd);
+  // Agent sessions sit next to their parent: only top-level sessions are listed, children counted.
+  const records = all.filter((r) => !r.metadata.parent_id);
+  const count = (r: SessionRecord): number => descendants(all, r.id).length;
   if (options.json) {
-    out.write(`${JSON.stringify(records.map(summary), null, 2)}\n`);
+    out.write(
+      `${JSON.stringify(
+        records.map((r) => ({ ...summary(r), children: count(r) })),
+        null,
+        2,
+      )}\n`,
+    );
     return EXIT_OK;
   }
   if (records.length === 0) {
@@ -46,6 +56,7 @@ export function listSessions(
     'UPDATED',
     'TURNS',
     'STATUS',
+    'AGENTS',
     'PROVIDER',
     ...(options.all ? ['PROJECT'] : []),
     'NAME',
@@ -57,6 +68,7 @@ export function listSessions(
       when(m.updated),
       String(m.turn_count),
       r.displayStatus,
+      String(count(r)),
       m.provider || '-',
       ...(options.all ? [m.cwd || '-'] : []),
       (m.name ?? '').slice(0, 50),
@@ -64,6 +76,42 @@ export function listSessions(
   });
   out.write(table(header, rows));
   return EXIT_OK;
+}
+
+/** Every session under `id` (children, their children, ...), depth first. */
+function descendants(
+  records: readonly SessionRecord[],
+  id: string,
+  seen = new Set<string>(),
+): SessionRecord[] {
+  const out: SessionRecord[] = [];
+  for (const child of childrenOf(records, id)) {
+    if (seen.has(child.id)) continue;
+    seen.add(child.id);
+    out.push(child, ...descendants(records, child.id, seen));
+  }
+  return out;
+}
+
+/** The tree of agent sessions under `id`: one line each, indented by depth. */
+function treeLines(
+  records: readonly SessionRecord[],
+  id: string,
+  depth: number,
+  seen: Set<string>,
+): string[] {
+  const lines: string[] = [];
+  for (const child of childrenOf(records, id)) {
+    if (seen.has(child.id)) continue;
+    seen.add(child.id);
+    const m = child.metadata as SessionRecord['metadata'] & { agent_name?: unknown };
+    const agent = typeof m.agent_name === 'string' ? m.agent_name : '?';
+    lines.push(
+      `${'  '.repeat(depth)}└ ${agent}  ${child.id}  ${child.displayStatus}, ${m.turn_count} turn${m.turn_count === 1 ? '' : 's'}`,
+    );
+    lines.push(...treeLines(records, child.id, depth + 1, seen));
+  }
+  return lines;
 }
 
 function text(content: Message['content']): string {
@@ -116,12 +164,22 @@ export async function showSession(
   display: Display,
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  const record = new SessionStore().find(id, options.cwd);
+  const store = new SessionStore();
+  const record = store.find(id, options.cwd);
   const { messages, skipped, notes } = record.readTranscript();
   const events = await summarizeEvents(record.eventsPath, notes);
+  const siblings = store.list(record.metadata.cwd || options.cwd);
+  const tree = treeLines(siblings, record.id, 1, new Set([record.id]));
   if (options.json) {
     const document = {
       metadata: summary(record),
+      children: descendants(siblings, record.id).map((r) => ({
+        session_id: r.id,
+        parent_id: r.metadata.parent_id,
+        agent_name: (r.metadata as { agent_name?: unknown }).agent_name ?? null,
+        status: r.displayStatus,
+        turn_count: r.metadata.turn_count,
+      })),
       messages,
       skipped_lines: skipped,
       events,
@@ -139,9 +197,15 @@ export async function showSession(
     `${c.bold('provider')}  ${m.provider || '-'}${m.model ? ` (${m.model})` : ''}`,
     ...(m.bundle ? [`${c.bold('bundle')}    ${m.bundle}`] : []),
     ...(m.parent_id ? [`${c.bold('parent')}    ${m.parent_id}`] : []),
+    ...(typeof (m as { agent_name?: unknown }).agent_name === 'string'
+      ? [`${c.bold('agent')}     ${(m as { agent_name?: string }).agent_name}`]
+      : []),
     `${c.bold('cwd')}       ${m.cwd || '(not recorded)'}`,
     `${c.bold('files')}     ${path.join(record.dir, '')}`,
     `${c.bold('events')}    ${events.records} record${events.records === 1 ? '' : 's'} in ${path.basename(events.file)}`,
+    ...(tree.length > 0
+      ? [`${c.bold('agents')}    ${tree.length} agent session${tree.length === 1 ? '' : 's'}`, ...tree]
+      : []),
     '',
   ];
   // Redacted before shortening, so a cut never hides a secret from the rules.
@@ -172,8 +236,13 @@ export function deleteSessions(ids: readonly string[], options: { cwd: string },
   const store = new SessionStore();
   const records = ids.map((id) => store.find(id, options.cwd));
   for (const record of records) {
+    // Its agent sessions go with it (they sit next to it, hidden from `session list`).
+    const children = descendants(store.list(record.metadata.cwd || options.cwd), record.id);
+    for (const child of children) store.delete(child);
     store.delete(record);
-    display.line(`Deleted session ${record.id}`);
+    display.line(
+      `Deleted session ${record.id}${children.length > 0 ? ` and its ${children.length} agent session${children.length === 1 ? '' : 's'}` : ''}`,
+    );
   }
   return EXIT_OK;
 }

@@ -222,7 +222,9 @@ describe('session list | show | delete', () => {
 
     const list = await runCli(['session', 'list'], { cwd, env: cliEnv(home) });
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`${id}\\s+\\S+ \\S+\\s+1\\s+completed\\s+mock\\s+remember me`));
+    expect(list.stdout).toMatch(
+      new RegExp(`${id}\\s+\\S+ \\S+\\s+1\\s+completed\\s+0\\s+mock\\s+remember me`),
+    );
     const elsewhere = await runCli(['session', 'list'], { cwd: tempDir(), env: cliEnv(home) });
     expect(elsewhere.stdout).toBe('');
     expect(elsewhere.stderr).toContain('No sessions for');

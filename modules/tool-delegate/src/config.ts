@@ -1,0 +1,122 @@
+/**
+ * tool-delegate configuration, read through core's config policy
+ * (`readModuleConfig`): the reference's keys (`features.*`, `settings.*`)
+ * with their meaning, plus this project's `limits` (nesting depth and
+ * children per session), a safety section.
+ */
+import { configDurationMs, type JSONSchema, type Logger, readModuleConfig } from '@amplifier/core';
+
+export interface DelegateConfig {
+  self_delegation: { enabled: boolean; max_depth: number };
+  session_resume: boolean;
+  context_inheritance: { enabled: boolean; max_turns: number };
+  provider_selection: boolean;
+  /** Module ids children do not inherit (passed to the spawner as `tool_inheritance.exclude`). */
+  exclude_tools: string[];
+  exclude_hooks: string[];
+  /** Deadline of one delegation in ms; undefined: none. */
+  timeout_ms: number | undefined;
+  /** Deepest nesting a delegation may create (root = 0); null: no limit. */
+  max_depth: number | null;
+  /** Children one session may start (resumes not counted); null: no limit. */
+  max_children: number | null;
+}
+
+export const DEFAULTS: Readonly<DelegateConfig> = Object.freeze({
+  self_delegation: { enabled: true, max_depth: 3 },
+  session_resume: true,
+  context_inheritance: { enabled: true, max_turns: 10 },
+  provider_selection: true,
+  exclude_tools: ['tool-delegate'],
+  exclude_hooks: [],
+  timeout_ms: undefined,
+  max_depth: 3,
+  max_children: 16,
+});
+
+const enabled: JSONSchema = { type: 'object', properties: { enabled: { type: 'boolean' } } };
+const stringList: JSONSchema = { type: 'array', items: { type: 'string' } };
+const limit: JSONSchema = { anyOf: [{ type: 'null' }, { type: 'integer', minimum: 0 }] };
+
+/** JSON Schema of the config (unknown keys are warned about and ignored, except under `limits`). */
+export const CONFIG_SCHEMA: JSONSchema = {
+  type: 'object',
+  properties: {
+    features: {
+      type: 'object',
+      properties: {
+        self_delegation: {
+          type: 'object',
+          properties: { enabled: { type: 'boolean' }, max_depth: { type: 'integer', minimum: 0 } },
+        },
+        session_resume: enabled,
+        context_inheritance: {
+          type: 'object',
+          properties: { enabled: { type: 'boolean' }, max_turns: { type: 'integer', minimum: 1 } },
+        },
+        provider_selection: enabled,
+      },
+    },
+    settings: {
+      type: 'object',
+      properties: {
+        exclude_tools: stringList,
+        exclude_hooks: stringList,
+        timeout: { type: 'number', exclusiveMinimum: 0 },
+        timeout_ms: { type: 'number', exclusiveMinimum: 0 },
+      },
+    },
+    limits: {
+      type: 'object',
+      properties: { max_depth: limit, max_children: limit },
+    },
+  },
+};
+
+/** Keys refused when misspelt: ignoring them would allow more nesting or more children than asked. */
+export const SAFETY_KEYS: Readonly<Record<string, string>> = Object.freeze({
+  limits: 'ignoring it would let delegations nest deeper or start more children than the config allows',
+});
+
+type Section = Record<string, unknown>;
+
+function section(record: Section | undefined, key: string): Section {
+  const value = record?.[key];
+  return typeof value === 'object' && value !== null ? (value as Section) : {};
+}
+
+function pick<T>(record: Section, key: string, fallback: T): T {
+  return Object.hasOwn(record, key) ? (record[key] as T) : fallback;
+}
+
+/** Validate `raw` and fill in the defaults. A bad value throws naming the key. */
+export function parseConfig(raw: unknown, logger?: Pick<Logger, 'warn'>): DelegateConfig {
+  const config = readModuleConfig(raw, {
+    module: 'tool-delegate',
+    schema: CONFIG_SCHEMA,
+    safety: SAFETY_KEYS,
+    logger,
+  });
+  const features = section(config, 'features');
+  const self = section(features, 'self_delegation');
+  const inheritance = section(features, 'context_inheritance');
+  const settings = section(config, 'settings');
+  const limits = section(config, 'limits');
+  return {
+    self_delegation: {
+      enabled: pick(self, 'enabled', DEFAULTS.self_delegation.enabled),
+      max_depth: pick(self, 'max_depth', DEFAULTS.self_delegation.max_depth),
+    },
+    session_resume: pick(section(features, 'session_resume'), 'enabled', DEFAULTS.session_resume),
+    context_inheritance: {
+      enabled: pick(inheritance, 'enabled', DEFAULTS.context_inheritance.enabled),
+      max_turns: pick(inheritance, 'max_turns', DEFAULTS.context_inheritance.max_turns),
+    },
+    provider_selection: pick(section(features, 'provider_selection'), 'enabled', DEFAULTS.provider_selection),
+    exclude_tools: [...pick(settings, 'exclude_tools', DEFAULTS.exclude_tools)],
+    exclude_hooks: [...pick(settings, 'exclude_hooks', DEFAULTS.exclude_hooks)],
+    timeout_ms: configDurationMs(settings, 'timeout', 'tool-delegate'),
+    max_depth: pick(limits, 'max_depth', DEFAULTS.max_depth),
+    max_children: pick(limits, 'max_children', DEFAULTS.max_children),
+  };
+}
