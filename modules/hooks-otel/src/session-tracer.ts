@@ -23,6 +23,7 @@ import type {
   ToolErrorEvent,
   ToolPostEvent,
   ToolPreEvent,
+  ToolResult,
 } from '@amplifier/core';
 import {
   type Attributes,
@@ -140,7 +141,7 @@ export class SessionTracer {
     this.#endTurn(this.#turnFailure ?? (this.#turnCancelled ? CANCELLED : failure));
     const span = this.#session;
     if (span === undefined) return;
-    if (status !== undefined) span.setAttribute(A.SESSION_STATUS, status);
+    if (typeof status === 'string') span.setAttribute(A.SESSION_STATUS, status);
     span.setAttribute(A.USAGE_INPUT_TOKENS, this.#sessionInput);
     span.setAttribute(A.USAGE_OUTPUT_TOKENS, this.#sessionOutput);
     if (failure !== undefined) fail(span, failure, false);
@@ -208,7 +209,7 @@ export class SessionTracer {
   finishTurn(data: OrchestratorCompleteEvent): void {
     const span = this.#turn;
     if (span === undefined) return;
-    span.setAttribute(A.TURN_STATUS, data.status);
+    if (typeof data.status === 'string') span.setAttribute(A.TURN_STATUS, data.status);
     if (typeof data.turn_count === 'number') span.setAttribute(A.TURN_ITERATIONS, data.turn_count);
     this.#endTurn(data.status === 'cancelled' || this.#turnCancelled ? CANCELLED : undefined);
   }
@@ -225,7 +226,9 @@ export class SessionTracer {
   cancelCompleted(data: CancelCompletedEvent): void {
     if (this.#turn === undefined) return;
     this.#turnCancelled = true;
-    this.#turn.addEvent('amplifier.cancel.completed', { 'amplifier.cancel.immediate': data.was_immediate });
+    this.#turn.addEvent('amplifier.cancel.completed', {
+      'amplifier.cancel.immediate': data.was_immediate === true,
+    });
     this.#endChat(CANCELLED);
     this.#endTools(CANCELLED);
   }
@@ -291,13 +294,16 @@ export class SessionTracer {
       chat.responseModel = model;
       chat.span.setAttribute(A.RESPONSE_MODEL, model);
     }
-    if (data.usage !== undefined) this.#usage(chat, data.usage);
+    if (isRecord(data.usage)) this.#usage(chat, data.usage);
     if (typeof data.finish_reason === 'string') {
       chat.finishReason = data.finish_reason;
       chat.span.setAttribute(A.RESPONSE_FINISH_REASONS, [data.finish_reason]);
     }
     if (data.status === 'error') {
-      const failure = { type: data.error_kind ?? 'error', message: data.error ?? 'the model call failed' };
+      const failure = {
+        type: stringOf(data.error_kind) ?? 'error',
+        message: stringOf(data.error) ?? 'the model call failed',
+      };
       if (!chat.byProvider) this.#finishChat(failure);
       else fail(chat.span, failure, true);
     } else if (!chat.byProvider) this.#finishChat(undefined);
@@ -307,8 +313,7 @@ export class SessionTracer {
   providerResponse(data: ProviderResponseEvent): void {
     const chat = this.#chat;
     if (chat === undefined || chat.endTime !== undefined) return;
-    if (chat.input === undefined && data.usage !== null && data.usage !== undefined)
-      this.#usage(chat, data.usage);
+    if (chat.input === undefined && isRecord(data.usage)) this.#usage(chat, data.usage);
     this.#finishChat(undefined);
   }
 
@@ -323,18 +328,18 @@ export class SessionTracer {
 
   /** `provider:retry`: an event on the call. */
   providerRetry(data: ProviderRetryEvent): void {
-    this.#chat?.span.addEvent('amplifier.provider.retry', {
-      'amplifier.retry.attempt': data.attempt,
-      [A.ERROR_TYPE]: data.error_type,
-    });
+    const attributes: Attributes = {};
+    if (typeof data.attempt === 'number') attributes['amplifier.retry.attempt'] = data.attempt;
+    if (typeof data.error_type === 'string') attributes[A.ERROR_TYPE] = data.error_type;
+    this.#chat?.span.addEvent('amplifier.provider.retry', attributes);
   }
 
   /** `content_block:end` (only with `capture_content`): the response's parts. */
-  contentBlock(block: ContentBlock | undefined): void {
+  contentBlock(block: unknown): void {
     const chat = this.#chat;
-    if (chat === undefined || block === undefined) return;
+    if (chat === undefined || !isRecord(block)) return;
     if (chat.parts === undefined) chat.parts = [];
-    chat.parts.push(partOf(block));
+    chat.parts.push(partOf(block as unknown as ContentBlock));
   }
 
   #usage(
@@ -435,7 +440,7 @@ export class SessionTracer {
   /** `tool:post`: the call returned; `success: false` is an error on the span. */
   toolPost(data: ToolPostEvent): void {
     const span = this.#takeTool(data);
-    const result = data.result;
+    const result = isRecord(data.result) ? (data.result as Partial<ToolResult>) : undefined;
     if (this.#config.capture_content && result !== undefined)
       span.setAttribute(A.TOOL_CALL_RESULT, this.#content(result.success ? result.output : result));
     if (result !== undefined && result.success === false) {
@@ -480,7 +485,8 @@ function fail(span: Span, failure: Failure, exception: boolean): void {
   if (exception) span.recordException({ name: failure.type, message: failure.message });
 }
 
-function failureOf(error: EventErrorInfo | undefined, fallback: string): Failure {
+function failureOf(given: unknown, fallback: string): Failure {
+  const error = isRecord(given) ? (given as Partial<EventErrorInfo>) : undefined;
   return {
     type: stringOf(error?.type) ?? fallback,
     message: stringOf(error?.msg) ?? 'unknown error',
