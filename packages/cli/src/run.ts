@@ -14,6 +14,7 @@ import { resolvePlan } from './plan.js';
 import { SessionRunner, type TurnOutcome } from './runner.js';
 import { sandboxLines } from './sandbox-status.js';
 import { type SessionRecord, SessionStore } from './sessions.js';
+import { startTelemetry, type Telemetry } from './telemetry.js';
 
 /** Flags of `run` and `continue`. */
 export interface RunOptions {
@@ -105,6 +106,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   });
   const store = new SessionStore();
   let runner: SessionRunner | undefined;
+  let telemetry: Telemetry | undefined;
   const signals = handleSignals(() => runner, display);
   try {
     let record: SessionRecord | undefined;
@@ -154,7 +156,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
       const namespaces = mentionNamespaces(cwd);
       systemPrompt = () => buildSystemPrompt(loaded, { cwd, namespaces });
     }
-    const resolved = resolvePlan({
+    const planned = resolvePlan({
       planFile,
       provider,
       model,
@@ -165,7 +167,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
           bundle: { data: bundleData.data, ref: rememberedBundle(bundleRef!, cwd), origin: bundle.source },
         }),
     });
-    for (const warning of [...(bundleData?.warnings ?? []), ...resolved.warnings]) display.warn(warning);
+    for (const warning of [...(bundleData?.warnings ?? []), ...planned.warnings]) display.warn(warning);
+    // OTEL_EXPORTER_OTLP_ENDPOINT (or AMPLIFIER_OTEL=1): the SDK, the OTLP exporters and hooks-otel.
+    telemetry = await startTelemetry(planned);
+    const resolved = telemetry?.resolved ?? planned;
 
     let prompt = options.prompt;
     if (prompt === undefined && process.stdin.isTTY !== true) {
@@ -240,6 +245,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     return exitCode;
   } finally {
     await runner?.close().catch((error: unknown) => display.error(`cleanup failed: ${errorMessage(error)}`));
+    await telemetry?.shutdown();
     signals.dispose();
   }
 }
