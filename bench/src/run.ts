@@ -25,6 +25,7 @@ const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   sandbox: { file: './sandbox.js', aliases: ['bwrap'] },
   web: { file: './web.js', aliases: ['fetch'] },
   logging: { file: './logging.js', aliases: ['hooks-logging'] },
+  otel: { file: './otel.js', aliases: ['hooks-otel', 'spans'] },
   stream: { file: './stream.js', aliases: ['streaming', 'fragments'] },
 };
 
@@ -107,6 +108,7 @@ function header(startLoad: number[], seconds: number, names: readonly string[]):
     'context-simple',
     'provider-mock',
     'hooks-logging',
+    'hooks-otel',
     'tool-filesystem',
     'tool-bash',
     'tool-web',

@@ -404,13 +404,17 @@ export class SessionTracer {
   toolPre(data: ToolPreEvent): void {
     this.#flushChat();
     const id = stringOf(data.tool_call_id);
-    this.#startTool(data, id).setAttribute(A.TOOL_TYPE, 'function');
+    this.#startTool(data, id);
   }
 
   #startTool(data: ToolPreEvent | ToolErrorEvent | ToolPostEvent, id: string | undefined): Span {
     const parent = this.#ensureTurn(data);
     const name = String(data.tool_name);
-    const attributes: Attributes = { [A.OPERATION_NAME]: A.OP_EXECUTE_TOOL, [A.TOOL_NAME]: name };
+    const attributes: Attributes = {
+      [A.OPERATION_NAME]: A.OP_EXECUTE_TOOL,
+      [A.TOOL_NAME]: name,
+      [A.TOOL_TYPE]: 'function',
+    };
     if (id !== undefined) attributes[A.TOOL_CALL_ID] = id;
     if (typeof data.parallel_group_id === 'string') attributes[A.PARALLEL_GROUP_ID] = data.parallel_group_id;
     if (this.#config.capture_content && data.tool_input !== undefined)
