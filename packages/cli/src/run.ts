@@ -169,7 +169,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     });
     for (const warning of [...(bundleData?.warnings ?? []), ...planned.warnings]) display.warn(warning);
     // OTEL_EXPORTER_OTLP_ENDPOINT (or AMPLIFIER_OTEL=1): the SDK, the OTLP exporters and hooks-otel.
-    telemetry = await startTelemetry(planned);
+    telemetry = await startTelemetry(planned, process.env, (message) => display.warn(message));
     const resolved = telemetry?.resolved ?? planned;
 
     let prompt = options.prompt;

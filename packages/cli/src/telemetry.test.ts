@@ -8,7 +8,7 @@ import { parseMountPlan } from '@amplifier/core';
 import { type OtlpReceiver, startOtlpReceiver } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnv, removeTempDirs, runCli, tempDir, writeFile, writeMockPlan } from './__fixtures__/cli.js';
-import { telemetryRequested, withOtelHook } from './telemetry.js';
+import { badEndpoint, telemetryRequested, withOtelHook } from './telemetry.js';
 
 let receiver: OtlpReceiver | undefined;
 afterEach(async () => {
@@ -29,6 +29,14 @@ describe('when telemetry is on', () => {
     expect(
       telemetryRequested({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }),
     ).toBe(false);
+  });
+
+  it('refuses an endpoint that is not an http(s) URL, saying so', () => {
+    expect(badEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBeUndefined();
+    expect(badEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector' })).toMatch(
+      /OTEL_EXPORTER_OTLP_ENDPOINT=collector is not an http\(s\) URL .*telemetry is off/,
+    );
+    expect(badEndpoint({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'garbage' })).toMatch(/TRACES_ENDPOINT=garbage/);
   });
 
   it('adds hooks-otel to the plan once', () => {
@@ -87,4 +95,32 @@ it('amplifier run exports the span tree and the GenAI metrics over OTLP/HTTP', a
   const metricNames = JSON.stringify(receiver.metrics);
   expect(metricNames).toContain('gen_ai.client.token.usage');
   expect(metricNames).toContain('gen_ai.client.operation.duration');
+});
+
+it('a collector that is not there: the run succeeds and says the export failed', async () => {
+  // A port that was listening and is closed now: connections are refused at once.
+  const closed = await startOtlpReceiver();
+  await closed.close();
+  const home = tempDir();
+  const cwd = tempDir();
+  const plan = writeMockPlan(cwd, ['Fine.']);
+  const result = await runCli(['run', '--plan', plan, 'hi'], {
+    cwd,
+    env: cliEnv(home, { OTEL_EXPORTER_OTLP_ENDPOINT: closed.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: '2000' }),
+  });
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout).toBe('Fine.\n');
+  expect(result.stderr).toContain(`telemetry: exporting to ${closed.endpoint} failed`);
+});
+
+it('an endpoint that is not a URL: the run succeeds without telemetry and says why', async () => {
+  const home = tempDir();
+  const cwd = tempDir();
+  const plan = writeMockPlan(cwd, ['Fine.']);
+  const result = await runCli(['run', '--plan', plan, 'hi'], {
+    cwd,
+    env: cliEnv(home, { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector' }),
+  });
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stderr).toContain('OTEL_EXPORTER_OTLP_ENDPOINT=collector is not an http(s) URL');
 });

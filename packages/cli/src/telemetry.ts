@@ -33,21 +33,52 @@ export function withOtelHook(plan: MountPlan): MountPlan {
   return parseMountPlan({ ...plan, hooks: [...hooks, { module: 'hooks-otel' }] });
 }
 
-/** Start the SDK and return the plan to run, or undefined when telemetry was not asked for. */
+/** The endpoint variable that is set but not an http(s) URL, with a message saying so. */
+export function badEndpoint(env: Env): string | undefined {
+  for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(value).protocol;
+    } catch {}
+    if (protocol !== 'http:' && protocol !== 'https:')
+      return `${name}=${value} is not an http(s) URL (e.g. http://localhost:4318): telemetry is off for this run`;
+  }
+  return undefined;
+}
+
+/**
+ * Start the SDK and return the plan to run, or undefined when telemetry was
+ * not asked for (or cannot work: `warn` says why). Export failures are
+ * reported through `warn` once, at shutdown.
+ */
 export async function startTelemetry(
   resolved: ResolvedPlan,
   env: Env = process.env,
+  warn: (message: string) => void = () => {},
 ): Promise<Telemetry | undefined> {
   if (!telemetryRequested(env)) return undefined;
-  const [{ metrics, trace }, traceSdk, metricSdk, { OTLPTraceExporter }, { OTLPMetricExporter }, resources] =
-    await Promise.all([
-      import('@opentelemetry/api'),
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/sdk-metrics'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/exporter-metrics-otlp-http'),
-      import('@opentelemetry/resources'),
-    ]);
+  const bad = badEndpoint(env);
+  if (bad !== undefined) {
+    warn(bad);
+    return undefined;
+  }
+  const [
+    { diag, DiagLogLevel, metrics, trace },
+    traceSdk,
+    metricSdk,
+    { OTLPTraceExporter },
+    { OTLPMetricExporter },
+    resources,
+  ] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/sdk-metrics'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/exporter-metrics-otlp-http'),
+    import('@opentelemetry/resources'),
+  ]);
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the default name.
   const resource = resources
     .resourceFromAttributes({ 'service.name': 'amplifier' })
@@ -60,13 +91,30 @@ export async function startTelemetry(
     resource,
     readers: [new metricSdk.PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() })],
   });
+  // The SDK reports export failures through diag.error (silent by default): keep the first.
+  let failure: string | undefined;
+  const keep = (message: string): void => {
+    failure ??= message;
+  };
+  const ignore = (): void => {};
+  diag.setLogger(
+    { error: keep, warn: ignore, info: ignore, debug: ignore, verbose: ignore },
+    DiagLogLevel.ERROR,
+  );
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
+  const endpoint =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || 'http://localhost:4318';
   return {
     resolved: { ...resolved, plan: withOtelHook(resolved.plan) },
     async shutdown() {
       // Each flushes what it holds; an unreachable collector must not hang or fail the run.
       await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      if (failure !== undefined) {
+        warn(
+          `telemetry: exporting to ${endpoint} failed (${failure.slice(0, 300)}); check that an OTLP/HTTP collector listens there, or unset OTEL_EXPORTER_OTLP_ENDPOINT`,
+        );
+      }
     },
   };
 }
