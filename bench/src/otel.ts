@@ -25,6 +25,8 @@ const GROUP = 'otel';
 interface Sample {
   /** ns per tool call (tool:pre + tool:post): no handler, hooks-otel without an SDK, hooks-otel with the SDK. */
   bare: number[];
+  /** The same emits with one empty handler per event: the hook registry's own share. */
+  empty: number[];
   noSdk: number[];
   sdk: number[];
   /** ns per span of the SDK alone: `startSpan` (4 attributes, an explicit parent) + `end`, no hooks. */
@@ -76,15 +78,22 @@ async function spanCost(args: { runs: number; calls: number }): Promise<Sample> 
   // Without an SDK first (the API's no-op tracer), then the SDK registered for good.
   const bare = await coordinator('bare', false);
   const noSdk = await coordinator('no-sdk', true);
-  const out: Sample = { bare: [], noSdk: [], sdk: [], raw: [], exported: 0 };
+  const out: Sample = { bare: [], empty: [], noSdk: [], sdk: [], raw: [], exported: 0 };
+  const empty = await coordinator('empty', false);
+  const nothing = (): void => {};
+  empty.hooks.register('tool:pre', nothing, { priority: 500 });
+  empty.hooks.register('tool:post', nothing, { priority: 500 });
   for (let round = -1; round < args.runs; round++) {
     collectGarbage();
     const b = await calls(bare, args.calls, round);
     collectGarbage();
     const n = await calls(noSdk, args.calls, round);
+    collectGarbage();
+    const e = await calls(empty, args.calls, round);
     if (round >= 0) {
       out.bare.push(b);
       out.noSdk.push(n);
+      out.empty.push(e);
     }
   }
   const provider = new sdk.BasicTracerProvider({
@@ -140,6 +149,7 @@ async function run(options: GroupOptions): Promise<Row[]> {
   const noSdk = summarize(value.noSdk);
   const sdk = summarize(value.sdk);
   const raw = summarize(value.raw);
+  const empty = summarize(value.empty);
   const added = (sdk.median - bare.median) / 1000;
   return [
     {
@@ -148,6 +158,13 @@ async function run(options: GroupOptions): Promise<Row[]> {
       value: `${fmt(bare.median)} ns`,
       range: `${fmt(bare.min)}–${fmt(bare.max)}`,
       rss: `${fmt(peakRssMb)} MiB`,
+    },
+    {
+      group: GROUP,
+      what: 'the same with one empty handler per event (the hook registry alone)',
+      value: `${fmt(empty.median)} ns`,
+      range: `${fmt(empty.min)}–${fmt(empty.max)}`,
+      ratio: `${fmt(empty.median / bare.median)}×`,
     },
     {
       group: GROUP,
@@ -170,6 +187,11 @@ async function run(options: GroupOptions): Promise<Row[]> {
       target: '≤ 3 µs',
       meets: meets(added, 3, 'le'),
       note: `${fmt(value.exported)} spans reached the exporter`,
+    },
+    {
+      group: GROUP,
+      what: 'of which hooks-otel and the SDK, beyond the hook registry (SDK row − empty-handler row)',
+      value: `${fmt((sdk.median - empty.median) / 1000)} µs`,
     },
     {
       group: GROUP,
