@@ -15,6 +15,7 @@ import { resolvePlan } from './plan.js';
 import { type OpenOptions, SessionRunner, type TurnOutcome } from './runner.js';
 import { sandboxLines } from './sandbox-status.js';
 import { type SessionRecord, SessionStore } from './sessions.js';
+import { startTelemetry, type Telemetry } from './telemetry.js';
 
 /** Flags of `run` and `continue`. */
 export interface RunOptions {
@@ -106,6 +107,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
   });
   const store = new SessionStore();
   let runner: SessionRunner | undefined;
+  let telemetry: Telemetry | undefined;
   const signals = handleSignals(() => runner, display);
   try {
     let record: SessionRecord | undefined;
@@ -155,7 +157,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
       const namespaces = mentionNamespaces(cwd);
       systemPrompt = () => buildSystemPrompt(loaded, { cwd, namespaces });
     }
-    const resolved = resolvePlan({
+    const planned = resolvePlan({
       planFile,
       provider,
       model,
@@ -166,7 +168,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
           bundle: { data: bundleData.data, ref: rememberedBundle(bundleRef!, cwd), origin: bundle.source },
         }),
     });
-    for (const warning of [...(bundleData?.warnings ?? []), ...resolved.warnings]) display.warn(warning);
+    for (const warning of [...(bundleData?.warnings ?? []), ...planned.warnings]) display.warn(warning);
+    // OTEL_EXPORTER_OTLP_ENDPOINT (or AMPLIFIER_OTEL=1): the SDK, the OTLP exporters and hooks-otel.
+    telemetry = await startTelemetry(planned, process.env, (message) => display.warn(message));
+    const resolved = telemetry?.resolved ?? planned;
     let agents: OpenOptions['agents'];
     if (bundle !== undefined || agentDirs(cwd).some((dir) => fs.existsSync(dir))) {
       // Loaded on use, like the bundle kit: a run with no agents anywhere reads none.
@@ -250,6 +255,7 @@ export async function runCommand(options: RunOptions): Promise<number> {
     return exitCode;
   } finally {
     await runner?.close().catch((error: unknown) => display.error(`cleanup failed: ${errorMessage(error)}`));
+    await telemetry?.shutdown();
     signals.dispose();
   }
 }

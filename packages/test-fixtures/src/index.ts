@@ -9,11 +9,15 @@
  *   `createLargeProject`.
  * - Hostile data: `nestedValue`, `nestedJson`, `randomDeepValue`,
  *   `seededRandom`, `depthOf`.
+ * - Telemetry: `startOtlpReceiver`, an OTLP/HTTP (JSON) receiver on
+ *   127.0.0.1 that decodes the spans it is sent.
  * - Waiting without sleeping: `waitFor(condition)`, and `startReadyChild`,
  *   a child process that prints one JSON line when the test may act.
  */
 export type { RandomValueOptions } from './deep-values.js';
 export { depthOf, nestedJson, nestedValue, randomDeepValue, seededRandom } from './deep-values.js';
+export type { OtlpReceiver, OtlpSpan } from './otlp-receiver.js';
+export { startOtlpReceiver } from './otlp-receiver.js';
 export type { LargeProject, LargeProjectOptions, PackageModuleType, PackageSpec } from './package-trees.js';
 export {
   createLargeProject,

@@ -37,6 +37,9 @@ export function cliEnv(home: string, extra: Record<string, string | undefined> =
     'BRAVE_API_KEY',
     'TAVILY_API_KEY',
     'SEARXNG_URL',
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    'AMPLIFIER_OTEL',
   ]) {
     delete env[key];
   }
