@@ -277,8 +277,7 @@ export class SimpleContextManager implements ContextManager {
     }
     sticky.seen = work.length;
     const viewTotal = total - this.#workTotal + sticky.workTokens;
-    if (!this.shouldCompact(viewTotal, effective))
-      return withNotice(systems, sticky.notice, sticky.work);
+    if (!this.shouldCompact(viewTotal, effective)) return withNotice(systems, sticky.notice, sticky.work);
     const input = {
       system: systems,
       work: sticky.work,
