@@ -26,6 +26,7 @@ const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   web: { file: './web.js', aliases: ['fetch'] },
   logging: { file: './logging.js', aliases: ['hooks-logging'] },
   stream: { file: './stream.js', aliases: ['streaming', 'fragments'] },
+  sessions: { file: './sessions.js', aliases: ['many'] },
 };
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -112,7 +112,35 @@ export const COLD_MODULES: readonly string[] = [
 export async function coldAdapter(): Promise<Adapter> {
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'amp-bench-cold-'));
   process.once('exit', () => rmSync(logDir, { recursive: true, force: true }));
-  const plan: MountPlan = {
+  const plan = coldPlan(logDir);
+  let session: AmplifierSession | undefined;
+  let name = `amplifier (${COLD_MODULES.join(', ')})`;
+  return {
+    get name() {
+      return name;
+    },
+    async prepare(script) {
+      const current = new AmplifierSession(plan, { baseDir: BENCH_DIR });
+      session = current;
+      current.coordinator.registerCapability(SCRIPT_CAPABILITY, script);
+      await current.initialize();
+      const failed = current.failures.map((f) => f.module);
+      if (failed.length > 0) name += `; not loaded: ${failed.join(', ')}`;
+      return () => current.execute(PROMPT);
+    },
+    async finish() {
+      await session?.cleanup();
+    },
+  };
+}
+
+/**
+ * The six-module plan of the cold start (`COLD_MODULES` plus the echo tool):
+ * provider-mock answers one echo call, then the final text; hooks-logging
+ * writes under `logDir`.
+ */
+export function coldPlan(logDir: string): MountPlan {
+  return {
     session: { orchestrator: 'loop-basic', context: 'context-simple' },
     providers: [
       {
@@ -136,24 +164,5 @@ export async function coldAdapter(): Promise<Adapter> {
         config: { session_log_template: path.join(logDir, '{session_id}', 'events.jsonl') },
       },
     ],
-  };
-  let session: AmplifierSession | undefined;
-  let name = `amplifier (${COLD_MODULES.join(', ')})`;
-  return {
-    get name() {
-      return name;
-    },
-    async prepare(script) {
-      const current = new AmplifierSession(plan, { baseDir: BENCH_DIR });
-      session = current;
-      current.coordinator.registerCapability(SCRIPT_CAPABILITY, script);
-      await current.initialize();
-      const failed = current.failures.map((f) => f.module);
-      if (failed.length > 0) name += `; not loaded: ${failed.join(', ')}`;
-      return () => current.execute(PROMPT);
-    },
-    async finish() {
-      await session?.cleanup();
-    },
   };
 }

@@ -15,7 +15,7 @@ import type { ConsoleLevel, LoggingConfig } from './config.js';
 import { levelRank, logPath } from './config.js';
 import { eventMatcher } from './event-match.js';
 import { buildRecord, type RecordOptions } from './record.js';
-import { Redactor } from './redact.js';
+import { sharedRedactor } from './redact.js';
 import { LogWriter } from './writer.js';
 
 const CONSOLE_RANK: Record<string, number> = { DEBUG: 0, INFO: 1, WARN: 2, WARNING: 2, ERROR: 3 };
@@ -39,7 +39,7 @@ export class EventLogger {
     this.#coordinator = coordinator;
     this.config = config;
     this.#recordOptions = {
-      redactor: config.redaction.enabled ? new Redactor(config.redaction) : undefined,
+      redactor: config.redaction.enabled ? sharedRedactor(config.redaction) : undefined,
       stripRaw: config.strip_raw,
       maxValueChars: config.max_value_chars,
     };
