@@ -27,6 +27,7 @@ const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   logging: { file: './logging.js', aliases: ['hooks-logging'] },
   stream: { file: './stream.js', aliases: ['streaming', 'fragments'] },
   sessions: { file: './sessions.js', aliases: ['many'] },
+  startup: { file: './startup.js', aliases: ['cli'] },
 };
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
