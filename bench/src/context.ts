@@ -105,6 +105,50 @@ async function stepTimes(args: { runs: number; steps: number; also: Build[] }): 
   return times;
 }
 
+/** µs per step by system label and number of steps. */
+type GrowthTimes = Record<string, Record<string, number[]>>;
+
+/**
+ * Child task: 8 tool calls per step over conversations of each size, the
+ * hand-written loop and a session with context-simple at its default 200k-token
+ * budget (the provider reports no window), so long conversations compact; the
+ * echo tool has no execution profile, as most third-party tools. Interleaved rounds.
+ */
+async function growth(args: { runs: number; sizes: number[] }): Promise<GrowthTimes> {
+  const plain = await import('./adapters/plain.js');
+  const { createAdapter } = await import('./adapters/amplifier.js');
+  const systems: [string, Adapter][] = [
+    ['plain', await plain.createAdapter()],
+    ['session', await createAdapter({ defaultBudget: true, noProfile: true })],
+    [
+      'afresh',
+      await createAdapter({
+        defaultBudget: true,
+        noProfile: true,
+        context: { module: 'context-simple', config: { sticky_compaction: false } },
+      }),
+    ],
+  ];
+  /** Compacting the whole history on every request costs O(history) per step: not run past 5,000 steps. */
+  const AFRESH_MAX = 5_000;
+  const times: GrowthTimes = {};
+  for (const [label, adapter] of systems) {
+    times[label] = Object.fromEntries(args.sizes.map((n) => [String(n), []]));
+    await measure(adapter, 10, 8, 3); // warm-up, compaction included
+    await measure(adapter, 100, 8, 2);
+    await measure(adapter, 1_500, 8, 1);
+  }
+  for (let round = 0; round < args.runs; round++) {
+    for (const n of args.sizes) {
+      for (const [label, adapter] of systems) {
+        if (label === 'afresh' && n > AFRESH_MAX) continue;
+        times[label]![String(n)]!.push(await measure(adapter, n, 8, 1));
+      }
+    }
+  }
+  return times;
+}
+
 interface Sample {
   none: number[];
   first: number[];
@@ -160,7 +204,7 @@ async function requestTimes(args: { n: number; calls: number; path?: string }): 
   return { none, first, later, addUs, kept, tokens };
 }
 
-export const tasks = { stepTimes, requestTimes };
+export const tasks = { stepTimes, requestTimes, growth };
 
 const timed = (what: string, samples: number[], unit: string, extra: Partial<Row> = {}): Row =>
   sampleRow(GROUP, what, samples, unit, extra);
@@ -211,6 +255,48 @@ async function stepRows(options: GroupOptions): Promise<Row[]> {
   return rows;
 }
 
+async function growthRows(options: GroupOptions): Promise<Row[]> {
+  const sizes = options.quick ? [100, 1_000, 5_000] : [100, 1_000, 5_000, 20_000];
+  const runs = Math.max(3, Math.min(options.runs, 5));
+  options.log(`context: 8 tool calls/step at N = ${sizes.join(', ')}, default budget, ${runs} rounds`);
+  const { value } = await runChild<GrowthTimes>('child.js', [
+    GROUP,
+    'growth',
+    JSON.stringify({ runs, sizes }),
+  ]);
+  const afresh = (n: number): string => {
+    const samples = value.afresh![String(n)]!;
+    return samples.length === 0 ? 'not run (too slow)' : `${fmt(summarize(samples).median)} µs/step`;
+  };
+  const rows: Row[] = [];
+  const medians: number[] = [];
+  for (const n of sizes) {
+    const session = summarize(value.session![String(n)]!).median;
+    const plain = summarize(value.plain![String(n)]!).median;
+    medians.push(session);
+    rows.push(
+      timed(
+        `8 tool calls/step (echo without execution profile), ${fmt(n)} steps, context-simple at its 200k-token default budget (session)`,
+        value.session![String(n)]!,
+        'µs',
+        {
+          ratio: `${fmt(session / plain)}×`,
+          note: `hand-written loop, same rounds: ${fmt(plain)} µs/step; with \`sticky_compaction: false\` (the whole history compacted on every request, as before): ${afresh(n)}; compaction starts at about 1,000 steps (9,000 messages)`,
+        },
+      ),
+    );
+  }
+  const spread = Math.max(...medians) / Math.min(...medians);
+  rows.push({
+    group: GROUP,
+    what: `8 tool calls/step: slowest over fastest µs/step across N = ${sizes.map(fmt).join(', ')}`,
+    value: `${fmt(spread)}×`,
+    target: '≤ 1.5×',
+    meets: meets(spread, 1.5),
+  });
+  return rows;
+}
+
 async function scalingRows(options: GroupOptions, n: number, build: Build | undefined): Promise<Row[]> {
   const calls = Math.max(options.runs, n >= 100_000 ? 5 : 20);
   const { value } = await runChild<Sample>('child.js', [
@@ -246,7 +332,7 @@ async function scalingRows(options: GroupOptions, n: number, build: Build | unde
 async function run(options: GroupOptions): Promise<Row[]> {
   const reason = await missing('@amplifier/context-simple');
   if (reason !== undefined) return [notAvailable(GROUP, 'context-simple', reason)];
-  const rows = await stepRows(options);
+  const rows = [...(await stepRows(options)), ...(await growthRows(options))];
   for (const n of options.quick ? [1_000, 10_000] : SIZES) {
     for (const build of [undefined, ...options.also]) {
       options.log(`context: ${n} messages${build === undefined ? '' : ` (${build.label})`}`);

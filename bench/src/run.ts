@@ -29,6 +29,8 @@ const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   stream: { file: './stream.js', aliases: ['streaming', 'fragments'] },
   mcp: { file: './mcp.js', aliases: ['tool-mcp'] },
   delegation: { file: './delegation.js', aliases: ['spawn', 'agents'] },
+  sessions: { file: './sessions.js', aliases: ['many'] },
+  startup: { file: './startup.js', aliases: ['cli'] },
 };
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -22,12 +22,34 @@ export const ECHO_SOURCE: string = path.resolve(here, '..', 'modules', 'echo-too
 
 export const ARRAY_CONTEXT_SOURCE: string = path.resolve(here, '..', 'modules', 'array-context.js');
 
-/** The mount plan of the headline runs (`context`: another context module, for the context group). */
-export function headlinePlan(logDir?: string, context: string | ModuleSpec = 'context-simple'): MountPlan {
+/** How a plan differs from the headline's (see `createAdapter`). */
+export interface PlanOptions {
+  /** Another context module, for the context group. */
+  context?: string | ModuleSpec;
+  /** The provider reports no context window: context-simple's 200k-token default budget, so it compacts. */
+  defaultBudget?: boolean;
+  /** The echo tool without an execution profile (as most third-party tools). */
+  noProfile?: boolean;
+}
+
+/** The mount plan of the headline runs. */
+export function headlinePlan(logDir?: string, options: PlanOptions = {}): MountPlan {
   return {
-    session: { orchestrator: 'loop-basic', context },
-    providers: [{ module: 'bench-scripted-provider', source: PROVIDER_SOURCE }],
-    tools: [{ module: 'bench-echo-tool', source: ECHO_SOURCE }],
+    session: { orchestrator: 'loop-basic', context: options.context ?? 'context-simple' },
+    providers: [
+      {
+        module: 'bench-scripted-provider',
+        source: PROVIDER_SOURCE,
+        ...(options.defaultBudget && { config: { limits: false } }),
+      },
+    ],
+    tools: [
+      {
+        module: 'bench-echo-tool',
+        source: ECHO_SOURCE,
+        ...(options.noProfile && { config: { profile: false } }),
+      },
+    ],
     hooks:
       logDir === undefined
         ? []
@@ -44,16 +66,14 @@ export function headlinePlan(logDir?: string, context: string | ModuleSpec = 'co
  * Amplifier through a session; `logging` mounts hooks-logging (logs under a temp
  * dir removed at exit); `context` replaces context-simple in the plan.
  */
-export async function createAdapter(
-  options: { logging?: boolean; context?: ModuleSpec } = {},
-): Promise<Adapter> {
+export async function createAdapter(options: PlanOptions & { logging?: boolean } = {}): Promise<Adapter> {
   let logDir: string | undefined;
   if (options.logging) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'amp-bench-logs-'));
     logDir = dir;
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
-  const plan = headlinePlan(logDir, options.context);
+  const plan = headlinePlan(logDir, options);
   let session: AmplifierSession | undefined;
   return {
     name: options.logging ? 'amplifier+logging' : 'amplifier',
@@ -92,7 +112,35 @@ export const COLD_MODULES: readonly string[] = [
 export async function coldAdapter(): Promise<Adapter> {
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'amp-bench-cold-'));
   process.once('exit', () => rmSync(logDir, { recursive: true, force: true }));
-  const plan: MountPlan = {
+  const plan = coldPlan(logDir);
+  let session: AmplifierSession | undefined;
+  let name = `amplifier (${COLD_MODULES.join(', ')})`;
+  return {
+    get name() {
+      return name;
+    },
+    async prepare(script) {
+      const current = new AmplifierSession(plan, { baseDir: BENCH_DIR });
+      session = current;
+      current.coordinator.registerCapability(SCRIPT_CAPABILITY, script);
+      await current.initialize();
+      const failed = current.failures.map((f) => f.module);
+      if (failed.length > 0) name += `; not loaded: ${failed.join(', ')}`;
+      return () => current.execute(PROMPT);
+    },
+    async finish() {
+      await session?.cleanup();
+    },
+  };
+}
+
+/**
+ * The six-module plan of the cold start (`COLD_MODULES` plus the echo tool):
+ * provider-mock answers one echo call, then the final text; hooks-logging
+ * writes under `logDir`.
+ */
+export function coldPlan(logDir: string): MountPlan {
+  return {
     session: { orchestrator: 'loop-basic', context: 'context-simple' },
     providers: [
       {
@@ -116,24 +164,5 @@ export async function coldAdapter(): Promise<Adapter> {
         config: { session_log_template: path.join(logDir, '{session_id}', 'events.jsonl') },
       },
     ],
-  };
-  let session: AmplifierSession | undefined;
-  let name = `amplifier (${COLD_MODULES.join(', ')})`;
-  return {
-    get name() {
-      return name;
-    },
-    async prepare(script) {
-      const current = new AmplifierSession(plan, { baseDir: BENCH_DIR });
-      session = current;
-      current.coordinator.registerCapability(SCRIPT_CAPABILITY, script);
-      await current.initialize();
-      const failed = current.failures.map((f) => f.module);
-      if (failed.length > 0) name += `; not loaded: ${failed.join(', ')}`;
-      return () => current.execute(PROMPT);
-    },
-    async finish() {
-      await session?.cleanup();
-    },
   };
 }

@@ -13,14 +13,11 @@ import { ECHO_ARGS, FINAL_TEXT, type Script, TOOL_NAME } from '../adapters/scena
 /** The capability the adapter registers before `initialize()`. */
 export const SCRIPT_CAPABILITY = 'bench.script';
 
-function scriptedProvider(script: Script): Provider {
+function scriptedProvider(script: Script, limits: boolean): Provider {
+  const defaults = limits ? { context_window: 1_000_000, max_output_tokens: 8192 } : {};
   return {
     name: 'scripted',
-    getInfo: () => ({
-      id: 'scripted',
-      display_name: 'Scripted benchmark model',
-      defaults: { context_window: 1_000_000, max_output_tokens: 8192 },
-    }),
+    getInfo: () => ({ id: 'scripted', display_name: 'Scripted benchmark model', defaults }),
     listModels: async () => [],
     async complete(): Promise<ChatResponse> {
       const ids = script.next();
@@ -37,9 +34,12 @@ function scriptedProvider(script: Script): Provider {
   };
 }
 
-/** Mount the scripted provider as `scripted`. */
-export async function mount(coordinator: Coordinator): Promise<void> {
+/**
+ * Mount the scripted provider as `scripted`; `{ limits: false }` reports no
+ * context window, so context-simple uses its 200k-token default budget and compacts.
+ */
+export async function mount(coordinator: Coordinator, config: Record<string, unknown> = {}): Promise<void> {
   const script = coordinator.getCapability<Script>(SCRIPT_CAPABILITY);
   if (script === undefined) throw new Error(`register the '${SCRIPT_CAPABILITY}' capability first`);
-  coordinator.mount('providers', scriptedProvider(script), { name: 'scripted' });
+  coordinator.mount('providers', scriptedProvider(script, config.limits !== false), { name: 'scripted' });
 }

@@ -2,6 +2,7 @@ import type { Message } from '@amplifier/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pairingProblems } from './__fixtures__/messages.js';
+import { compactMessages, estimateTokens } from './compaction.js';
 import { SimpleContextManager } from './context.js';
 import { NOTICE_SOURCE } from './notice.js';
 
@@ -126,7 +127,9 @@ describe('compaction invariants (property-based)', () => {
         config,
         fc.array(fc.double({ min: 0.1, max: 1.2, noNaN: true }), { minLength: 1, maxLength: 4 }),
         fc.integer({ min: 1, max: 6 }),
-        async (steps, reuseIds, cfg, fractions, every) => {
+        async (steps, reuseIds, generated, fractions, every) => {
+          // Compaction of the whole history on every request (sticky views are checked below).
+          const cfg = { ...generated, sticky_compaction: false };
           const ctx = new SimpleContextManager(cfg);
           const history = build(steps, reuseIds);
           for (let i = 0; i < history.length; i++) {
@@ -149,6 +152,96 @@ describe('compaction invariants (property-based)', () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it('a sticky view is extended with new messages and compacted again only at the threshold, keeping every invariant', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 80 }),
+        fc.boolean(),
+        config,
+        fc.integer({ min: 200, max: 4000 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (steps, reuseIds, cfg, tokenBudget, every) => {
+          const compactions: Record<string, unknown>[] = [];
+          const hooks = {
+            emit: async (_event: string, data: Record<string, unknown>) => compactions.push(data),
+          };
+          const ctx = new SimpleContextManager(cfg, { hooks });
+          const history = build(steps, reuseIds);
+          let previous: Message[] | undefined;
+          let added: Message[] = [];
+          for (let i = 0; i < history.length; i++) {
+            await ctx.addMessage(history[i]!);
+            added.push(history[i]!);
+            if (i % every !== 0 && i !== history.length - 1) continue;
+            const before = await ctx.getMessages();
+            const count = compactions.length;
+            const view = await ctx.getMessagesForRequest({ tokenBudget });
+            const stored = before.slice(-added.length);
+            // (The checker reads ids as unique; reused ones are checked by the comparisons below.)
+            if (!reuseIds) expect(pairingProblems(view, before)).toEqual([]);
+            const lastUser = before.findLast((m) => m.role === 'user');
+            if (lastUser !== undefined) expect(view).toContainEqual(lastUser);
+            const systems = (ms: Message[]) =>
+              ms
+                .filter((m) => m.role === 'system' && m.metadata?.source !== NOTICE_SOURCE)
+                .map((m) => m.content);
+            expect(systems(view)).toEqual(systems(before));
+            const effective = cfg.compaction_notice_enabled
+              ? tokenBudget - ctx.config.compaction_notice_token_reserve
+              : tokenBudget;
+            const sum = (ms: Message[]) => ms.reduce((n, m) => n + estimateTokens(m), 0);
+            if (previous !== undefined && ctx.lastCompactionStats) {
+              const kept = previous.filter((m) => m.role !== 'system');
+              const extended = [
+                ...before.filter((m) => m.role === 'system'),
+                ...kept,
+                ...stored.filter((m) => m.role !== 'system'),
+              ];
+              const historyOver = ctx.shouldCompact(sum(before), effective);
+              // The kept view plus the new messages stays under the threshold: nothing is compacted.
+              if (historyOver && !ctx.shouldCompact(sum(extended), effective)) {
+                expect(compactions.length).toBe(count);
+              }
+            }
+            if (compactions.length === count && previous !== undefined && ctx.lastCompactionStats) {
+              // No compaction ran: the last view plus what was added (systems go with the systems).
+              const work = (ms: Message[]) => ms.filter((m) => m.role !== 'system');
+              expect(work(view)).toEqual([...work(previous), ...work(stored)]);
+            }
+            if (compactions.length > count && previous !== undefined) {
+              // A compaction ran: from the sticky view plus the new messages, or the whole history.
+              const notice = (m: Message) => m.metadata?.source === NOTICE_SOURCE;
+              const reference = [
+                ...previous.filter((m) => !notice(m)),
+                ...stored.filter((m) => m.role !== 'system'),
+              ];
+              const settings = { ...ctx.config };
+              const withSystems = [
+                ...before.filter((m) => m.role === 'system'),
+                ...reference.filter((m) => m.role !== 'system'),
+              ];
+              const tokens = withSystems.map((m) => estimateTokens(m));
+              const total = tokens.reduce((a, b) => a + b, 0);
+              const again = compactMessages(withSystems, tokens, total, effective, settings).messages;
+              const fromHistory = compactMessages(
+                before,
+                before.map((m) => estimateTokens(m)),
+                before.reduce((n, m) => n + estimateTokens(m), 0),
+                effective,
+                settings,
+              ).messages;
+              const strip = (ms: Message[]) => ms.filter((m) => !notice(m));
+              expect([again, fromHistory]).toContainEqual(strip(view));
+            }
+            previous = view;
+            added = [];
+          }
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });

@@ -101,11 +101,18 @@ export function compactMessages(
       workTokens.push(tokens[i] ?? 0);
     }
   }
-  return compactPrepared(
+  const { messages: view, stats } = compactPrepared(
     { system, work, tokens: workTokens, total, pairs: indexPairs(work) },
     budget,
     settings,
   );
+  return { messages: view, stats };
+}
+
+/** A compaction's result with the surviving non-system messages and their estimates, in order. */
+export interface PreparedResult extends CompactionResult {
+  work: Message[];
+  tokens: number[];
 }
 
 /** `compactMessages` from an input the caller keeps (see `CompactionInput`). */
@@ -113,7 +120,7 @@ export function compactPrepared(
   input: CompactionInput,
   budget: number,
   settings: CompactionSettings,
-): CompactionResult {
+): PreparedResult {
   return new Compaction(input, budget, settings).run();
 }
 
@@ -164,7 +171,7 @@ class Compaction {
     return this.#current <= this.#target;
   }
 
-  run(): CompactionResult {
+  run(): PreparedResult {
     const p = this.#settings.protected_recent;
     const steps: (() => void)[] = [
       () => this.#truncateWave(0, 0.25),
@@ -310,11 +317,20 @@ class Compaction {
     }
   }
 
-  #finish(): CompactionResult {
+  #finish(): PreparedResult {
     const messages = this.#system.slice();
-    for (let i = 0; i < this.#work.length; i++) if (this.#alive[i]) messages.push(this.#work[i]!);
+    const work: Message[] = [];
+    const tokens: number[] = [];
+    for (let i = 0; i < this.#work.length; i++) {
+      if (!this.#alive[i]) continue;
+      messages.push(this.#work[i]!);
+      work.push(this.#work[i]!);
+      tokens.push(this.#tokens[i]!);
+    }
     return {
       messages,
+      work,
+      tokens,
       stats: {
         before_tokens: this.#beforeTokens,
         after_tokens: this.#current,

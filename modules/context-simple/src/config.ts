@@ -29,6 +29,12 @@ export interface ContextSimpleConfig {
   compaction_notice_min_level?: number;
   /** Fraction of the model's max output tokens reserved out of its context window. */
   output_reserve_fraction?: number;
+  /**
+   * Keep the compacted view between requests and extend it with new messages,
+   * compacting it again only when it reaches the threshold (default true);
+   * false compacts the whole history afresh on every request over the threshold.
+   */
+  sticky_compaction?: boolean;
   /** Accepted for compatibility with Amplifier bundles; ignored (compaction is always automatic). */
   auto_compact?: boolean;
 }
@@ -51,6 +57,7 @@ export const DEFAULT_CONFIG: Readonly<Required<Omit<ContextSimpleConfig, 'auto_c
   compaction_notice_verbosity: 'normal',
   compaction_notice_min_level: 1,
   output_reserve_fraction: 0.5,
+  sticky_compaction: true,
 });
 
 const fraction = { type: 'number', minimum: 0, maximum: 1 };
@@ -70,6 +77,7 @@ export const CONFIG_SCHEMA: JSONSchema = {
     compaction_notice_verbosity: { enum: ['minimal', 'normal', 'verbose'] },
     compaction_notice_min_level: { type: 'integer', minimum: 0, maximum: 8 },
     output_reserve_fraction: fraction,
+    sticky_compaction: { type: 'boolean' },
     auto_compact: { type: 'boolean' },
   },
 };

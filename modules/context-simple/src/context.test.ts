@@ -360,7 +360,7 @@ describe('incremental token estimates', () => {
   });
 
   it('a repeated compaction of an unchanged history gives the same view without rewriting anything again', async () => {
-    const ctx = new SimpleContextManager();
+    const ctx = new SimpleContextManager({ sticky_compaction: false });
     await longHistory(ctx, 50);
     const first = await ctx.getMessagesForRequest({ tokenBudget: 20_000 });
     const stats = ctx.lastCompactionStats!;
@@ -592,4 +592,56 @@ describe('deep data', () => {
       expect(await ctx.getMessages()).toEqual(history);
     });
   }
+});
+
+describe('sticky compaction', () => {
+  it('keeps the compacted view between requests, extends it, and compacts again only at the threshold', async () => {
+    const recorder = new EventRecorder();
+    const ctx = new SimpleContextManager({}, { hooks: recorder });
+    await longHistory(ctx, 40);
+    const tokenBudget = 20_000;
+    const first = await ctx.getMessagesForRequest({ tokenBudget });
+    expect(recorder.names()).toEqual(['context:compaction']);
+    // Unchanged history: the same view, the same notice object (a stable prompt prefix), no new compaction.
+    const second = await ctx.getMessagesForRequest({ tokenBudget });
+    expect(second).toEqual(first);
+    expect(second.find((m) => m.metadata?.source === NOTICE_SOURCE)).toBe(
+      first.find((m) => m.metadata?.source === NOTICE_SOURCE),
+    );
+    // New messages are appended to the kept view until it reaches the threshold again.
+    let requests = 0;
+    let compactions = 1;
+    let view = second;
+    for (let i = 0; i < 300; i++) {
+      const added = [user(`More ${i}`), call(`m${i}`), result(`m${i}`, 'y'.repeat(600))];
+      for (const m of added) await ctx.addMessage(m);
+      const next = await ctx.getMessagesForRequest({ tokenBudget });
+      requests++;
+      if (recorder.names().length === compactions) {
+        expect(strip(next)).toEqual(strip([...view, ...added]));
+      } else compactions++;
+      expect(
+        ctx.shouldCompact(
+          next.reduce((n, m) => n + (m.metadata?.source === NOTICE_SOURCE ? 0 : estimateTokens(m)), 0),
+          tokenBudget - 800,
+        ),
+      ).toBe(false);
+      view = next;
+    }
+    expect(compactions).toBeGreaterThan(2);
+    expect(compactions).toBeLessThan(requests / 5);
+    // Another budget starts afresh from the whole history, as does sticky_compaction: false.
+    const other = await ctx.getMessagesForRequest({ tokenBudget: 40_000 });
+    const fresh = new SimpleContextManager({ sticky_compaction: false });
+    await fresh.setMessages(await ctx.getMessages());
+    expect(other).toEqual(await fresh.getMessagesForRequest({ tokenBudget: 40_000 }));
+  });
+
+  it('a history back under the threshold is sent whole again', async () => {
+    const ctx = new SimpleContextManager();
+    await longHistory(ctx, 20);
+    const compacted = await ctx.getMessagesForRequest({ tokenBudget: 10_000 });
+    expect(compacted.length).toBeLessThan(ctx.messageCount);
+    expect(await ctx.getMessagesForRequest({ tokenBudget: 1_000_000 })).toHaveLength(ctx.messageCount);
+  });
 });

@@ -13,11 +13,17 @@ import {
   utcTimestamp,
 } from '@amplifier/core';
 import { requestBudget } from './budget.js';
-import { type CompactionStats, compactPrepared, estimateTokens, type Rewrite } from './compaction.js';
+import {
+  type CompactionStats,
+  compactPrepared,
+  estimateTokens,
+  type PreparedResult,
+  type Rewrite,
+} from './compaction.js';
 import { type ContextSimpleConfig, type ResolvedConfig, resolveConfig } from './config.js';
 import { MEMORY_FILE_SOURCE } from './memory-files.js';
 import { noticeMessage } from './notice.js';
-import { PairTracker } from './pairs.js';
+import { indexPairs, PairTracker } from './pairs.js';
 import { copyPlain, snapshotMessage } from './snapshot.js';
 
 /** Anything with a HookRegistry-like `emit` (the coordinator's `hooks`, an `EventRecorder`). */
@@ -40,6 +46,23 @@ function isStaticSystem(message: Message): boolean {
   return message.role === 'system' && source !== 'hook' && source !== MEMORY_FILE_SOURCE;
 }
 
+/**
+ * The compacted view kept between requests (sticky compaction): the non-system
+ * messages that survived the last compaction, then every non-system message
+ * added since, with their estimates, and the notice of that compaction.
+ */
+interface StickyView {
+  /** The effective budget it was compacted against; another budget starts afresh. */
+  readonly effective: number;
+  readonly work: Message[];
+  readonly tokens: number[];
+  /** Sum of `tokens`. */
+  workTokens: number;
+  /** How many of the history's non-system messages it has taken in. */
+  seen: number;
+  readonly notice: Message | undefined;
+}
+
 /** The reference's in-memory context manager with ephemeral, progressive compaction. */
 export class SimpleContextManager implements ContextManager {
   /** The validated config with defaults applied. */
@@ -56,6 +79,9 @@ export class SimpleContextManager implements ContextManager {
   #systems: Message[] = [];
   #work: Message[] = [];
   #workTokens: number[] = [];
+  /** Sum of `#workTokens`. */
+  #workTotal = 0;
+  #sticky: StickyView | undefined;
   #pairs = new PairTracker();
   #rewrites: (Rewrite | undefined)[] = [];
   /** Estimate of the stored system messages a system prompt factory replaces. */
@@ -119,6 +145,7 @@ export class SimpleContextManager implements ContextManager {
     } else {
       this.#work.push(stored);
       this.#workTokens.push(tokens);
+      this.#workTotal += tokens;
     }
   }
 
@@ -150,6 +177,8 @@ export class SimpleContextManager implements ContextManager {
     this.#systems = [];
     this.#work = [];
     this.#workTokens = [];
+    this.#workTotal = 0;
+    this.#sticky = undefined;
     this.#pairs = new PairTracker();
     this.#rewrites = [];
     this.#staticSystemTokens = 0;
@@ -196,8 +225,11 @@ export class SimpleContextManager implements ContextManager {
 
     if (this.#factory === undefined) {
       // The stored messages are frozen, so the view shares them: only the array is new.
-      if (!this.shouldCompact(this.#total, effective)) return this.#messages.slice();
-      return this.#compact(this.#systems, this.#total, effective);
+      if (!this.shouldCompact(this.#total, effective)) {
+        this.#sticky = undefined;
+        return this.#messages.slice();
+      }
+      return this.#compacted(this.#systems, this.#total, effective);
     }
 
     const text = this.#factory();
@@ -215,8 +247,9 @@ export class SimpleContextManager implements ContextManager {
     if (this.shouldCompact(total, effective)) {
       const systems = [prompt];
       for (const message of this.#systems) if (!isStaticSystem(message)) systems.push(message);
-      return this.#compact(systems, total, effective);
+      return this.#compacted(systems, total, effective);
     }
+    this.#sticky = undefined;
     if (this.#staticSystemCount === 0) return [prompt, ...this.#messages];
     const view: Message[] = [prompt];
     for (const message of this.#messages) if (!isStaticSystem(message)) view.push(message);
@@ -224,10 +257,39 @@ export class SimpleContextManager implements ContextManager {
   }
 
   /**
-   * Compact the stored non-system messages behind `systems` (whose estimates
-   * and the history's add up to `total`), emit `context:compaction`, add the notice.
+   * The view of a history over the threshold: with sticky compaction, the kept
+   * view extended with the messages added since, compacted again only when it
+   * reaches the threshold itself; else (or for a new budget) the whole history
+   * compacted afresh. `total` is the estimate of `systems` and the history's
+   * non-system messages.
    */
-  async #compact(systems: readonly Message[], total: number, effective: number): Promise<Message[]> {
+  async #compacted(systems: readonly Message[], total: number, effective: number): Promise<Message[]> {
+    const sticky = this.#sticky;
+    if (!this.config.sticky_compaction || sticky === undefined || sticky.effective !== effective) {
+      return this.#settle(this.#compactHistory(systems, total, effective), effective);
+    }
+    const work = this.#work;
+    const tokens = this.#workTokens;
+    for (let i = sticky.seen; i < work.length; i++) {
+      sticky.work.push(work[i]!);
+      sticky.tokens.push(tokens[i]!);
+      sticky.workTokens += tokens[i]!;
+    }
+    sticky.seen = work.length;
+    const viewTotal = total - this.#workTotal + sticky.workTokens;
+    if (!this.shouldCompact(viewTotal, effective)) return withNotice(systems, sticky.notice, sticky.work);
+    const input = {
+      system: systems,
+      work: sticky.work,
+      tokens: sticky.tokens,
+      total: viewTotal,
+      pairs: indexPairs(sticky.work),
+    };
+    return this.#settle(compactPrepared(input, effective, this.config), effective);
+  }
+
+  /** Compact the stored non-system messages behind `systems` (whose estimates and the history's add up to `total`). */
+  #compactHistory(systems: readonly Message[], total: number, effective: number): PreparedResult {
     const work = this.#work;
     for (let i = this.#pairs.length; i < work.length; i++) this.#pairs.add(work[i]!);
     while (this.#rewrites.length < work.length) this.#rewrites.push(undefined);
@@ -239,7 +301,12 @@ export class SimpleContextManager implements ContextManager {
       pairs: this.#pairs.index(),
       rewrites: this.#rewrites,
     };
-    const { messages, stats } = compactPrepared(input, effective, this.config);
+    return compactPrepared(input, effective, this.config);
+  }
+
+  /** Keep what a compaction made (for sticky compaction), emit `context:compaction`, add the notice. */
+  async #settle(result: PreparedResult, effective: number): Promise<Message[]> {
+    const { messages, stats } = result;
     this.#lastStats = stats;
     if (this.#hooks !== undefined) {
       try {
@@ -248,15 +315,34 @@ export class SimpleContextManager implements ContextManager {
         this.#logger?.warn(`context-simple: could not emit ${events.CONTEXT_COMPACTION}: ${String(error)}`);
       }
     }
-    if (
-      this.config.compaction_notice_enabled &&
-      stats.strategy_level >= this.config.compaction_notice_min_level
-    ) {
+    const notice =
+      this.config.compaction_notice_enabled && stats.strategy_level >= this.config.compaction_notice_min_level
+        ? noticeMessage(stats, this.config.compaction_notice_verbosity)
+        : undefined;
+    if (this.config.sticky_compaction) {
+      let workTokens = 0;
+      for (const t of result.tokens) workTokens += t;
+      this.#sticky = {
+        effective,
+        work: result.work,
+        tokens: result.tokens,
+        workTokens,
+        seen: this.#work.length,
+        notice,
+      };
+    }
+    if (notice !== undefined) {
       // Index 1, after the first system message; at the front when there is none, so the
       // notice can never land between a tool call and its results (a reference quirk).
-      const at = messages[0]?.role === 'system' ? 1 : 0;
-      messages.splice(at, 0, noticeMessage(stats, this.config.compaction_notice_verbosity));
+      messages.splice(messages[0]?.role === 'system' ? 1 : 0, 0, notice);
     }
     return messages;
   }
+}
+
+/** A new array: `systems`, then `notice` after the first system message (first when none), then `work`. */
+function withNotice(systems: readonly Message[], notice: Message | undefined, work: Message[]): Message[] {
+  if (notice === undefined) return systems.length === 0 ? work.slice() : systems.concat(work);
+  if (systems.length === 0) return [notice].concat(work);
+  return [systems[0]!, notice, ...systems.slice(1)].concat(work);
 }

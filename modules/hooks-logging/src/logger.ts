@@ -10,11 +10,12 @@ import {
   errorMessage,
   OBSERVABILITY_EVENTS_CHANNEL,
 } from '@amplifier/core';
+import { type CapturedEvent, captureEvent } from './capture.js';
 import type { ConsoleLevel, LoggingConfig } from './config.js';
 import { levelRank, logPath } from './config.js';
 import { eventMatcher } from './event-match.js';
 import { buildRecord, type RecordOptions } from './record.js';
-import { Redactor } from './redact.js';
+import { sharedRedactor } from './redact.js';
 import { LogWriter } from './writer.js';
 
 const CONSOLE_RANK: Record<string, number> = { DEBUG: 0, INFO: 1, WARN: 2, WARNING: 2, ERROR: 3 };
@@ -38,7 +39,7 @@ export class EventLogger {
     this.#coordinator = coordinator;
     this.config = config;
     this.#recordOptions = {
-      redactor: config.redaction.enabled ? new Redactor(config.redaction) : undefined,
+      redactor: config.redaction.enabled ? sharedRedactor(config.redaction) : undefined,
       stripRaw: config.strip_raw,
       maxValueChars: config.max_value_chars,
     };
@@ -100,12 +101,21 @@ export class EventLogger {
   }
 
   /**
-   * The hook handler: build the record and queue it. Returns nothing (continue),
-   * or, only when the queue is full, a promise that waits briefly for room.
+   * The hook handler: capture the event (a copy of its plain data) and queue
+   * it; the writer serialises and redacts it in its next batch. Data that is
+   * not plain, and every event when console lines are on, is serialised here.
+   * Returns nothing (continue), or, only when the queue is full, a promise
+   * that waits briefly for room.
    */
   handle(event: string, data: EventData): Promise<void> | undefined {
     try {
       if (this.#excluded(event)) return undefined;
+      const sessionId = data?.session_id;
+      if (typeof sessionId !== 'string' || sessionId === '') return undefined;
+      if (this.config.console === false) {
+        const captured = captureEvent(event, data);
+        if (captured !== undefined) return this.#writer(sessionId).push(captured);
+      }
       const built = buildRecord(event, data, this.#recordOptions);
       if (built === undefined) return undefined;
       if (this.#minRank > 0 && levelRank(built.level) < this.#minRank) return undefined;
@@ -129,10 +139,19 @@ export class EventLogger {
         maxFiles: this.config.max_files,
         onError: (message) => this.#report(message),
         onNote: (message) => this.#report(message, 'info'),
+        format: (captured) => this.#format(captured),
       });
       this.#writers.set(sessionId, writer);
     }
     return writer;
+  }
+
+  /** The line of a captured event, made in the writer's batch; undefined below `config.level`. */
+  #format(captured: CapturedEvent): string | undefined {
+    const built = buildRecord(captured.event, captured.data, this.#recordOptions);
+    if (built === undefined) return undefined;
+    if (this.#minRank > 0 && levelRank(built.level) < this.#minRank) return undefined;
+    return built.line;
   }
 
   #report(message: string, level: 'info' | 'warning' = 'warning'): void {

@@ -5,7 +5,7 @@ import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULTS } from './config.js';
 import { mount } from './index.js';
-import { Redactor } from './redact.js';
+import { Redactor, sharedRedactor } from './redact.js';
 
 let tmp: string;
 beforeEach(() => {
@@ -193,5 +193,22 @@ describe('console option', () => {
     expect(writes).toHaveLength(1);
     expect(writes[0]).toMatch(/INFO {2}tool:post tool_name=bash api_key=\[REDACTED:key\]/);
     expect(writes.join('')).not.toContain(SECRETS.openai);
+  });
+});
+
+describe('one redactor per config and environment', () => {
+  it('loggers with the same config share a redactor; a changed secret environment value gets a new one', async () => {
+    const config = { ...DEFAULTS.redaction, keys: ['shared_probe'] };
+    expect(sharedRedactor(config)).toBe(sharedRedactor({ ...config }));
+    expect(sharedRedactor(config)).not.toBe(sharedRedactor({ ...config, keys: ['other_probe'] }));
+    vi.stubEnv('PROBE_API_TOKEN', 'first-secret-value-111');
+    try {
+      expect(await logOne({ output: 'first-secret-value-111' })).toContain('[REDACTED:env]');
+      vi.stubEnv('PROBE_API_TOKEN', 'second-secret-value-222');
+      const second = await logOne({ output: 'second-secret-value-222' });
+      expect(second).not.toContain('second-secret-value-222');
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

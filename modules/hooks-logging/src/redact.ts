@@ -441,3 +441,31 @@ export class Redactor {
 function stripNamedGroups(source: string): string {
   return source.replace(/\(\?<([A-Za-z]+)>/g, '(?:');
 }
+
+/** Redactors kept for reuse, by config and environment (a few configs per process at most). */
+const shared = new Map<string, Redactor>();
+const SHARED_LIMIT = 8;
+
+/**
+ * A `Redactor` for `config` and `env`, shared by every logger with the same
+ * ones: building one compiles a few dozen regular expressions, and its memos
+ * are pure (the same key or string gets the same answer), so the sessions of
+ * one process share it instead of each paying for it and holding its memos.
+ * A change of the environment's values gives a new one.
+ */
+export function sharedRedactor(config: RedactionConfig, env: NodeJS.ProcessEnv = process.env): Redactor {
+  let key = JSON.stringify([config.keys, config.patterns, config.env_values]);
+  if (config.env_values) {
+    for (const name in env) {
+      const value = env[name];
+      if (value !== undefined && value.length >= 8) key += `\0${name}=${value}`;
+    }
+  }
+  let redactor = shared.get(key);
+  if (redactor === undefined) {
+    if (shared.size >= SHARED_LIMIT) shared.clear();
+    redactor = new Redactor(config, env);
+    shared.set(key, redactor);
+  }
+  return redactor;
+}

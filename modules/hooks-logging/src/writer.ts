@@ -1,6 +1,7 @@
 /**
- * One writer per log file: a bounded queue of whole lines, drained in batches
- * (one `write()` per batch) by a single async loop, with rotation at a size
+ * One writer per log file: a bounded queue of whole lines or captured events
+ * (serialised by `format` when their batch is written, off the emitting call),
+ * drained in batches (one `write()` per batch) by a single async loop, with rotation at a size
  * bound and a torn-tail repair before appending, so every record starts on a
  * fresh line. Write errors are reported once and never thrown; records that
  * could not be written are counted and the count is logged when writing works
@@ -8,7 +9,11 @@
  */
 import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { CapturedEvent } from './capture.js';
 import { LOG_SCHEMA } from './record.js';
+
+/** A queued entry: a whole line, or an event whose line `format` makes in the batch. */
+export type QueuedEntry = string | CapturedEvent;
 
 export interface WriterOptions {
   maxRecords: number;
@@ -20,12 +25,16 @@ export interface WriterOptions {
   onError: (message: string) => void;
   /** Called when the file, on first open, ends in a line cut off by an earlier writer (a crash). */
   onNote?: (message: string) => void;
+  /** The line of a captured event (undefined: not written, e.g. below the level); needed to push events. */
+  format?: (event: CapturedEvent) => string | undefined;
 }
+
+const sizeOf = (entry: QueuedEntry): number => (typeof entry === 'string' ? entry.length : entry.bytes);
 
 export class LogWriter {
   readonly file: string;
   readonly #options: WriterOptions;
-  #queue: string[] = [];
+  #queue: QueuedEntry[] = [];
   #queuedBytes = 0;
   #handle: FileHandle | undefined;
   #size = 0;
@@ -50,11 +59,12 @@ export class LogWriter {
   }
 
   /**
-   * Queue one line. Returns undefined when it was queued at once; when the
+   * Queue one line, or one captured event (its line is made when its batch is
+   * written). Returns undefined when it was queued at once; when the
    * queue is full, a promise that settles once the line is queued, or dropped
    * after `fullWaitMs`.
    */
-  push(line: string): Promise<void> | undefined {
+  push(line: QueuedEntry): Promise<void> | undefined {
     if (this.#closed) {
       this.dropped++;
       return undefined;
@@ -70,23 +80,23 @@ export class LogWriter {
     return this.#waitForRoom(line);
   }
 
-  #hasRoom(line: string): boolean {
+  #hasRoom(line: QueuedEntry): boolean {
     if (this.#queue.length === 0) return true;
     return (
       this.#queue.length < this.#options.maxRecords &&
-      this.#queuedBytes + line.length <= this.#options.maxBytes
+      this.#queuedBytes + sizeOf(line) <= this.#options.maxBytes
     );
   }
 
-  #enqueue(line: string): void {
+  #enqueue(line: QueuedEntry): void {
     this.#queue.push(line);
-    this.#queuedBytes += line.length;
+    this.#queuedBytes += sizeOf(line);
     if (this.#draining === undefined) {
       this.#draining = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#drain());
     }
   }
 
-  async #waitForRoom(line: string): Promise<void> {
+  async #waitForRoom(line: QueuedEntry): Promise<void> {
     const deadline = Date.now() + this.#options.fullWaitMs;
     while (!this.#hasRoom(line)) {
       const remaining = deadline - Date.now();
@@ -114,11 +124,31 @@ export class LogWriter {
         const waiters = this.#waiters;
         this.#waiters = [];
         for (const wake of waiters) wake();
-        await this.#writeBatch(batch);
+        await this.#writeBatch(this.#lines(batch));
       }
     } finally {
       this.#draining = undefined;
     }
+  }
+
+  /** The lines of a batch: captured events serialised (and redacted) here, in order. */
+  #lines(batch: QueuedEntry[]): string[] {
+    const lines: string[] = [];
+    for (const entry of batch) {
+      if (typeof entry === 'string') {
+        lines.push(entry);
+        continue;
+      }
+      try {
+        const line = this.#options.format?.(entry);
+        if (line !== undefined) lines.push(line);
+      } catch (error) {
+        // `buildRecord` never throws; should a formatter fail, the record is counted, not lost silently.
+        this.dropped++;
+        this.#lastError = (error as Error)?.message ?? String(error);
+      }
+    }
+    return lines;
   }
 
   async #writeBatch(records: string[]): Promise<void> {

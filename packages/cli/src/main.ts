@@ -7,8 +7,22 @@ import { Display } from './display.js';
 import { describeError, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { CLI_VERSION, listModules, validateCommand } from './modules.js';
 import { type RunOptions, resolveCwd, runCommand } from './run.js';
-import { deleteSessions, listSessions, showSession } from './session-commands.js';
-import { invokeTool, lintTool, listTools } from './tools.js';
+
+// The commands a one-shot `run` does not use are imported when they run (start-up time).
+type SessionCommands = typeof import('./session-commands.js');
+type ToolCommands = typeof import('./tools.js');
+const listSessions = async (...a: Parameters<SessionCommands['listSessions']>) =>
+  (await import('./session-commands.js')).listSessions(...a);
+const showSession = async (...a: Parameters<SessionCommands['showSession']>) =>
+  (await import('./session-commands.js')).showSession(...a);
+const deleteSessions = async (...a: Parameters<SessionCommands['deleteSessions']>) =>
+  (await import('./session-commands.js')).deleteSessions(...a);
+const listTools = async (...a: Parameters<ToolCommands['listTools']>) =>
+  (await import('./tools.js')).listTools(...a);
+const invokeTool = async (...a: Parameters<ToolCommands['invokeTool']>) =>
+  (await import('./tools.js')).invokeTool(...a);
+const lintTool = async (...a: Parameters<ToolCommands['lintTool']>) =>
+  (await import('./tools.js')).lintTool(...a);
 
 let exitCode = EXIT_OK;
 

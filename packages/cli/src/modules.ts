@@ -14,7 +14,6 @@ import {
   ModuleLoader,
   type ModuleType,
 } from '@amplifier/core';
-import { validateModule } from '@amplifier/testing/validation';
 import type { Display } from './display.js';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
 
@@ -176,6 +175,8 @@ export async function validateCommand(
     );
     if (found !== undefined) where = found.path;
   }
+  // Imported here: only this command needs it (start-up time of the others).
+  const { validateModule } = await import('@amplifier/testing/validation');
   const result = await validateModule(where, {
     baseDir: options.cwd,
     ...(options.type !== undefined && { type: options.type as ModuleType }),

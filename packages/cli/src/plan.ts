@@ -4,6 +4,7 @@
  * choice, and the command-line overrides (--provider, --model, --max-iterations).
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import {
   AmplifierError,
@@ -18,7 +19,6 @@ import {
   setOwn,
   validateMountPlan,
 } from '@amplifier/core';
-import { parseDocument } from 'yaml';
 import { demoResponder } from './demo.js';
 import { CliError } from './errors.js';
 
@@ -190,6 +190,8 @@ export function readPlanFile(file: string, env: NodeJS.ProcessEnv = process.env)
   return resolveSources(expandEnv(data, env), path.dirname(file));
 }
 
+const requireModule = createRequire(import.meta.url);
+
 /**
  * JSON when the text is JSON (V8's parser has no depth limit), else YAML. The
  * YAML parser recurses: text nested deeper than it can follow is reported as
@@ -203,6 +205,8 @@ function parsePlanText(text: string, file: string): unknown {
       // Not JSON: YAML flow style (`{a: 1}`) or broken; the YAML parser says which.
     }
   }
+  // Loaded only for YAML (a JSON plan never needs it); synchronously, as `readPlanFile` is.
+  const { parseDocument } = requireModule('yaml') as typeof import('yaml');
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
     const problems = doc.errors

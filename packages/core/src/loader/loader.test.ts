@@ -502,3 +502,20 @@ describe('loading and mounting', () => {
     expect(fixtureLog().imports[urlOf(dir, 'index.js')]).toBe(1);
   });
 });
+
+describe('a loader serving many sessions', () => {
+  it('resolves a module once: later loads read no package.json, a fresh scan looks again', async () => {
+    installNpm(root, [{ name: '@amplifier/once-pkg', version: '1.0.0' }]);
+    const loader = loaderAt(root);
+    const first = await loader.resolve('once-pkg');
+    const manifest = path.join(root, 'node_modules', '@amplifier', 'once-pkg', 'package.json');
+    const { renameSync } = await import('node:fs');
+    renameSync(manifest, `${manifest}.gone`);
+    expect(await loader.resolve('once-pkg')).toBe(first);
+    expect((await loader.load('once-pkg')).version).toBe('1.0.0');
+    // A new loader, or a fresh scan, reads the disk again.
+    expect((await rejection(loaderAt(root).resolve('once-pkg'))).code).toBe('MODULE_NOT_FOUND');
+    loader.scan({ fresh: true });
+    expect((await rejection(loader.resolve('once-pkg'))).code).toBe('MODULE_NOT_FOUND');
+  });
+});

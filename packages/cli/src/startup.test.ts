@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cliEnv, removeTempDirs, runCli, tempDir, writeFile, writeMockPlan } from './__fixtures__/cli.js';
+
+const PRELOAD = fileURLToPath(new URL('./__fixtures__/loaded-files.cjs', import.meta.url));
+
+afterAll(removeTempDirs);
+
+/** The files a one-shot `run` loads, as package-relative paths. */
+async function loadedBy(planFile: string, cwd: string): Promise<string[]> {
+  const list = path.join(tempDir(), 'loaded.txt');
+  const env = cliEnv(tempDir(), { NODE_OPTIONS: `--require ${PRELOAD}`, AMPLIFIER_LOADED_LIST: list });
+  const run = await runCli(['run', '--plan', planFile, 'hello'], { cwd, env });
+  expect(run.code, run.stderr).toBe(0);
+  return fs.readFileSync(list, 'utf8').split('\n').filter(Boolean);
+}
+
+describe('start-up: a one-shot run loads what its first turn uses', () => {
+  it('a JSON plan loads no YAML parser, no test kit, no tool-agentpm and none of the session or tool commands', async () => {
+    const cwd = tempDir();
+    const loaded = await loadedBy(
+      writeMockPlan(cwd, ['hi'], { tools: [{ module: 'tool-filesystem' }] }),
+      cwd,
+    );
+    expect(loaded.some((f) => f.includes('/context-simple/'))).toBe(true);
+    for (const unused of [
+      '/yaml/',
+      '/testing/',
+      '/tool-agentpm/',
+      '/cli/dist/tools.js',
+      '/cli/dist/session-commands.js',
+    ]) {
+      expect(loaded.filter((f) => f.includes(unused))).toEqual([]);
+    }
+  });
+
+  it('a YAML plan loads the YAML parser', async () => {
+    const cwd = tempDir();
+    const plan = writeFile(
+      path.join(cwd, 'plan.yaml'),
+      [
+        'session: { orchestrator: loop-basic, context: context-simple }',
+        'providers:',
+        '  - module: provider-mock',
+        '    config: { script: [hi] }',
+      ].join('\n'),
+    );
+    expect((await loadedBy(plan, cwd)).some((f) => f.includes('/yaml/'))).toBe(true);
+  });
+});
