@@ -5,6 +5,7 @@ import { sandboxGate } from '@amplifier/test-fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, makeTempDir, running, uniqueSleep } from './__fixtures__/children.js';
 import { isGone, readProcessTable } from './proc.js';
+import { SESSION_MARKER } from './reaper.js';
 import { runInGroup } from './run.js';
 import { Sandbox, SandboxUnavailableError, sandboxSupport } from './sandbox.js';
 import { SANDBOX_DEFAULTS, type SandboxPolicy } from './sandbox-policy.js';
@@ -288,6 +289,35 @@ describe('Sandbox modes', () => {
     expect(running(sleep)).toHaveLength(1);
     expect(sandbox.cleanup()).toBeGreaterThan(0);
     expect(running(sleep)).toEqual([]);
+  });
+
+  it('cleanup() scans /proc only when the sandbox started an unconfined command (a session that ran none pays nothing)', async () => {
+    const sleep = uniqueSleep();
+    sleeps.push(sleep);
+    const sandbox = new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'off' }, { module: 'test' });
+    // A process carrying this sandbox's marker that the sandbox did not start: only a scan would find it.
+    const { spawn } = await import('node:child_process');
+    const [program, ...args] = sleep.split(' ');
+    const planted = spawn(program!, args, {
+      env: { ...process.env, [SESSION_MARKER]: sandbox.sessionMarker },
+      stdio: 'ignore',
+      detached: true,
+    });
+    planted.unref();
+    await expect.poll(() => running(sleep)).toHaveLength(1);
+    expect(sandbox.cleanup()).toBe(0);
+    expect(running(sleep)).toHaveLength(1);
+    // Once it has started an unconfined command, cleanup looks (and finds the planted one).
+    const where = setup();
+    await runInGroup('true', [], {
+      cwd: where.workspace,
+      timeoutMs: 10_000,
+      graceMs: 100,
+      capture: { headBytes: 100, tailBytes: 0 },
+      sandbox: { sandbox, workspace: where.workspace },
+    });
+    expect(sandbox.cleanup()).toBe(1);
+    await expect.poll(() => running(sleep)).toEqual([]);
   });
 
   it("'required' refuses without bubblewrap, naming the install command; 'auto' falls back with one notice", () => {

@@ -133,6 +133,8 @@ export class Sandbox {
   readonly #prestart: boolean;
   #spare: Spare | undefined;
   #closed = false;
+  /** An unconfined command was started: cleanup must look for what escaped (a /proc scan). */
+  #unconfinedStarted = false;
 
   /** Throws `SandboxUnavailableError` for `required` without a working bubblewrap. */
   constructor(policy: SandboxPolicy, options: SandboxOptions) {
@@ -183,6 +185,7 @@ export class Sandbox {
     options: { cwd: string; workspace: string; env: NodeJS.ProcessEnv },
   ): PreparedCommand {
     if (!this.active) {
+      this.#unconfinedStarted = true;
       // Unconfined: mark what the call starts, to find what escapes its group.
       const call = newMarker();
       const env: NodeJS.ProcessEnv = Object.assign(Object.create(null), options.env, {
@@ -280,7 +283,8 @@ export class Sandbox {
     this.#closed = true;
     this.#spare?.discard();
     this.#spare = undefined;
-    return killMarked(SESSION_MARKER, this.sessionMarker);
+    // Nothing to look for when every command ran confined (or none ran): no scan of /proc.
+    return this.#unconfinedStarted ? killMarked(SESSION_MARKER, this.sessionMarker) : 0;
   }
 }
 
