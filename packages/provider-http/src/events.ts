@@ -112,7 +112,8 @@ export function llmErrorPayload(
 function rootCause(error: unknown): unknown {
   let current = error;
   for (let depth = 0; depth < 4; depth++) {
-    const next = typeof current === 'object' && current !== null ? (current as { cause?: unknown }).cause : undefined;
+    const next =
+      typeof current === 'object' && current !== null ? (current as { cause?: unknown }).cause : undefined;
     if (next === undefined || next === null) break;
     current = next;
   }

@@ -4,8 +4,8 @@
  * messages ending with `{"done": true, "usage"}`; errors are `{"error": {...}}`.
  */
 
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import type { ChatResponse, StreamEvent } from '@amplifier/core';
 import { createLLMError } from '@amplifier/core';
 import { EventRecorder, RecordingLogger } from '@amplifier/testing';

@@ -68,7 +68,12 @@ describe('transportError', () => {
 
   it('refusedByLocalServer: a refused connection to a loopback base_url only', () => {
     const refused = transportError(coded('ECONNREFUSED'), context, undefined, false);
-    for (const url of ['http://localhost:11434/v1', 'http://127.0.0.1:9', 'http://[::1]:8080', 'http://0.0.0.0:1']) {
+    for (const url of [
+      'http://localhost:11434/v1',
+      'http://127.0.0.1:9',
+      'http://[::1]:8080',
+      'http://0.0.0.0:1',
+    ]) {
       expect(refusedByLocalServer(refused, new URL(url))).toBe(true);
     }
     expect(refusedByLocalServer(refused, new URL('https://api.example.com/v1'))).toBe(false);
