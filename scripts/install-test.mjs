@@ -355,7 +355,9 @@ async function checkOfflineRun(installDir, home, amplifier) {
   if (result.code !== 0) fail(name, `exit code ${result.code}`, text);
   else if (!banner) fail(name, 'no line says it is the offline demo', text);
   else if (result.stdout.trim() === '') fail(name, 'no answer on stdout', text);
-  else if (tools.length === 0) fail(name, `no tool:post in the session's events.jsonl under ${home}`, text);
+  else if (!result.stderr.includes('continue it with: amplifier continue')) {
+    fail(name, 'the hint does not say `amplifier continue` (the command of an npm install)', text);
+  } else if (tools.length === 0) fail(name, `no tool:post in the session's events.jsonl under ${home}`, text);
   else if (failed.length > 0) fail(name, `tool calls failed: ${failed.join(', ')}`, text);
   else if (!used.includes('bash') || !used.some((t) => t === 'read_file' || t === 'glob')) {
     fail(name, `the demo used ${used.join(', ')}; expected bash and a filesystem tool`, text);

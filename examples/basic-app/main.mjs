@@ -180,8 +180,14 @@ async function runTurn(values, { workDir, statusUrl, ownHome }) {
     await session.cleanup();
   }
 
-  const log = await readEventLog(process.env.AMPLIFIER_HOME, session.sessionId);
-  if (log) {
+  // A plan without hooks-logging (examples/plans/minimal.yaml) writes no event log: nothing to report.
+  const logging = (plan.hooks ?? []).some(
+    (hook) => (typeof hook === 'string' ? hook : hook?.module) === 'hooks-logging',
+  );
+  const log = logging ? await readEventLog(process.env.AMPLIFIER_HOME, session.sessionId) : undefined;
+  if (!logging) {
+    console.log('log: none (the plan mounts no hooks-logging)');
+  } else if (log) {
     const toolPosts = log.records.filter((record) => record.event === events.TOOL_POST).length;
     const note = ownHome
       ? ' (a temporary AMPLIFIER_HOME, removed now; set AMPLIFIER_HOME to keep the log)'

@@ -154,3 +154,20 @@ describe('plan variables', () => {
     );
   });
 });
+
+describe('basic app with a plan that has no event log', () => {
+  it('examples/plans/minimal.yaml: exits 0 with its answer and says there is no log', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'basic-app-test-home-'));
+    try {
+      const result = await runApp(['--plan', join(appDir, '..', 'plans', 'minimal.yaml')], {
+        AMPLIFIER_HOME: home,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^answer: /m);
+      assert.match(result.stdout, /^log: none \(the plan mounts no hooks-logging\)$/m);
+      assert.doesNotMatch(result.stderr, /no event log/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});

@@ -47,7 +47,7 @@ export interface ResolvedConfig extends ResolvedProviderConfig {
 }
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
 /** Where the key, base URL and model come from when config does not say. */

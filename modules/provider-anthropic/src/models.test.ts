@@ -1,5 +1,6 @@
 import { CostMeter, lookupModel, ModelCatalog } from '@amplifier/provider-http';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MODEL } from './config.js';
 import { BUILTIN_MODELS, BUILTIN_PRICES, MODEL_TABLE, serverLimits } from './models.js';
 
 describe('model table', () => {
@@ -7,7 +8,21 @@ describe('model table', () => {
     expect(lookupModel(BUILTIN_MODELS, 'claude-sonnet-4-5-20250929')?.max_output_tokens).toBe(64_000);
     expect(lookupModel(BUILTIN_MODELS, 'claude-opus-4-20250514')?.max_output_tokens).toBe(32_000);
     expect(lookupModel(BUILTIN_MODELS, 'anthropic/claude-3-5-haiku')?.max_output_tokens).toBe(8192);
-    expect(lookupModel(BUILTIN_MODELS, 'claude-sonnet-4-6')).toBeUndefined();
+    expect(lookupModel(BUILTIN_MODELS, 'claude-sonnet-9')).toBeUndefined();
+  });
+
+  it('the default model is a current one with limits and a price', () => {
+    expect(DEFAULT_MODEL).toBe('claude-sonnet-4-6');
+    expect(lookupModel(BUILTIN_MODELS, DEFAULT_MODEL)).toMatchObject({
+      context_window: 1_000_000,
+      max_output_tokens: 128_000,
+    });
+    expect(BUILTIN_PRICES[DEFAULT_MODEL]).toEqual({
+      input: 3,
+      output: 15,
+      cache_write: 3.75,
+      cache_read: 0.3,
+    });
   });
 
   it('getModelInfo: built-in limits, config overrides, the API listing (all pages) when asked', async () => {

@@ -10,8 +10,18 @@ export type { ModelLimits, ModelPrice } from '@amplifier/provider-http';
 
 const CLAUDE = ['tools', 'streaming', 'vision', 'thinking', 'json_mode'];
 
-/** Well-known Claude models (public documentation, late 2025). Config `models` overrides. */
+/**
+ * Well-known Claude models (Anthropic's model pages, November 2026; the 5.x
+ * and 4.6+ models take 1M tokens and write up to 128K). Config `models` overrides.
+ */
 export const BUILTIN_MODELS: Readonly<Record<string, ModelLimits>> = {
+  'claude-opus-5-5': { context_window: 1_000_000, max_output_tokens: 128_000, capabilities: CLAUDE },
+  'claude-sonnet-5-5': { context_window: 1_000_000, max_output_tokens: 128_000, capabilities: CLAUDE },
+  'claude-opus-5': { context_window: 1_000_000, max_output_tokens: 128_000, capabilities: CLAUDE },
+  'claude-sonnet-5': { context_window: 1_000_000, max_output_tokens: 128_000, capabilities: CLAUDE },
+  'claude-opus-4-8': { context_window: 1_000_000, max_output_tokens: 128_000, capabilities: CLAUDE },
+  'claude-opus-4-6': { context_window: 1_000_000, max_output_tokens: 128_000, capabilities: CLAUDE },
+  'claude-sonnet-4-6': { context_window: 1_000_000, max_output_tokens: 128_000, capabilities: CLAUDE },
   'claude-opus-4-5': { context_window: 200_000, max_output_tokens: 64_000, capabilities: CLAUDE },
   'claude-opus-4-1': { context_window: 200_000, max_output_tokens: 32_000, capabilities: CLAUDE },
   'claude-opus-4': { context_window: 200_000, max_output_tokens: 32_000, capabilities: CLAUDE },
@@ -23,10 +33,17 @@ export const BUILTIN_MODELS: Readonly<Record<string, ModelLimits>> = {
 };
 
 /**
- * List prices in USD per million tokens (public pricing, late 2025): cache
- * writes (5-minute TTL) at 1.25x input, cache reads at 0.1x. Config `prices` overrides.
+ * List prices in USD per million tokens (Anthropic's pricing, November 2026):
+ * cache writes (5-minute TTL) at 1.25x input, cache reads at 0.1x. Config `prices` overrides.
  */
 export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = {
+  'claude-opus-5-5': { input: 4, output: 20, cache_write: 5, cache_read: 0.4 },
+  'claude-sonnet-5-5': { input: 2, output: 10, cache_write: 2.5, cache_read: 0.2 },
+  'claude-opus-5': { input: 5, output: 25, cache_write: 6.25, cache_read: 0.5 },
+  'claude-sonnet-5': { input: 2, output: 10, cache_write: 2.5, cache_read: 0.2 },
+  'claude-opus-4-8': { input: 5, output: 25, cache_write: 6.25, cache_read: 0.5 },
+  'claude-opus-4-6': { input: 5, output: 25, cache_write: 6.25, cache_read: 0.5 },
+  'claude-sonnet-4-6': { input: 3, output: 15, cache_write: 3.75, cache_read: 0.3 },
   'claude-opus-4-5': { input: 5, output: 25, cache_write: 6.25, cache_read: 0.5 },
   'claude-opus-4-1': { input: 15, output: 75, cache_write: 18.75, cache_read: 1.5 },
   'claude-opus-4': { input: 15, output: 75, cache_write: 18.75, cache_read: 1.5 },

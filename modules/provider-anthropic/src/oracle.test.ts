@@ -7,7 +7,7 @@
 import { type ChatRequest, type ContentBlock, LLMError } from '@amplifier/core';
 import { FakeLlmServer, type FakeReply, reply } from '@amplifier/provider-http/testing';
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   errorBody,
   MODEL,
@@ -26,6 +26,19 @@ const PARAMS = { model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as co
 let server: FakeLlmServer;
 let sdk: Anthropic;
 let provider: AnthropicProvider;
+
+// The SDK warns on the console about a model near its end of life: the fixtures use a current one.
+let warnings: unknown[][];
+beforeEach(() => {
+  warnings = [];
+  vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
+    warnings.push(args);
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  expect(warnings).toEqual([]);
+});
 
 beforeEach(async () => {
   server = await FakeLlmServer.start();

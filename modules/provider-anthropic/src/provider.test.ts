@@ -82,7 +82,7 @@ describe('complete()', () => {
     expect(sent.body).toEqual({
       model: MODEL,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello.' }] }],
-      max_tokens: 64_000,
+      max_tokens: 128_000,
       temperature: 0.7,
     });
   });
@@ -462,10 +462,10 @@ describe('models', () => {
       credential_env_vars: ['ANTHROPIC_API_KEY'],
       defaults: {
         model: MODEL,
-        max_tokens: 64_000,
+        max_tokens: 128_000,
         temperature: 0.7,
-        context_window: 200_000,
-        max_output_tokens: 64_000,
+        context_window: 1_000_000,
+        max_output_tokens: 128_000,
       },
     });
   });

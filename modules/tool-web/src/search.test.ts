@@ -143,6 +143,8 @@ describe('web_search', () => {
     for (const config of [{}, { search_engine: 'mock' }]) {
       const result = await search(config).execute({ query: 'x' });
       expect(error(result)).toMatch(/^No search backend configured: set search_engine/);
+      // The CLI README's environment variables are named too.
+      expect(error(result)).toContain('BRAVE_API_KEY, TAVILY_API_KEY or SEARXNG_URL');
       expect(result.error?.type).toBe('configuration');
     }
     expect(seen).toEqual([]);

@@ -72,7 +72,7 @@ export function backendCall(config: ResolvedConfig, query: string, count: number
   const raw = config.raw;
   const engine = raw.search_engine;
   if (engine === undefined || engine === 'mock') {
-    return 'No search backend configured: set search_engine (searxng, brave, tavily or custom) and search_url/api_key in the tool-web config';
+    return "No search backend configured: set search_engine (searxng, brave, tavily or custom) and search_url/api_key in the tool-web config, or, with the amplifier CLI's built-in plan, one of the environment variables BRAVE_API_KEY, TAVILY_API_KEY or SEARXNG_URL";
   }
   const key = apiKey(config, engine);
   const needsKey = engine === 'brave' || engine === 'tavily';

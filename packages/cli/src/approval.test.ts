@@ -74,9 +74,11 @@ describe('approval (ask_user)', () => {
     const { cwd, plan, marker } = askProject({ approval_prompt: 'Run the command?' });
     const result = await runCli(['run', '--plan', plan, 'go'], { cwd, env: cliEnv(home) });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('Approval needed (bash): Run the command? → denied');
+    expect(result.stderr).toContain('Approval needed (bash): Run the command?\n');
+    expect(result.stderr).toContain('→ denied: no terminal to ask (default)\n');
     expect(fs.existsSync(marker)).toBe(false);
-    expect(toolMessage(home)).toMatch(/^Denied by hook/);
+    expect(toolMessage(home)).toMatch(/^Denied by hook: Denied: no terminal to ask \(default\)/);
+    expect(toolMessage(home)).not.toContain('User denied');
     expect(result.stderr).toMatch(/✗ bash touch .* Denied by hook/);
     expect(result.stdout).toBe('all done\n');
   });

@@ -71,9 +71,13 @@ export class CliApproval implements ApprovalProvider {
   /** How a question is asked; the REPL swaps in one that uses its own readline. */
   ask: AskFunction;
 
+  /** Set when there is no terminal: every request gets its default. */
+  readonly unattended: string | undefined;
+
   constructor(options: ApprovalOptions) {
     this.#display = options.display;
     this.#interactive = options.interactive;
+    this.unattended = options.interactive ? undefined : 'no terminal to ask';
     this.ask = options.ask ?? terminalAsk(options.onInterrupt);
   }
 
@@ -81,8 +85,9 @@ export class CliApproval implements ApprovalProvider {
     const c = this.#display.colors;
     const source = request.hook_name ? ` (${request.hook_name})` : '';
     if (!this.#interactive) {
+      this.#display.warn(`Approval needed${source}: ${request.prompt}`);
       this.#display.warn(
-        `Approval needed${source}: ${request.prompt} → ${request.default === 'allow' ? 'allowed' : 'denied'} (no terminal to ask; the hook's default)`,
+        `→ ${request.default === 'allow' ? 'allowed' : 'denied'}: ${this.unattended} (default)`,
       );
       return request.default;
     }

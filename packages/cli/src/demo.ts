@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import type { ChatRequest, ChatResponse, ContentBlock, Message, ToolCall } from '@amplifier/core';
+import { commandName } from './command-name.js';
 
 /** The prompt used when the demo runs without one. */
 export const DEMO_PROMPT = 'Show me around this project.';
@@ -216,7 +217,7 @@ function summary(cwd: string, prompt: string, done: Map<Step, Outcome>, availabl
   }
   lines.push(
     'The model in this run was a script (provider-mock); the tools were real. To use a real model, set',
-    'ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) and run: amplifier run "<your question>"',
+    `ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) and run: ${commandName()} run "<your question>"`,
   );
   return lines.join('\n');
 }

@@ -34,6 +34,25 @@ function setup() {
 }
 
 describe('Display and stream events', () => {
+  it('a retry names its count, the wait rounded to 0.1 s and the cause', async () => {
+    const { stderr, display, coordinator } = setup();
+    display.beginTurn();
+    await coordinator.hooks.emit('provider:retry', {
+      provider: 'openai',
+      model: 'm',
+      attempt: 2,
+      max_retries: 5,
+      delay: 0.8404852013585116,
+      error_type: 'NetworkError',
+      error_kind: 'network',
+      status_code: null,
+      error: 'openai: could not reach the server (connect ECONNREFUSED 127.0.0.1:9)',
+      cause: 'connect ECONNREFUSED 127.0.0.1:9',
+    });
+    expect(stderr.text).toContain('retry 2/5 in 0.8 s: connect ECONNREFUSED 127.0.0.1:9\n');
+    display.endTurn();
+  });
+
   it('a failed stream ends its line with a note; the answer after a retry is printed whole', async () => {
     const { stdout, stderr, display, coordinator, delta } = setup();
     display.beginTurn();

@@ -87,6 +87,11 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/** Seconds to one decimal (`0.8`), as a retry wait is shown. */
+function roundedSeconds(seconds: number): string {
+  return (Math.round(seconds * 10) / 10).toString();
+}
+
 function firstLine(text: string, max = 100): string {
   const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
@@ -467,8 +472,13 @@ export class Display implements DisplaySystem {
   }
 
   #onRetry(data: EventData): void {
-    const delay = typeof data.delay === 'number' ? ` in ${data.delay} s` : '';
-    const text = `retrying${delay}${typeof data.error === 'string' ? `: ${firstLine(data.error)}` : ''}`;
+    const count =
+      typeof data.attempt === 'number' && typeof data.max_retries === 'number'
+        ? `retry ${data.attempt}/${data.max_retries}`
+        : 'retrying';
+    const delay = typeof data.delay === 'number' ? ` in ${roundedSeconds(data.delay)} s` : '';
+    const reason = typeof data.cause === 'string' ? data.cause : data.error;
+    const text = `${count}${delay}${typeof reason === 'string' ? `: ${firstLine(reason)}` : ''}`;
     if (this.interactive && this.#spinner) this.#spinner.text = this.safeText(text);
     else this.line(this.colors.dim(text));
   }

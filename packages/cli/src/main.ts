@@ -617,10 +617,27 @@ async function main(): Promise<number> {
   return exitCode;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+/**
+ * Resolves once everything written to `stream` so far has reached the OS: a
+ * pipe's writes are asynchronous, and `process.exit()` drops what is queued
+ * (`session show --json | less` stopped at ~200 KB). A stream that failed or
+ * closed (the reader went away) has nothing left to wait for.
+ */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.writableLength === 0 || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.once('close', resolve);
+    stream.write('', () => resolve());
+  });
+}
+
+/** Exit with `code` once stdout and stderr have drained (exit: open handles must not keep the process alive). */
+async function exitWhenFlushed(code: number): Promise<never> {
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+}
+
+main().then(exitWhenFlushed, (error: unknown) => {
+  console.error(error);
+  return exitWhenFlushed(1);
+});

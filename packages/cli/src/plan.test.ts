@@ -86,6 +86,11 @@ describe('plan files', () => {
     const dir = tempDir();
     const file = writeFile(path.join(dir, 'bad.yaml'), 'session: [\n');
     expect(() => readPlanFile(file, {})).toThrow(/Cannot parse the plan file .*bad\.yaml/);
+    const broken = writeFile(
+      path.join(dir, 'broken.yaml'),
+      'session:\n  orchestrator: [loop-basic\nproviders: x\n',
+    );
+    expect(() => readPlanFile(broken, {})).toThrow(/at line \d+, column \d+$/);
   });
 
   it('--plan with ${VAR} and ${VAR:default} reaches the modules (CLI)', async () => {

@@ -211,7 +211,8 @@ function parsePlanText(text: string, file: string): unknown {
   if (doc.errors.length > 0) {
     const problems = doc.errors
       .map((e) => {
-        const first = e.message.split('\n')[0]!;
+        // prettyErrors puts the source excerpt after "...at line 3, column 1:"; the position is enough.
+        const first = e.message.split('\n')[0]!.replace(/:\s*$/, '');
         return `  - ${first.replace(/^Maximum call stack size exceeded/, `nested too deeply to read (plans are at most ${MAX_DATA_DEPTH} levels deep)`)}`;
       })
       .join('\n');

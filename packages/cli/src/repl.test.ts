@@ -29,6 +29,38 @@ async function prompt(cli: CliProcess, n: number): Promise<void> {
 }
 
 describe('REPL', () => {
+  it('without a key and without a prompt, a terminal gets the REPL on the offline demo', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    fs.writeFileSync(path.join(cwd, 'README.md'), '# Tiny\n');
+    const cli = repl(home, cwd, []);
+    await prompt(cli, 1);
+    expect(cli.stdout).toContain('offline demo');
+    cli.write('show me around\r');
+    await cli.waitFor('stdout', 'Here is what the real tools found');
+    await prompt(cli, 2);
+    cli.write('/exit\r');
+    const exit = await cli.done();
+    expect(exit.code, exit.stdout).toBe(0);
+  });
+
+  it('a session left normally after a failed turn is completed, not failed', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeMockPlan(cwd, [{ error: { kind: 'authentication', message: 'bad key' } }]);
+    const cli = repl(home, cwd, ['--plan', plan]);
+    await prompt(cli, 1);
+    cli.write('hi\r');
+    await cli.waitFor('stdout', 'bad key');
+    await prompt(cli, 2);
+    cli.write('/exit\r');
+    const exit = await cli.done();
+    expect(exit.code, exit.stdout).toBe(0);
+    const [dir] = sessionDirs(home);
+    const metadata = JSON.parse(fs.readFileSync(path.join(dir!, 'metadata.json'), 'utf8'));
+    expect(metadata.status).toBe('completed');
+  });
+
   it('runs turns, answers slash commands, keeps history, and leaves with /exit', async () => {
     const home = tempDir();
     const cwd = tempDir();

@@ -120,6 +120,8 @@ export async function repl(runner: SessionRunner): Promise<number> {
     });
     rl.on('close', () => {
       display.line('');
+      // Left normally: the session ended well, whatever its last turn did (a failed turn was answered in the REPL).
+      if (exitCode === EXIT_OK) runner.record.saveMetadata({ status: 'completed' });
       resolve(exitCode);
     });
     rl.on('line', (line) => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  BIN,
   cliEnv,
   jsonLines,
   removeTempDirs,
@@ -31,7 +32,8 @@ describe('one-shot runs', () => {
     const result = await runCli(['run', '--plan', plan, 'what', 'is', 'it?'], { cwd, env: cliEnv(home) });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('The answer is 42.\n');
-    expect(result.stderr).toContain('continue it with: amplifier continue');
+    // Run from a checkout (not under node_modules): the hint is the command that works here.
+    expect(result.stderr).toContain(`continue it with: node ${BIN} continue`);
     const [dir] = sessionDirs(home);
     const transcript = fs
       .readFileSync(path.join(dir!, 'transcript.jsonl'), 'utf8')
@@ -253,11 +255,15 @@ describe('colours', () => {
   it('NO_COLOR turns colours off on a terminal; without it the terminal gets colours', async () => {
     const home = tempDir();
     const cwd = project();
-    const plain = await runCli(['run'], { cwd, env: cliEnv(home, { NO_COLOR: '1' }), tty: true });
+    const plain = await runCli(['run', 'look around'], {
+      cwd,
+      env: cliEnv(home, { NO_COLOR: '1' }),
+      tty: true,
+    });
     expect(plain.code, plain.stdout).toBe(0);
     expect(plain.stdout).toContain('glob');
     expect(plain.stdout).not.toMatch(/\u001b\[\d+(;\d+)*m/);
-    const coloured = await runCli(['run'], {
+    const coloured = await runCli(['run', 'look around'], {
       cwd,
       env: cliEnv(home, { CI: undefined, TERM: 'xterm' }),
       tty: true,

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Bundle } from '@amplifier/bundles';
 import { errorMessage } from '@amplifier/core';
 import { agentDirs } from './agent-dirs.js';
+import { commandName } from './command-name.js';
 import { DEMO_PROMPT } from './demo.js';
 import { Display } from './display.js';
 import { CliError, describeError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
@@ -116,7 +117,9 @@ export async function runCommand(options: RunOptions): Promise<number> {
     else if (options.continueLatest) {
       record = store.latest(startDir);
       if (record === undefined) {
-        throw new CliError(`No session to continue in ${startDir}. Start one with: amplifier run "<prompt>"`);
+        throw new CliError(
+          `No session to continue in ${startDir}. Start one with: ${commandName()} run "<prompt>"`,
+        );
       }
     }
     const remembered = record?.metadata.options;
@@ -187,7 +190,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
       if (prompt === '') prompt = undefined;
     }
     const demo = resolved.provider.demo;
-    if (prompt === undefined && demo && record === undefined) prompt = DEMO_PROMPT;
+    // Without a terminal the demo runs once; on a terminal without a prompt it is a REPL like any other.
+    if (prompt === undefined && demo && record === undefined && process.stdin.isTTY !== true) {
+      prompt = DEMO_PROMPT;
+    }
     if (prompt === undefined && process.stdin.isTTY !== true) {
       throw new CliError(
         'No prompt: pass one as an argument (amplifier run "<prompt>") or on stdin.',
@@ -195,10 +201,10 @@ export async function runCommand(options: RunOptions): Promise<number> {
       );
     }
 
-    if (demo && prompt !== undefined) {
+    if (demo) {
       const c = display.colors;
       display.line(
-        `${c.bold('amplifier')} ${c.dim('·')} offline demo: a scripted model (provider-mock) drives the real tools on ${cwd}`,
+        `${c.bold('amplifier')} ${c.dim('·')} offline demo: a scripted model (provider-mock) drives the real tools on ${cwd}${prompt === undefined ? ' (each message you send runs its tour)' : ''}`,
       );
       display.line(
         c.dim(
@@ -273,7 +279,7 @@ export function reportOutcome(outcome: TurnOutcome, runner: SessionRunner): numb
   if (outcome.status === 'completed') {
     display.answer(outcome.answer);
     display.line(
-      c.dim(`\nsession ${runner.sessionId.slice(0, 8)} saved · continue it with: amplifier continue`),
+      c.dim(`\nsession ${runner.sessionId.slice(0, 8)} saved · continue it with: ${commandName()} continue`),
     );
     return EXIT_OK;
   }

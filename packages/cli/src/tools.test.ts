@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliEnv, removeTempDirs, runCli, sessionDirs, tempDir, writeFile } from './__fixtures__/cli.js';
+import {
+  CliProcess,
+  cliEnv,
+  removeTempDirs,
+  runCli,
+  sessionDirs,
+  tempDir,
+  writeFile,
+} from './__fixtures__/cli.js';
 import { parseToolArgs } from './tools.js';
 
 afterEach(removeTempDirs);
@@ -65,6 +73,18 @@ describe('tool list | invoke', () => {
     expect(written.code, written.stderr).toBe(0);
     expect(fs.readFileSync(path.join(cwd, 'out.txt'), 'utf8')).toBe('written');
     expect(sessionDirs(home)).toEqual([]);
+  });
+
+  it('on a terminal, a failure whose output is its message is printed once', async () => {
+    const cwd = tempDir();
+    const cli = new CliProcess(['tool', 'invoke', 'read_file', 'file_path=missing.txt'], {
+      cwd,
+      env: cliEnv(tempDir(), { NO_COLOR: '1' }),
+      tty: true,
+    });
+    const result = await cli.done();
+    expect(result.code).toBe(1);
+    expect(result.stdout.match(/not found/gi), result.stdout).toHaveLength(1);
   });
 
   it('exits 1 when the tool reports success: false, and prints its error', async () => {

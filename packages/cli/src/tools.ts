@@ -259,9 +259,15 @@ export async function invokeTool(
       display.warn('Cancelled.');
       return EXIT_CANCELLED;
     }
+    // A failure whose output is its message is said once on a terminal (by the error line on stderr).
+    const repeatsError =
+      result.success === false &&
+      (out as { isTTY?: boolean }).isTTY === true &&
+      typeof result.output === 'string' &&
+      result.output.trim() === (result.error?.message ?? '').trim();
     if (options.json) {
       out.write(`${JSON.stringify(result, null, 2)}\n`);
-    } else if (result.output !== undefined && result.output !== null) {
+    } else if (result.output !== undefined && result.output !== null && !repeatsError) {
       const output = result.output;
       out.write(
         typeof output === 'string'

@@ -270,6 +270,12 @@ export interface ApprovalRequest {
  */
 export interface ApprovalProvider {
   requestApproval(request: ApprovalRequest, options?: { signal?: AbortSignal }): Promise<string>;
+  /**
+   * Why no person can answer (`no terminal to ask`), when that is so: the
+   * provider then answers with the request's default, and a denial's reason
+   * says this instead of "User denied".
+   */
+  readonly unattended?: string;
 }
 
 /** How hooks reach the user (`user_message`). Synchronous; errors are logged, never raised. */

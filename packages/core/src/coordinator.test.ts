@@ -725,6 +725,16 @@ describe('Coordinator.processHookResult (I)', () => {
     expect(result.reason).toBe(`User denied: ${'p'.repeat(200)}`);
   });
 
+  it('a provider with nobody to ask (unattended) denies by default, saying so instead of "User denied"', async () => {
+    const approval: ApprovalProvider = {
+      unattended: 'no terminal to ask',
+      requestApproval: async (request) => request.default,
+    };
+    const c = coordinator({ approval });
+    const result = await c.processHookResult({ action: 'ask_user', approval_prompt: 'Run ls?' }, 'e');
+    expect(result).toEqual({ action: 'deny', reason: 'Denied: no terminal to ask (default): Run ls?' });
+  });
+
   it('I88: the kernel enforces approval_timeout: a provider that never answers gets the default deny', async () => {
     const approval = new SilentApproval();
     const c = coordinator({ approval });

@@ -519,7 +519,9 @@ export class Coordinator {
         const shown = typeof decision === 'string' ? decision : `<${typeof decision}>`;
         this.logger.warn(`approval answer '${shown}' is not an allow option; treated as deny`);
       }
-      return { action: 'deny', reason: `User denied: ${prompt.slice(0, 200)}` };
+      const unattended = this.approval.unattended;
+      const who = unattended ? `Denied: ${unattended} (default)` : 'User denied';
+      return { action: 'deny', reason: `${who}: ${prompt.slice(0, 200)}` };
     } catch (error) {
       if (
         error instanceof ApprovalTimeoutError ||

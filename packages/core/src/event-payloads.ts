@@ -138,6 +138,10 @@ export interface ProviderRetryEvent {
   status_code: number | null;
   /** Seconds, from the response's `Retry-After`. */
   retry_after?: number;
+  /** The error's message. */
+  error?: string;
+  /** The message of the error's innermost cause (`connect ECONNREFUSED 127.0.0.1:9`). */
+  cause?: string;
   [key: string]: unknown;
 }
 

@@ -30,7 +30,7 @@ import {
 } from './events.js';
 import { retryWithBackoff } from './retry.js';
 import { repairToolSequence } from './tool-sequence.js';
-import { abortError, type RequestContext } from './transport.js';
+import { abortError, type RequestContext, refusedByLocalServer } from './transport.js';
 
 type Json = Record<string, unknown>;
 
@@ -58,6 +58,8 @@ export interface CallSettings {
   jitter: number;
   /** Include bodies (secrets redacted) in `llm:request` / `llm:response` as `raw`. */
   raw: boolean;
+  /** The server: a refused connection to a loopback host is retried once at most (no local server appears by waiting). */
+  baseUrl?: URL;
 }
 
 /** One call in flight: what was built for it and what its responses said. */
@@ -295,14 +297,15 @@ export class ProviderCalls<R> {
         jitter: retry.jitter,
         random: () =>
           LLMError.is(last) && last.retry_after !== undefined ? 0.5 + Math.random() / 2 : Math.random(),
+        retriesFor: (error) => (refusedByLocalServer(error, retry.baseUrl) ? 1 : retry.maxRetries),
         ...(signal !== undefined && { signal }),
-        onRetry: async (attempt, delayMs, error) => {
+        onRetry: async (attempt, delayMs, error, maxRetries) => {
           this.#logger.info(
-            `${module}: ${error.kind} error, retry ${attempt}/${retry.maxRetries} in ${Math.round(delayMs)} ms: ${error.message}`,
+            `${module}: ${error.kind} error, retry ${attempt}/${maxRetries} in ${Math.round(delayMs)} ms: ${error.message}`,
           );
           await this.emit(
             events.PROVIDER_RETRY,
-            providerRetryPayload(context, attempt, retry.maxRetries, delayMs, error),
+            providerRetryPayload(context, attempt, maxRetries, delayMs, error),
           );
         },
       });

@@ -108,6 +108,16 @@ describe('payloads', () => {
       error_kind: 'rate_limit',
       status_code: 429,
       retry_after: 2,
+      error: 'slow down',
+    });
+    // The innermost cause says what happened (fetch wraps the socket error).
+    const socket = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+    const refused = createLLMError('network', 'p: could not reach the server', {
+      cause: new TypeError('fetch failed', { cause: socket }),
+    });
+    expect(providerRetryPayload(context, 1, 1, 800, refused)).toMatchObject({
+      error: 'p: could not reach the server',
+      cause: 'connect ECONNREFUSED 127.0.0.1:9',
     });
   });
 });

@@ -108,6 +108,18 @@ export function llmErrorPayload(
   };
 }
 
+/** The innermost `cause` (fetch wraps the socket error that says what happened). */
+function rootCause(error: unknown): unknown {
+  let current = error;
+  for (let depth = 0; depth < 4; depth++) {
+    const next =
+      typeof current === 'object' && current !== null ? (current as { cause?: unknown }).cause : undefined;
+    if (next === undefined || next === null) break;
+    current = next;
+  }
+  return current;
+}
+
 /** `provider:retry` before retry number `attempt` (1-based), `delayMs` from now. */
 export function providerRetryPayload(
   context: RequestContext,
@@ -125,5 +137,7 @@ export function providerRetryPayload(
     error_kind: error.kind,
     status_code: error.status_code ?? null,
     ...(error.retry_after !== undefined && { retry_after: error.retry_after }),
+    error: error.message,
+    ...(error.cause !== undefined && { cause: errorMessage(rootCause(error.cause)) }),
   };
 }

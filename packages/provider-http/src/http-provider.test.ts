@@ -4,6 +4,8 @@
  * messages ending with `{"done": true, "usage"}`; errors are `{"error": {...}}`.
  */
 
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import type { ChatResponse, StreamEvent } from '@amplifier/core';
 import { createLLMError } from '@amplifier/core';
 import { EventRecorder, RecordingLogger } from '@amplifier/testing';
@@ -109,6 +111,15 @@ class ToyProvider extends HttpLlmProvider {
   }
 }
 
+/** A port on 127.0.0.1 that nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as AddressInfo;
+  await new Promise<void>((resolve) => listener.close(() => resolve()));
+  return port;
+}
+
 let server: FakeLlmServer;
 let provider: ToyProvider;
 let recorder: EventRecorder;
@@ -204,6 +215,20 @@ describe('HttpLlmProvider', () => {
       ['rate_limit', 0.01],
       ['rate_limit', undefined],
     ]);
+  });
+
+  it('a refused connection to a local base_url is retried once at most, the retry naming the cause', async () => {
+    const port = await closedPort();
+    const pending = make({ base_url: `http://127.0.0.1:${port}/v1`, max_retries: 5 }).complete(REQUEST);
+    await expect(pending).rejects.toMatchObject({ kind: 'network' });
+    const retries = recorder.getEvents('provider:retry').map(([, data]) => data);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatchObject({
+      attempt: 1,
+      max_retries: 1,
+      error: expect.stringContaining('could not reach the server'),
+      cause: `connect ECONNREFUSED 127.0.0.1:${port}`,
+    });
   });
 
   it('a body that is not JSON: a non-retryable error that points at base_url', async () => {

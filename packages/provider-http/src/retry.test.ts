@@ -110,6 +110,30 @@ describe('retryWithBackoff (P144)', () => {
     ]);
   });
 
+  it('retriesFor limits the retries of one error; onRetry gets that limit', async () => {
+    const seen: [number, number][] = [];
+    let calls = 0;
+    await expect(
+      retryWithBackoff(
+        async () => {
+          calls++;
+          throw new RateLimitError('hopeless');
+        },
+        {
+          maxRetries: 5,
+          minDelayMs: 1,
+          jitter: 0,
+          retriesFor: () => 1,
+          onRetry: (attempt, _delay, _error, max) => {
+            seen.push([attempt, max]);
+          },
+        },
+      ),
+    ).rejects.toThrow('hopeless');
+    expect(calls).toBe(2);
+    expect(seen).toEqual([[1, 1]]);
+  });
+
   it('P144: an aborted signal stops before the next attempt and during the wait', async () => {
     const controller = new AbortController();
     let calls = 0;

@@ -17,8 +17,13 @@ export interface RetryOptions {
   backoffMultiplier?: number;
   /** Wait at least the error's `retry_after`. Default true. */
   honorRetryAfter?: boolean;
-  /** Called before each wait with the 1-based retry number. */
-  onRetry?: (attempt: number, delayMs: number, error: LLMError) => void | Promise<void>;
+  /**
+   * The retries allowed after `error` (at most `maxRetries`): fewer for a
+   * failure that waiting will not cure. Default: `maxRetries`.
+   */
+  retriesFor?: (error: LLMError) => number;
+  /** Called before each wait with the 1-based retry number and the retries allowed for this error. */
+  onRetry?: (attempt: number, delayMs: number, error: LLMError, maxRetries: number) => void | Promise<void>;
   /** Aborts the wait (and is checked before every attempt). */
   signal?: AbortSignal;
   /** Source of randomness in [0, 1); tests pass a fixed one. */
@@ -57,9 +62,11 @@ export async function retryWithBackoff<T>(
     try {
       return await operation(attempt);
     } catch (error) {
-      if (!LLMError.is(error) || !error.retryable || attempt >= maxRetries) throw error;
+      if (!LLMError.is(error) || !error.retryable) throw error;
+      const allowed = Math.min(maxRetries, options.retriesFor?.(error) ?? maxRetries);
+      if (attempt >= allowed) throw error;
       const delay = computeRetryDelay(attempt, error, options);
-      await options.onRetry?.(attempt + 1, delay, error);
+      await options.onRetry?.(attempt + 1, delay, error, allowed);
       await sleep(delay, options.signal);
     }
   }

@@ -13,6 +13,7 @@ import {
   poolTransport,
   readErrorBody,
   readText,
+  refusedByLocalServer,
   retryAfterSeconds,
   type Transport,
   transportError,
@@ -63,6 +64,22 @@ describe('transportError', () => {
     expect(transportError(wrapped, context, undefined, false).kind).toBe('network');
     const timeout = new DOMException('The operation timed out.', 'TimeoutError');
     expect(transportError(timeout, context, undefined, true).kind).toBe('timeout');
+  });
+
+  it('refusedByLocalServer: a refused connection to a loopback base_url only', () => {
+    const refused = transportError(coded('ECONNREFUSED'), context, undefined, false);
+    for (const url of [
+      'http://localhost:11434/v1',
+      'http://127.0.0.1:9',
+      'http://[::1]:8080',
+      'http://0.0.0.0:1',
+    ]) {
+      expect(refusedByLocalServer(refused, new URL(url))).toBe(true);
+    }
+    expect(refusedByLocalServer(refused, new URL('https://api.example.com/v1'))).toBe(false);
+    expect(refusedByLocalServer(refused, undefined)).toBe(false);
+    const reset = transportError(coded('ECONNRESET'), context, undefined, false);
+    expect(refusedByLocalServer(reset, new URL('http://localhost:1'))).toBe(false);
   });
 
   it('an aborted signal wins over any code; an LLMError passes through', () => {

@@ -5,6 +5,7 @@
  * refuses requests once closed. Plus bounded body reads and `Retry-After`.
  */
 import { createLLMError, errorMessage, LLMError, stringifyJson } from '@amplifier/core';
+import { isLocalUrl } from './config.js';
 
 /** Who a request is for, stamped on every error. */
 export interface RequestContext {
@@ -221,6 +222,19 @@ export function transportError(
     return createLLMError('network', `${context.provider}: could not reach the server (${detail})`, options);
   }
   return createLLMError('unknown', `${context.provider}: request failed (${detail})`, options);
+}
+
+/**
+ * A connection refused by a server on this machine (`baseUrl` on a loopback
+ * host): nothing listens there, and no local server appears by waiting.
+ */
+export function refusedByLocalServer(error: LLMError, baseUrl: URL | undefined): boolean {
+  return (
+    baseUrl !== undefined &&
+    error.kind === 'network' &&
+    errorCode(error.cause) === 'ECONNREFUSED' &&
+    isLocalUrl(baseUrl)
+  );
 }
 
 /** The first string `code` on the error or its causes (fetch wraps the socket error). */

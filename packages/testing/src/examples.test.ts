@@ -78,7 +78,8 @@ describe('README examples with an installed module', () => {
     const { result, broken } = await checkHello(project);
     expect(result.passed).toBe(true);
     expect(result.summary()).toBe('PASSED: 15/15 checks passed (0 errors, 0 warnings)');
-    expect(result.report()).toContain('✓ [error] tool_execute_empty_input:');
+    expect(result.report()).toContain('✓ tool_execute_empty_input:');
+    expect(result.report()).not.toContain('✓ [');
     expect(broken.errors.map((c) => c.name)).toEqual(['module_type']);
     expect(broken.errors[0]?.message).toContain("the package declares type 'tool'");
   });

@@ -1,7 +1,7 @@
 /** Messages API payloads as Anthropic sends them, for the fake server. */
 import { sseEvent } from '@amplifier/provider-http/testing';
 
-export const MODEL = 'claude-sonnet-4-5-20250929';
+export const MODEL = 'claude-sonnet-4-6';
 
 /** One SSE event: `event: <type>` and the JSON with the same `type`. */
 export function ev(type: string, payload: Record<string, unknown> = {}): string {

@@ -63,13 +63,15 @@ export class ValidationResult {
 
   /**
    * A readable report: what was validated, the summary, then one line per check
-   * (`✓`/`✗`, severity, name, message; continuation lines indented).
+   * (`✓ name: message` for a pass, `✗ [severity] name: message` for a failure:
+   * a severity beside a pass read like an error; continuation lines indented).
    */
   report(): string {
     const lines = [`Validating ${this.moduleType ?? 'unknown'} module: ${this.target}`, this.summary(), ''];
     for (const check of this.checks) {
       const [first, ...rest] = check.message.split('\n');
-      lines.push(`${check.passed ? '✓' : '✗'} [${check.severity}] ${check.name}: ${first ?? ''}`);
+      const mark = check.passed ? '✓' : `✗ [${check.severity}]`;
+      lines.push(`${mark} ${check.name}: ${first ?? ''}`);
       for (const line of rest) lines.push(`      ${line}`);
     }
     return lines.join('\n');

@@ -164,7 +164,7 @@ describe('ValidationResult', () => {
       'Validating tool module: x',
       'FAILED: 1/4 checks passed (1 errors, 1 warnings)',
       '',
-      '✓ [error] a: ok',
+      '✓ a: ok',
       '✗ [warning] b: meh',
       '✗ [info] c: fyi',
       '✗ [error] d: broken',
