@@ -61,7 +61,11 @@ export class ProcessTransport implements Transport {
   async start(): Promise<void> {
     if (this.#service) throw new Error('ProcessTransport already started');
     const { command, args, cwd, env, sandbox } = this.#options;
-    const service = await startService(command, args, { cwd, env, ...(sandbox ? { sandbox } : {}) });
+    // A server started from a folder in /tmp (its script an argument) stays visible under the private /tmp.
+    const confined = sandbox
+      ? { sandbox: { ...sandbox, readable: [...(sandbox.readable ?? []), ...args] } }
+      : {};
+    const service = await startService(command, args, { cwd, env, ...confined });
     this.#service = service;
     service.stdout.on('data', (chunk: Buffer) => {
       try {

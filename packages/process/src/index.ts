@@ -58,6 +58,7 @@ export type {
   SandboxOptions,
   SandboxStatus,
   SandboxSupport,
+  SetupOptions,
 } from './sandbox.js';
 export {
   bwrapArguments,

@@ -18,6 +18,11 @@ export interface SandboxedRun {
   sandbox: Sandbox;
   workspace: string;
   /**
+   * Host paths the command reads besides its program (which is always
+   * visible), such as a server's script: see `SetupOptions.readable`.
+   */
+  readable?: readonly string[];
+  /**
    * Use and refill the sandbox's spare (see spare.ts; default true). Long-lived
    * processes (servers) pass false: nothing would use a spare made after them.
    */
@@ -77,7 +82,13 @@ export async function spawnInGroup(
   const sandboxed = options.sandbox;
   const warm =
     sandboxed !== undefined && sandboxed.prestart !== false
-      ? await sandboxed.sandbox.launch(command, args, { cwd, workspace: sandboxed.workspace, env, stdio })
+      ? await sandboxed.sandbox.launch(command, args, {
+          cwd,
+          workspace: sandboxed.workspace,
+          env,
+          stdio,
+          ...(sandboxed.readable ? { readable: sandboxed.readable } : {}),
+        })
       : undefined;
   let child: ChildProcess;
   let finish: () => Promise<void>;
@@ -90,6 +101,7 @@ export async function spawnInGroup(
       cwd,
       workspace: sandboxed.workspace,
       env,
+      ...(sandboxed.readable ? { readable: sandboxed.readable } : {}),
     }) ?? {
       command,
       args: [...args],

@@ -340,3 +340,52 @@ describe('Sandbox modes', () => {
     expect(a.describe()).toMatch(/^auto \(unavailable/);
   });
 });
+
+describe.skipIf(!gate.run)(gate.title('Sandbox (bubblewrap): programs and scripts in /tmp'), () => {
+  it('a program in /tmp and a script named in `readable` stay visible (read-only); the rest of /tmp stays hidden', async () => {
+    const where = setup();
+    const tools = fs.mkdtempSync('/tmp/amplifier-tools-');
+    const other = fs.mkdtempSync('/tmp/amplifier-other-');
+    try {
+      fs.writeFileSync(path.join(tools, 'hello.sh'), '#!/bin/sh\necho hello from $0\n', { mode: 0o755 });
+      fs.writeFileSync(path.join(tools, 'script.sh'), 'echo script ran\n');
+      fs.writeFileSync(path.join(other, 'secret'), 'OTHER-TMP-MARKER');
+      const sandbox = new Sandbox(
+        { ...SANDBOX_DEFAULTS, mode: 'required' },
+        { module: 'test', home: where.home },
+      );
+      const base = {
+        cwd: where.workspace,
+        timeoutMs: 60_000,
+        graceMs: 100,
+        capture: { headBytes: 10_000, tailBytes: 0 },
+      };
+      const program = await runInGroup(path.join(tools, 'hello.sh'), [], {
+        ...base,
+        sandbox: { sandbox, workspace: where.workspace },
+      });
+      expect(program.stdout.head.toString()).toContain('hello from');
+      const script = await runInGroup(
+        'sh',
+        ['-c', `. ${path.join(tools, 'script.sh')}; cat ${path.join(other, 'secret')}; touch ${tools}/x`],
+        {
+          ...base,
+          sandbox: { sandbox, workspace: where.workspace, readable: [path.join(tools, 'script.sh')] },
+        },
+      );
+      expect(script.stdout.head.toString()).toContain('script ran');
+      expect(script.stdout.head.toString()).not.toContain('OTHER-TMP-MARKER');
+      expect(fs.existsSync(path.join(tools, 'x'))).toBe(false);
+      // Without `readable`, the script is hidden by the private /tmp.
+      const hidden = await runInGroup('sh', ['-c', `. ${path.join(tools, 'script.sh')}`], {
+        ...base,
+        sandbox: { sandbox, workspace: where.workspace },
+      });
+      expect(hidden.stdout.head.toString()).not.toContain('script ran');
+      sandbox.cleanup();
+    } finally {
+      fs.rmSync(tools, { recursive: true, force: true });
+      fs.rmSync(other, { recursive: true, force: true });
+    }
+  });
+});

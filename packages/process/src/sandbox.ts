@@ -182,7 +182,7 @@ export class Sandbox {
   prepare(
     command: string,
     args: readonly string[],
-    options: { cwd: string; workspace: string; env: NodeJS.ProcessEnv },
+    options: { cwd: string; workspace: string; env: NodeJS.ProcessEnv; readable?: readonly string[] },
   ): PreparedCommand {
     if (!this.active) {
       this.#unconfinedStarted = true;
@@ -202,12 +202,13 @@ export class Sandbox {
         },
       };
     }
-    requireExecutable(command, options.env.PATH, options.cwd);
+    const program = requireExecutable(command, options.env.PATH, options.cwd);
     const inner = bwrapArguments(command, args, {
       cwd: options.cwd,
       workspace: options.workspace,
       policy: this.policy,
       home: this.#home,
+      readable: [program, ...(options.readable ?? [])],
     });
     const limited = limitProcesses(this.support.bwrap!, inner, this.policy.max_processes);
     return {
@@ -228,17 +229,24 @@ export class Sandbox {
   async launch(
     command: string,
     args: readonly string[],
-    options: { cwd: string; workspace: string; env: NodeJS.ProcessEnv; stdio?: StdioOptions },
+    options: {
+      cwd: string;
+      workspace: string;
+      env: NodeJS.ProcessEnv;
+      stdio?: StdioOptions;
+      readable?: readonly string[];
+    },
   ): Promise<LaunchedCommand | undefined> {
     const stdio = spareStdio(options.stdio);
     if (!this.active || !this.#prestart || this.#closed || stdio === undefined) return undefined;
     if (!spareCanRun(command, args, options.env)) return undefined;
-    requireExecutable(command, options.env.PATH, options.cwd);
+    const program = requireExecutable(command, options.env.PATH, options.cwd);
     const setup = bwrapSetup({
       cwd: options.cwd,
       workspace: options.workspace,
       policy: this.policy,
       home: this.#home,
+      readable: [program, ...(options.readable ?? [])],
     });
     const key = JSON.stringify([setup, stdio]);
     const spare = this.#spare;
@@ -289,21 +297,27 @@ export class Sandbox {
 }
 
 /** The bwrap command line for `command args` under `policy` (exported for tests and the bench). */
-export function bwrapArguments(
-  command: string,
-  args: readonly string[],
-  options: { cwd: string; workspace: string; policy: SandboxPolicy; home: string },
-): string[] {
+export function bwrapArguments(command: string, args: readonly string[], options: SetupOptions): string[] {
   return [...bwrapSetup(options), '--chdir', options.cwd, '--', command, ...args];
 }
 
-/** bubblewrap's set-up arguments: everything up to `--chdir` and the command (the sandbox a spare can be). */
-export function bwrapSetup(options: {
+/** What bubblewrap's set-up depends on. */
+export interface SetupOptions {
   cwd: string;
   workspace: string;
   policy: SandboxPolicy;
   home: string;
-}): string[] {
+  /**
+   * Host paths the command needs to read (its program, a server's script):
+   * one under /tmp, which the private /tmp would hide, is made visible
+   * read-only with its top directory there (`/tmp/<name>`: a checkout or
+   * package folder, and what its symlinks point to inside it).
+   */
+  readable?: readonly string[];
+}
+
+/** bubblewrap's set-up arguments: everything up to `--chdir` and the command (the sandbox a spare can be). */
+export function bwrapSetup(options: SetupOptions): string[] {
   const { policy, home } = options;
   const workspace = realpathOr(options.workspace);
   const out = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
@@ -314,6 +328,22 @@ export function bwrapSetup(options: {
   const cwd = realpathOr(options.cwd);
   if (!writable.some((w) => cwd === w || cwd.startsWith(`${w}${path.sep}`)) && fs.existsSync(cwd)) {
     out.push('--ro-bind', cwd, cwd);
+  }
+  const exposed = new Set<string>();
+  for (const entry of options.readable ?? []) {
+    if (!path.isAbsolute(entry)) continue;
+    const top = /^\/tmp\/[^/]+/.exec(realpathOr(entry))?.[0];
+    if (top === undefined || exposed.has(top) || !fs.existsSync(top)) continue;
+    // Inside a writable path, or holding one: bound already, or would hide the writable bind.
+    if (
+      writable.some(
+        (w) => top === w || top.startsWith(`${w}${path.sep}`) || w.startsWith(`${top}${path.sep}`),
+      )
+    ) {
+      continue;
+    }
+    exposed.add(top);
+    out.push('--ro-bind', top, top);
   }
   const hidden = [
     ...DEFAULT_HIDDEN.map((p) => path.join(home, p)),
@@ -335,14 +365,17 @@ export function bwrapSetup(options: {
 }
 
 /**
- * Throw spawn's ENOENT when `command` cannot be found: inside the sandbox a
- * missing program would only be an exit code of bwrap.
+ * The program `command` runs (its path on the host), or spawn's ENOENT when it
+ * cannot be found: inside the sandbox a missing program would only be an exit
+ * code of bwrap.
  */
-function requireExecutable(command: string, pathVariable: string | undefined, cwd: string): void {
+function requireExecutable(command: string, pathVariable: string | undefined, cwd: string): string {
   const found = command.includes('/')
     ? isExecutable(path.resolve(cwd, command))
-    : findOnPath(command, pathVariable) !== undefined;
-  if (found) return;
+      ? path.resolve(cwd, command)
+      : undefined
+    : findOnPath(command, pathVariable);
+  if (found !== undefined) return found;
   const error = new Error(`spawn ${command} ENOENT`) as NodeJS.ErrnoException;
   error.code = 'ENOENT';
   error.errno = -2;
