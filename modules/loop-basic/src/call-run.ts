@@ -3,7 +3,7 @@
  * cost little per call: the call's AbortSignal is created only if the tool
  * reads `options.signal`, and all timeouts share one timer.
  */
-import type { Tool, ToolCallOptions } from '@amplifier/core';
+import type { StepRunner, Tool, ToolCallOptions } from '@amplifier/core';
 import type { AbortHub, AbortWatcher } from './abort-hub.js';
 
 /**
@@ -126,6 +126,7 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     timeoutMs: number | null,
     hub: AbortHub,
     deadlines: Deadlines,
+    step?: { run: StepRunner; target: string; iteration: number },
   ) {
     this.toolCallId = toolCallId;
     this.#hub = hub;
@@ -139,13 +140,27 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     if (timeoutMs !== null) deadlines.add(this, timeoutMs);
     try {
       // Promise.resolve: a plain value (a tool breaking the contract) or a thenable settles like a promise.
-      Promise.resolve(tool.execute(input, this)).then(
+      const result =
+        step === undefined
+          ? tool.execute(input, this)
+          : step.run(`tool:${toolCallId}`, () => Promise.resolve(tool.execute(input, this)), {
+              kind: 'tool',
+              target: step.target,
+              iteration: step.iteration,
+              tool_call_id: toolCallId,
+            });
+      Promise.resolve(result).then(
         (value: unknown) => this.#finish({ kind: 'returned', value }),
         (thrown: unknown) => this.#finish({ kind: 'threw', thrown }),
       );
     } catch (thrown) {
       this.#finish({ kind: 'threw', thrown });
     }
+  }
+
+  /** The call's idempotency key: its tool call id (stable when a durable engine replays the turn). */
+  get idempotencyKey(): string {
+    return this.toolCallId;
   }
 
   /** The run's signal, or (with a timeout) a signal that also aborts on timeout. */

@@ -19,6 +19,8 @@ import {
   type Orchestrator,
   type OrchestratorRun,
   type Provider,
+  STEP_CAPABILITY,
+  type StepRunner,
   type Tool,
   type ToolCall,
 } from '@amplifier/core';
@@ -67,6 +69,8 @@ interface Turn {
   readonly completeOptions: CompleteOptions;
   readonly provider: Provider;
   readonly providerName: string;
+  /** The session's `session.step` runner (undefined: provider and tool calls run directly). */
+  readonly step: StepRunner | undefined;
   iteration: number;
   cancelRequestedEmitted: boolean;
   pending: Ephemeral[];
@@ -92,32 +96,35 @@ export class BasicOrchestrator implements Orchestrator {
 
     const [providerName, provider] = this.#selectProvider(providers);
     const hub = new AbortHub(signal);
+    const step = coordinator.getCapability<StepRunner>(STEP_CAPABILITY);
+    let turn: Turn | undefined;
     try {
-      return await this.#run(
-        {
-          context,
+      turn = {
+        context,
+        hooks,
+        coordinator,
+        tools,
+        signal,
+        hub,
+        round: {
+          table: this.#table,
+          settings: this.config,
           hooks,
           coordinator,
-          tools,
-          signal,
           hub,
-          round: {
-            table: this.#table,
-            settings: this.config,
-            hooks,
-            coordinator,
-            hub,
-            deadlines: this.#deadlines,
-          },
-          completeOptions: this.config.extendedThinking ? { signal, extended_thinking: true } : { signal },
-          provider,
-          providerName,
-          iteration: 0,
-          cancelRequestedEmitted: false,
-          pending: [],
+          deadlines: this.#deadlines,
+          step,
+          iteration: () => turn?.iteration ?? 0,
         },
-        submitted,
-      );
+        completeOptions: this.config.extendedThinking ? { signal, extended_thinking: true } : { signal },
+        provider,
+        providerName,
+        step,
+        iteration: 0,
+        cancelRequestedEmitted: false,
+        pending: [],
+      };
+      return await this.#run(turn, submitted);
     } finally {
       hub.dispose();
     }
@@ -248,11 +255,15 @@ export class BasicOrchestrator implements Orchestrator {
     return view.then((messages) => applyEphemeral(messages, pending));
   }
 
-  #complete(turn: Turn, messages: Message[]): Promise<ChatResponse> {
+  #complete(turn: Turn, messages: Message[], wrapUp = false): Promise<ChatResponse> {
     this.#table.sync(turn.tools);
     const request: ChatRequest = { messages, tools: this.#table.specs };
     if (this.config.reasoningEffort !== undefined) request.reasoning_effort = this.config.reasoningEffort;
-    return turn.hub.race(turn.provider.complete(request, turn.completeOptions));
+    const step = turn.step;
+    if (step === undefined) return turn.hub.race(turn.provider.complete(request, turn.completeOptions));
+    const name = wrapUp ? 'llm:wrap-up' : `llm:${turn.iteration}`;
+    const info = { kind: 'provider', target: turn.providerName, iteration: turn.iteration } as const;
+    return turn.hub.race(step(name, () => turn.provider.complete(request, turn.completeOptions), info));
   }
 
   /** The reference's wrap-up call after max_iterations: one more answer, tools ignored, errors swallowed. */
@@ -279,7 +290,7 @@ export class BasicOrchestrator implements Orchestrator {
       );
       const messages = [...(await this.#messagesFor(turn, requested))];
       messages.push({ role: 'user', content: LOOP_LIMIT_REMINDER });
-      const response = await this.#complete(turn, messages);
+      const response = await this.#complete(turn, messages, true);
       if (coordinator.cancellation.isImmediate || turn.signal.aborted) return '';
       // Tool calls are ignored here; tool_call blocks are not stored, so no call is left unanswered.
       const content = Array.isArray(response.content)

@@ -15,6 +15,7 @@ import {
   type HookRegistry,
   type HookResult,
   parseToolArguments,
+  type StepRunner,
   sanitizeForLlm,
   serializeToolOutput,
   stringifyJson,
@@ -60,6 +61,10 @@ export interface RoundContext {
   /** Watches the run's signal. */
   readonly hub: AbortHub;
   readonly deadlines: Deadlines;
+  /** The session's `session.step` runner, read once per turn (undefined: calls run directly). */
+  readonly step?: StepRunner | undefined;
+  /** The turn's current model call (1 for the first), for step info. */
+  readonly iteration?: () => number;
 }
 
 interface Call {
@@ -269,7 +274,18 @@ async function execute(round: Round, call: Call): Promise<void> {
   try {
     const profile = entry.tool.executionProfile;
     const timeoutMs = profile?.disableTimeout ? null : (profile?.timeoutMs ?? settings.toolTimeoutMs);
-    const outcome = await new CallRun(entry.tool, call.input, call.id, timeoutMs, hub, deadlines).done;
+    const step = round.ctx.step;
+    const outcome = await new CallRun(
+      entry.tool,
+      call.input,
+      call.id,
+      timeoutMs,
+      hub,
+      deadlines,
+      step === undefined
+        ? undefined
+        : { run: step, target: entry.name, iteration: round.ctx.iteration?.() ?? 0 },
+    ).done;
     switch (outcome.kind) {
       case 'stopped':
         call.content = cancelledContent(entry.name);

@@ -40,6 +40,13 @@ export interface ToolCallOptions {
   /** Aborted when the call must stop (timeout, immediate cancellation). */
   signal?: AbortSignal;
   toolCallId?: string;
+  /**
+   * A key that is the same each time this call runs, also when a durable
+   * engine replays the turn on another worker (the tool call id): a tool with
+   * side effects outside the machine (a payment, an email) passes it on so the
+   * effect happens once.
+   */
+  idempotencyKey?: string;
   onProgress?(progress: unknown): void;
 }
 

@@ -262,6 +262,8 @@ export type {
   SpawnUsage,
 } from './spawn.js';
 export { RESUME_CAPABILITY, SPAWN_CAPABILITY } from './spawn.js';
+export type { StepInfo, StepRunner } from './step.js';
+export { STEP_CAPABILITY } from './step.js';
 export type {
   TurnEvent,
   TurnFinish,
