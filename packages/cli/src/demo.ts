@@ -4,6 +4,7 @@
  * grep, bash), one step per request, and ends with a summary built from what
  * the tools actually returned. Nothing is faked but the model's choices.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ChatRequest, ChatResponse, ContentBlock, Message, ToolCall } from '@amplifier/core';
 import { commandName } from './command-name.js';
@@ -70,6 +71,19 @@ export function pickFile(matches: readonly string[]): string | undefined {
     byName(/^(pyproject\.toml|cargo\.toml|go\.mod)$/i) ??
     matches.find((p) => /\.(md|txt|json|ts|js|py|rs|go|toml|ya?ml)$/i.test(p))
   );
+}
+
+/** The files at the top of `cwd` (none when it cannot be read). */
+function topLevelFiles(cwd: string): string[] {
+  try {
+    return fs
+      .readdirSync(cwd, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name)
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 /** glob's matches, relative to the working directory. */
@@ -169,7 +183,9 @@ export function demoResponder(cwd: string): (request: ChatRequest) => ChatRespon
       };
     }
     if (next === 'read_file') {
-      const file = pickFile(matchPaths(done.get('glob'), cwd));
+      // glob keeps its newest matches: in a fresh clone the README may be past the cap, so the
+      // top level of the directory is offered first.
+      const file = pickFile([...topLevelFiles(cwd), ...matchPaths(done.get('glob'), cwd)]);
       if (file !== undefined) {
         return {
           content: text(`Reading ${file}.`),

@@ -165,6 +165,19 @@ describe('the offline demo', () => {
     expect(result.stdout).toContain('OPENAI_BASE_URL');
   });
 
+  it('reads the README even when glob keeps only newer files (a fresh clone: the README past the 500-match cap)', async () => {
+    const home = tempDir();
+    const cwd = project();
+    for (let i = 0; i < 510; i++)
+      writeFile(path.join(cwd, 'src', `f${i}.ts`), `export const f${i} = ${i};\n`);
+    const old = new Date(Date.now() - 86_400_000);
+    fs.utimesSync(path.join(cwd, 'README.md'), old, old);
+    fs.utimesSync(path.join(cwd, 'package.json'), old, old);
+    const result = await runCli(['run'], { cwd, env: cliEnv(home) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/✓ read_file README\.md/);
+  });
+
   it('app-cli 4: the session is stored under AMPLIFIER_HOME/projects/<slug>/sessions/<id>/ with transcript, metadata and events', async () => {
     const home = tempDir();
     const cwd = project();
