@@ -158,6 +158,59 @@ describe('mergeApprovalConfig', () => {
   });
 });
 
+describe('mergeApprovalConfig: an agent file cannot loosen the parent', () => {
+  it('keeps every parent key, adds only restrictions', () => {
+    const parent = {
+      rules: [{ tool: 'bash', action: 'ask' }],
+      shell_tools: ['bash', 'sh_tool'],
+      path_arguments: ['file_path'],
+      tools: { bash: { require_approval: true } },
+      audit: true,
+      priority: 5,
+      policy_driven_only: false,
+    };
+    const agent = {
+      rules: [
+        { tool: '*', action: 'allow' },
+        { tool: 'web_fetch', action: 'deny' },
+      ],
+      default_action: 'allow',
+      approval_default: 'allow',
+      default_rules: false,
+      shell_tools: [],
+      path_arguments: [],
+      tools: { bash: { require_approval: false }, write_file: { require_approval: true } },
+      audit: false,
+      priority: 1000,
+      policy_driven_only: true,
+    };
+    const merged = mergeApprovalConfig(parent, agent);
+    expect(merged.rules).toEqual([
+      { tool: 'bash', action: 'ask' },
+      { tool: 'web_fetch', action: 'deny' },
+    ]);
+    expect(merged.default_action).toBe('ask');
+    expect(merged.approval_default).toBe('deny');
+    expect(merged.default_rules).toBe(true);
+    expect(merged.shell_tools).toEqual(['bash', 'sh_tool']);
+    expect(merged.path_arguments).toEqual(['file_path']);
+    expect(merged.tools).toEqual({
+      bash: { require_approval: true },
+      write_file: { require_approval: true },
+    });
+    expect(merged.audit).toBe(true);
+    expect(merged.priority).toBe(5);
+    expect(merged.policy_driven_only).toBe(false);
+  });
+
+  it('a parent without the key keeps the module default (a narrower agent list is not taken)', () => {
+    const merged = mergeApprovalConfig({}, { shell_tools: ['only_this'], audit: { enabled: true } });
+    expect(merged.shell_tools).toBeUndefined();
+    expect(merged.audit).toEqual({ enabled: true });
+    expect(mergeApprovalConfig(undefined, { approval_default: 'allow' }).approval_default).toBe('deny');
+  });
+});
+
 describe('globMatch', () => {
   it('matches the patterns agent files use', () => {
     expect(globMatch('claude-haiku-*', 'claude-haiku-4-5')).toBe(true);

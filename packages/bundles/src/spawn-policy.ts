@@ -101,40 +101,65 @@ function ruleStrictness(action: unknown): number {
 }
 
 /**
- * hooks-approval config for a child: the parent's rules first (first match
- * wins, so every parent rule decides as it did), then the agent's deny and ask
- * rules; the agent's allow rules only where the parent allows by default. The
+ * hooks-approval config for a child: the parent's config, to which the agent
+ * can only add restrictions. The parent's rules come first (first match wins,
+ * so every parent rule decides as it did), then the agent's deny and ask
+ * rules (its allow rules only where the parent allows by default); the
  * stricter default action and timeout default win; the default rules stay on
- * if either side has them.
+ * if either side has them; the shell tools and path arguments the rules look
+ * at are the union; a tool that requires approval on either side requires it;
+ * an audit on either side stays on. Every other key is the parent's: an
+ * agent file cannot loosen what the user set.
  */
 export function mergeApprovalConfig(
   parent: Record<string, unknown> | undefined,
   child: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
-  if (parent === undefined) return clone(child ?? {});
-  if (child === undefined) return clone(parent);
-  const out = overlayMerge(parent, child) as Record<string, unknown>;
-  const parentRules = Array.isArray(parent.rules) ? parent.rules : [];
-  const childRules = Array.isArray(child.rules) ? child.rules : [];
-  const parentDefault = typeof parent.default_action === 'string' ? parent.default_action : 'ask';
+  if (child === undefined) return clone(parent ?? {});
+  const base = parent ?? {};
+  const out = clone(base) as Record<string, unknown>;
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const parentDefault = typeof base.default_action === 'string' ? base.default_action : 'ask';
   const childDefault = typeof child.default_action === 'string' ? child.default_action : 'ask';
-  const agentRules = childRules.filter(
+  const agentRules = list(child.rules).filter(
     (rule) =>
       !isPlainObject(rule) ||
       ruleStrictness((rule as Record<string, unknown>).action) > 0 ||
       parentDefault === 'allow',
   );
-  out.rules = clone([...parentRules, ...agentRules]);
+  out.rules = clone([...list(base.rules), ...agentRules]);
   out.default_action =
     ruleStrictness(childDefault) >= ruleStrictness(parentDefault) ? childDefault : parentDefault;
-  if (parent.approval_default !== undefined || child.approval_default !== undefined) {
+  if (base.approval_default !== undefined || child.approval_default !== undefined) {
+    // 'allow' (a timeout approves) only where the parent said so and the agent does not deny.
     out.approval_default =
-      parent.approval_default === 'deny' || child.approval_default === 'deny'
-        ? 'deny'
-        : (child.approval_default ?? parent.approval_default);
+      base.approval_default === 'allow' && child.approval_default !== 'deny' ? 'allow' : 'deny';
   }
-  if (parent.default_rules !== false || child.default_rules !== false) out.default_rules = true;
-  else out.default_rules = false;
+  out.default_rules = base.default_rules !== false || child.default_rules !== false;
+  for (const key of ['shell_tools', 'path_arguments'] as const) {
+    if (base[key] === undefined && child[key] === undefined) continue;
+    // Absent on one side means that side's defaults: keep them by not narrowing to the other's list.
+    if (base[key] === undefined || child[key] === undefined) {
+      delete out[key];
+      continue;
+    }
+    out[key] = [...new Set([...list(base[key]), ...list(child[key])])];
+  }
+  if (isPlainObject(child.tools)) {
+    const tools = isPlainObject(base.tools) ? (clone(base.tools) as Record<string, unknown>) : {};
+    for (const [name, setting] of Object.entries(child.tools as Record<string, unknown>)) {
+      if (isPlainObject(setting) && (setting as Record<string, unknown>).require_approval === true) {
+        tools[name] = {
+          ...(isPlainObject(tools[name]) ? (tools[name] as object) : {}),
+          require_approval: true,
+        };
+      }
+    }
+    out.tools = tools;
+  }
+  const audited = (value: unknown): boolean =>
+    value === true || (isPlainObject(value) && (value as Record<string, unknown>).enabled === true);
+  if (audited(child.audit) && !audited(base.audit)) out.audit = clone(child.audit);
   return out;
 }
 
