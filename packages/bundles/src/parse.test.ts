@@ -36,6 +36,18 @@ describe('Markdown bundles', () => {
 });
 
 describe('YAML bundles', () => {
+  it('a YAML error names the line and column and does not end on a dangling colon', () => {
+    let message = '';
+    try {
+      parseBundleText('bundle:\n  name: y\ntools: [a\n', '/x/broken.yaml');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/Cannot parse the bundle \/x\/broken\.yaml \(YAML\)/);
+    expect(message).toMatch(/line \d+, column \d+$/m);
+    expect(message.trimEnd()).not.toMatch(/:$/);
+  });
+
   it('the whole file is config, no instruction; version defaults to 1.0.0', () => {
     const bundle = parseBundleText('bundle:\n  name: y\nincludes:\n  - a\n  - bundle: b:c\n', '/x/y.yaml');
     expect(bundle.instruction).toBeUndefined();

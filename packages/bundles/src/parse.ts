@@ -185,7 +185,8 @@ export function parseYaml(text: string, file: string): Record<string, unknown> {
   if (doc.errors.length > 0) {
     const problems = doc.errors
       .map((e) => {
-        const first = e.message.split('\n')[0] ?? e.message;
+        // prettyErrors puts the source excerpt after "...at line 3, column 1:"; the position is enough.
+        const first = (e.message.split('\n')[0] ?? e.message).replace(/:\s*$/, '');
         return `  - ${first.replace(/^Maximum call stack size exceeded/, `nested more than ${MAX_DATA_DEPTH} levels deep`)}`;
       })
       .join('\n');

@@ -11,7 +11,7 @@ import os from 'node:os';
 import { BoundedCapture, type CapturedBytes, type CaptureLimits } from './capture.js';
 import { childEnvironment } from './env.js';
 import { ProcessGroup } from './group.js';
-import type { Sandbox } from './sandbox.js';
+import type { LaunchedCommand, PreparedCommand, Sandbox } from './sandbox.js';
 
 /** Run the command through a mount's sandbox, confined to `workspace` (chosen by the module, never the model). */
 export interface SandboxedRun {
@@ -80,47 +80,27 @@ export async function spawnInGroup(
   const cwd = options.cwd ?? process.cwd();
   const stdio = options.stdio ?? ['ignore', 'pipe', 'pipe'];
   const sandboxed = options.sandbox;
-  const warm =
-    sandboxed !== undefined && sandboxed.prestart !== false
-      ? await sandboxed.sandbox.launch(command, args, {
-          cwd,
-          workspace: sandboxed.workspace,
-          env,
-          stdio,
-          ...(sandboxed.readable ? { readable: sandboxed.readable } : {}),
-        })
-      : undefined;
-  let child: ChildProcess;
-  let finish: () => Promise<void>;
-  let confined: boolean;
-  if (warm !== undefined) {
-    ({ child, finish } = warm);
-    confined = true;
+  let started: LaunchedCommand | PreparedCommand;
+  if (sandboxed === undefined) {
+    started = { command, args: [...args], env, confined: false, finish: async () => {} };
   } else {
-    const prepared = sandboxed?.sandbox.prepare(command, args, {
-      cwd,
-      workspace: sandboxed.workspace,
-      env,
-      ...(sandboxed.readable ? { readable: sandboxed.readable } : {}),
-    }) ?? {
-      command,
-      args: [...args],
-      env,
-      confined: false,
-      finish: async () => {},
-    };
-    child = spawn(prepared.command, prepared.args, {
-      cwd: options.cwd,
-      env: prepared.env,
-      detached: true,
-      stdio,
-    });
-    ({ finish, confined } = prepared);
+    const run = { cwd, workspace: sandboxed.workspace, env, stdio, readable: sandboxed.readable ?? [] };
+    started =
+      sandboxed.prestart === false
+        ? sandboxed.sandbox.prepare(command, args, run)
+        : await sandboxed.sandbox.launch(command, args, run);
   }
+  const warm = 'child' in started;
+  const child: ChildProcess =
+    'child' in started
+      ? started.child
+      : spawn(started.command, started.args, { cwd: options.cwd, env: started.env, detached: true, stdio });
+  const finish = started.finish;
+  const confined = 'child' in started || started.confined;
   const exited = new Promise<ExitStatus>((resolve) => {
     child.once('exit', (code, signal) => resolve(confined ? signalled(code, signal) : { code, signal }));
   });
-  if (warm === undefined) {
+  if (!warm) {
     try {
       await spawned(child);
     } catch (error) {

@@ -202,19 +202,38 @@ export class Sandbox {
         },
       };
     }
+    return this.#cold(command, args, options.cwd, options.env, this.#setup(command, options));
+  }
+
+  /** bubblewrap's set-up for a call (checks that the program exists: spawn's ENOENT otherwise). */
+  #setup(
+    command: string,
+    options: { cwd: string; workspace: string; env: NodeJS.ProcessEnv; readable?: readonly string[] },
+  ): string[] {
     const program = requireExecutable(command, options.env.PATH, options.cwd);
-    const inner = bwrapArguments(command, args, {
+    return bwrapSetup({
       cwd: options.cwd,
       workspace: options.workspace,
       policy: this.policy,
       home: this.#home,
       readable: [program, ...(options.readable ?? [])],
     });
+  }
+
+  /** A confined command started cold: bubblewrap with `setup`, in its own pids cgroup. */
+  #cold(
+    command: string,
+    args: readonly string[],
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+    setup: readonly string[],
+  ): PreparedCommand {
+    const inner = [...setup, '--chdir', cwd, '--', command, ...args];
     const limited = limitProcesses(this.support.bwrap!, inner, this.policy.max_processes);
     return {
       command: limited.command,
       args: limited.args,
-      env: options.env,
+      env,
       confined: true,
       finish: () => limited.release(),
     };
@@ -222,9 +241,10 @@ export class Sandbox {
 
   /**
    * Start `command args` in the spare sandbox when one was started for the
-   * same set-up (workspace, binds, stdio), then start the next spare. Resolves
-   * undefined when there is none to use: the caller starts the command cold
-   * with `prepare()`. Throws spawn's ENOENT as `prepare()` does.
+   * same set-up (workspace, binds, stdio), then start the next spare. When
+   * there is none to use, answers what `prepare()` would (the command to start
+   * cold), from the set-up already computed. Throws spawn's ENOENT as
+   * `prepare()` does.
    */
   async launch(
     command: string,
@@ -236,30 +256,28 @@ export class Sandbox {
       stdio?: StdioOptions;
       readable?: readonly string[];
     },
-  ): Promise<LaunchedCommand | undefined> {
+  ): Promise<LaunchedCommand | PreparedCommand> {
     const stdio = spareStdio(options.stdio);
-    if (!this.active || !this.#prestart || this.#closed || stdio === undefined) return undefined;
-    if (!spareCanRun(command, args, options.env)) return undefined;
-    const program = requireExecutable(command, options.env.PATH, options.cwd);
-    const setup = bwrapSetup({
-      cwd: options.cwd,
-      workspace: options.workspace,
-      policy: this.policy,
-      home: this.#home,
-      readable: [program, ...(options.readable ?? [])],
-    });
+    if (
+      !this.active ||
+      !this.#prestart ||
+      this.#closed ||
+      stdio === undefined ||
+      !spareCanRun(command, args, options.env)
+    ) {
+      return this.prepare(command, args, options);
+    }
+    const setup = this.#setup(command, options);
     const key = JSON.stringify([setup, stdio]);
     const spare = this.#spare;
     this.#spare = undefined;
     // After this call has started (cold or warm), start the sandbox of the next one.
     setImmediate(() => this.#refill(key, setup, stdio, options.env));
-    if (spare === undefined) return undefined;
-    if (spare.key !== key) {
-      spare.discard();
-      return undefined;
+    if (spare !== undefined && spare.key !== key) spare.discard();
+    if (spare?.key === key && (await spare.launch(command, args, options.cwd, options.env))) {
+      return { child: spare.child, finish: () => spare.finish() };
     }
-    if (!(await spare.launch(command, args, options.cwd, options.env))) return undefined;
-    return { child: spare.child, finish: () => spare.finish() };
+    return this.#cold(command, args, options.cwd, options.env, setup);
   }
 
   /** Resolves true once the spare for the next command is ready (false: there is none). For tests and benchmarks. */
