@@ -120,6 +120,25 @@ describe('loadMcpServers', () => {
     expect(loaded.failed.input).toMatch(/input:token/);
   });
 
+  it('takes numbers and booleans in args as their text (YAML `- 8080`), and refuses objects naming the index', () => {
+    const { home, cwd } = tree({});
+    const loaded = loadMcpServers({
+      cwd,
+      home,
+      env: {},
+      inline: {
+        ok: { command: 'srv', args: ['--port', 8080, '--ratio', 0.5, '--verbose', true] },
+        bad: { command: 'srv', args: ['--opts', { a: 1 }] },
+        nul: { command: 'srv', args: [null] },
+        notArray: { command: 'srv', args: '--port 8080' },
+      },
+    });
+    expect(loaded.servers.ok?.args).toEqual(['--port', '8080', '--ratio', '0.5', '--verbose', 'true']);
+    expect(loaded.failed.bad).toMatch(/'args\[1\]' must be a string \(got object\); quote it/);
+    expect(loaded.failed.nul).toMatch(/'args\[0\]' must be a string \(got null\)/);
+    expect(loaded.failed.notArray).toMatch(/'args' must be an array of strings/);
+  });
+
   it('reads enabled/disabled, tool filters and their aliases, timeouts', () => {
     const { home, cwd } = tree({});
     const loaded = loadMcpServers({

@@ -233,6 +233,19 @@ export function parseServerEntry(name: string, entry: unknown, context: ParseCon
       throw new Error(`${where}: '${key}' must be an array of strings`);
     return [...(value as string[])];
   };
+  // Command-line words: YAML and JSON users write `args: [--port, 8080]`; numbers and booleans become their text.
+  const words = (key: string): string[] | undefined => {
+    const value = getOwn(entry, key);
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value)) throw new Error(`${where}: '${key}' must be an array of strings`);
+    return value.map((item, i) => {
+      if (typeof item === 'string') return item;
+      if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'boolean') return String(item);
+      throw new Error(
+        `${where}: '${key}[${i}]' must be a string (got ${item === null ? 'null' : Array.isArray(item) ? 'an array' : typeof item}); quote it`,
+      );
+    });
+  };
   const record = (key: string): Record<string, string> | undefined => {
     const value = getOwn(entry, key);
     if (value === undefined || value === null) return undefined;
@@ -292,7 +305,7 @@ export function parseServerEntry(name: string, entry: unknown, context: ParseCon
     if (command === undefined || command.trim() === '')
       throw new Error(`${where}: a stdio server needs 'command' (or give 'url' for an HTTP server)`);
     config.command = expand(command, 'command');
-    const args = strings('args');
+    const args = words('args');
     if (args) config.args = args.map((arg, i) => expand(arg, `args[${i}]`));
     const env = record('env');
     if (env) config.env = env;
