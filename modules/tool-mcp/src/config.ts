@@ -39,6 +39,12 @@ export interface McpModuleConfig {
   max_tool_timeout_ms: number;
   shutdown_grace_ms: number;
   on_tool_change: 'warn' | 'disable';
+  /** Mount each server's resources as `mcp_<server>_resource_<name>` tools (default false). */
+  expose_resources: boolean;
+  /** Mount each server's prompts as `mcp_<server>_prompt_<name>` tools (default false). */
+  expose_prompts: boolean;
+  /** Give the servers' `instructions` to the model, marked untrusted, with every request (default false). */
+  use_instructions: boolean;
   sandbox: SandboxPolicy;
 }
 
@@ -49,6 +55,9 @@ export const DEFAULTS = {
   max_tool_timeout_ms: 600_000,
   shutdown_grace_ms: 2000,
   on_tool_change: 'warn',
+  expose_resources: false,
+  expose_prompts: false,
+  use_instructions: false,
 } as const;
 
 const servers: JSONSchema = { type: 'object' };
@@ -69,12 +78,12 @@ export const CONFIG_SCHEMA: JSONSchema = {
     shutdown_grace: { type: 'number', minimum: 0 },
     shutdown_grace_ms: { type: 'number', minimum: 0 },
     on_tool_change: { enum: ['warn', 'disable'] },
-    // Accepted from the reference, not implemented yet (warned).
-    visibility: { type: 'object' },
-    tool_name_format: { type: 'string' },
     expose_resources: { type: 'boolean' },
     expose_prompts: { type: 'boolean' },
     use_instructions: { type: 'boolean' },
+    // Accepted from the reference, not implemented yet (warned).
+    visibility: { type: 'object' },
+    tool_name_format: { type: 'string' },
     ...SANDBOX_CONFIG_PROPERTIES,
   },
 };
@@ -84,7 +93,7 @@ export const SAFETY_KEYS: Readonly<Record<string, string>> = {
   ...SANDBOX_SAFETY_KEYS,
 };
 
-const NOT_YET = ['visibility', 'tool_name_format', 'expose_resources', 'expose_prompts', 'use_instructions'];
+const NOT_YET = ['visibility', 'tool_name_format'];
 
 function truthy(value: string | undefined): boolean {
   return value !== undefined && ['1', 'true', 'yes'].includes(value.toLowerCase());
@@ -119,6 +128,9 @@ export function parseConfig(
         configDurationMs(config, 'max_tool_timeout', MODULE_ID) ?? DEFAULTS.max_tool_timeout_ms,
       shutdown_grace_ms: configDurationMs(config, 'shutdown_grace', MODULE_ID) ?? DEFAULTS.shutdown_grace_ms,
       on_tool_change: own<'warn' | 'disable'>('on_tool_change') ?? DEFAULTS.on_tool_change,
+      expose_resources: own<boolean>('expose_resources') ?? DEFAULTS.expose_resources,
+      expose_prompts: own<boolean>('expose_prompts') ?? DEFAULTS.expose_prompts,
+      use_instructions: own<boolean>('use_instructions') ?? DEFAULTS.use_instructions,
       sandbox: sandboxPolicyFrom(config),
     };
   } catch (error) {

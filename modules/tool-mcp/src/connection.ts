@@ -1,7 +1,8 @@
 /**
  * One MCP server: its SDK `Client` over stdio (`ProcessTransport`), Streamable
  * HTTP, or legacy SSE (`http` falls back to SSE on 400/404/405), the
- * initialize deadline, the full (paged) tool list, `tools/list_changed`
+ * initialize deadline, the full (paged) tool list (and, when exposed, the
+ * resource and prompt lists), `tools/list_changed`
  * (debounced re-list), death detection (exit code, signal and last stderr
  * lines) and restart on the next call with exponential backoff. Stopping
  * closes stdin, then SIGTERMs and SIGKILLs the whole process group.
@@ -17,12 +18,47 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
+  type GetPromptResult,
   type Implementation,
   type Tool as McpTool,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig } from './servers.js';
 import { ProcessTransport } from './stdio-transport.js';
+
+const MAX_LIST_PAGES = 64;
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Every page of a paged list: follows `nextCursor` until it is absent (`""`
+ * is a cursor); a repeated cursor or more than 64 pages is an error, never a
+ * silent partial list.
+ */
+async function paginate<T>(
+  method: string,
+  page: (params: { cursor?: string }) => Promise<{ items: T[]; nextCursor?: string | undefined }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let n = 0; ; n++) {
+    if (n >= MAX_LIST_PAGES)
+      throw new Error(`${method} returned more than ${MAX_LIST_PAGES} pages; refusing a partial list`);
+    const result = await page(cursor === undefined ? {} : { cursor });
+    items.push(...result.items);
+    if (result.nextCursor === undefined) return items;
+    if (seen.has(result.nextCursor))
+      throw new Error(
+        `${method} repeated the cursor ${JSON.stringify(result.nextCursor)}; refusing a partial list`,
+      );
+    seen.add(result.nextCursor);
+    cursor = result.nextCursor;
+  }
+}
 
 export const CLIENT_INFO: Implementation = { name: 'amplifier-ts', version: '0.1.0' };
 
@@ -48,9 +84,12 @@ export interface ConnectionOptions {
   onDied?: (reason: string) => void;
   /** Debounce of `tools/list_changed` (default 300 ms). */
   listChangedDebounceMs?: number;
+  /** Also list the server's resources and/or prompts at start (`expose_resources`, `expose_prompts`). */
+  expose?: { resources?: boolean; prompts?: boolean };
+  /** A non-fatal problem at start (a resource or prompt list that failed: the tools still mount). */
+  onWarning?: (message: string) => void;
 }
 
-const MAX_LIST_PAGES = 64;
 const MAX_BACKOFF_MS = 60_000;
 const FIRST_BACKOFF_MS = 500;
 
@@ -62,6 +101,8 @@ export class McpConnection {
   #transport: Transport | undefined;
   #connecting: Promise<void> | undefined;
   #tools: McpTool[] = [];
+  #resources: Resource[] = [];
+  #prompts: Prompt[] = [];
   #serverInfo: Implementation | undefined;
   #instructions: string | undefined;
   #dead: string | undefined;
@@ -91,6 +132,16 @@ export class McpConnection {
 
   get tools(): readonly McpTool[] {
     return this.#tools;
+  }
+
+  /** The resources listed at start (only with `expose.resources` and a server that has them). */
+  get resources(): readonly Resource[] {
+    return this.#resources;
+  }
+
+  /** The prompts listed at start (only with `expose.prompts` and a server that has them). */
+  get prompts(): readonly Prompt[] {
+    return this.#prompts;
   }
 
   get serverInfo(): Implementation | undefined {
@@ -133,6 +184,7 @@ export class McpConnection {
         await this.#open(this.config.type, both);
       }
       this.#tools = await this.#listAll({ signal: both });
+      await this.#listExposed({ signal: both });
       this.#ready = this.#client;
     } catch (error) {
       const reason = this.#describeFailure(error, deadline.aborted);
@@ -195,24 +247,46 @@ export class McpConnection {
       : new SSEClientTransport(url, common);
   }
 
-  async #listAll(options: RequestOptions): Promise<McpTool[]> {
+  #listAll(options: RequestOptions): Promise<McpTool[]> {
     const client = this.#client!;
-    const tools: McpTool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; ; page++) {
-      if (page >= MAX_LIST_PAGES)
-        throw new Error(`tools/list returned more than ${MAX_LIST_PAGES} pages; refusing a partial list`);
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, options);
-      tools.push(...result.tools);
-      if (result.nextCursor === undefined) return tools;
-      if (seen.has(result.nextCursor))
-        throw new Error(
-          `tools/list repeated the cursor ${JSON.stringify(result.nextCursor)}; refusing a partial list`,
-        );
-      seen.add(result.nextCursor);
-      cursor = result.nextCursor;
-    }
+    return paginate('tools/list', async (params) => {
+      const { tools, nextCursor } = await client.listTools(params, options);
+      return { items: tools, nextCursor };
+    });
+  }
+
+  /** The resource and prompt lists asked for by `expose`; a failure is a warning, not a failed start. */
+  async #listExposed(options: RequestOptions): Promise<void> {
+    const client = this.#client!;
+    const capabilities = client.getServerCapabilities();
+    const { expose, onWarning } = this.#options;
+    const tryList = async <T>(what: string, list: () => Promise<T[]>): Promise<T[]> => {
+      try {
+        return await list();
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        onWarning?.(`MCP server '${this.name}': ${what} failed, none are exposed: ${errorText(error)}`);
+        return [];
+      }
+    };
+    this.#resources =
+      expose?.resources && capabilities?.resources
+        ? await tryList('resources/list', () =>
+            paginate('resources/list', async (params) => {
+              const { resources, nextCursor } = await client.listResources(params, options);
+              return { items: resources, nextCursor };
+            }),
+          )
+        : [];
+    this.#prompts =
+      expose?.prompts && capabilities?.prompts
+        ? await tryList('prompts/list', () =>
+            paginate('prompts/list', async (params) => {
+              const { prompts, nextCursor } = await client.listPrompts(params, options);
+              return { items: prompts, nextCursor };
+            }),
+          )
+        : [];
   }
 
   #scheduleRelist(client: Client): void {
@@ -235,29 +309,47 @@ export class McpConnection {
    * backoff: a call within the backoff window fails at once). A
    * `tools/call` is never retried.
    */
-  async callTool(
-    name: string,
-    args: Record<string, unknown>,
-    options: RequestOptions,
-  ): Promise<CallToolResult> {
+  callTool(name: string, args: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> {
+    return this.#request(
+      (client) => client.callTool({ name, arguments: args }, undefined, options) as Promise<CallToolResult>,
+      options,
+    );
+  }
+
+  /** `resources/read` of one URI, under the same restart and session rules as a tool call. */
+  readResource(uri: string, options: RequestOptions): Promise<ReadResourceResult> {
+    return this.#request((client) => client.readResource({ uri }, options), options);
+  }
+
+  /** `prompts/get` of one prompt with its (string) arguments. */
+  getPrompt(name: string, args: Record<string, string>, options: RequestOptions): Promise<GetPromptResult> {
+    return this.#request((client) => client.getPrompt({ name, arguments: args }, options), options);
+  }
+
+  /**
+   * Send one request. Restarts a dead server first (with backoff: a request
+   * within the backoff window fails at once). A request is never retried,
+   * except once when an HTTP server forgot our session (it did not run it).
+   */
+  async #request<T>(send: (client: Client) => Promise<T>, options: RequestOptions): Promise<T> {
     await this.ensureConnected(options.signal);
     try {
-      return await this.#call(name, args, options);
+      return await this.#send(send);
     } catch (error) {
-      // The server forgot our session (it restarted): it did not run the call. Initialize again, retry once.
+      // The server forgot our session (it restarted): it did not run the request. Initialize again, retry once.
       // The spec says 404; some servers (server-everything) answer 400 "No valid session ID".
       if (!(error instanceof StreamableHTTPError) || this.transportKind !== 'http') throw error;
       if (error.code !== 404 && !(error.code === 400 && /session/i.test(error.message))) throw error;
       await this.connect(options.signal);
       this.#options.onToolsChanged?.(this.#tools);
-      return this.#call(name, args, options);
+      return this.#send(send);
     }
   }
 
-  async #call(name: string, args: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> {
+  async #send<T>(send: (client: Client) => Promise<T>): Promise<T> {
     const client = this.#client!;
     try {
-      const result = (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+      const result = await send(client);
       this.#failures = 0;
       return result;
     } catch (error) {

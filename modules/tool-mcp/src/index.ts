@@ -7,6 +7,7 @@ import {
   AmplifierError,
   type Cleanup,
   type Coordinator,
+  events,
   OBSERVABILITY_EVENTS_CHANNEL,
 } from '@amplifier/core';
 import {
@@ -32,11 +33,13 @@ export {
   MCP_TOOL_DEFINITION_CHANGED,
   MCP_TOOLS_CHANGED,
 } from './events.js';
+export type { ExposedToolOptions, McpExposedOutput } from './exposed.js';
+export { createPromptTool, createResourceTool, promptText, resourceText } from './exposed.js';
 export { hashedToolName, MAX_TOOL_NAME, mountedToolName, preferredToolName, sanitizePart } from './names.js';
 export type { McpProbeResult } from './probe.js';
 export { probeMcpServer } from './probe.js';
 export type { McpToolOutput } from './result.js';
-export { blockText, toToolResult } from './result.js';
+export { blockText, capContent, toToolResult } from './result.js';
 export { McpRuntime, toolAllowed } from './runtime.js';
 export type { LoadedMcpServers, McpServerConfig } from './servers.js';
 export {
@@ -50,7 +53,7 @@ export {
 export type { ProcessTransportOptions } from './stdio-transport.js';
 export { ProcessTransport } from './stdio-transport.js';
 export type { McpProgress } from './tool.js';
-export { createMcpTool } from './tool.js';
+export { createMcpTool, requestFailure } from './tool.js';
 
 function commandLine(command: string | undefined, args: readonly string[] | undefined): string {
   return [command ?? '', ...(args ?? [])]
@@ -118,5 +121,27 @@ export async function mount(
     ...(sandbox ? { sandbox } : {}),
   });
   await runtime.start();
-  return () => runtime.close();
+  // Server instructions are untrusted text: only when asked, marked, and never stored (ephemeral).
+  const unregister = settings.use_instructions
+    ? coordinator.hooks.register(
+        events.PROVIDER_REQUEST,
+        () => {
+          const text = runtime.instructions();
+          return text === undefined
+            ? { action: 'continue' }
+            : {
+                action: 'inject_context',
+                context_injection: text,
+                context_injection_role: 'system',
+                ephemeral: true,
+                suppress_output: true,
+              };
+        },
+        { name: `${MODULE_ID}:instructions` },
+      )
+    : undefined;
+  return async () => {
+    unregister?.();
+    await runtime.close();
+  };
 }

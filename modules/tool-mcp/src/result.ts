@@ -57,6 +57,20 @@ export function blockText(block: Block): string {
   }
 }
 
+/** `content` cut at `max` characters with a notice of the total and the shown size. */
+export function capContent(
+  content: string,
+  max: number,
+): { content: string; content_size_chars: number; content_truncated: boolean } {
+  const total = content.length;
+  if (total <= max) return { content, content_size_chars: total, content_truncated: false };
+  return {
+    content: `${content.slice(0, max)}\n[content truncated: ${total} chars, ${max} shown]`,
+    content_size_chars: total,
+    content_truncated: true,
+  };
+}
+
 /** The ToolResult of a call result. */
 export function toToolResult(
   result: CallToolResult,
@@ -68,17 +82,13 @@ export function toToolResult(
   let structuredJson: string | undefined;
   if (structured !== undefined) structuredJson = JSON.stringify(structured);
   if (content === '' && structuredJson !== undefined) content = structuredJson;
-  const total = content.length;
-  const truncated = total > context.maxContentSize;
-  if (truncated) {
-    content = `${content.slice(0, context.maxContentSize)}\n[content truncated: ${total} chars, ${context.maxContentSize} shown]`;
-  }
+  const capped = capContent(content, context.maxContentSize);
   const output: McpToolOutput = {
-    content,
+    content: capped.content,
     mcp_server: context.server,
     mcp_tool: context.tool,
-    content_size_chars: total,
-    content_truncated: truncated,
+    content_size_chars: capped.content_size_chars,
+    content_truncated: capped.content_truncated,
   };
   if (
     structured !== undefined &&
@@ -91,7 +101,10 @@ export function toToolResult(
     return {
       success: false,
       output,
-      error: { message: content || `MCP tool '${context.tool}' reported an error`, type: 'mcp_tool_error' },
+      error: {
+        message: capped.content || `MCP tool '${context.tool}' reported an error`,
+        type: 'mcp_tool_error',
+      },
     };
   }
   return { success: true, output };

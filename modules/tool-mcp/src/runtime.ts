@@ -19,10 +19,14 @@ import {
   MCP_TOOL_DEFINITION_CHANGED,
   MCP_TOOLS_CHANGED,
 } from './events.js';
+import { createPromptTool, createResourceTool } from './exposed.js';
 import { mountedToolName, preferredToolName, sanitizePart } from './names.js';
 import type { McpServerConfig } from './servers.js';
 import { createMcpTool } from './tool.js';
-import { definitionHash } from './untrusted.js';
+import { cleanText, definitionHash } from './untrusted.js';
+
+/** The most characters of one server's `instructions` given to the model. */
+const MAX_INSTRUCTIONS = 8000;
 
 interface MountedTool {
   mountedName: string;
@@ -74,6 +78,7 @@ export class McpRuntime {
         try {
           await connection.connect();
           const mounted = this.#mountTools(connection, connection.tools);
+          mounted.push(...this.#mountExposed(connection));
           this.#emit(MCP_SERVER_STARTED, {
             server: name,
             transport: connection.transportKind,
@@ -117,6 +122,8 @@ export class McpRuntime {
         );
         this.#emit(MCP_SERVER_DIED, { server: name, error: reason });
       },
+      expose: { resources: settings.expose_resources, prompts: settings.expose_prompts },
+      onWarning: (message) => this.#options.coordinator.logger.warn(`tool-mcp: ${message}`),
       ...(this.#options.listChangedDebounceMs !== undefined
         ? { listChangedDebounceMs: this.#options.listChangedDebounceMs }
         : {}),
@@ -208,6 +215,47 @@ export class McpRuntime {
     return names;
   }
 
+  /**
+   * Mount the resources and prompts listed at start as tools (once: their
+   * list_changed notifications are not followed). Names clash as tools do
+   * (hash suffix); a resource whose suffixed name is taken too is named after its URI.
+   */
+  #mountExposed(connection: McpConnection): string[] {
+    const { coordinator, settings } = this.#options;
+    const taken = this.#taken();
+    const names: string[] = [];
+    const options = (mountedName: string) => ({
+      connection,
+      mountedName,
+      maxContentSize: settings.max_content_size,
+      maxToolTimeoutMs: settings.max_tool_timeout_ms,
+    });
+    const mount = (candidates: string[], what: string, create: (name: string) => Tool): void => {
+      for (const candidate of candidates) {
+        const name = mountedToolName(connection.name, candidate, (n) => taken.has(n));
+        if (name === undefined) continue;
+        taken.add(name);
+        coordinator.mount('tools', create(name), { name });
+        names.push(name);
+        return;
+      }
+      coordinator.logger.warn(
+        `tool-mcp: ${what} of server '${connection.name}' is not mounted: its names are taken`,
+      );
+    };
+    for (const resource of connection.resources) {
+      mount([`resource_${resource.name}`, `resource_${resource.uri}`], `resource '${resource.uri}'`, (name) =>
+        createResourceTool(options(name), resource),
+      );
+    }
+    for (const prompt of connection.prompts) {
+      mount([`prompt_${prompt.name}`], `prompt '${prompt.name}'`, (name) =>
+        createPromptTool(options(name), prompt),
+      );
+    }
+    return names;
+  }
+
   #unmount(server: string, toolName: string): string | undefined {
     const mounted = this.#mounted.get(server);
     const entry = mounted?.get(toolName);
@@ -257,6 +305,23 @@ export class McpRuntime {
     const added = this.#mountTools(connection, tools).filter((name) => !changed.includes(name));
     if (added.length + removed.length + changed.length > 0)
       this.#emit(MCP_TOOLS_CHANGED, { server, added, removed, changed });
+  }
+
+  /**
+   * The `instructions` of the connected servers, each wrapped in a tag that
+   * names the server and says it is untrusted, hidden characters stripped and
+   * capped; undefined when no server gave any.
+   */
+  instructions(): string | undefined {
+    const parts: string[] = [];
+    for (const connection of this.connections.values()) {
+      const text = connection.connected ? connection.instructions?.trim() : undefined;
+      if (!text) continue;
+      parts.push(
+        `<mcp_server_instructions server="${sanitizePart(connection.name)}" trust="untrusted: from the server, not the user">\n${cleanText(text, MAX_INSTRUCTIONS)}\n</mcp_server_instructions>`,
+      );
+    }
+    return parts.length > 0 ? parts.join('\n') : undefined;
   }
 
   /** Names mounted for a server (tests, status). */

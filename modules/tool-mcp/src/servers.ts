@@ -240,7 +240,8 @@ export function parseServerEntry(name: string, entry: unknown, context: ParseCon
     if (!Array.isArray(value)) throw new Error(`${where}: '${key}' must be an array of strings`);
     return value.map((item, i) => {
       if (typeof item === 'string') return item;
-      if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'boolean') return String(item);
+      if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'boolean')
+        return String(item);
       throw new Error(
         `${where}: '${key}[${i}]' must be a string (got ${item === null ? 'null' : Array.isArray(item) ? 'an array' : typeof item}); quote it`,
       );

@@ -115,46 +115,55 @@ export function createMcpTool(options: McpToolOptions): Tool {
         });
         return toToolResult(result, context);
       } catch (error) {
-        if (signal?.aborted)
-          return fail(`MCP tool '${toolName}' on server '${server}' was cancelled`, 'cancelled');
-        if (error instanceof ServerUnavailableError) return fail(error.message, 'mcp_server_unavailable');
-        if (error instanceof McpError) {
-          if (error.code === ErrorCode.RequestTimeout) {
-            return fail(
-              `MCP tool '${toolName}' on server '${server}' timed out (${error.message}); raise tool_timeout_sec for the server if it needs longer`,
-              'mcp_timeout',
-            );
-          }
-          if (error.code === ErrorCode.ConnectionClosed) {
-            return fail(
-              `MCP server '${server}' closed the connection during the call`,
-              'mcp_server_unavailable',
-            );
-          }
-          if (
-            error.code === ErrorCode.InvalidParams &&
-            /output schema|structured content/i.test(error.message)
-          ) {
-            return fail(
-              `MCP tool '${toolName}' returned structured content that does not match its outputSchema: ${error.message}`,
-              'mcp_output_schema_mismatch',
-            );
-          }
-          return fail(
-            `MCP tool '${toolName}' on server '${server}' failed: ${error.message}`,
-            'mcp_protocol_error',
-            {
-              code: error.code,
-              ...(error.data !== undefined ? { data: error.data } : {}),
-            },
-          );
-        }
-        connection.markLost(error);
-        return fail(
-          `MCP server '${server}' is unreachable: ${error instanceof Error ? error.message : String(error)}`,
-          'mcp_server_unavailable',
-        );
+        return requestFailure(error, { what: `MCP tool '${toolName}'`, connection, signal });
       }
     },
   };
+}
+
+/**
+ * A failed request (tool call, resource read, prompt get) as a failed
+ * ToolResult: cancelled, `mcp_timeout`, `mcp_server_unavailable` (the
+ * connection is marked lost, so the next request reconnects),
+ * `mcp_output_schema_mismatch` or `mcp_protocol_error` with the JSON-RPC code.
+ * `what` names the request in messages, e.g. "MCP tool 'echo'".
+ */
+export function requestFailure(
+  error: unknown,
+  request: { what: string; connection: McpConnection; signal?: AbortSignal | undefined },
+): ToolResult {
+  const { what, connection, signal } = request;
+  const server = connection.name;
+  const fail = (message: string, type: string, extra: Record<string, unknown> = {}): ToolResult => ({
+    success: false,
+    error: { message, type, ...extra },
+  });
+  if (signal?.aborted) return fail(`${what} on server '${server}' was cancelled`, 'cancelled');
+  if (error instanceof ServerUnavailableError) return fail(error.message, 'mcp_server_unavailable');
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) {
+      return fail(
+        `${what} on server '${server}' timed out (${error.message}); raise tool_timeout_sec for the server if it needs longer`,
+        'mcp_timeout',
+      );
+    }
+    if (error.code === ErrorCode.ConnectionClosed) {
+      return fail(`MCP server '${server}' closed the connection during the call`, 'mcp_server_unavailable');
+    }
+    if (error.code === ErrorCode.InvalidParams && /output schema|structured content/i.test(error.message)) {
+      return fail(
+        `${what} returned structured content that does not match its outputSchema: ${error.message}`,
+        'mcp_output_schema_mismatch',
+      );
+    }
+    return fail(`${what} on server '${server}' failed: ${error.message}`, 'mcp_protocol_error', {
+      code: error.code,
+      ...(error.data !== undefined ? { data: error.data } : {}),
+    });
+  }
+  connection.markLost(error);
+  return fail(
+    `MCP server '${server}' is unreachable: ${error instanceof Error ? error.message : String(error)}`,
+    'mcp_server_unavailable',
+  );
 }
