@@ -299,13 +299,16 @@ export class Display implements DisplaySystem {
     const options = { priority: -1000, name: 'cli-display' };
     const tracking = this.#trackPartial(hooks, options);
     if (this.json) {
+      // After every other hook (hooks-redaction at 10, loggers at 100): the stream carries the data
+      // as the hooks left it, masked as events.jsonl is.
+      const last = { priority: 1000, name: 'cli-display-json' };
       const offs = [...ALL_EVENTS, ...STREAM_EVENTS].map((event) =>
         hooks.register(
           event,
           (name, data) => {
             this.emitJson({ type: 'event', event: name, data });
           },
-          options,
+          last,
         ),
       );
       return () => {
@@ -344,13 +347,14 @@ export class Display implements DisplaySystem {
   attachChild(hooks: HookRegistry, depth: number, agent: string): () => void {
     const options = { priority: -1000, name: 'cli-display-child' };
     if (this.json) {
+      const last = { priority: 1000, name: 'cli-display-child-json' };
       const offs = ['session:fork', 'tool:pre', 'tool:post', 'tool:error', 'session:end'].map((event) =>
         hooks.register(
           event,
           (name, data) => {
             this.emitJson({ type: 'event', event: name, depth, agent, data });
           },
-          options,
+          last,
         ),
       );
       return () => {

@@ -61,6 +61,22 @@ describe('Display: what is printed', () => {
     expect(JSON.parse(redacted.text).data.tool_input.command).toBe('export API_TOKEN=[REDACTED:key_value]');
   });
 
+  it('--json prints events as the hooks left them: hooks-redaction (priority 10) masks them first', async () => {
+    const { mount: mountRedaction } = await import('@amplifier/hooks-redaction');
+    const coordinator = createTestCoordinator({ bare: true });
+    await mountRedaction(coordinator, {});
+    const out = sink();
+    new Display({ json: true, stdout: out, env: {} }).attach(coordinator.hooks);
+    const key = 'sk-ant-e2e0123456789abcdefghij'; // a pattern of hooks-redaction, not of the CLI's own rules
+    // (hooks-redaction skips tool:pre and tool:post by default, as the reference does)
+    await coordinator.hooks.emit('prompt:submit', { prompt: `use the key ${key} for the call` });
+    const line = jsonLines(out.text).find((l) => l.event === 'prompt:submit');
+    expect(line, out.text).toBeDefined();
+    expect(out.text).not.toContain(key);
+    expect(out.text).toContain('[REDACTED:SECRET]');
+    expect(JSON.stringify(line)).toContain('"redaction":{"applied":true');
+  });
+
   it('the tool line never shows a secret-named argument; with redact the command is redacted too', async () => {
     for (const redact of [false, true]) {
       const stderr = sink();
