@@ -166,6 +166,43 @@ describe('snapshotMessage', () => {
   });
 });
 
+describe('what the walk remembers between messages', () => {
+  it('measures keys exactly however many distinct keys it has seen (the key memo is bounded)', () => {
+    for (let round = 0; round < 2; round++) {
+      const wide: Record<string, string> = {};
+      for (let i = 0; i < 5000; i++) wide[`k${round}_${i}${i % 7 === 0 ? '"\\\n' : ''}`] = 'v';
+      const message = { role: 'tool', tool_call_id: 'c', content: 'x', metadata: wide };
+      const { value, jsonLength: length } = snapshotMessage(message);
+      expect(length).toBe(JSON.stringify(message).length);
+      expect(value).toEqual(message);
+    }
+  });
+
+  it('copies own keys only, also when something made a property of Object.prototype enumerable', () => {
+    const message = { role: 'user', content: 'hi', metadata: { source: 'x' } };
+    const before = snapshotMessage(message, STAMP);
+    Object.defineProperty(Object.prototype, 'polluted', {
+      value: 1,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+    let during: ReturnType<typeof snapshotMessage<typeof message>>;
+    let measured: number;
+    try {
+      during = snapshotMessage(message, STAMP);
+      measured = jsonLength(message);
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).polluted;
+    }
+    expect(Object.hasOwn(during.value, 'polluted')).toBe(false);
+    expect(Object.hasOwn(during.value.metadata as object, 'polluted')).toBe(false);
+    expect(during.jsonLength).toBe(before.jsonLength);
+    expect(measured).toBe(JSON.stringify(message).length);
+    expect(snapshotMessage(message, STAMP).jsonLength).toBe(before.jsonLength);
+  });
+});
+
 describe('copyPlain and jsonLength', () => {
   it('copyPlain gives mutable copies of frozen snapshots', () => {
     const { value: stored } = snapshotMessage({

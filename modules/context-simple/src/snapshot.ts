@@ -26,6 +26,23 @@ function stringLength(text: string): number {
   return n + 2;
 }
 
+/**
+ * `stringLength(key) + 1` (the key and its colon) for keys seen before: messages repeat a few
+ * dozen keys (`role`, `content`, `tool_calls`, `id`, ...), so a key is measured once. Bounded:
+ * data with many distinct keys stops adding to it.
+ */
+const keyLengths = new Map<string, number>();
+const KEY_LENGTHS_MAX = 4096;
+
+function keyLength(key: string): number {
+  let length = keyLengths.get(key);
+  if (length === undefined) {
+    length = stringLength(key) + 1;
+    if (keyLengths.size < KEY_LENGTHS_MAX) keyLengths.set(key, length);
+  }
+  return length;
+}
+
 /** The last stamp measured: every message of the same millisecond carries the same stamp string. */
 let lastStamp = '';
 let lastStampLength = 2;
@@ -45,6 +62,12 @@ function stampLength(stamp: string): number {
 function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/** True when Object.prototype has an enumerable property (normally it has none). */
+function prototypeHasEnumerable(): boolean {
+  for (const _key in Object.prototype) return true;
+  return false;
 }
 
 /** `out.__proto__ = value` as an own data property (JSON.parse makes such keys), not a prototype change. */
@@ -101,6 +124,8 @@ class Walk {
   /** Snapshot mode: freeze the copies and count the JSON length. */
   #snapshot = true;
   #depth = 0;
+  /** Object.prototype has an enumerable property (someone added one): for-in lists it on every object. */
+  #inherits = false;
   /** In a watching walk: the objects being copied, root first, and their copies. */
   #path: object[] | undefined;
   #copies: object[] | undefined;
@@ -112,6 +137,7 @@ class Walk {
     this.exact = true;
     this.#snapshot = mode === 'snapshot';
     this.#depth = 0;
+    this.#inherits = prototypeHasEnumerable();
     this.#path = watch ? [] : undefined;
     this.#copies = watch ? [] : undefined;
     return this;
@@ -197,7 +223,8 @@ class Walk {
     let stamped = stamp === undefined;
     let metadataDone = metadataStamp === undefined;
     for (const key in value) {
-      if (!Object.hasOwn(value, key)) continue;
+      // Only Object.prototype could lend an inherited enumerable key (plain objects only are walked).
+      if (this.#inherits && !Object.hasOwn(value, key)) continue;
       let item = value[key];
       if (!stamped && key === 'timestamp') {
         if (item === undefined || item === null) item = stamp;
@@ -218,7 +245,7 @@ class Walk {
       } else {
         copied = this.value(item);
       }
-      if (this.#snapshot) this.length += stringLength(key) + 1; // "key":
+      if (this.#snapshot) this.length += keyLength(key); // "key":
       written++;
       if (key === '__proto__') putProto(out, copied);
       else out[key] = copied;

@@ -67,6 +67,31 @@ describe('serialising and redacting off the emitting call', () => {
     });
   });
 
+  it('the copy runs a getter once, on the emit, keeps an own __proto__ key as data and writes no symbol key', async () => {
+    const { coordinator, cleanup, file } = await logger();
+    let reads = 0;
+    const input: Record<string, unknown> = JSON.parse('{"__proto__":{"polluted":true},"path":"a"}');
+    const data: Record<string | symbol, unknown> = { tool_name: 'read_file', tool_input: input };
+    Object.defineProperty(data, 'result', {
+      enumerable: true,
+      get: () => {
+        reads++;
+        return { success: true, output: `read ${reads}` };
+      },
+    });
+    data[Symbol('private')] = 'not data';
+    await coordinator.hooks.emit<string>('tool:post', data as Record<string, unknown>);
+    const readsOnEmit = reads;
+    await cleanup();
+    expect(readsOnEmit).toBe(1);
+    expect(reads).toBe(1);
+    const line = lines(file)[0]!;
+    expect(line).toContain('"tool_input":{"__proto__":{"polluted":true},"path":"a"}');
+    expect(line).toContain('"output":"read 1"');
+    expect(line).not.toContain('not data');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('data that is not plain is serialised on the emit, exactly as before; plain data gives the same line', async () => {
     const { coordinator, cleanup, file } = await logger();
     const cyclic: Record<string, unknown> = { name: 'loop' };

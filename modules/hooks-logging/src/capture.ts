@@ -59,13 +59,26 @@ class Capture {
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN;
     if (typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NOT_PLAIN;
-    const out: Record<string, unknown> = proto === null ? Object.create(null) : {};
     const source = value as Record<string, unknown>;
     this.bytes += 2;
-    for (const key of Object.keys(source)) {
+    if (proto === null) {
+      const out: Record<string, unknown> = Object.create(null);
+      for (const key of Object.keys(source)) {
+        this.bytes += key.length + 4;
+        // A getter runs here, on the emitting call, as it would have when the record was built there.
+        setOwn(out, key, this.value(source[key], depth + 1));
+      }
+      return out;
+    }
+    // A spread copies the own properties in one step (getters run here, once, on the emitting
+    // call); then the objects and arrays in it are replaced by their copies, in place.
+    const out: Record<string, unknown> = { ...source };
+    for (const key in out) {
+      if (!Object.hasOwn(out, key)) continue;
       this.bytes += key.length + 4;
-      // A getter runs here, on the emitting call, as it would have when the record was built there.
-      setOwn(out, key, this.value(source[key], depth + 1));
+      const item = out[key];
+      if (typeof item === 'object' && item !== null) setOwn(out, key, this.value(item, depth + 1));
+      else this.value(item, depth + 1);
     }
     return out;
   }

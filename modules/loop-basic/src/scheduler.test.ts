@@ -56,6 +56,35 @@ describe('runScheduled', () => {
     });
   });
 
+  it('calls that all run alone start one at a time, in order, each after the previous settled (throwing or not)', async () => {
+    const log: string[] = [];
+    const gates = [deferred(), deferred(), deferred(), deferred()];
+    const entries = [EXCLUSIVE, { serial: true, keys: [] }, EXCLUSIVE, EXCLUSIVE];
+    let finished = false;
+    const done = runScheduled(entries, 4, (i) => {
+      log.push(`start ${i}`);
+      if (i === 2) throw new Error('sync throw');
+      return gates[i]!.promise.then(() => {
+        log.push(`end ${i}`);
+        if (i === 1) throw new Error('async');
+      });
+    }).then(() => {
+      finished = true;
+    });
+    await flush(3);
+    expect(log).toEqual(['start 0']);
+    gates[0]!.resolve();
+    await flush(3);
+    expect(log).toEqual(['start 0', 'end 0', 'start 1']);
+    gates[1]!.resolve();
+    await flush(5);
+    expect(log).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'start 3']);
+    expect(finished).toBe(false);
+    gates[3]!.resolve();
+    await done;
+    expect(log.at(-1)).toBe('end 3');
+  });
+
   it('calls that conflict with nothing, within the limit, all start at once in the model order', async () => {
     const started: number[] = [];
     const gates = [deferred(), deferred(), deferred()];

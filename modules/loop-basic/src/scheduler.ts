@@ -54,6 +54,7 @@ export function runScheduled(
   }
 
   if (n <= limit && !anyConflict(entries)) return runAll(n, run);
+  if (allExclusive(entries)) return runInOrder(n, run);
 
   // waiting[j]: unfinished earlier calls j conflicts with; after[i]: later calls waiting on i.
   const waiting = new Array<number>(n).fill(0);
@@ -108,6 +109,37 @@ function anyConflict(entries: readonly ScheduleEntry[]): boolean {
     for (let i = 0; i < j; i++) if (conflicts(entries[i]!, entries[j]!)) return true;
   }
   return false;
+}
+
+/** True when every entry runs alone (serial, or unknown keys): each waits for all earlier ones. */
+function allExclusive(entries: readonly ScheduleEntry[]): boolean {
+  for (const entry of entries) if (!entry.serial && entry.keys !== undefined) return false;
+  return true;
+}
+
+/**
+ * One call after the other, in the model's order: what the general path does
+ * when every call conflicts with every other (tools without an execution
+ * profile, the common case), without its conflict table.
+ */
+function runInOrder(n: number, run: (index: number) => Promise<unknown>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let next = 0;
+    const step = (): void => {
+      if (next === n) {
+        resolve();
+        return;
+      }
+      let settled: Promise<unknown>;
+      try {
+        settled = run(next++);
+      } catch {
+        settled = Promise.resolve();
+      }
+      settled.then(step, step);
+    };
+    step();
+  });
 }
 
 /**

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import {
   type Coordinator,
   type EmitAndProcessOptions,
-  type EmitResult,
   errorMessage,
   errorType,
   events,
@@ -87,7 +86,6 @@ export function cancelledContent(tool: string): string {
   return `{"error": "Tool execution was cancelled by user", "cancelled": true, "tool": ${JSON.stringify(tool)}}`;
 }
 
-const CONTINUE: EmitResult = Object.freeze({ action: 'continue' }) as EmitResult;
 /** tool:pre and tool:post injections wait until every result of the round is in context. */
 const DEFER_INJECTION: EmitAndProcessOptions = Object.freeze({ deferInjection: true });
 const NO_INJECTIONS: readonly DeferredInjection[] = Object.freeze([]);
@@ -315,7 +313,9 @@ async function execute(round: Round, call: Call): Promise<void> {
           );
           break;
         }
-        await postHooks(round, call, result);
+        // Without tool:post handlers the content is made here: no async step per call.
+        if (hooks.has(TOOL_POST)) await postHooks(round, call, result);
+        else call.content = truncateOutput(serializeToolOutput(result), settings.maxToolOutputBytes);
       }
     }
   } catch (error) {
@@ -329,24 +329,22 @@ function failThrown(call: Call, thrown: unknown): void {
   fail(call, `Error executing tool: ${msg}`, errorType(thrown), msg);
 }
 
-/** tool:post (modify replaces what the model sees; injections are deferred), then the call's content. */
+/** tool:post (modify replaces what the model sees; injections are deferred), then the call's content (with handlers only). */
 async function postHooks(round: Round, call: Call, result: ToolResult): Promise<void> {
   const entry = call.entry!;
-  const { coordinator, hooks, settings } = round.ctx;
-  const post = hooks.has(TOOL_POST)
-    ? await coordinator.emitAndProcess(
-        TOOL_POST,
-        {
-          tool_name: entry.name,
-          tool_call_id: call.id,
-          tool_input: call.input,
-          result,
-          parallel_group_id: groupOf(round),
-        },
-        entry.name,
-        DEFER_INJECTION,
-      )
-    : CONTINUE;
+  const { coordinator, settings } = round.ctx;
+  const post = await coordinator.emitAndProcess(
+    TOOL_POST,
+    {
+      tool_name: entry.name,
+      tool_call_id: call.id,
+      tool_input: call.input,
+      result,
+      parallel_group_id: groupOf(round),
+    },
+    entry.name,
+    DEFER_INJECTION,
+  );
   if (post.action === 'inject_context') defer(call, { result: post, event: TOOL_POST, hookName: entry.name });
   let content: string;
   const replaced = post.data?.result;
