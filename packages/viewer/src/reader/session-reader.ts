@@ -71,7 +71,8 @@ export function readMetadata(dir: string): MetadataRead {
 }
 
 function noteText(note: JsonlNote): string {
-  return `${path.basename(note.file)} line ${note.line}: ${note.message.slice(note.file.length + 1)}`;
+  // The parser's message starts with the file's path: the folder is the session's, the name is enough.
+  return note.message.startsWith(note.file) ? `${path.basename(note.file)}${note.message.slice(note.file.length)}` : note.message;
 }
 
 /** The summary from what was read; `fold` holds the event log. */

@@ -22,10 +22,10 @@ const FOLDERS = new Set(['client', 'model', 'vendor']);
 export function assetRoot(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const candidates = [path.resolve(here, '..'), path.resolve(here, '..', '..', 'dist')];
-  const found = candidates.find((dir) => fs.existsSync(path.join(dir, 'client', 'index.html')));
+  const found = candidates.find((dir) => fs.existsSync(path.join(dir, 'client', 'app.js')));
   if (found === undefined) {
     throw new Error(
-      `The viewer's page is not built (no client/index.html in ${candidates.join(' or ')}). Run: pnpm --filter @amplifier/viewer build`,
+      `The viewer's page is not built (no client/app.js in ${candidates.join(' or ')}). Run: pnpm --filter @amplifier/viewer build`,
     );
   }
   return found;
