@@ -19,7 +19,8 @@ export function formatTokens(n: number): string {
 export function formatCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined) return '—';
   if (usd === 0) return '$0';
-  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+  // Agent sessions often cost cents: four decimals below a dollar.
+  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
 
 export function formatTime(iso: string | null | undefined): string {
