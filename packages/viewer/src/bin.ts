@@ -21,11 +21,12 @@ try {
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
   } else {
-    await serveSessions({
+    const { done } = await serveSessions({
       ...(values.port !== undefined && { port: parsePort(values.port) }),
       ...(values.home !== undefined && { home: values.home }),
       open: !values['no-open'],
     });
+    await done;
   }
 } catch (error) {
   process.stderr.write(`Error: ${(error as Error).message}\n${USAGE}\n`);

@@ -24,7 +24,13 @@ export function parsePort(value: string): number {
   return port;
 }
 
-export async function serveSessions(options: ServeOptions = {}): Promise<Viewer> {
+export interface Serving {
+  viewer: Viewer;
+  /** Resolves once Ctrl+C (SIGINT) or SIGTERM has closed the server. */
+  done: Promise<void>;
+}
+
+export async function serveSessions(options: ServeOptions = {}): Promise<Serving> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let viewer: Viewer;
   try {
@@ -42,10 +48,14 @@ export async function serveSessions(options: ServeOptions = {}): Promise<Viewer>
   log(`Sessions under ${viewer.home}`);
   log(`Viewer: ${viewer.url}  (Ctrl+C to stop)`);
   if (options.open !== false) openBrowser(viewer.url, (message) => log(`note: ${message}`));
-  const stop = (): void => {
-    void viewer.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return viewer;
+  const done = new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void viewer.close().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return { viewer, done };
 }
