@@ -6,6 +6,7 @@
  * text: Markdown is not rendered, so a link or a tag in a model's answer
  * or a tool's output shows as written.
  */
+import { useState } from 'preact/hooks';
 import type { ToolCall } from '../model/session-fold.js';
 import { asText, formatDuration, oneLine } from './format.js';
 import { html } from './html.js';
@@ -56,13 +57,32 @@ function callsOf(message: Message): CallRef[] {
   return out;
 }
 
-function ToolCallView({ call, event, result }: { call: CallRef; event: ToolCall | undefined; result: Message | undefined }) {
+/** Up to this many tool calls, each shows its input and output at once; past it, on a click (a big session stays quick). */
+export const OPEN_CALLS_UP_TO = 60;
+
+function ToolCallView({
+  call,
+  event,
+  result,
+  startOpen,
+}: {
+  call: CallRef;
+  event: ToolCall | undefined;
+  result: Message | undefined;
+  startOpen: boolean;
+}) {
+  const [open, setOpen] = useState(startOpen);
   const status = event?.status ?? (result === undefined ? 'no result' : 'done');
   const duration = event?.end != null ? formatDuration(event.end - event.start) : '—';
   const approval = event?.approval;
   const output = event !== undefined && event.output !== undefined ? event.output : result?.content;
   const error = event?.error;
-  return html`<details class="tool-call" open data-tool-call-id=${call.id}>
+  return html`<details
+    class="tool-call"
+    open=${open}
+    data-tool-call-id=${call.id}
+    onToggle=${(e: Event) => setOpen((e.currentTarget as HTMLDetailsElement).open)}
+  >
     <summary>
       <span class="tool-name">${call.name}</span>
       <${StatusBadge} status=${status} />
@@ -72,7 +92,7 @@ function ToolCallView({ call, event, result }: { call: CallRef; event: ToolCall 
         : null}
       <span class="preview">${oneLine(call.input, 80)}</span>
     </summary>
-    <div class="io">
+    ${open ? html`<div class="io">
       <h4>Input</h4>
       <pre class="tool-input">${asText(call.input)}</pre>
       ${approval?.reason ? html`<p class=${`approval-reason approval-${approval.decision}`}>Approval ${approval.decision}: ${approval.reason}</p>` : null}
@@ -80,7 +100,7 @@ function ToolCallView({ call, event, result }: { call: CallRef; event: ToolCall 
       <h4>Output</h4>
       <pre class="tool-output">${output === undefined ? '(no output recorded)' : asText(output)}</pre>
       ${event?.subSession ? html`<p>Agent session: <a href=${sessionHref(event.subSession)}>${event.subSession}</a></p>` : null}
-    </div>
+    </div>` : null}
   </details>`;
 }
 
@@ -89,6 +109,7 @@ export function Conversation({ messages, tools }: { messages: Message[]; tools: 
   const results = new Map<string, Message>();
   for (const m of messages) if (m.role === 'tool' && typeof m.tool_call_id === 'string') results.set(m.tool_call_id, m);
   const shown = new Set<string>();
+  const startOpen = transcriptCalls(messages).length <= OPEN_CALLS_UP_TO;
   const items = messages.map((message, i) => {
     const role = String(message.role);
     if (role === 'tool') {
@@ -105,7 +126,7 @@ export function Conversation({ messages, tools }: { messages: Message[]; tools: 
           ? html`<details class="thinking"><summary>thinking</summary><pre class="text">${b.text}</pre></details>`
           : html`<pre class="text">${b.text}</pre>`,
       )}
-      ${calls.map((c) => html`<${ToolCallView} key=${c.id} call=${c} event=${tools.get(c.id)} result=${results.get(c.id)} />`)}
+      ${calls.map((c) => html`<${ToolCallView} key=${c.id} call=${c} event=${tools.get(c.id)} result=${results.get(c.id)} startOpen=${startOpen} />`)}
     </div>`;
   });
   return html`<div class="conversation">${items}</div>`;

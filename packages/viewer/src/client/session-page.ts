@@ -68,6 +68,8 @@ export function SessionPage({ id }: { id: string }) {
           state.messages.push(...(update.messages as Record<string, unknown>[]));
           state.offsets.transcript = update.offset;
         } else if (update.kind === 'summary') {
+          // The stream starts with the summary the page already has: no need to draw it all again.
+          if (JSON.stringify(update.summary) === JSON.stringify(state.summary)) return;
           state.summary = update.summary;
         } else {
           state.problems.push(update.text);
