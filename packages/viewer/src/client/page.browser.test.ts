@@ -71,7 +71,7 @@ describe.skipIf(missing !== null)(`the page in a browser${missing === null ? '' 
     const next = python.locator('xpath=following-sibling::tr[1]');
     await expect(next.locator('.name').textContent()).resolves.toContain('↳');
     await expect(next.locator('.badge').textContent()).resolves.toBe('completed');
-    await p.screenshot({ path: path.join(ARTIFACTS, 'list.png'), fullPage: true });
+    await p.screenshot({ path: path.join(ARTIFACTS, 'list.png') });
     await p.close();
   });
 
@@ -94,6 +94,10 @@ describe.skipIf(missing !== null)(`the page in a browser${missing === null ? '' 
     expect(new Set(lanes).size).toBe(3);
     expect(await p.locator('.tokens-chart rect.input').count()).toBe(4);
     await p.screenshot({ path: path.join(ARTIFACTS, 'session.png'), fullPage: true });
+    // What the README shows (docs/viewer.png is a copy): the top of the page, then a tool call.
+    await p.screenshot({ path: path.join(ARTIFACTS, 'session-top.png') });
+    await bash.scrollIntoViewIfNeeded();
+    await p.screenshot({ path: path.join(ARTIFACTS, 'session-tool-calls.png') });
     await p.close();
   });
 
