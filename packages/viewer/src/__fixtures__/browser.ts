@@ -24,4 +24,9 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /** Where screenshots are kept: packages/viewer/test-artifacts/ (gitignored). */
-export const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-artifacts');
+export const ARTIFACTS = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'test-artifacts',
+);

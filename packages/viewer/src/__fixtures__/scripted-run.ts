@@ -64,7 +64,10 @@ export function writeProject(cwd: string): void {
     const folder = path.join(cwd, 'src', `pkg${d}`);
     fs.mkdirSync(folder, { recursive: true });
     for (let f = 0; f < 60; f++) {
-      const lines = Array.from({ length: 60 }, (_, i) => `export const value${i} = ${i}; // TODO item ${d}-${f}-${i}`);
+      const lines = Array.from(
+        { length: 60 },
+        (_, i) => `export const value${i} = ${i}; // TODO item ${d}-${f}-${i}`,
+      );
       fs.writeFileSync(path.join(folder, `file${f}.ts`), `${lines.join('\n')}\n`);
     }
   }
@@ -80,7 +83,11 @@ export const DEFAULT_SCRIPT: unknown[] = [
     text: 'Let me look for TODOs and read the notes.',
     tool_calls: [
       { id: 'call_grep_a', name: 'grep', arguments: { pattern: 'TODO item 1', path: 'src' } },
-      { id: 'call_grep_b', name: 'grep', arguments: { pattern: 'value4[0-9]', path: 'src', output_mode: 'count' } },
+      {
+        id: 'call_grep_b',
+        name: 'grep',
+        arguments: { pattern: 'value4[0-9]', path: 'src', output_mode: 'count' },
+      },
       { id: 'call_glob', name: 'glob', arguments: { pattern: '**/*.ts' } },
     ],
     usage: { input_tokens: 1200, output_tokens: 80, cost_usd: '0.0042' },
@@ -149,7 +156,13 @@ export async function scriptedRun(
   const context = session.coordinator.get('context') as { getMessages(): Promise<{ role: string }[]> };
   const messages = (await context.getMessages()).filter((m) => m.role !== 'system' && m.role !== 'developer');
   await session.cleanup();
-  fs.writeFileSync(path.join(dir, 'transcript.jsonl'), messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
-  fs.writeFileSync(path.join(dir, 'metadata.json'), JSON.stringify(metadata(options.status ?? 'completed'), null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'transcript.jsonl'),
+    messages.map((m) => `${JSON.stringify(m)}\n`).join(''),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'metadata.json'),
+    JSON.stringify(metadata(options.status ?? 'completed'), null, 2),
+  );
   return { id, dir, cwd };
 }

@@ -34,10 +34,15 @@ export function CostChart({ calls }: { calls: ProviderCall[] }) {
     total += c.usage.cost;
     points.push([points.length, total]);
   }
-  if (points.length === 1) return html`<p class="empty">No cost reported (the provider gave no prices for this model).</p>`;
+  if (points.length === 1)
+    return html`<p class="empty">No cost reported (the provider gave no prices for this model).</p>`;
   const w = Math.max((points.length - 1) * 12, 120);
   const sx = w / (points.length - 1);
-  const d = points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${(x * sx).toFixed(1)},${(H - (y / total) * (H - 4)).toFixed(1)}`).join(' ');
+  const d = points
+    .map(
+      ([x, y], i) => `${i === 0 ? 'M' : 'L'}${(x * sx).toFixed(1)},${(H - (y / total) * (H - 4)).toFixed(1)}`,
+    )
+    .join(' ');
   return html`<figure class="chart cost-chart">
     <svg viewBox=${`0 0 ${w} ${H}`} preserveAspectRatio="none" role="img" aria-label="cost over the calls"><path d=${d} /></svg>
     <figcaption>Cost so far, call by call: ${formatCost(total)}</figcaption>

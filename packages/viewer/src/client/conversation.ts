@@ -8,10 +8,10 @@
  */
 import { useState } from 'preact/hooks';
 import type { ToolCall } from '../model/session-fold.js';
+import { sessionHref } from './api.js';
 import { asText, formatDuration, oneLine } from './format.js';
 import { html } from './html.js';
 import { StatusBadge } from './status-badge.js';
-import { sessionHref } from './api.js';
 
 type Message = Record<string, unknown>;
 
@@ -28,13 +28,18 @@ export function transcriptCalls(messages: readonly Message[]): CallRef[] {
 
 function blocks(content: unknown): { kind: string; text: string }[] {
   if (typeof content === 'string') return [{ kind: 'text', text: content }];
-  if (!Array.isArray(content)) return content === undefined || content === null ? [] : [{ kind: 'text', text: asText(content) }];
+  if (!Array.isArray(content))
+    return content === undefined || content === null ? [] : [{ kind: 'text', text: asText(content) }];
   const out: { kind: string; text: string }[] = [];
   for (const block of content as Record<string, unknown>[]) {
     if (typeof block !== 'object' || block === null) continue;
     const type = String(block.type ?? 'text');
     if (type === 'text') out.push({ kind: 'text', text: asText(block.text) });
-    else if (type === 'thinking' || type === 'reasoning') out.push({ kind: 'thinking', text: asText(block.thinking ?? block.text ?? block.summary ?? block.content) });
+    else if (type === 'thinking' || type === 'reasoning')
+      out.push({
+        kind: 'thinking',
+        text: asText(block.thinking ?? block.text ?? block.summary ?? block.content),
+      });
     else if (type === 'redacted_thinking') out.push({ kind: 'thinking', text: '[redacted thinking]' });
     else if (type === 'tool_call' || type === 'tool_result') continue;
     else out.push({ kind: 'other', text: `[${type}] ${oneLine(block, 300)}` });
@@ -47,11 +52,16 @@ function callsOf(message: Message): CallRef[] {
   const out: CallRef[] = [];
   if (Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls as Record<string, unknown>[]) {
-      out.push({ id: String(call.id ?? ''), name: String(call.tool ?? call.name ?? 'tool'), input: call.arguments ?? call.input });
+      out.push({
+        id: String(call.id ?? ''),
+        name: String(call.tool ?? call.name ?? 'tool'),
+        input: call.arguments ?? call.input,
+      });
     }
   } else if (Array.isArray(message.content)) {
     for (const block of message.content as Record<string, unknown>[]) {
-      if (block?.type === 'tool_call') out.push({ id: String(block.id ?? ''), name: String(block.name ?? 'tool'), input: block.input });
+      if (block?.type === 'tool_call')
+        out.push({ id: String(block.id ?? ''), name: String(block.name ?? 'tool'), input: block.input });
     }
   }
   return out;
@@ -87,12 +97,16 @@ function ToolCallView({
       <span class="tool-name">${call.name}</span>
       <${StatusBadge} status=${status} />
       <span class="duration">${duration}</span>
-      ${approval
-        ? html`<span class=${`approval approval-${approval.decision}`}>approval: ${approval.decision}${approval.source ? ` (${approval.source})` : ''}</span>`
-        : null}
+      ${
+        approval
+          ? html`<span class=${`approval approval-${approval.decision}`}>approval: ${approval.decision}${approval.source ? ` (${approval.source})` : ''}</span>`
+          : null
+      }
       <span class="preview">${oneLine(call.input, 80)}</span>
     </summary>
-    ${open ? html`<div class="io">
+    ${
+      open
+        ? html`<div class="io">
       <h4>Input</h4>
       <pre class="tool-input">${asText(call.input)}</pre>
       ${approval?.reason ? html`<p class=${`approval-reason approval-${approval.decision}`}>Approval ${approval.decision}: ${approval.reason}</p>` : null}
@@ -100,14 +114,17 @@ function ToolCallView({
       <h4>Output</h4>
       <pre class="tool-output">${output === undefined ? '(no output recorded)' : asText(output)}</pre>
       ${event?.subSession ? html`<p>Agent session: <a href=${sessionHref(event.subSession)}>${event.subSession}</a></p>` : null}
-    </div>` : null}
+    </div>`
+        : null
+    }
   </details>`;
 }
 
 export function Conversation({ messages, tools }: { messages: Message[]; tools: Map<string, ToolCall> }) {
   if (messages.length === 0) return html`<p class="empty">No messages.</p>`;
   const results = new Map<string, Message>();
-  for (const m of messages) if (m.role === 'tool' && typeof m.tool_call_id === 'string') results.set(m.tool_call_id, m);
+  for (const m of messages)
+    if (m.role === 'tool' && typeof m.tool_call_id === 'string') results.set(m.tool_call_id, m);
   const shown = new Set<string>();
   const startOpen = transcriptCalls(messages).length <= OPEN_CALLS_UP_TO;
   const items = messages.map((message, i) => {

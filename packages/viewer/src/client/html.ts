@@ -3,6 +3,6 @@ import htmModule from 'htm';
 import { h, type VNode } from 'preact';
 
 // htm's types describe its CommonJS build (a namespace with `default`); the browser loads its ES module build.
-const htm = htmModule as unknown as (typeof import('htm'))['default'];
+const htm = htmModule as unknown as typeof import('htm')['default'];
 
 export const html: (strings: TemplateStringsArray, ...values: unknown[]) => VNode = htm.bind(h) as never;

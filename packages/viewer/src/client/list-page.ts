@@ -56,7 +56,11 @@ export function ListPage() {
     let stopped = false;
     const load = (): void => {
       fetchSessions()
-        .then((s) => !stopped && (setState(s), setError(null)))
+        .then((s) => {
+          if (stopped) return;
+          setState(s);
+          setError(null);
+        })
         .catch((e: Error) => !stopped && setError(e.message));
     };
     load();
@@ -72,11 +76,13 @@ export function ListPage() {
     <h1>Sessions</h1>
     <p class="sub">${state.sessions.length} sessions under ${state.home}</p>
     ${error !== null ? html`<p class="problem">${error}</p>` : null}
-    ${state.sessions.length === 0
-      ? html`<p class="empty">No sessions yet. Run <code>amplifier run "..."</code> and they appear here.</p>`
-      : html`<table class="sessions">
+    ${
+      state.sessions.length === 0
+        ? html`<p class="empty">No sessions yet. Run <code>amplifier run "..."</code> and they appear here.</p>`
+        : html`<table class="sessions">
           <thead><tr><th>Session</th><th>Status</th><th>Model</th><th>Duration</th><th>Tokens in / out</th><th>Cost</th><th>Tools</th><th>Updated</th></tr></thead>
           <tbody>${rows(state.sessions)}</tbody>
-        </table>`}
+        </table>`
+    }
   </main>`;
 }

@@ -114,8 +114,10 @@ export function SessionPage({ id }: { id: string }) {
     [live?.version, live],
   );
 
-  if (error !== null) return html`<main class="session-page"><p class="problem">${error}</p><p><a href="#/">All sessions</a></p></main>`;
-  if (live === null) return html`<main class="session-page"><p class="loading">Loading the session…</p></main>`;
+  if (error !== null)
+    return html`<main class="session-page"><p class="problem">${error}</p><p><a href="#/">All sessions</a></p></main>`;
+  if (live === null)
+    return html`<main class="session-page"><p class="loading">Loading the session…</p></main>`;
   const s = live.summary;
   const calls = [...live.fold.calls, ...live.fold.toolCalls];
   const now = s.status === 'running' ? Date.now() : (live.fold.end ?? Date.now());
@@ -123,19 +125,26 @@ export function SessionPage({ id }: { id: string }) {
     <h1>${s.name ?? s.agent ?? s.id}${s.status === 'running' ? html` <span class="live-dot" title="following the session live">live</span>` : null}</h1>
     <p class="sub">${s.id}${s.writer === 'amplifier' ? ' · written by Amplifier (Python)' : ''}</p>
     <${Summary} s=${s} />
-    ${live.problems.length > 0
-      ? html`<section class="problems"><h2>What could not be read</h2><ul>${live.problems.map((p, i) => html`<li key=${i}>${p}</li>`)}</ul></section>`
-      : null}
+    ${
+      live.problems.length > 0
+        ? html`<section class="problems"><h2>What could not be read</h2><ul>${live.problems.map((p, i) => html`<li key=${i}>${p}</li>`)}</ul></section>`
+        : null
+    }
     <section><h2>Timeline</h2><${Timeline} calls=${calls} now=${now} /></section>
     <section class="charts"><h2>Tokens and cost</h2><div class="chart-row"><${TokenChart} calls=${live.fold.calls} /><${CostChart} calls=${live.fold.calls} /></div></section>
-    ${live.fold.errors.length > 0
-      ? html`<section class="errors"><h2>Errors</h2><ul>${live.fold.errors.map((e, i) => html`<li key=${i}>${e.text}</li>`)}</ul></section>`
-      : null}
-    ${live.detail.children.length > 0
-      ? html`<section class="children"><h2>Agent sessions</h2><ul>${live.detail.children.map(
-          (c) => html`<li key=${c.id}><a href=${sessionHref(c.id)}>${c.agent ?? c.name ?? c.id}</a> <${StatusBadge} status=${c.status} /> ${formatDuration(c.durationMs)}</li>`,
-        )}</ul></section>`
-      : null}
+    ${
+      live.fold.errors.length > 0
+        ? html`<section class="errors"><h2>Errors</h2><ul>${live.fold.errors.map((e, i) => html`<li key=${i}>${e.text}</li>`)}</ul></section>`
+        : null
+    }
+    ${
+      live.detail.children.length > 0
+        ? html`<section class="children"><h2>Agent sessions</h2><ul>${live.detail.children.map(
+            (c) =>
+              html`<li key=${c.id}><a href=${sessionHref(c.id)}>${c.agent ?? c.name ?? c.id}</a> <${StatusBadge} status=${c.status} /> ${formatDuration(c.durationMs)}</li>`,
+          )}</ul></section>`
+        : null
+    }
     <section><h2>Conversation</h2><${Conversation} messages=${live.messages} tools=${tools} /></section>
   </main>`;
 }

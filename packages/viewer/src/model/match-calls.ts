@@ -11,7 +11,10 @@ export interface CallRef {
   name: string;
 }
 
-export function matchToolCalls(transcript: readonly CallRef[], logged: readonly ToolCall[]): Map<string, ToolCall> {
+export function matchToolCalls(
+  transcript: readonly CallRef[],
+  logged: readonly ToolCall[],
+): Map<string, ToolCall> {
   const out = new Map<string, ToolCall>();
   const byId = new Map(logged.map((c) => [c.id, c]));
   const used = new Set<ToolCall>();

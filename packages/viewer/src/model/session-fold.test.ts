@@ -23,7 +23,8 @@ const PYTHON = path.join(
 
 function fold(file: string): SessionFold {
   const out = new SessionFold();
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) if (line.trim()) out.add(JSON.parse(line) as EventRecord);
+  for (const line of fs.readFileSync(file, 'utf8').split('\n'))
+    if (line.trim()) out.add(JSON.parse(line) as EventRecord);
   return out;
 }
 
@@ -33,11 +34,24 @@ describe('SessionFold over a real scripted run', () => {
     const f = fold(path.join(run.dir, 'events.jsonl'));
     expect(f.calls).toHaveLength(4);
     expect(f.calls.every((c) => c.status === 'ok' && c.model === 'mock-model')).toBe(true);
-    expect(f.totals()).toMatchObject({ input: 1200 + 2400 + 2600 + 2900, output: 80 + 40 + 30 + 60, calls: 4 });
+    expect(f.totals()).toMatchObject({
+      input: 1200 + 2400 + 2600 + 2900,
+      output: 80 + 40 + 30 + 60,
+      calls: 4,
+    });
     const byId = new Map(f.toolCalls.map((c) => [c.id, c]));
-    expect([...byId.keys()].sort()).toEqual(['call_bash', 'call_glob', 'call_grep_a', 'call_grep_b', 'call_read']);
+    expect([...byId.keys()].sort()).toEqual([
+      'call_bash',
+      'call_glob',
+      'call_grep_a',
+      'call_grep_b',
+      'call_read',
+    ]);
     expect(byId.get('call_bash')).toMatchObject({ status: 'denied', approval: { decision: 'denied' } });
-    expect(byId.get('call_read')).toMatchObject({ status: 'ok', approval: { decision: 'granted', source: 'rule' } });
+    expect(byId.get('call_read')).toMatchObject({
+      status: 'ok',
+      approval: { decision: 'granted', source: 'rule' },
+    });
     expect(JSON.stringify(byId.get('call_read')!.output)).toContain('<script>window.__pwned');
     for (const call of f.toolCalls) expect(call.end).not.toBeNull();
     // The three calls of the first response ran at once: three rows on the timeline.
@@ -74,12 +88,36 @@ describe('SessionFold over Python Amplifier events', () => {
 describe('SessionFold with what a log may lack', () => {
   it('a response without its request, an error response, a tool error and a cut-off call', () => {
     const f = new SessionFold();
-    f.add({ event: 'llm:response', ts: '2026-01-01T00:00:02.000Z', status: 'ok', duration_ms: 500, data: { provider: 'p' } });
+    f.add({
+      event: 'llm:response',
+      ts: '2026-01-01T00:00:02.000Z',
+      status: 'ok',
+      duration_ms: 500,
+      data: { provider: 'p' },
+    });
     f.add({ event: 'llm:request', ts: '2026-01-01T00:00:03.000Z', data: { provider: 'p', model: 'm' } });
-    f.add({ event: 'llm:response', ts: '2026-01-01T00:00:04.000Z', status: 'error', error: { type: 'RateLimit', message: 'slow down' }, data: { provider: 'p' } });
-    f.add({ event: 'tool:pre', ts: '2026-01-01T00:00:05.000Z', data: { tool_name: 'bash', tool_call_id: 'a' } });
-    f.add({ event: 'tool:error', ts: '2026-01-01T00:00:06.000Z', data: { tool_name: 'bash', tool_call_id: 'a', error: { type: 'RuntimeError', msg: 'boom' } } });
-    f.add({ event: 'tool:pre', ts: '2026-01-01T00:00:07.000Z', data: { tool_name: 'grep', tool_call_id: 'b' } });
+    f.add({
+      event: 'llm:response',
+      ts: '2026-01-01T00:00:04.000Z',
+      status: 'error',
+      error: { type: 'RateLimit', message: 'slow down' },
+      data: { provider: 'p' },
+    });
+    f.add({
+      event: 'tool:pre',
+      ts: '2026-01-01T00:00:05.000Z',
+      data: { tool_name: 'bash', tool_call_id: 'a' },
+    });
+    f.add({
+      event: 'tool:error',
+      ts: '2026-01-01T00:00:06.000Z',
+      data: { tool_name: 'bash', tool_call_id: 'a', error: { type: 'RuntimeError', msg: 'boom' } },
+    });
+    f.add({
+      event: 'tool:pre',
+      ts: '2026-01-01T00:00:07.000Z',
+      data: { tool_name: 'grep', tool_call_id: 'b' },
+    });
     f.add({ event: 'no-time' });
     expect(f.calls[0]).toMatchObject({ start: Date.parse('2026-01-01T00:00:01.500Z'), status: 'ok' });
     expect(f.calls[1]).toMatchObject({ status: 'error', error: 'RateLimit: slow down' });

@@ -257,7 +257,8 @@ export class SessionFold {
 
   #toolEnd(record: EventRecord, t: number): void {
     // Python Amplifier's tool events carry no call id: the oldest open call of that tool.
-    let call = asString(field(record, 'tool_call_id')) === null ? this.#oldestOpen(record) : this.#toolFor(record);
+    let call =
+      asString(field(record, 'tool_call_id')) === null ? this.#oldestOpen(record) : this.#toolFor(record);
     call ??= this.#newTool(record, t);
     call.end = Math.max(t, call.start);
     const result = asObject(field(record, 'result')) ?? asObject(field(record, 'tool_result'));
@@ -270,7 +271,8 @@ export class SessionFold {
     if (result !== null && ('success' in result || 'output' in result || 'error' in result)) {
       call.output = result.output;
       call.status = result.success === false ? 'error' : 'ok';
-      call.error = result.success === false ? (errorText(result.error) ?? 'the tool reported a failure') : null;
+      call.error =
+        result.success === false ? (errorText(result.error) ?? 'the tool reported a failure') : null;
     } else {
       call.output = field(record, 'result') ?? field(record, 'tool_result');
       call.status = 'ok';
@@ -279,7 +281,9 @@ export class SessionFold {
 
   #oldestOpen(record: EventRecord): ToolCall | undefined {
     const name = asString(field(record, 'tool_name'));
-    return this.toolCalls.find((c) => c.end === null && c.status === 'running' && (name === null || c.name === name));
+    return this.toolCalls.find(
+      (c) => c.end === null && c.status === 'running' && (name === null || c.name === name),
+    );
   }
 
   #approval(record: EventRecord, t: number): void {
@@ -288,7 +292,11 @@ export class SessionFold {
     if (call === undefined && record.event === 'approval:required') call = this.#newTool(record, t);
     if (call === undefined) return;
     const decision =
-      record.event === 'approval:granted' ? 'granted' : record.event === 'approval:denied' ? 'denied' : 'asked';
+      record.event === 'approval:granted'
+        ? 'granted'
+        : record.event === 'approval:denied'
+          ? 'denied'
+          : 'asked';
     call.approval = {
       decision,
       reason: asString(field(record, 'reason')) ?? asString(field(record, 'action')),

@@ -28,7 +28,10 @@ export interface SnapshotOptions<T> {
 
 const CHUNK = 256 * 1024;
 
-export async function readJsonlSnapshot<T>(file: string, options: SnapshotOptions<T> = {}): Promise<JsonlSnapshot<T>> {
+export async function readJsonlSnapshot<T>(
+  file: string,
+  options: SnapshotOptions<T> = {},
+): Promise<JsonlSnapshot<T>> {
   const notes: JsonlNote[] = [];
   const out: JsonlSnapshot<T> = { records: [], offset: 0, notes, dropped: 0, missing: false };
   let handle: fs.promises.FileHandle;

@@ -8,7 +8,12 @@ import { SessionReader } from './session-reader.js';
 
 afterEach(removeTempDirs);
 
-const PYTHON_HOME = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '__fixtures__', 'amplifier-home');
+const PYTHON_HOME = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '__fixtures__',
+  'amplifier-home',
+);
 
 function folderOf(home: string, id: string) {
   const folder = findSessionFolders(home).find((f) => f.id === id);
@@ -105,12 +110,20 @@ describe('SessionReader', () => {
   it('a huge session: the first maxEvents records, the rest counted; long strings cut with a note', async () => {
     const home = tempDir();
     const lines: string[] = [];
-    for (let i = 0; i < 500; i++) lines.push(record('tool:pre', '2026-01-01T00:00:00.000Z', { tool_name: 't', tool_call_id: `c${i}` }));
-    lines.push(record('tool:post', '2026-01-01T00:00:01.000Z', { tool_call_id: 'c0', result: { success: true, output: 'x'.repeat(100_000) } }));
+    for (let i = 0; i < 500; i++)
+      lines.push(record('tool:pre', '2026-01-01T00:00:00.000Z', { tool_name: 't', tool_call_id: `c${i}` }));
+    lines.push(
+      record('tool:post', '2026-01-01T00:00:01.000Z', {
+        tool_call_id: 'c0',
+        result: { success: true, output: 'x'.repeat(100_000) },
+      }),
+    );
     session(home, 'huge', { 'events.jsonl': lines.join(''), 'metadata.json': '{"status":"completed"}' });
     const detail = await new SessionReader({ maxEvents: 100 }).detail(folderOf(home, 'huge'), []);
     expect(detail.events).toHaveLength(100);
-    expect(detail.summary.problems.join('\n')).toContain('events.jsonl has 501 records; the first 100 are shown');
+    expect(detail.summary.problems.join('\n')).toContain(
+      'events.jsonl has 501 records; the first 100 are shown',
+    );
     const small = await new SessionReader().detail(folderOf(home, 'huge'), []);
     const output = JSON.stringify(small.events.at(-1));
     expect(output.length).toBeLessThan(25_000);

@@ -27,7 +27,12 @@ export const DEFAULT_LIMITS: ReadLimits = { maxEvents: 50_000, maxMessages: 20_0
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
 function isMessage(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { role?: unknown }).role === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { role?: unknown }).role === 'string'
+  );
 }
 
 function isAlive(pid: number): boolean {
@@ -66,13 +71,18 @@ export function readMetadata(dir: string): MetadataRead {
     }
     return { metadata: null, problem: 'metadata.json is not a JSON object; it is ignored' };
   } catch (error) {
-    return { metadata: null, problem: `metadata.json is not valid JSON (${(error as Error).message}); it is ignored` };
+    return {
+      metadata: null,
+      problem: `metadata.json is not valid JSON (${(error as Error).message}); it is ignored`,
+    };
   }
 }
 
 function noteText(note: JsonlNote): string {
   // The parser's message starts with the file's path: the folder is the session's, the name is enough.
-  return note.message.startsWith(note.file) ? `${path.basename(note.file)}${note.message.slice(note.file.length)}` : note.message;
+  return note.message.startsWith(note.file)
+    ? `${path.basename(note.file)}${note.message.slice(note.file.length)}`
+    : note.message;
 }
 
 /** The summary from what was read; `fold` holds the event log. */
@@ -84,14 +94,25 @@ export function summarize(
 ): SessionSummary {
   const m = metadata ?? {};
   const totals = fold.totals();
-  let status = nonEmpty(m.status) ? m.status : (fold.endStatus ?? (metadata !== null ? 'completed' : 'unknown'));
+  let status = nonEmpty(m.status)
+    ? m.status
+    : (fold.endStatus ?? (metadata !== null ? 'completed' : 'unknown'));
   const pid = typeof m.pid === 'number' ? m.pid : 0;
   if (status === 'running' && pid !== process.pid && (pid <= 0 || !isAlive(pid))) status = 'interrupted';
-  const created = nonEmpty(m.created) ? m.created : fold.start !== null ? new Date(fold.start).toISOString() : null;
-  const updated = nonEmpty(m.updated) ? m.updated : fold.end !== null ? new Date(fold.end).toISOString() : null;
+  const created = nonEmpty(m.created)
+    ? m.created
+    : fold.start !== null
+      ? new Date(fold.start).toISOString()
+      : null;
+  const updated = nonEmpty(m.updated)
+    ? m.updated
+    : fold.end !== null
+      ? new Date(fold.end).toISOString()
+      : null;
   let durationMs: number | null = null;
   if (fold.start !== null && fold.end !== null) durationMs = fold.end - fold.start;
-  else if (created !== null && updated !== null) durationMs = Math.max(0, Date.parse(updated) - Date.parse(created)) || null;
+  else if (created !== null && updated !== null)
+    durationMs = Math.max(0, Date.parse(updated) - Date.parse(created)) || null;
   const model = nonEmpty(m.model) && m.model !== 'unknown' ? m.model : fold.model;
   return {
     id: nonEmpty(m.session_id) ? m.session_id : folder.id,
@@ -106,7 +127,12 @@ export function summarize(
     created,
     updated,
     durationMs,
-    tokens: { input: totals.input, output: totals.output, cacheRead: totals.cacheRead, cacheWrite: totals.cacheWrite },
+    tokens: {
+      input: totals.input,
+      output: totals.output,
+      cacheRead: totals.cacheRead,
+      cacheWrite: totals.cacheWrite,
+    },
     cost: totals.cost,
     providerCalls: totals.calls,
     toolCalls: fold.toolCalls.length,
@@ -136,7 +162,10 @@ async function readFolder(folder: SessionFolder, limits: ReadLimits, withMessage
     maxRecords: limits.maxEvents,
   });
   for (const record of events.records) fold.add(record);
-  if (events.missing) problems.push('events.jsonl is missing (no logging hook was mounted): no timeline, tokens or tool timings');
+  if (events.missing)
+    problems.push(
+      'events.jsonl is missing (no logging hook was mounted): no timeline, tokens or tool timings',
+    );
   if (events.dropped > 0) {
     problems.push(
       `events.jsonl has ${events.records.length + events.dropped} records; the first ${events.records.length} are shown (the rest are not read into the page)`,
@@ -152,7 +181,10 @@ async function readFolder(folder: SessionFolder, limits: ReadLimits, withMessage
     : undefined;
   if (transcript !== undefined) {
     if (transcript.missing) problems.push('transcript.jsonl is missing: the conversation cannot be shown');
-    if (transcript.dropped > 0) problems.push(`transcript.jsonl has ${transcript.records.length + transcript.dropped} messages; the first ${transcript.records.length} are shown`);
+    if (transcript.dropped > 0)
+      problems.push(
+        `transcript.jsonl has ${transcript.records.length + transcript.dropped} messages; the first ${transcript.records.length} are shown`,
+      );
     for (const note of transcript.notes) problems.push(noteText(note));
   }
   return {
@@ -196,7 +228,9 @@ export class SessionReader {
       const read = await readFolder(folder, this.#limits, false);
       summary = summarize(folder, read.metadata, read.fold, read.problems);
     } catch (error) {
-      summary = summarize(folder, null, new SessionFold(), [`the session cannot be read: ${(error as Error).message}`]);
+      summary = summarize(folder, null, new SessionFold(), [
+        `the session cannot be read: ${(error as Error).message}`,
+      ]);
     }
     this.#cache.set(folder.dir, { key, summary });
     return summary;

@@ -16,7 +16,9 @@ import { trimValue } from '../reader/trim.js';
 import { JsonlTail } from './jsonl-tail.js';
 
 function isMessage(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { role?: unknown }).role === 'string';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { role?: unknown }).role === 'string'
+  );
 }
 
 export interface LiveOptions {
@@ -32,8 +34,10 @@ export function streamSession(response: ServerResponse, options: LiveOptions): (
   const onNote = (note: { message: string; kind: string }): void => {
     if (note.kind !== 'torn_last_line') problems.push(note.message);
   };
-  const events = new JsonlTail<EventRecord>(path.join(folder.dir, 'events.jsonl'), options.offsets.events, () =>
-    new JsonlParser<EventRecord>('events.jsonl', { accept: isLogRecord, what: 'log record', onNote }),
+  const events = new JsonlTail<EventRecord>(
+    path.join(folder.dir, 'events.jsonl'),
+    options.offsets.events,
+    () => new JsonlParser<EventRecord>('events.jsonl', { accept: isLogRecord, what: 'log record', onNote }),
   );
   const transcript = new JsonlTail<Record<string, unknown>>(
     path.join(folder.dir, 'transcript.jsonl'),
@@ -60,7 +64,8 @@ export function streamSession(response: ServerResponse, options: LiveOptions): (
       do {
         again = false;
         const records = events.read();
-        if (records.length > 0) send({ kind: 'events', records: records.map((r) => trimValue(r)), offset: events.offset });
+        if (records.length > 0)
+          send({ kind: 'events', records: records.map((r) => trimValue(r)), offset: events.offset });
         const messages = transcript.read();
         if (messages.length > 0) {
           send({ kind: 'messages', messages: messages.map((m) => trimValue(m)), offset: transcript.offset });

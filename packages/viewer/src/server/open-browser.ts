@@ -14,7 +14,9 @@ export function openBrowser(url: string, onError: (message: string) => void): vo
         : ['xdg-open', [url]];
   try {
     const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
-    child.on('error', (error) => onError(`could not open a browser (${command}: ${error.message}); open the URL yourself`));
+    child.on('error', (error) =>
+      onError(`could not open a browser (${command}: ${error.message}); open the URL yourself`),
+    );
     child.unref();
   } catch (error) {
     onError(`could not open a browser (${(error as Error).message}); open the URL yourself`);

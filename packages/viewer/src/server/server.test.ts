@@ -7,7 +7,12 @@ import { removeTempDirs, scriptedRun, tempDir } from '../__fixtures__/scripted-r
 import type { LiveUpdate, SessionDetail, SessionSummary } from '../model/summary.js';
 import { startViewer, type Viewer } from './server.js';
 
-const PYTHON_HOME = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '__fixtures__', 'amplifier-home');
+const PYTHON_HOME = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '__fixtures__',
+  'amplifier-home',
+);
 
 const viewers: Viewer[] = [];
 afterEach(async () => {
@@ -29,17 +34,24 @@ async function getJson<T>(url: string): Promise<{ status: number; body: T }> {
 /** A GET with a chosen Host header (fetch does not let a caller set it). */
 function rawGet(port: number, pathname: string, host: string, method = 'GET'): Promise<number> {
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, path: pathname, method, headers: { host } }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
+    const request = http.request(
+      { host: '127.0.0.1', port, path: pathname, method, headers: { host } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
     request.on('error', reject);
     request.end();
   });
 }
 
 /** Reads server-sent events until `until` says enough; returns them all. */
-async function readLive(url: string, until: (updates: LiveUpdate[]) => boolean, act: () => void): Promise<LiveUpdate[]> {
+async function readLive(
+  url: string,
+  until: (updates: LiveUpdate[]) => boolean,
+  act: () => void,
+): Promise<LiveUpdate[]> {
   const controller = new AbortController();
   const response = await fetch(url, { signal: controller.signal });
   expect(response.headers.get('content-type')).toContain('text/event-stream');
@@ -83,7 +95,11 @@ describe('the viewer server (real HTTP on 127.0.0.1)', () => {
     const list = await getJson<{ home: string; sessions: SessionSummary[] }>(`${v.url}api/sessions`);
     expect(list.status).toBe(200);
     expect(list.body.sessions.map((s) => s.id)[0]).toBe(run.id);
-    expect(list.body.sessions.map((s) => s.writer).sort()).toEqual(['amplifier', 'amplifier', 'amplifier-ts']);
+    expect(list.body.sessions.map((s) => s.writer).sort()).toEqual([
+      'amplifier',
+      'amplifier',
+      'amplifier-ts',
+    ]);
     const detail = await getJson<SessionDetail>(`${v.url}api/sessions/${run.id}`);
     expect(detail.status).toBe(200);
     expect(detail.body.summary.toolCalls).toBe(5);
@@ -102,7 +118,13 @@ describe('the viewer server (real HTTP on 127.0.0.1)', () => {
     expect(nonce).toBeDefined();
     expect(csp).toContain("default-src 'self'");
     expect(await response.text()).toContain(`<script type="importmap" nonce="${nonce}">`);
-    for (const asset of ['client/app.js', 'vendor/preact.mjs', 'vendor/hooks.mjs', 'vendor/htm.mjs', 'model/session-fold.js']) {
+    for (const asset of [
+      'client/app.js',
+      'vendor/preact.mjs',
+      'vendor/hooks.mjs',
+      'vendor/htm.mjs',
+      'model/session-fold.js',
+    ]) {
       const r = await fetch(`${v.url}assets/${asset}`);
       expect(r.status, asset).toBe(200);
       expect(r.headers.get('content-type')).toContain('javascript');
@@ -152,8 +174,12 @@ describe('the viewer server (real HTTP on 127.0.0.1)', () => {
     const records = updates.flatMap((u) => (u.kind === 'events' ? u.records : []));
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ event: 'tool:pre', data: { tool_call_id: 'live_1' } });
-    expect(updates.flatMap((u) => (u.kind === 'messages' ? u.messages : []))).toEqual([{ role: 'user', content: 'and now?' }]);
-    expect(updates.find((u) => u.kind === 'problem')).toMatchObject({ text: expect.stringContaining('is not valid JSON') });
+    expect(updates.flatMap((u) => (u.kind === 'messages' ? u.messages : []))).toEqual([
+      { role: 'user', content: 'and now?' },
+    ]);
+    expect(updates.find((u) => u.kind === 'problem')).toMatchObject({
+      text: expect.stringContaining('is not valid JSON'),
+    });
     // The server is still fine.
     expect((await fetch(`${v.url}api/sessions`)).status).toBe(200);
   });

@@ -21,7 +21,7 @@ export class SessionIndex {
   }
 
   get(id: string): SessionFolder | undefined {
-    return this.#byId.get(id) ?? (this.scan(), this.#byId.get(id));
+    if (!this.#byId.has(id)) this.scan();
+    return this.#byId.get(id);
   }
-
 }

@@ -39,7 +39,10 @@ export interface Asset {
 /** The file for `/assets/<rel>`, or undefined (unknown folder or type, `..`, missing). */
 export function readAsset(root: string, rel: string): Asset | undefined {
   const parts = rel.split('/');
-  if (!FOLDERS.has(parts[0] ?? '') || parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\'))) {
+  if (
+    !FOLDERS.has(parts[0] ?? '') ||
+    parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\'))
+  ) {
     return undefined;
   }
   const type = TYPES[path.extname(rel)];
