@@ -23,8 +23,9 @@ export function Timeline({ calls, now }: { calls: (ProviderCall | ToolCall)[]; n
   const { lanes, count } = assignLanes(calls, now);
   const bars = calls.map((call, i) => {
     const end = call.end ?? now;
-    const left = ((call.start - t0) / span) * 100;
-    const width = Math.max(((end - call.start) / span) * 100, 0.15);
+    // A call of a few ms in a long session still gets a visible sliver, kept inside the lane.
+    const width = Math.max(((end - call.start) / span) * 100, 0.4);
+    const left = Math.min(((call.start - t0) / span) * 100, 100 - width);
     const label =
       call.kind === 'provider' ? `${call.provider}${call.model ? ` ${call.model}` : ''}` : call.name;
     const duration = formatDuration(end - call.start);
