@@ -12,7 +12,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fmt, type Group, type GroupOptions, missing, notAvailable, type Row, sampleRow, summarize } from './stats.js';
+import {
+  fmt,
+  type Group,
+  type GroupOptions,
+  missing,
+  notAvailable,
+  type Row,
+  sampleRow,
+  summarize,
+} from './stats.js';
 
 const GROUP = 'view';
 const CHROMIUM = process.env.AMPLIFIER_CHROMIUM ?? '/usr/bin/chromium';
@@ -27,7 +36,12 @@ export function writeSession(home: string, steps: number): { last: string; event
   const schema = { name: 'amplifier.log', ver: '1.0.0' };
   const events: string[] = [];
   const messages: string[] = [JSON.stringify({ role: 'user', content: 'Go through the repository.' })];
-  const rec = (event: string, at: number, data: Record<string, unknown>, extra: Record<string, unknown> = {}): void => {
+  const rec = (
+    event: string,
+    at: number,
+    data: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ): void => {
     events.push(JSON.stringify({ ts: ts(at), lvl: 'INFO', schema, event, session_id: ID, ...extra, data }));
   };
   const output = 'x'.repeat(380);
@@ -35,17 +49,40 @@ export function writeSession(home: string, steps: number): { last: string; event
   for (let s = 0; s < steps; s++) {
     const at = s * 1000;
     rec('provider:request', at, { provider: 'anthropic', iteration: s });
-    rec('llm:request', at + 1, { provider: 'anthropic', model: 'claude-sonnet-4-5', message_count: 1 + s * 3 });
+    rec('llm:request', at + 1, {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      message_count: 1 + s * 3,
+    });
     rec(
       'llm:response',
       at + 400,
-      { provider: 'anthropic', model: 'claude-sonnet-4-5', usage: { input_tokens: 2000 + s * 50, output_tokens: 80, cost_usd: '0.0071' } },
+      {
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        usage: { input_tokens: 2000 + s * 50, output_tokens: 80, cost_usd: '0.0071' },
+      },
       { status: 'ok', duration_ms: 399 },
     );
-    const calls = [0, 1].map((k) => ({ id: `call_${s}_${k}`, tool: 'grep', arguments: { pattern: `TODO ${s}`, path: `src/${k}` } }));
-    messages.push(JSON.stringify({ role: 'assistant', content: [{ type: 'text', text: `Step ${s}.` }], tool_calls: calls }));
+    const calls = [0, 1].map((k) => ({
+      id: `call_${s}_${k}`,
+      tool: 'grep',
+      arguments: { pattern: `TODO ${s}`, path: `src/${k}` },
+    }));
+    messages.push(
+      JSON.stringify({
+        role: 'assistant',
+        content: [{ type: 'text', text: `Step ${s}.` }],
+        tool_calls: calls,
+      }),
+    );
     for (const [k, call] of calls.entries()) {
-      rec('tool:pre', at + 410 + k, { tool_name: 'grep', tool_call_id: call.id, tool_input: call.arguments, parallel_group_id: `g${s}` });
+      rec('tool:pre', at + 410 + k, {
+        tool_name: 'grep',
+        tool_call_id: call.id,
+        tool_input: call.arguments,
+        parallel_group_id: `g${s}`,
+      });
     }
     for (const [k, call] of calls.entries()) {
       rec('tool:post', at + 600 + k * 50, {
@@ -55,7 +92,9 @@ export function writeSession(home: string, steps: number): { last: string; event
         result: { success: true, output: `${call.id}: ${output}` },
         parallel_group_id: `g${s}`,
       });
-      messages.push(JSON.stringify({ role: 'tool', tool_call_id: call.id, content: `${call.id}: ${output}` }));
+      messages.push(
+        JSON.stringify({ role: 'tool', tool_call_id: call.id, content: `${call.id}: ${output}` }),
+      );
       last = call.id;
     }
     rec('provider:response', at + 401, { provider: 'anthropic', tool_calls: true });
@@ -64,14 +103,29 @@ export function writeSession(home: string, steps: number): { last: string; event
   fs.writeFileSync(path.join(dir, 'transcript.jsonl'), `${messages.join('\n')}\n`);
   fs.writeFileSync(
     path.join(dir, 'metadata.json'),
-    JSON.stringify({ session_id: ID, created: ts(0), updated: ts(steps * 1000), cwd: '/bench', status: 'completed', name: '10,000 events', cli_version: '0.1.0' }),
+    JSON.stringify({
+      session_id: ID,
+      created: ts(0),
+      updated: ts(steps * 1000),
+      cwd: '/bench',
+      status: 'completed',
+      name: '10,000 events',
+      cli_version: '0.1.0',
+    }),
   );
   return { last, events: events.length };
 }
 
 async function run(options: GroupOptions): Promise<Row[]> {
   const what = 'viewer: a 10,000-event session, page.goto to the last tool call shown';
-  if (!fs.existsSync(CHROMIUM)) return [notAvailable(GROUP, what, `no Chromium at ${CHROMIUM} (apt-get install chromium, or set AMPLIFIER_CHROMIUM)`)];
+  if (!fs.existsSync(CHROMIUM))
+    return [
+      notAvailable(
+        GROUP,
+        what,
+        `no Chromium at ${CHROMIUM} (apt-get install chromium, or set AMPLIFIER_CHROMIUM)`,
+      ),
+    ];
   for (const specifier of ['@amplifier/viewer', 'playwright-core']) {
     const reason = await missing(specifier);
     if (reason !== undefined) return [notAvailable(GROUP, what, reason)];
@@ -82,7 +136,10 @@ async function run(options: GroupOptions): Promise<Row[]> {
   const steps = options.quick ? 250 : 1250;
   const { last, events } = writeSession(home, steps);
   const viewer = await startViewer({ home });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   try {
     const runs = Math.max(5, options.runs);
     options.log(`view: ${events} events, ${runs} samples`);
@@ -97,7 +154,9 @@ async function run(options: GroupOptions): Promise<Row[]> {
       const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const p0 = performance.now();
       await tab.goto(`${viewer.url}#/session/${ID}`);
-      await tab.locator(`details.tool-call[data-tool-call-id="${last}"] .tool-name`).waitFor({ timeout: 120_000 });
+      await tab
+        .locator(`details.tool-call[data-tool-call-id="${last}"] .tool-name`)
+        .waitFor({ timeout: 120_000 });
       const p = performance.now() - p0;
       const l0 = performance.now();
       await tab.goto(`${viewer.url}#/`);
@@ -119,7 +178,7 @@ async function run(options: GroupOptions): Promise<Row[]> {
         note: `the server's share of the page time above: ${fmt((100 * summarize(api).median) / summarize(page).median)} %`,
       }),
       sampleRow(GROUP, 'viewer: the list page over the same folder, reload to the row shown', list, 'ms', {
-        note: 'the summary is cached by the files\' size and time after the first read',
+        note: "the summary is cached by the files' size and time after the first read",
       }),
     ];
   } finally {

@@ -27,7 +27,9 @@ describe('amplifier view', () => {
       child.on('exit', (code) => reject(new Error(`view exited with ${code}: ${stderr}`)));
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const list = (await (await fetch(`${url}api/sessions`)).json()) as { sessions: { name: string; status: string }[] };
+    const list = (await (await fetch(`${url}api/sessions`)).json()) as {
+      sessions: { name: string; status: string }[];
+    };
     expect(list.sessions).toMatchObject([{ name: 'look at me', status: 'completed' }]);
     expect((await fetch(url)).headers.get('content-type')).toContain('text/html');
     child.kill('SIGINT');
@@ -35,7 +37,10 @@ describe('amplifier view', () => {
   });
 
   it('a bad --port is a usage error', async () => {
-    const result = await runCli(['view', '--no-open', '--port', 'eighty'], { cwd: tempDir(), env: cliEnv(tempDir()) });
+    const result = await runCli(['view', '--no-open', '--port', 'eighty'], {
+      cwd: tempDir(),
+      env: cliEnv(tempDir()),
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('a port number from 0 to 65535');
   });
