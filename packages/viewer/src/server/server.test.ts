@@ -1,0 +1,186 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs, scriptedRun, tempDir } from '../__fixtures__/scripted-run.js';
+import type { LiveUpdate, SessionDetail, SessionSummary } from '../model/summary.js';
+import { startViewer, type Viewer } from './server.js';
+
+const PYTHON_HOME = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '__fixtures__',
+  'amplifier-home',
+);
+
+const viewers: Viewer[] = [];
+afterEach(async () => {
+  for (const v of viewers.splice(0)) await v.close();
+  removeTempDirs();
+});
+
+async function viewer(home: string): Promise<Viewer> {
+  const v = await startViewer({ home });
+  viewers.push(v);
+  return v;
+}
+
+async function getJson<T>(url: string): Promise<{ status: number; body: T }> {
+  const response = await fetch(url);
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+/** A GET with a chosen Host header (fetch does not let a caller set it). */
+function rawGet(port: number, pathname: string, host: string, method = 'GET'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: '127.0.0.1', port, path: pathname, method, headers: { host } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/** Reads server-sent events until `until` says enough; returns them all. */
+async function readLive(
+  url: string,
+  until: (updates: LiveUpdate[]) => boolean,
+  act: () => void,
+): Promise<LiveUpdate[]> {
+  const controller = new AbortController();
+  const response = await fetch(url, { signal: controller.signal });
+  expect(response.headers.get('content-type')).toContain('text/event-stream');
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const updates: LiveUpdate[] = [];
+  let buffer = '';
+  let acted = false;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end = buffer.indexOf('\n\n');
+      while (end !== -1) {
+        const chunk = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (chunk.startsWith('data: ')) updates.push(JSON.parse(chunk.slice(6)) as LiveUpdate);
+        end = buffer.indexOf('\n\n');
+      }
+      // The first summary says the server follows the files: then the test writes.
+      if (!acted && updates.some((u) => u.kind === 'summary')) {
+        acted = true;
+        act();
+      }
+      if (acted && until(updates)) break;
+    }
+  } finally {
+    controller.abort();
+  }
+  return updates;
+}
+
+describe('the viewer server (real HTTP on 127.0.0.1)', () => {
+  it('lists our sessions and Python Amplifier sessions, newest first, and serves one session', async () => {
+    const home = tempDir();
+    fs.cpSync(PYTHON_HOME, home, { recursive: true });
+    const run = await scriptedRun(home);
+    const v = await viewer(home);
+    expect(v.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const list = await getJson<{ home: string; sessions: SessionSummary[] }>(`${v.url}api/sessions`);
+    expect(list.status).toBe(200);
+    expect(list.body.sessions.map((s) => s.id)[0]).toBe(run.id);
+    expect(list.body.sessions.map((s) => s.writer).sort()).toEqual([
+      'amplifier',
+      'amplifier',
+      'amplifier-ts',
+    ]);
+    const detail = await getJson<SessionDetail>(`${v.url}api/sessions/${run.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body.summary.toolCalls).toBe(5);
+    expect(detail.body.messages.length).toBeGreaterThan(4);
+    expect(detail.body.offsets.events).toBe(fs.statSync(path.join(run.dir, 'events.jsonl')).size);
+    const python = list.body.sessions.find((s) => s.writer === 'amplifier' && s.parentId === null)!;
+    const parent = await getJson<SessionDetail>(`${v.url}api/sessions/${encodeURIComponent(python.id)}`);
+    expect(parent.body.children.map((c) => c.agent)).toEqual(['explorer']);
+  });
+
+  it('the page carries a CSP with a nonce for its import map; assets come from the package', async () => {
+    const v = await viewer(tempDir());
+    const response = await fetch(v.url);
+    const csp = response.headers.get('content-security-policy') ?? '';
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeDefined();
+    expect(csp).toContain("default-src 'self'");
+    expect(await response.text()).toContain(`<script type="importmap" nonce="${nonce}">`);
+    for (const asset of [
+      'client/app.js',
+      'vendor/preact.mjs',
+      'vendor/hooks.mjs',
+      'vendor/htm.mjs',
+      'model/session-fold.js',
+    ]) {
+      const r = await fetch(`${v.url}assets/${asset}`);
+      expect(r.status, asset).toBe(200);
+      expect(r.headers.get('content-type')).toContain('javascript');
+    }
+  });
+
+  it('refuses other hosts (DNS rebinding), other methods, paths out of the assets, unknown sessions', async () => {
+    const home = tempDir();
+    const v = await viewer(home);
+    expect(await rawGet(v.port, '/api/sessions', 'evil.example:80')).toBe(403);
+    expect(await rawGet(v.port, '/api/sessions', `localhost:${v.port}`)).toBe(200);
+    expect(await rawGet(v.port, '/api/sessions', `127.0.0.1:${v.port}`, 'POST')).toBe(405);
+    expect(await rawGet(v.port, '/assets/client/../../package.json', `127.0.0.1:${v.port}`)).toBe(404);
+    expect(await rawGet(v.port, '/assets/%2e%2e/package.json', `127.0.0.1:${v.port}`)).toBe(404);
+    expect(await rawGet(v.port, '/assets/reader/session-reader.js', `127.0.0.1:${v.port}`)).toBe(404);
+    const missing = await getJson<{ error: string }>(`${v.url}api/sessions/..%2F..%2Fetc`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toContain("No session '../../etc'");
+  });
+
+  it('live: records appended to events.jsonl and transcript.jsonl arrive once, a line written in two parts once it is whole, garbage as a problem', async () => {
+    const home = tempDir();
+    const run = await scriptedRun(home, { status: 'running' });
+    const v = await viewer(home);
+    const detail = await getJson<SessionDetail>(`${v.url}api/sessions/${run.id}`);
+    const { events, transcript } = detail.body.offsets;
+    const line = JSON.stringify({
+      ts: new Date().toISOString(),
+      lvl: 'INFO',
+      event: 'tool:pre',
+      session_id: run.id,
+      data: { tool_name: 'bash', tool_call_id: 'live_1', tool_input: { command: 'echo live' } },
+    });
+    const eventsFile = path.join(run.dir, 'events.jsonl');
+    const updates = await readLive(
+      `${v.url}api/sessions/${run.id}/live?events=${events}&transcript=${transcript}`,
+      (us) =>
+        us.some((u) => u.kind === 'problem') &&
+        us.some((u) => u.kind === 'messages') &&
+        us.some((u) => u.kind === 'events' && JSON.stringify(u.records).includes('live_1')),
+      () => {
+        fs.appendFileSync(eventsFile, line.slice(0, 40));
+        fs.appendFileSync(eventsFile, `${line.slice(40)}\n{"broken\n`);
+        fs.appendFileSync(path.join(run.dir, 'transcript.jsonl'), '{"role":"user","content":"and now?"}\n');
+      },
+    );
+    const records = updates.flatMap((u) => (u.kind === 'events' ? u.records : []));
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ event: 'tool:pre', data: { tool_call_id: 'live_1' } });
+    expect(updates.flatMap((u) => (u.kind === 'messages' ? u.messages : []))).toEqual([
+      { role: 'user', content: 'and now?' },
+    ]);
+    expect(updates.find((u) => u.kind === 'problem')).toMatchObject({
+      text: expect.stringContaining('is not valid JSON'),
+    });
+    // The server is still fine.
+    expect((await fetch(`${v.url}api/sessions`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,178 @@
+/**
+ * The viewer's HTTP server (node:http, 127.0.0.1 only): the page, its
+ * assets, and a small JSON API over the sessions on disk.
+ *
+ * - `GET /`: the page (a nonce per response for its import map; the
+ *   Content-Security-Policy allows scripts from this server only).
+ * - `GET /assets/...`: the page's files (see static-assets.ts).
+ * - `GET /api/sessions`: every session's summary, newest first.
+ * - `GET /api/sessions/<id>`: one session (metadata, transcript, events,
+ *   offsets for the live view, its agent sessions).
+ * - `GET /api/sessions/<id>/live?events=<n>&transcript=<n>`: server-sent
+ *   events from those byte offsets on.
+ *
+ * Requests whose Host is not this server's loopback address are refused
+ * (a web page elsewhere cannot reach the sessions through DNS rebinding).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { amplifierHome } from '@amplifier/hooks-logging';
+import type { SessionSummary } from '../model/summary.js';
+import { type ReadLimits, SessionReader } from '../reader/session-reader.js';
+import { streamSession } from './live-session.js';
+import { SessionIndex } from './session-index.js';
+import { assetRoot, readAsset } from './static-assets.js';
+
+export interface ViewerOptions {
+  /** Where the sessions are: `<home>/projects/<slug>/sessions/<id>/`. Default: AMPLIFIER_HOME, else ~/.amplifier. */
+  home?: string;
+  /** 0 (default): a free port. */
+  port?: number;
+  /** Limits of what a page gets from one session. */
+  limits?: Partial<ReadLimits>;
+  /** How often the live view polls the files besides watching them, ms. Default 500. */
+  pollMs?: number;
+}
+
+export interface Viewer {
+  /** `http://127.0.0.1:<port>/` */
+  url: string;
+  port: number;
+  home: string;
+  close(): Promise<void>;
+}
+
+function json(response: http.ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+  });
+  response.end(JSON.stringify(body));
+}
+
+function byNewest(a: SessionSummary, b: SessionSummary): number {
+  return (Date.parse(b.updated ?? '') || 0) - (Date.parse(a.updated ?? '') || 0);
+}
+
+function offset(value: string | null): number {
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+}
+
+export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> {
+  const home = path.resolve(options.home ?? amplifierHome());
+  const root = assetRoot();
+  const page = fs.readFileSync(path.join(root, 'client', 'index.html'), 'utf8');
+  const index = new SessionIndex(home);
+  const reader = new SessionReader(options.limits);
+  const streams = new Set<() => void>();
+  let port = 0;
+
+  const summaries = async (): Promise<SessionSummary[]> => {
+    const out: SessionSummary[] = [];
+    for (const folder of index.scan()) out.push(await reader.summary(folder));
+    return out.sort(byNewest);
+  };
+
+  const handle = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
+    const host = request.headers.host ?? '';
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+      json(response, 403, { error: `This server answers requests for 127.0.0.1:${port} only.` });
+      return;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      json(response, 405, { error: 'Only GET is supported.' });
+      return;
+    }
+    const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
+    const route = url.pathname;
+    if (route === '/' || route === '/index.html') {
+      const nonce = randomBytes(16).toString('base64');
+      response.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-security-policy': `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'`,
+        'x-content-type-options': 'nosniff',
+      });
+      response.end(page.replaceAll('%NONCE%', nonce));
+      return;
+    }
+    if (route.startsWith('/assets/')) {
+      const asset = readAsset(root, decodeURIComponent(route.slice('/assets/'.length)));
+      if (asset === undefined) {
+        json(response, 404, { error: `No asset ${route}.` });
+        return;
+      }
+      response.writeHead(200, { 'content-type': asset.type, 'x-content-type-options': 'nosniff' });
+      response.end(asset.body);
+      return;
+    }
+    if (route === '/api/sessions') {
+      json(response, 200, { home, sessions: await summaries() });
+      return;
+    }
+    const match = /^\/api\/sessions\/([^/]+)(\/live)?$/.exec(route);
+    if (match !== null) {
+      const id = decodeURIComponent(match[1]!);
+      const folder = index.get(id);
+      if (folder === undefined) {
+        json(response, 404, { error: `No session '${id}' under ${path.join(home, 'projects')}.` });
+        return;
+      }
+      if (match[2] === undefined) {
+        const children = (await summaries()).filter((s) => s.parentId === id);
+        json(response, 200, await reader.detail(folder, children));
+        return;
+      }
+      response.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
+      response.write(': live\n\n');
+      const stop = streamSession(response, {
+        folder,
+        offsets: {
+          events: offset(url.searchParams.get('events')),
+          transcript: offset(url.searchParams.get('transcript')),
+        },
+        summary: () => reader.summary(folder),
+        pollMs: options.pollMs ?? 500,
+      });
+      streams.add(stop);
+      request.on('close', () => {
+        stop();
+        streams.delete(stop);
+      });
+      return;
+    }
+    json(response, 404, { error: `Nothing at ${route}.` });
+  };
+
+  const server = http.createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      // A bug or an unreadable file: this request fails, the server goes on.
+      if (!response.headersSent) json(response, 500, { error: (error as Error).message });
+      else response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    port,
+    home,
+    close: async () => {
+      for (const stop of streams) stop();
+      streams.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
