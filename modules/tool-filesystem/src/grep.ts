@@ -70,7 +70,7 @@ function nonNegativeInt(input: Record<string, unknown>, key: string): number | s
 
 async function runGrep(
   ctx: ToolContext,
-  workers: GrepWorkers,
+  workers: () => Promise<GrepWorkers>,
   input: Record<string, unknown>,
   options?: ToolCallOptions,
 ): Promise<ToolResult> {
@@ -170,7 +170,7 @@ interface Prepared {
 /** Run the search below the held base and shape the output. */
 async function search(
   ctx: ToolContext,
-  workers: GrepWorkers,
+  workers: () => Promise<GrepWorkers>,
   { pattern, mode, numbers, multiline, regex, types, include, input }: Prepared,
   resolved: ResolvedPath,
   baseHandle: FileHandle,
@@ -204,7 +204,7 @@ async function search(
     maxLineChars: MAX_LINE_CHARS,
   };
 
-  const outcome = await workers.run(job, options?.signal, config.timeout * 1000);
+  const outcome = await (await workers()).run(job, options?.signal, config.timeout * 1000);
   if ('timeout' in outcome) {
     return fail('Search timed out. Try narrowing your search or using more specific patterns.', {
       type: 'Timeout',
@@ -232,8 +232,11 @@ async function search(
   return ok(output);
 }
 
-/** The `grep` tool; its worker threads live in `workers`. */
-export function grepTool(ctx: ToolContext, workers: GrepWorkers): Tool {
+/**
+ * The `grep` tool; its worker threads live in the pool `workers` answers,
+ * made on the first search (a mount that never greps never loads the pool).
+ */
+export function grepTool(ctx: ToolContext, workers: () => Promise<GrepWorkers>): Tool {
   return {
     name: 'grep',
     description: DESCRIPTION,

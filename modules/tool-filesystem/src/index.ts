@@ -8,7 +8,7 @@ import { parseConfig, type ToolContext } from './config.js';
 import { editFileTool } from './edit.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
-import { GrepWorkers } from './grep-pool.js';
+import type { GrepWorkers } from './grep-pool.js';
 import { readFileTool } from './read.js';
 import { ReadTracker } from './read-tracker.js';
 import { type MentionResolver, Sandbox } from './sandbox.js';
@@ -48,7 +48,10 @@ export async function mount(
     coordinator.getCapability<MentionResolver>('mention_resolver'),
   );
   const ctx: ToolContext = { config: parsed, sandbox, tracker: new ReadTracker(), coordinator };
-  const workers = new GrepWorkers();
+  // grep's worker pool (and node:worker_threads) is loaded by the first search, not at mount.
+  let pool: Promise<GrepWorkers> | undefined;
+  const workers = (): Promise<GrepWorkers> =>
+    (pool ??= import('./grep-pool.js').then(({ GrepWorkers }) => new GrepWorkers()));
   const build: Record<string, () => Tool> = {
     read_file: () => readFileTool(ctx),
     write_file: () => writeFileTool(ctx),
@@ -62,6 +65,6 @@ export async function mount(
     for (const tool of tools) {
       if (coordinator.get('tools', tool.name) === tool) coordinator.unmount('tools', { name: tool.name });
     }
-    await workers.close();
+    if (pool !== undefined) await (await pool).close();
   };
 }
