@@ -39,6 +39,23 @@ describe('start-up: a one-shot run loads what its first turn uses', () => {
     }
   });
 
+  it('tool-bash loads its mount entry: the safety validator, its effect analysis and the shell lexer wait for the first command', async () => {
+    const cwd = tempDir();
+    const quiet = await loadedBy(writeMockPlan(cwd, ['hi'], { tools: [{ module: 'tool-bash' }] }), cwd);
+    expect(quiet.some((f) => f.includes('/tool-bash/dist/mount.js'))).toBe(true);
+    for (const unused of [
+      '/tool-bash/dist/safety.js',
+      '/tool-bash/dist/effects.js',
+      '/process/dist/shell/',
+    ]) {
+      expect(quiet.filter((f) => f.includes(unused))).toEqual([]);
+    }
+    // A turn that runs a command loads them (every command is checked).
+    const script = [{ tool_calls: [{ id: 'c1', name: 'bash', arguments: { command: 'true' } }] }, 'done'];
+    const busy = await loadedBy(writeMockPlan(cwd, script, { tools: [{ module: 'tool-bash' }] }), cwd);
+    expect(busy.some((f) => f.includes('/tool-bash/dist/safety.js'))).toBe(true);
+  });
+
   it('a YAML plan loads the YAML parser', async () => {
     const cwd = tempDir();
     const plan = writeFile(
