@@ -18,7 +18,7 @@ async function loadedBy(planFile: string, cwd: string): Promise<string[]> {
 }
 
 describe('start-up: a one-shot run loads what its first turn uses', () => {
-  it('a JSON plan loads no YAML parser, no test kit, no tool-agentpm, no process kit (no subprocess tool), no grep worker pool (no search yet) and none of the session or tool commands', async () => {
+  it('a JSON plan loads no YAML parser, no test kit, no tool-agentpm, no process kit (no subprocess tool), no tool-filesystem tool code and no grep worker pool (no call yet) and none of the session or tool commands', async () => {
     const cwd = tempDir();
     const loaded = await loadedBy(
       writeMockPlan(cwd, ['hi'], { tools: [{ module: 'tool-filesystem' }] }),
@@ -32,6 +32,9 @@ describe('start-up: a one-shot run loads what its first turn uses', () => {
       '/process/dist/',
       '/tool-filesystem/dist/grep-pool.js',
       '/tool-filesystem/dist/grep-worker.js',
+      '/tool-filesystem/dist/read.js',
+      '/tool-filesystem/dist/edit.js',
+      '/tool-filesystem/dist/grep.js',
       '/cli/dist/tools.js',
       '/cli/dist/session-commands.js',
     ]) {
