@@ -4,14 +4,17 @@
  * context-simple, provider-mock, tool-filesystem, tool-bash, hooks-logging),
  * next to bare `node -e 0` in the same rounds, on the Node running the bench
  * and on Node 24 when one is found (`AMPLIFIER_NODE24`, or the binary `.ci/run`
- * caches: `<cache>/amplifier-ts/node-24.*`), with the CLI's `--cpu-prof`
- * breakdown left to the README (profile one run by hand).
+ * caches: `<cache>/amplifier-ts/node-24.*`); then three `--cpu-prof` runs per
+ * Node, cut into phases (cpu-phases.ts): CLI import, argument parsing, plan
+ * load, session set-up, module load and mount, the turn up to the provider
+ * call, the provider call, and the rest of the turn and exit.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { type Marker, markerSpans } from './cpu-phases.js';
 import { fmt, type Group, type GroupOptions, meets, notAvailable, type Row, summarize } from './stats.js';
 import { cliBin } from './stream-cli.js';
 
@@ -47,6 +50,66 @@ export function findNode24(env: NodeJS.ProcessEnv = process.env): string | undef
   return undefined;
 }
 
+/** Where the phases start and end in a profile of `amplifier run`. */
+const MARKERS: Record<string, Marker> = {
+  main: { file: '/cli/dist/main.js', fn: 'main' },
+  plan: { file: '/cli/dist/plan.js', fn: 'resolvePlan' },
+  load: { file: '/core/dist/loader/loader.js', fn: 'load' },
+  mount: { file: '/core/dist/loader/loader.js', fn: 'mount' },
+  provider: { file: '/provider-mock/dist/provider.js', fn: 'complete' },
+};
+
+const PHASES = [
+  'CLI import',
+  'arguments',
+  'plan load',
+  'session set-up',
+  'module load + mount',
+  'turn start',
+  'provider call',
+  'turn end + exit',
+] as const;
+
+/** Milliseconds per phase of one profiled run, or undefined when a marker was not sampled. */
+function phasesOf(profileFile: string): number[] | undefined {
+  const { total, spans } = markerSpans(profileFile, MARKERS);
+  const { main, plan, load, mount, provider } = spans;
+  if (!main || !plan || !load || !mount || !provider) return undefined;
+  const modulesEnd = Math.max(load.last, mount.last);
+  const edges = [
+    0,
+    main.first,
+    plan.first,
+    plan.last,
+    load.first,
+    modulesEnd,
+    provider.first,
+    provider.last,
+    total,
+  ];
+  return PHASES.map((_, i) => Math.max(0, edges[i + 1]! - edges[i]!));
+}
+
+function profiledPhases(
+  node: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  profileDir: string,
+): number[] | undefined {
+  fs.rmSync(profileDir, { recursive: true, force: true });
+  const runs: number[][] = [];
+  for (let i = 0; i < 3; i++) {
+    const dir = path.join(profileDir, String(i));
+    wallMs(node, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...args], env, cwd);
+    const [file] = fs.readdirSync(dir);
+    const phases = file === undefined ? undefined : phasesOf(path.join(dir, file));
+    if (phases !== undefined) runs.push(phases);
+  }
+  if (runs.length === 0) return undefined;
+  return PHASES.map((_, i) => summarize(runs.map((r) => r[i]!)).median);
+}
+
 function wallMs(node: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): number {
   const start = performance.now();
   const run = spawnSync(node, args, { env, cwd, encoding: 'utf8' });
@@ -65,6 +128,7 @@ async function run(options: GroupOptions): Promise<Row[]> {
     const env = { ...process.env, AMPLIFIER_HOME: path.join(dir, 'home') };
     const nodes = [process.execPath, findNode24()].filter((n): n is string => n !== undefined);
     const runs = Math.max(7, options.runs);
+    const cliArgs = [bin, 'run', '--plan', planFile, 'hello'];
     const rows: Row[] = [];
     for (const node of nodes) {
       const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
@@ -73,7 +137,7 @@ async function run(options: GroupOptions): Promise<Row[]> {
       const cli: number[] = [];
       for (let round = -1; round < runs; round++) {
         const b = wallMs(node, ['-e', '0'], env, dir);
-        const c = wallMs(node, [bin, 'run', '--plan', planFile, 'hello'], env, dir);
+        const c = wallMs(node, cliArgs, env, dir);
         if (round < 0) continue; // warm-up (and Node 22.1+'s compile cache filled)
         bare.push(b);
         cli.push(c);
@@ -91,6 +155,16 @@ async function run(options: GroupOptions): Promise<Row[]> {
         ...(target !== undefined && { target: `≤ ${target} ms`, meets: meets(s.median, target) }),
         note: `bare \`node -e 0\` in the same rounds: ${fmt(b.median)} ms (the ratio is to it); modules: loop-basic, context-simple, provider-mock, tool-filesystem, tool-bash, hooks-logging`,
       });
+      const phases = profiledPhases(node, cliArgs, env, dir, path.join(dir, `prof-${major}`));
+      if (phases !== undefined) {
+        const total = phases.reduce((a, b) => a + b, 0);
+        rows.push({
+          group: GROUP,
+          what: `the same under \`--cpu-prof\`, by phase (median of 3), Node ${version}`,
+          value: `${fmt(total)} ms`,
+          note: `node boot ≈ bare node; then ${PHASES.map((name, i) => `${name} ${fmt(phases[i]!)} ms (${fmt((100 * phases[i]!) / total)} %)`).join(' · ')}`,
+        });
+      }
     }
     return rows;
   } finally {

@@ -21,7 +21,7 @@ import {
   type SandboxPolicy,
   sandboxPolicyFrom,
 } from '@amplifier/process';
-import { resolveProfile, type SafetyPolicy, type SafetyProfileName } from './safety.js';
+import { resolveProfile, type SafetyPolicy, type SafetyProfileName } from './profiles.js';
 
 export type EnvPolicy = 'inherit' | 'allowlist';
 

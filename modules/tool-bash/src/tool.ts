@@ -19,7 +19,7 @@ import { type BashConfig, commandEnv } from './config.js';
 import { JobManager } from './jobs.js';
 import { type FormattedOutput, formatOutput } from './output.js';
 import { runCommand } from './runner.js';
-import { type EffectContext, validateCommand } from './safety.js';
+import type { EffectContext } from './safety.js';
 
 /** The state one mount's tools share. */
 export class BashRuntime {
@@ -114,6 +114,9 @@ export class BashRuntime {
  * environment it gets (`rm -rf "$BUILD/"*` with BUILD unset is `rm -rf /*`),
  * and the filesystem's symlinks (a link to `/` made by an earlier call).
  */
+let safetyModule: Promise<typeof import('./safety.js')> | undefined;
+const loadSafety = (): Promise<typeof import('./safety.js')> => (safetyModule ??= import('./safety.js'));
+
 function safetyContext(cwd: string, env: NodeJS.ProcessEnv): EffectContext {
   const homes = [env.HOME, os.homedir()].filter(
     (h): h is string => typeof h === 'string' && path.isAbsolute(h),
@@ -241,6 +244,8 @@ async function executeBash(
   }
   const background = input.run_in_background ?? false;
   if (typeof background !== 'boolean') return fail('run_in_background must be true or false');
+  // The validator and its effect analysis load with the first command (start-up time).
+  const { validateCommand } = await loadSafety();
   if (runtime.closed) return fail(CLOSED_MESSAGE);
 
   const cwd = runtime.workingDir();

@@ -4,7 +4,7 @@
  * itself. CRLF files stay CRLF, a BOM stays, the write is atomic.
  */
 import fsp from 'node:fs/promises';
-import type { Tool, ToolResult } from '@amplifier/core';
+import type { ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { withLockedPath } from './file-lock.js';
 import type { Walked } from './path-walk.js';
@@ -12,13 +12,7 @@ import { BINARY_SNIFF_BYTES, binaryOffset, emit, numberLine } from './read.js';
 import { sha256 } from './read-tracker.js';
 import { openRegularFile, type ResolvedPath } from './sandbox.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
-import { osFailure, writeAtomic, writeKeys } from './write.js';
-
-const DESCRIPTION = `Replace text in a file.
-- old_string must match the file exactly (indentation, whitespace and line breaks included) and be unique, unless replace_all is true (then every occurrence is replaced).
-- Copy old_string from read_file output without the line-number prefix (spaces + line number + tab).
-- Read the file before editing it; if it changed on disk since, read it again.
-- Use the smallest old_string that is unique; add surrounding lines to make it unique.`;
+import { osFailure, writeAtomic } from './write.js';
 
 /** Count non-overlapping occurrences of `needle` (not empty). */
 export function countOccurrences(haystack: string, needle: string): number {
@@ -136,7 +130,7 @@ async function readAll(handle: fsp.FileHandle, max: number): Promise<Buffer | un
   }
 }
 
-async function editFile(ctx: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
+export async function editFile(ctx: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
   const given = input.file_path;
   const oldArg = input.old_string;
   const newArg = input.new_string;
@@ -309,32 +303,5 @@ async function editLocated(
       replacements_made: replaceAll ? count : 1,
       bytes_written: data.length,
     },
-  };
-}
-
-/** The `edit_file` tool. */
-export function editFileTool(ctx: ToolContext): Tool {
-  return {
-    name: 'edit_file',
-    description: DESCRIPTION,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        file_path: { type: 'string', description: 'Absolute path to the file to edit' },
-        old_string: { type: 'string', description: 'The exact text to replace' },
-        new_string: {
-          type: 'string',
-          description: 'The text to replace it with (must be different from old_string)',
-        },
-        replace_all: {
-          type: 'boolean',
-          default: false,
-          description: 'Replace every occurrence of old_string',
-        },
-      },
-      required: ['file_path', 'old_string', 'new_string'],
-    },
-    executionProfile: { resourceKeys: (input) => writeKeys(ctx, input.file_path) },
-    execute: (input) => editFile(ctx, input),
   };
 }

@@ -6,19 +6,12 @@
 import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
+import type { ToolCallOptions, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { type Glob, loadGlob, loadPicomatch, type Picomatch } from './glob-libs.js';
 import { type DirRef, HeldTree, openChildDir } from './path-walk.js';
 import { checkPathString, type ResolvedPath } from './sandbox.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
-
-const DESCRIPTION = `Find files and directories by glob pattern, newest first.
-- pattern: a glob relative to path, e.g. "**/*.ts", "src/**/test_*.py", "*.{json,yaml}".
-- path: the directory to search (default: the working directory).
-- type: "file", "dir" or "any" (default "any").
-- exclude: extra glob patterns to leave out; include_ignored: also search node_modules, .git, dist, build, .venv and the like (skipped by default).
-- Symbolic links are not listed or followed. Results are capped; results_capped tells you to narrow the search.`;
 
 /** A `..` path segment anywhere in a pattern, also inside braces: `{..,x}`. */
 const PARENT_SEGMENT = /(^|[/{,])\.\.($|[/},])/;
@@ -124,7 +117,7 @@ interface Match {
   mtimeMs: number;
 }
 
-async function runGlob(
+export async function runGlob(
   ctx: ToolContext,
   input: Record<string, unknown>,
   options?: ToolCallOptions,
@@ -279,35 +272,4 @@ async function globIn(
   };
   if (matches.length > maxResults) output.results_capped = true;
   return ok(output);
-}
-
-/** The `glob` tool. */
-export function globTool(ctx: ToolContext): Tool {
-  return {
-    name: 'glob',
-    description: DESCRIPTION,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        pattern: { type: 'string', description: 'Glob pattern, e.g. "**/*.py"' },
-        path: { type: 'string', description: 'Base directory to search (default: the working directory)' },
-        type: { type: 'string', enum: ['file', 'dir', 'any'], description: 'What to match (default: any)' },
-        exclude: { type: 'array', items: { type: 'string' }, description: 'Glob patterns to leave out' },
-        include_ignored: {
-          type: 'boolean',
-          description: 'Also search node_modules, .git, dist, build, .venv and other excluded directories',
-        },
-      },
-      required: ['pattern'],
-    },
-    executionProfile: {
-      resourceKeys: (input) => [
-        {
-          key: `file:${ctx.sandbox.resourcePath(typeof input.path === 'string' && input.path !== '' ? input.path : '.')}`,
-          mode: 'read',
-        },
-      ],
-    },
-    execute: (input, options) => runGlob(ctx, input, options),
-  };
 }

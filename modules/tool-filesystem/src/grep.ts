@@ -5,28 +5,17 @@
  * time limit or on cancellation (see grep-pool.ts).
  */
 import type { FileHandle } from 'node:fs/promises';
-import type { Tool, ToolCallOptions, ToolResult } from '@amplifier/core';
+import type { ToolCallOptions, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { typeGlobs } from './file-types.js';
 import { loadPicomatch } from './glob-libs.js';
 import type { GrepWorkers } from './grep-pool.js';
 import type { GrepJob, GrepMode, RegexSpec } from './grep-worker.js';
 import { hasProcFd, openChildDir } from './path-walk.js';
-import { MAX_LINE_CHARS } from './read.js';
 import { describeType, openRegularFile, type ResolvedPath } from './sandbox.js';
+import { GREP_MODES, MAX_LINE_CHARS } from './tool-definitions.js';
 import { fail, ok, sandboxFailure } from './tool-result.js';
 
-const DESCRIPTION = `Search file contents with a regular expression (JavaScript syntax), like ripgrep.
-- pattern: the regex, e.g. "function\\s+\\w+", "TODO|FIXME"; a leading (?i) makes it case-insensitive.
-- path: file or directory to search (default: the working directory).
-- output_mode: "files_with_matches" (default: the paths of matching files), "content" (matching lines), "count" (matching lines per file).
-- -i: ignore case. -n: line numbers (content mode, default true). -A/-B/-C: lines of context after/before/around each match (content mode).
-- glob: only files matching this glob ("*.ts", "src/**/*.{js,jsx}"). type: only files of this type (ts, js, py, rust, go, java, ...).
-- multiline: let a match span lines (. matches newlines too).
-- head_limit / offset: page through results (defaults: 200 files, 500 lines, 200 counts; 0 means no limit).
-- Skips binary files, files over the size limit, symlinks and node_modules, .git, dist, build, .venv and the like unless include_ignored is true.`;
-
-const MODES: readonly GrepMode[] = ['files_with_matches', 'content', 'count'];
 /** The regex grep runs (flags without `g`), or an error message. */
 export function compileRegex(pattern: string, ignoreCase: boolean, multiline: boolean): RegexSpec | string {
   let source = pattern;
@@ -68,9 +57,9 @@ function nonNegativeInt(input: Record<string, unknown>, key: string): number | s
   return value;
 }
 
-async function runGrep(
+export async function runGrep(
   ctx: ToolContext,
-  workers: GrepWorkers,
+  workers: () => Promise<GrepWorkers>,
   input: Record<string, unknown>,
   options?: ToolCallOptions,
 ): Promise<ToolResult> {
@@ -79,7 +68,7 @@ async function runGrep(
   const base = input.path ?? '.';
   if (typeof base !== 'string' || base === '') return fail('path must be a non-empty string');
   const mode = (input.output_mode ?? 'files_with_matches') as GrepMode;
-  if (!MODES.includes(mode)) return fail(`output_mode must be one of ${MODES.join(', ')}`);
+  if (!GREP_MODES.includes(mode)) return fail(`output_mode must be one of ${GREP_MODES.join(', ')}`);
   const numbers: Record<string, number | undefined> = {};
   for (const key of ['-A', '-B', '-C', 'head_limit', 'offset']) {
     const value = nonNegativeInt(input, key);
@@ -170,7 +159,7 @@ interface Prepared {
 /** Run the search below the held base and shape the output. */
 async function search(
   ctx: ToolContext,
-  workers: GrepWorkers,
+  workers: () => Promise<GrepWorkers>,
   { pattern, mode, numbers, multiline, regex, types, include, input }: Prepared,
   resolved: ResolvedPath,
   baseHandle: FileHandle,
@@ -204,7 +193,7 @@ async function search(
     maxLineChars: MAX_LINE_CHARS,
   };
 
-  const outcome = await workers.run(job, options?.signal, config.timeout * 1000);
+  const outcome = await (await workers()).run(job, options?.signal, config.timeout * 1000);
   if ('timeout' in outcome) {
     return fail('Search timed out. Try narrowing your search or using more specific patterns.', {
       type: 'Timeout',
@@ -230,67 +219,4 @@ async function search(
   const { binary, too_large, unreadable } = found.skipped;
   if (binary + too_large + unreadable > 0) output.files_skipped = { binary, too_large, unreadable };
   return ok(output);
-}
-
-/** The `grep` tool; its worker threads live in `workers`. */
-export function grepTool(ctx: ToolContext, workers: GrepWorkers): Tool {
-  return {
-    name: 'grep',
-    description: DESCRIPTION,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        pattern: { type: 'string', description: 'Regular expression to search for (JavaScript syntax)' },
-        path: { type: 'string', description: 'File or directory to search (default: the working directory)' },
-        output_mode: {
-          type: 'string',
-          enum: [...MODES],
-          description: 'files_with_matches (default), content or count',
-        },
-        '-i': { type: 'boolean', description: 'Case-insensitive search' },
-        '-n': { type: 'boolean', description: 'Show line numbers (content mode; default true)' },
-        '-A': {
-          type: 'integer',
-          minimum: 0,
-          description: 'Lines of context after each match (content mode)',
-        },
-        '-B': {
-          type: 'integer',
-          minimum: 0,
-          description: 'Lines of context before each match (content mode)',
-        },
-        '-C': {
-          type: 'integer',
-          minimum: 0,
-          description: 'Lines of context around each match (content mode)',
-        },
-        glob: {
-          type: 'string',
-          description: 'Only search files matching this glob, e.g. "*.ts" or "src/**/*.py"',
-        },
-        type: {
-          type: 'string',
-          description: 'Only search files of this type: ts, js, py, rust, go, java, ...',
-        },
-        multiline: { type: 'boolean', description: 'Let a match span lines (. also matches newlines)' },
-        head_limit: {
-          type: 'integer',
-          minimum: 0,
-          description: 'Return at most this many results (0: no limit)',
-        },
-        offset: { type: 'integer', minimum: 0, description: 'Skip this many results first' },
-        include_ignored: { type: 'boolean', description: 'Also search node_modules, .git, dist, build, ...' },
-      },
-      required: ['pattern'],
-    },
-    executionProfile: {
-      resourceKeys: (input) => [
-        {
-          key: `file:${ctx.sandbox.resourcePath(typeof input.path === 'string' && input.path !== '' ? input.path : '.')}`,
-          mode: 'read',
-        },
-      ],
-    },
-    execute: (input, options) => runGrep(ctx, workers, input, options),
-  };
 }

@@ -3,17 +3,13 @@
  * `read_file`, `write_file`, `edit_file`, `glob` and `grep` behind one path
  * sandbox; the `tools` key picks which of them a mount registers.
  */
-import { type Cleanup, type Coordinator, type Tool, warnConfigKey } from '@amplifier/core';
+import { type Cleanup, type Coordinator, warnConfigKey } from '@amplifier/core';
 import { parseConfig, type ToolContext } from './config.js';
-import { editFileTool } from './edit.js';
-import { globTool } from './glob.js';
-import { grepTool } from './grep.js';
-import { GrepWorkers } from './grep-pool.js';
-import { readFileTool } from './read.js';
+import type { GrepWorkers } from './grep-pool.js';
 import { ReadTracker } from './read-tracker.js';
 import { type MentionResolver, Sandbox } from './sandbox.js';
 import { selectTools } from './tool-selection.js';
-import { writeFileTool } from './write.js';
+import { toolBuilders } from './tools.js';
 
 export type { FilesystemConfig, GrepLimits } from './config.js';
 export { DEFAULT_EXCLUSIONS, DEFAULT_MAX_READ_BYTES } from './config.js';
@@ -48,20 +44,17 @@ export async function mount(
     coordinator.getCapability<MentionResolver>('mention_resolver'),
   );
   const ctx: ToolContext = { config: parsed, sandbox, tracker: new ReadTracker(), coordinator };
-  const workers = new GrepWorkers();
-  const build: Record<string, () => Tool> = {
-    read_file: () => readFileTool(ctx),
-    write_file: () => writeFileTool(ctx),
-    edit_file: () => editFileTool(ctx),
-    glob: () => globTool(ctx),
-    grep: () => grepTool(ctx, workers),
-  };
+  // grep's worker pool (and node:worker_threads) is loaded by the first search, not at mount.
+  let pool: Promise<GrepWorkers> | undefined;
+  const workers = (): Promise<GrepWorkers> =>
+    (pool ??= import('./grep-pool.js').then(({ GrepWorkers }) => new GrepWorkers()));
+  const build = toolBuilders(ctx, workers);
   const tools = selected.names.map((name) => build[name]!());
   for (const tool of tools) coordinator.mount('tools', tool, { name: tool.name });
   return async () => {
     for (const tool of tools) {
       if (coordinator.get('tools', tool.name) === tool) coordinator.unmount('tools', { name: tool.name });
     }
-    await workers.close();
+    if (pool !== undefined) await (await pool).close();
   };
 }

@@ -8,28 +8,18 @@ import { createHash } from 'node:crypto';
 import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { EventKey, EventPayload, Tool, ToolResult } from '@amplifier/core';
+import type { EventKey, EventPayload, ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { withLockedPath } from './file-lock.js';
 import { type DirRef, openChildDir } from './path-walk.js';
 import { openRegularFile, type ResolvedPath } from './sandbox.js';
+import { DEFAULT_LINE_LIMIT, MAX_LINE_CHARS } from './tool-definitions.js';
 import { errnoOf, fail, ok, sandboxFailure } from './tool-result.js';
 
-export const DEFAULT_LINE_LIMIT = 2000;
-export const MAX_LINE_CHARS = 2000;
 const TRUNCATED_MARK = '... [truncated]';
 /** A NUL byte in this many first bytes makes a file binary (as grep and ripgrep decide). */
 export const BINARY_SNIFF_BYTES = 8192;
 const CHUNK_BYTES = 1024 * 1024;
-
-const DESCRIPTION = `Read a file or list a directory.
-- file_path: absolute path, a path relative to the working directory, or an @mention (@bundle:path).
-- Returns up to ${DEFAULT_LINE_LIMIT} lines from the start by default; use offset (1-based line number) and limit to page through long files.
-- Lines are numbered like \`cat -n\`: spaces + line number + tab, then the line text. The prefix is not part of the file.
-- Lines longer than ${MAX_LINE_CHARS} characters are cut.
-- A directory path returns its entries (DIR/FILE/LINK), directories first.
-- Binary files are reported, not dumped. Reading an empty file returns a warning instead of content.
-- Read several files in parallel when you need them; read a file before you edit it.`;
 
 /** Format one line the `cat -n` way. */
 export function numberLine(lineNumber: number, text: string): string {
@@ -214,7 +204,7 @@ function intArg(value: unknown, name: string): number | string | undefined {
   return value;
 }
 
-async function readFile(ctx: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
+export async function readFile(ctx: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
   const given = input.file_path;
   if (typeof given !== 'string' || given === '') return fail('file_path is required');
   const offsetArg = intArg(input.offset, 'offset');
@@ -318,28 +308,4 @@ export async function emit<E extends EventKey>(
   } catch {
     // The registry already logs handler errors; nothing else to do here.
   }
-}
-
-/** The `read_file` tool. */
-export function readFileTool(ctx: ToolContext): Tool {
-  return {
-    name: 'read_file',
-    description: DESCRIPTION,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        file_path: { type: 'string', description: 'Absolute path or @mention to the file/directory' },
-        offset: { type: 'integer', description: 'Line number to start from (1-indexed)' },
-        limit: { type: 'integer', description: 'Number of lines to read' },
-      },
-      required: ['file_path'],
-    },
-    executionProfile: {
-      resourceKeys: (input) =>
-        typeof input.file_path === 'string' && input.file_path !== ''
-          ? [{ key: `file:${ctx.sandbox.resourcePath(input.file_path)}`, mode: 'read' }]
-          : [],
-    },
-    execute: (input) => readFile(ctx, input),
-  };
 }

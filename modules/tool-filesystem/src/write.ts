@@ -7,8 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
-import type { Tool, ToolResult } from '@amplifier/core';
+import type { ToolResult } from '@amplifier/core';
 import type { ToolContext } from './config.js';
 import { withLockedPath } from './file-lock.js';
 import type { DirRef } from './path-walk.js';
@@ -16,12 +15,6 @@ import { emit } from './read.js';
 import { sha256 } from './read-tracker.js';
 import { describeType, type ResolvedPath } from './sandbox.js';
 import { errnoOf, fail, ok, sandboxFailure } from './tool-result.js';
-
-const DESCRIPTION = `Write a file (create it or replace its whole content).
-- file_path: absolute path or a path relative to the working directory; missing parent directories are created.
-- content: the complete new content (UTF-8 text).
-- Prefer edit_file to change part of an existing file; read a file before replacing it.
-- Only paths inside the allowed write paths can be written. The write is atomic: readers see the old or the new content, never a mix.`;
 
 /**
  * Replace the entry `name` of the held directory `dir` with `data`
@@ -95,7 +88,7 @@ export function osFailure(prefix: string, error: unknown): ToolResult {
   });
 }
 
-async function writeFile(ctx: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
+export async function writeFile(ctx: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
   const given = input.file_path;
   if (typeof given !== 'string' || given === '') return fail('file_path is required');
   const content = input.content ?? '';
@@ -149,35 +142,4 @@ function notWritable(stat: fs.Stats | undefined, given: string): ToolResult | un
     });
   }
   return undefined;
-}
-
-/** Keys for a write: the file, and every ancestor directory (so a glob or grep over it is ordered). */
-export function writeKeys(ctx: ToolContext, given: unknown): { key: string; mode: 'write' }[] {
-  if (typeof given !== 'string' || given === '') return [];
-  const keys: { key: string; mode: 'write' }[] = [];
-  let current = ctx.sandbox.resourcePath(given);
-  for (;;) {
-    keys.push({ key: `file:${current}`, mode: 'write' });
-    const parent = path.dirname(current);
-    if (parent === current) return keys;
-    current = parent;
-  }
-}
-
-/** The `write_file` tool. */
-export function writeFileTool(ctx: ToolContext): Tool {
-  return {
-    name: 'write_file',
-    description: DESCRIPTION,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        file_path: { type: 'string', description: 'Absolute path to the file to write' },
-        content: { type: 'string', description: 'Content to write to the file' },
-      },
-      required: ['file_path', 'content'],
-    },
-    executionProfile: { resourceKeys: (input) => writeKeys(ctx, input.file_path) },
-    execute: (input) => writeFile(ctx, input),
-  };
 }

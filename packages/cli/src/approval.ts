@@ -4,7 +4,6 @@
  * question); without one it answers the hook's default, which is deny unless
  * the hook says otherwise.
  */
-import readline from 'node:readline';
 import type { ApprovalProvider, ApprovalRequest } from '@amplifier/core';
 import type { Display } from './display.js';
 
@@ -48,6 +47,8 @@ function alwaysOption(options: readonly string[]): string | undefined {
 export function terminalAsk(onInterrupt?: () => void): AskFunction {
   return (question, signal) =>
     new Promise<string>((resolve, reject) => {
+      // Loaded on the first question (start-up time: most runs never ask one).
+      const readline = process.getBuiltinModule('node:readline');
       const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
       const done = (finish: () => void): void => {
         signal.removeEventListener('abort', onAbort);

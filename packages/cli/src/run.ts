@@ -14,7 +14,6 @@ import { Display } from './display.js';
 import { CliError, describeError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { resolvePlan } from './plan.js';
 import { type OpenOptions, SessionRunner, type TurnOutcome } from './runner.js';
-import { sandboxLines } from './sandbox-status.js';
 import { type SessionRecord, SessionStore } from './sessions.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
 
@@ -236,6 +235,8 @@ export async function runCommand(options: RunOptions): Promise<number> {
       },
     });
     if (display.verbose) {
+      // Imported here: it loads the process kit, which a plan without subprocess tools never needs.
+      const { sandboxLines } = await import('./sandbox-status.js');
       for (const line of await sandboxLines(runner.session.coordinator)) display.debug(`sandbox: ${line}`);
     }
     display.emitJson({

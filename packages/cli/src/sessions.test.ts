@@ -138,7 +138,13 @@ describe('resume and continue', () => {
     await until(() => pgrep(marker).length > 0, 'the tool to start');
     cli.kill('SIGKILL');
     await cli.exited;
-    for (const pid of pgrep(marker)) process.kill(pid, 'SIGKILL');
+    for (const pid of pgrep(marker)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone between pgrep and kill: bubblewrap's --die-with-parent ends it after the CLI.
+      }
+    }
 
     const [dir] = sessionDirs(home);
     const id = path.basename(dir!);

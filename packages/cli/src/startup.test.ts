@@ -18,7 +18,7 @@ async function loadedBy(planFile: string, cwd: string): Promise<string[]> {
 }
 
 describe('start-up: a one-shot run loads what its first turn uses', () => {
-  it('a JSON plan loads no YAML parser, no test kit, no tool-agentpm and none of the session or tool commands', async () => {
+  it('a JSON plan loads no YAML parser, no test kit, no tool-agentpm, no process kit (no subprocess tool), no tool-filesystem tool code and no grep worker pool (no call yet) and none of the session or tool commands', async () => {
     const cwd = tempDir();
     const loaded = await loadedBy(
       writeMockPlan(cwd, ['hi'], { tools: [{ module: 'tool-filesystem' }] }),
@@ -29,11 +29,34 @@ describe('start-up: a one-shot run loads what its first turn uses', () => {
       '/yaml/',
       '/testing/',
       '/tool-agentpm/',
+      '/process/dist/',
+      '/tool-filesystem/dist/grep-pool.js',
+      '/tool-filesystem/dist/grep-worker.js',
+      '/tool-filesystem/dist/read.js',
+      '/tool-filesystem/dist/edit.js',
+      '/tool-filesystem/dist/grep.js',
       '/cli/dist/tools.js',
       '/cli/dist/session-commands.js',
     ]) {
       expect(loaded.filter((f) => f.includes(unused))).toEqual([]);
     }
+  });
+
+  it('tool-bash loads its mount entry: the safety validator, its effect analysis and the shell lexer wait for the first command', async () => {
+    const cwd = tempDir();
+    const quiet = await loadedBy(writeMockPlan(cwd, ['hi'], { tools: [{ module: 'tool-bash' }] }), cwd);
+    expect(quiet.some((f) => f.includes('/tool-bash/dist/mount.js'))).toBe(true);
+    for (const unused of [
+      '/tool-bash/dist/safety.js',
+      '/tool-bash/dist/effects.js',
+      '/process/dist/shell/',
+    ]) {
+      expect(quiet.filter((f) => f.includes(unused))).toEqual([]);
+    }
+    // A turn that runs a command loads them (every command is checked).
+    const script = [{ tool_calls: [{ id: 'c1', name: 'bash', arguments: { command: 'true' } }] }, 'done'];
+    const busy = await loadedBy(writeMockPlan(cwd, script, { tools: [{ module: 'tool-bash' }] }), cwd);
+    expect(busy.some((f) => f.includes('/tool-bash/dist/safety.js'))).toBe(true);
   });
 
   it('a YAML plan loads the YAML parser', async () => {

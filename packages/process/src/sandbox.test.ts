@@ -339,6 +339,31 @@ describe('Sandbox modes', () => {
     expect(notices[0]).toMatch(/WITHOUT an OS sandbox.*apt-get install bubblewrap/);
     expect(a.describe()).toMatch(/^auto \(unavailable/);
   });
+
+  it("'auto' probes bubblewrap when first needed, not when constructed (a mount starts no process); 'required' probes at once", () => {
+    const dir = makeTempDir();
+    const probes = path.join(dir, 'probes.txt');
+    const bwrap = path.join(dir, 'bwrap');
+    fs.writeFileSync(bwrap, `#!/bin/sh\necho probe >> '${probes}'\nexit 1\n`, { mode: 0o755 });
+    const notices: string[] = [];
+    const notice = (message: string): void => {
+      notices.push(message);
+    };
+    const lazy = new Sandbox({ ...SANDBOX_DEFAULTS }, { module: 'mod-lazy', bwrap, notice });
+    expect(fs.existsSync(probes)).toBe(false);
+    expect(notices).toEqual([]);
+    expect(lazy.active).toBe(false);
+    expect(lazy.describe()).toMatch(/^auto \(unavailable: bwrap cannot create namespaces/);
+    expect(fs.readFileSync(probes, 'utf8')).toBe('probe\n');
+    expect(notices).toHaveLength(1);
+
+    const eager = path.join(dir, 'bwrap-eager');
+    fs.writeFileSync(eager, `#!/bin/sh\necho probe >> '${probes}'\nexit 1\n`, { mode: 0o755 });
+    expect(
+      () => new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'required' }, { module: 'mod-eager', bwrap: eager }),
+    ).toThrow(/cannot create namespaces/);
+    expect(fs.readFileSync(probes, 'utf8')).toBe('probe\nprobe\n');
+  });
 });
 
 describe.skipIf(!gate.run)(gate.title('Sandbox (bubblewrap): programs and scripts in /tmp'), () => {

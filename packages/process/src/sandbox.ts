@@ -123,38 +123,60 @@ const noticed = new Set<string>();
 
 export class Sandbox {
   readonly policy: SandboxPolicy;
-  /** Commands run confined by bubblewrap. */
-  readonly active: boolean;
-  readonly support: SandboxSupport;
   /** The marker of everything this sandbox started unconfined (`AMPLIFIER_PROC_SESSION`). */
   readonly sessionMarker: string = newMarker();
   readonly #home: string;
   readonly #module: string;
   readonly #prestart: boolean;
+  readonly #bwrap: string | undefined;
+  readonly #notice: (message: string) => void;
+  #support: SandboxSupport | undefined;
   #spare: Spare | undefined;
   #closed = false;
   /** An unconfined command was started: cleanup must look for what escaped (a /proc scan). */
   #unconfinedStarted = false;
 
-  /** Throws `SandboxUnavailableError` for `required` without a working bubblewrap. */
+  /**
+   * Throws `SandboxUnavailableError` for `required` without a working bubblewrap.
+   * In `auto` mode bubblewrap is probed when first needed (the first command,
+   * `describe()`, `active`), not here: mounting a tool costs no process start.
+   */
   constructor(policy: SandboxPolicy, options: SandboxOptions) {
     this.policy = policy;
     this.#module = options.module;
     this.#home = options.home ?? os.homedir();
+    this.#notice = options.notice ?? ((message: string) => process.stderr.write(`${message}\n`));
     this.#prestart = (options.prestart ?? true) && isExecutable(ENV_BINARY);
-    this.support =
-      policy.mode === 'off' ? { available: false, reason: 'sandbox: off' } : sandboxSupport(options.bwrap);
-    this.active = policy.mode !== 'off' && this.support.available;
+    if (policy.mode !== 'off') {
+      // Looking bwrap up on PATH is cheap and answers now: a missing binary is noticed at mount.
+      this.#bwrap = options.bwrap ?? findOnPath('bwrap');
+      if (this.#bwrap === undefined || process.platform !== 'linux') void this.support;
+    }
     if (policy.mode === 'required' && !this.active) {
       throw new SandboxUnavailableError(options.module, this.support.reason ?? 'unknown reason');
     }
-    if (policy.mode === 'auto' && !this.active && !noticed.has(options.module)) {
-      noticed.add(options.module);
-      const notice = options.notice ?? ((message: string) => process.stderr.write(`${message}\n`));
-      notice(
-        `${options.module}: commands run WITHOUT an OS sandbox (${this.support.reason}); ${INSTALL_HINT} to confine them, or set sandbox: required to refuse to run without it`,
-      );
+  }
+
+  /** Whether bubblewrap works here (probed once, on first use; `off` never probes). */
+  get support(): SandboxSupport {
+    if (this.#support === undefined) {
+      this.#support =
+        this.policy.mode === 'off'
+          ? { available: false, reason: 'sandbox: off' }
+          : sandboxSupport(this.#bwrap);
+      if (this.policy.mode === 'auto' && !this.#support.available && !noticed.has(this.#module)) {
+        noticed.add(this.#module);
+        this.#notice(
+          `${this.#module}: commands run WITHOUT an OS sandbox (${this.#support.reason}); ${INSTALL_HINT} to confine them, or set sandbox: required to refuse to run without it`,
+        );
+      }
     }
+    return this.#support;
+  }
+
+  /** Commands run confined by bubblewrap. */
+  get active(): boolean {
+    return this.policy.mode !== 'off' && this.support.available;
   }
 
   /** The mode as the CLI shows it: `auto (bubblewrap)`, `auto (unavailable: ...)`, `required (bubblewrap)`, `off`. */

@@ -219,6 +219,45 @@ describe('scoped packages, declared dependencies, AMPLIFIER_MODULES and extraRoo
     expect((await mountModule(loader, 'bundled')).url).toBe(urlOf(pnpmStoreDir(cliDir, 'cli-bundled-tool')));
     expect(loader.scan().roots).toEqual([root, cliRoot]);
   });
+
+  it("extraRoots: a bundled module's conventional name is found from the extra root without scanning its dependencies; the project's own module of that id still wins", async () => {
+    const cliDir = path.join(root, 'cli-install');
+    installPnpm(
+      cliDir,
+      [
+        {
+          name: 'amplifier-cli',
+          amplifier: null,
+          dependencies: { '@amplifier/fast-tool': '1.0.0', 'broken-dep': '1.0.0' },
+        },
+        { name: '@amplifier/fast-tool', id: 'fast-tool' },
+        { name: 'broken-dep', id: 'not valid!' },
+      ],
+      { direct: ['amplifier-cli'] },
+    );
+    const cliRoot = pnpmStoreDir(cliDir, 'amplifier-cli');
+    const outside = path.join(root, 'outside');
+    mkdirSync(outside);
+    const loader = loaderAt(outside, { extraRoots: [cliRoot] });
+    const resolved = await loader.resolve('fast-tool');
+    expect(resolved.via).toBe('@amplifier/fast-tool');
+    expect(resolved.package?.dir).toBe(pnpmStoreDir(cliDir, '@amplifier/fast-tool'));
+    // The full scan of the CLI's dependencies would have met the broken manifest.
+    expect((await mountModule(loader, 'fast-tool')).url).toBe(
+      urlOf(pnpmStoreDir(cliDir, '@amplifier/fast-tool')),
+    );
+    expect(loader.scan().problems.map((p) => p.path)).toEqual([
+      path.join(pnpmStoreDir(cliDir, 'broken-dep'), 'package.json'),
+    ]);
+
+    // A project that declares its own package for the id: it wins over the CLI's bundled one.
+    const project = path.join(root, 'project');
+    writeProject(project, { 'my-fast-fork': '1.0.0' });
+    const [fork] = installNpm(project, [{ name: 'my-fast-fork', id: 'fast-tool' }]);
+    const inProject = loaderAt(project, { extraRoots: [cliRoot] });
+    expect((await inProject.resolve('fast-tool')).package?.dir).toBe(fork);
+    expect((await mountModule(inProject, 'fast-tool')).url).toBe(urlOf(fork!));
+  });
 });
 
 describe('duplicates and discover()', () => {

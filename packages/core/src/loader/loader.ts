@@ -3,7 +3,8 @@
  * `sourceResolver` of the call (a session passes its mounted
  * `module-source-resolver`); the source hint (path, `file:` URL or
  * package name); the conventional names `@amplifier/<id>` and
- * `amplifier-module-<id>` (fast path); then discovery over declared
+ * `amplifier-module-<id>` (fast path; with extra roots, after the project's own
+ * declared modules, also as seen from each extra root); then discovery over declared
  * dependencies and `AMPLIFIER_MODULES`: a module with that id, else the one
  * module declaring it as an alias (an exact id always wins). Checks the declared type against the
  * mount point and the module's `@amplifier/core` peer range against the
@@ -268,19 +269,19 @@ export class ModuleLoader implements ModuleLoaderLike {
       }
     }
 
-    for (const name of [`@amplifier/${id}`, `amplifier-module-${id}`]) {
-      const located = findPackage(name, this.baseDir);
-      if (located === undefined) {
-        searched.push(`${name}: no node_modules/${name} in ${this.baseDir} or its parents`);
-        continue;
-      }
-      const found = readModulePackage(located.dir, parsePackageJson(located.dir, located.text));
-      if (found === undefined) {
-        searched.push(`${name}: installed at ${located.dir} but its package.json has no "amplifier" field`);
-      } else if (found.manifest.module !== id) {
-        searched.push(`${name}: installed at ${located.dir} but declares module '${found.manifest.module}'`);
-      } else {
-        return this.#fromPackage(found, name);
+    const conventional = this.#conventional(id, this.baseDir, searched);
+    if (conventional !== undefined) return conventional;
+    if (this.extraRoots.length > 0) {
+      // The project's own declared modules first (as in the full index), then the conventional
+      // names seen from each extra root (the CLI's bundled modules) before scanning their
+      // dependencies: a one-shot `amplifier run` outside a project resolves its modules with a
+      // few file reads instead of a scan of every dependency of the CLI.
+      const project = discoverModules({ baseDir: this.baseDir, extraRoots: [], searchPaths: [] });
+      const own = project.modules.get(id);
+      if (own !== undefined) return this.#fromPackage(own, 'discovery');
+      for (const root of this.extraRoots) {
+        const bundled = this.#conventional(id, root, []);
+        if (bundled !== undefined) return bundled;
       }
     }
 
@@ -320,6 +321,26 @@ export class ModuleLoader implements ModuleLoaderLike {
       }Fix: npm install @amplifier/${id}   (or give its mount plan entry a source: "<path or package name>")`,
       searched,
     );
+  }
+
+  /** `@amplifier/<id>`, then `amplifier-module-<id>`, as Node would find them from `fromDir`. */
+  #conventional(id: string, fromDir: string, searched: string[]): ResolvedModule | undefined {
+    for (const name of [`@amplifier/${id}`, `amplifier-module-${id}`]) {
+      const located = findPackage(name, fromDir);
+      if (located === undefined) {
+        searched.push(`${name}: no node_modules/${name} in ${fromDir} or its parents`);
+        continue;
+      }
+      const found = readModulePackage(located.dir, parsePackageJson(located.dir, located.text));
+      if (found === undefined) {
+        searched.push(`${name}: installed at ${located.dir} but its package.json has no "amplifier" field`);
+      } else if (found.manifest.module !== id) {
+        searched.push(`${name}: installed at ${located.dir} but declares module '${found.manifest.module}'`);
+      } else {
+        return this.#fromPackage(found, name);
+      }
+    }
+    return undefined;
   }
 
   /** Every module the loader can find (id, type, package, version, real path, mount point), sorted by id. */
