@@ -3,8 +3,9 @@
  * every provider call and tool call a journaled step, so a turn survives a
  * crashed worker and resumes on another one.
  */
-export { polyfilledWithResolvers } from './promise-polyfill.js';
-export { cancelInvocation, registerDeployment } from './admin.js';
+
+export type { InvocationStatus } from './admin.js';
+export { cancelInvocation, invocationStatus, JOURNAL_MISMATCH, registerDeployment } from './admin.js';
 export type { DurableErrorCode } from './durable-error.js';
 export { DurableError } from './durable-error.js';
 export { freePort } from './free-port.js';
@@ -17,6 +18,7 @@ export {
   SERVER_BIN_ENV,
   startLocalRestate,
 } from './local-server.js';
+export { polyfilledWithResolvers } from './promise-polyfill.js';
 export type {
   SessionFactory,
   SessionInit,

@@ -10,7 +10,14 @@
  * behind the provider's own retry policy, and the turn fails the same way
  * wherever it runs.
  */
-import type { StepInfo, StepRunner } from '@amplifier/core';
+import {
+  createLLMError,
+  LLM_ERROR_KINDS,
+  type LLMErrorKind,
+  type LLMErrorOptions,
+  type StepInfo,
+  type StepRunner,
+} from '@amplifier/core';
 import type { Context, internal, RestatePromise as RestatePromiseType } from '@restatedev/restate-sdk';
 import { restate } from './restate.js';
 
@@ -132,8 +139,18 @@ export function journaledError(error: unknown): JournaledError {
   return { name: error.name, message: error.message, fields };
 }
 
-/** An Error with the journaled name, message and fields. */
+/** The error again: an LLMError of the same kind for a provider failure, else an Error with the journaled name, message and fields. */
 export function rebuiltError(record: JournaledError): Error {
+  const { fields } = record;
+  if (fields.code === 'LLM_ERROR' && LLM_ERROR_KINDS.includes(fields.kind as LLMErrorKind)) {
+    const options: LLMErrorOptions = {};
+    if (typeof fields.provider === 'string') options.provider = fields.provider;
+    if (typeof fields.model === 'string') options.model = fields.model;
+    if (typeof fields.status_code === 'number') options.status_code = fields.status_code;
+    if (typeof fields.retryable === 'boolean') options.retryable = fields.retryable;
+    if (typeof fields.retry_after === 'number') options.retry_after = fields.retry_after;
+    return createLLMError(fields.kind as LLMErrorKind, record.message, options);
+  }
   const error = new Error(record.message);
   Object.defineProperty(error, 'name', { value: record.name, configurable: true, writable: true });
   return Object.assign(error, record.fields);

@@ -56,6 +56,8 @@ export interface LocalRestateOptions {
   binary?: string;
   /** Bound on the wait for the server to answer (default 30 s). */
   readyTimeoutMs?: number;
+  /** More environment for the server (`RESTATE_...` settings). */
+  env?: Record<string, string>;
   /** Server output (default: dropped). */
   onOutput?: (chunk: string) => void;
 }
@@ -101,6 +103,7 @@ export async function startLocalRestate(options: LocalRestateOptions): Promise<L
           RESTATE_DEFAULT_NUM_PARTITIONS: String(options.partitions ?? 4),
           RESTATE_LOG_FORMAT: 'compact',
           RESTATE_LOG_DISABLE_ANSI_CODES: 'true',
+          ...options.env,
         },
       },
     );

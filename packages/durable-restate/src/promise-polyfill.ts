@@ -34,4 +34,3 @@ if (polyfilledWithResolvers) {
     enumerable: false,
   });
 }
-

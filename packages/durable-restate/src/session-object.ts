@@ -104,7 +104,11 @@ function promptOf(input: unknown): string {
   );
 }
 
-async function runTurn(ctx: ObjectContext, input: unknown, options: SessionObjectOptions): Promise<TurnResult> {
+async function runTurn(
+  ctx: ObjectContext,
+  input: unknown,
+  options: SessionObjectOptions,
+): Promise<TurnResult> {
   const prompt = promptOf(input);
   const internal = ctx as unknown as restate.internal.ContextInternal;
   const stored = (await ctx.get<Message[]>(TRANSCRIPT_KEY)) ?? [];
@@ -126,7 +130,8 @@ async function runTurn(ctx: ObjectContext, input: unknown, options: SessionObjec
     // Restate's cancel aborts the turn, which reaches every running tool's signal.
     const runner = journaledStepRunner(ctx, {
       ...(options.onStep === undefined ? {} : { observe: options.onStep }),
-      onCancel: () => controller.abort(new AmplifierError('CANCELLED', 'the turn was cancelled through Restate')),
+      onCancel: () =>
+        controller.abort(new AmplifierError('CANCELLED', 'the turn was cancelled through Restate')),
     });
     session.coordinator.registerCapability(STEP_CAPABILITY, runner);
     let answer: string;

@@ -4,8 +4,9 @@
  * re-sent request (the app's handler retried, the user double-clicked)
  * returns the same invocation instead of running the turn twice.
  */
-import { DurableError } from './durable-error.js';
+
 import { trim } from './admin.js';
+import { DurableError } from './durable-error.js';
 import { DEFAULT_OBJECT_NAME, type TurnResult } from './session-object.js';
 
 export interface TurnClientOptions {

@@ -12,7 +12,7 @@ import { FakeLlmServer, type FakeReply, sseEvent } from '@amplifier/provider-htt
 import { type ReadyChild, startReadyChild } from '@amplifier/test-fixtures';
 import { registerDeployment } from '../admin.js';
 import { findRestateServerBinary, type LocalRestate, startLocalRestate } from '../local-server.js';
-import { type Balancer, startBalancer } from '../testing/balancer.js';
+import { type Balancer, startBalancer } from '../testing/index.js';
 import { TurnClient } from '../turn-client.js';
 
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
@@ -54,7 +54,16 @@ export interface Cluster {
 export async function startCluster(): Promise<Cluster> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'amplifier-durable-'));
   const logDir = path.join(dir, 'logs');
-  const restate = await startLocalRestate({ baseDir: path.join(dir, 'restate'), partitions: 2 });
+  const restate = await startLocalRestate({
+    baseDir: path.join(dir, 'restate'),
+    partitions: 2,
+    // A killed worker's invocation is retried soon (the default waits 500 ms, doubling).
+    env: {
+      RESTATE_DEFAULT_RETRY_POLICY__INITIAL_INTERVAL: '50ms',
+      RESTATE_DEFAULT_RETRY_POLICY__MAX_INTERVAL: '1s',
+    },
+    ...(process.env.DURABLE_DEBUG ? { onOutput: (chunk: string) => process.stderr.write(chunk) } : {}),
+  });
   const llm = await FakeLlmServer.start();
   const gate = await FakeLlmServer.start();
   const balancer = await startBalancer([]);
@@ -91,7 +100,7 @@ export async function startCluster(): Promise<Cluster> {
       await restate.kill();
       await llm.close();
       await gate.close();
-      await rm(dir, { recursive: true, force: true });
+      if (!process.env.DURABLE_KEEP) await rm(dir, { recursive: true, force: true });
     },
   };
 }
@@ -141,10 +150,20 @@ export function gateCall(id: string, step = id): FakeReply {
 }
 
 /** A reply the test releases by hand: `arrived` resolves when the request is in. */
-export function heldReply(): { reply: FakeReply; arrived: Promise<void>; release(reply: FakeReply): void } {
+export function heldReply(): {
+  reply: FakeReply;
+  arrived: Promise<void>;
+  /** Resolves when the client went away before the reply (an aborted fetch, a killed worker). */
+  abandoned: Promise<void>;
+  release(reply: FakeReply): void;
+} {
   let arrive: () => void = () => {};
   const arrived = new Promise<void>((resolve) => {
     arrive = resolve;
+  });
+  let abandon: () => void = () => {};
+  const abandoned = new Promise<void>((resolve) => {
+    abandon = resolve;
   });
   let answer: ((reply: FakeReply) => void) | undefined;
   const released = new Promise<FakeReply>((resolve) => {
@@ -152,7 +171,11 @@ export function heldReply(): { reply: FakeReply; arrived: Promise<void>; release
   });
   return {
     arrived,
+    abandoned,
     reply: async (request, response) => {
+      response.on('close', () => {
+        if (!response.writableFinished) abandon();
+      });
       arrive();
       const reply = await released;
       if (!response.destroyed) await reply(request, response);
@@ -166,6 +189,29 @@ export function gateText(text: string): FakeReply {
   return (_request, response) => {
     response.writeHead(200, { 'content-type': 'text/plain' }).end(text);
   };
+}
+
+/** The records hooks-logging wrote for a session (every worker's, in file order). */
+export async function logRecords(
+  logDir: string,
+  sessionId: string,
+): Promise<{ event: string; data: Record<string, unknown> }[]> {
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(path.join(logDir, `${sessionId}.jsonl`), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as { event: string; data: Record<string, unknown> });
+}
+
+/** How many records of `event` (and matching `where` in data) the log has. */
+export function countOf(
+  records: { event: string; data: Record<string, unknown> }[],
+  event: string,
+  where: Record<string, unknown> = {},
+): number {
+  return records.filter((r) => r.event === event && Object.entries(where).every(([k, v]) => r.data[k] === v))
+    .length;
 }
 
 /** The provider calls the fake LLM server received (chat completions only). */

@@ -52,11 +52,21 @@ const worker = await startWorker({
         providers: [
           {
             module: 'provider-openai',
-            config: { api_key: 'sk-test', base_url: `${options.llmUrl}/v1`, default_model: 'gpt-4o-mini', max_retries: 0 },
+            config: {
+              api_key: 'sk-test',
+              base_url: `${options.llmUrl}/v1`,
+              default_model: 'gpt-4o-mini',
+              max_retries: 0,
+            },
           },
         ],
         hooks: options.logDir
-          ? [{ module: 'hooks-logging', config: { session_log_template: `${options.logDir}/{session_id}.jsonl` } }]
+          ? [
+              {
+                module: 'hooks-logging',
+                config: { session_log_template: `${options.logDir}/{session_id}.jsonl` },
+              },
+            ]
           : [],
       },
       { sessionId, isResumed, baseDir, logger: silentLogger },

@@ -19,7 +19,14 @@ export interface Balancer {
   close(): Promise<void>;
 }
 
-const HOP_HEADERS = new Set([':scheme', ':authority', 'host', 'connection', 'keep-alive', 'transfer-encoding']);
+const HOP_HEADERS = new Set([
+  ':scheme',
+  ':authority',
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+]);
 
 export async function startBalancer(targets: readonly string[]): Promise<Balancer> {
   let current = [...targets];
