@@ -31,6 +31,7 @@ const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   delegation: { file: './delegation.js', aliases: ['spawn', 'agents'] },
   sessions: { file: './sessions.js', aliases: ['many'] },
   startup: { file: './startup.js', aliases: ['cli'] },
+  durable: { file: './durable.js', aliases: ['restate'] },
 };
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
