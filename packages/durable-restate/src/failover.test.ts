@@ -3,6 +3,8 @@
  * workers as child processes killed with SIGKILL, a fake LLM server and a
  * gate server that count every provider call and every tool run.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { waitFor } from '@amplifier/test-fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -146,7 +148,7 @@ describe.skipIf(reason !== undefined)('durable turns on Restate', () => {
     // The next worker's session has no `gate` tool: replaying the journal, the loop answers the
     // call with "tool not found" instead of running step tool:call_nd, and asks for llm:1.
     const llmBefore = llmCalls(cluster.llm);
-    await failOver({ withGate: false });
+    const divergent = await failOver({ withGate: false });
     let status: InvocationStatus | undefined;
     const reported = await waitFor(
       async () => {
@@ -158,6 +160,8 @@ describe.skipIf(reason !== undefined)('durable turns on Restate', () => {
     expect(reported).toBe(true);
     expect(status?.problem).toMatch(/^Deterministic replay violation: .*name: tool:call_nd != llm:1/);
     expect(status?.status).not.toBe('completed');
+    const workerLog = await readFile(path.join(cluster.logDir, `worker-${divergent.pid}.log`), 'utf8');
+    expect(workerLog).toContain("session 'diverge': deterministic replay violation");
     // Not silently diverging: the replay stopped at the mismatch, before asking the model anything.
     expect(llmCalls(cluster.llm)).toBe(llmBefore);
     // A worker that agrees with the journal finishes the turn (Restate keeps retrying).

@@ -16,10 +16,17 @@ import {
   AmplifierError,
   type AmplifierSession,
   errorMessage,
+  type Logger,
   type Message,
   STEP_CAPABILITY,
 } from '@amplifier/core';
-import type { ObjectContext, ObjectSharedContext, VirtualObjectDefinition } from '@restatedev/restate-sdk';
+import type {
+  HooksProvider,
+  ObjectContext,
+  ObjectSharedContext,
+  VirtualObjectDefinition,
+} from '@restatedev/restate-sdk';
+import { JOURNAL_MISMATCH } from './admin.js';
 import { journaledStepRunner, type StepObserver } from './journaled-step.js';
 import { restate } from './restate.js';
 
@@ -41,6 +48,8 @@ export interface SessionObjectOptions {
   name?: string;
   /** Told about every step (ran, or answered by the journal): for metrics and tests. */
   onStep?: StepObserver;
+  /** Where a deterministic-replay violation is reported (default: console). */
+  logger?: Logger;
 }
 
 /** The body of a `turn` call: `{ "prompt": "..." }` (a bare JSON string works too). */
@@ -78,8 +87,11 @@ export function sessionObject(options: SessionObjectOptions): SessionObject {
           (await ctx.get<Message[]>(TRANSCRIPT_KEY)) ?? [],
       ),
     },
-    // Restate's cancel reaches the turn as an abort, not as a failed journal await.
-    options: { explicitCancellation: true },
+    options: {
+      // Restate's cancel reaches the turn as an abort, not as a failed journal await.
+      explicitCancellation: true,
+      hooks: [reportReplayViolations(options.logger ?? console)],
+    },
   });
 }
 
@@ -150,6 +162,31 @@ async function runTurn(
     unsuppress();
     await session.cleanup().catch(() => {});
   }
+}
+
+/**
+ * Say it clearly when an attempt ends because its replay took another path
+ * than the journal (Restate's error 570): the SDK ends the attempt without
+ * the handler seeing the error, so this watches the whole handler.
+ */
+function reportReplayViolations(logger: Logger): HooksProvider {
+  return ({ request }) => ({
+    interceptor: {
+      handler: async (next) => {
+        try {
+          await next();
+        } catch (error) {
+          if (error instanceof restate.RestateError && error.code === JOURNAL_MISMATCH) {
+            const difference = error.message.split('\n').find((line) => line.includes('name:'));
+            logger.error(
+              `session '${request.target.key ?? '?'}': deterministic replay violation in ${request.id}: the replay took another path than the journal (${difference?.trim() ?? error.message}). Something outside the journal (a random value, the clock, the mounted tools, the config) changed the turn; Restate retries until a worker agrees with the journal.`,
+            );
+          }
+          throw error;
+        }
+      },
+    },
+  });
 }
 
 /**

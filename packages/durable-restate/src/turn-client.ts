@@ -5,6 +5,7 @@
  * returns the same invocation instead of running the turn twice.
  */
 
+import { Agent, fetch } from 'undici';
 import { trim } from './admin.js';
 import { DurableError } from './durable-error.js';
 import { DEFAULT_OBJECT_NAME, type TurnResult } from './session-object.js';
@@ -31,6 +32,13 @@ export class TurnError extends DurableError {
     this.status = status;
   }
 }
+
+/**
+ * Turns last as long as their model calls and tools: no header or body
+ * timeout on the ingress connection (fetch's default would give up on a turn
+ * after 5 minutes). Pass a `signal` of your own to bound a wait.
+ */
+const patientAgent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 
 export class TurnClient {
   readonly #ingress: string;
@@ -84,11 +92,12 @@ export class TurnClient {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-    let response: Response;
+    let response: Awaited<ReturnType<typeof fetch>>;
     try {
       response = await fetch(url, {
         method,
         headers,
+        dispatcher: patientAgent,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {
