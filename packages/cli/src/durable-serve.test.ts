@@ -3,7 +3,8 @@
  * the npm binary, the worker, a turn through Restate's ingress with the
  * offline mock provider, and a clean stop that takes the server down.
  */
-import { findRestateServerBinary } from '@amplifier/durable-restate';
+import { rmSync } from 'node:fs';
+import { findRestateServerBinary, startLocalRestate } from '@amplifier/durable-restate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliProcess, cliEnv, removeTempDirs, runCli, tempDir } from './__fixtures__/cli.js';
 
@@ -48,6 +49,37 @@ describe.skipIf(missing)('amplifier serve --durable', () => {
     const exit = await cli.done();
     expect(exit.code).toBe(0);
     expect(alive(ready.restate_pid)).toBe(false);
+  });
+});
+
+describe.skipIf(missing)('amplifier serve --durable against an existing cluster', () => {
+  it('starts no server, registers with the given admin API and serves turns from its ingress', async () => {
+    const home = tempDir();
+    const restate = await startLocalRestate({ baseDir: `${home}/restate` });
+    try {
+      const cli = new CliProcess(['serve', '--durable', '--provider', 'mock', '--json'], {
+        cwd: home,
+        env: cliEnv(home, { RESTATE_ADMIN_URL: restate.adminUrl, RESTATE_INGRESS_URL: restate.ingressUrl }),
+      });
+      await cli.waitFor('stdout', /\n/);
+      const ready = JSON.parse(cli.stdout.split('\n')[0]!) as {
+        ingress_url: string;
+        restate_pid: number | null;
+      };
+      expect(ready).toMatchObject({ ingress_url: restate.ingressUrl, restate_pid: null });
+      const response = await fetch(`${restate.ingressUrl}/amplifier-session/remote/turn`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'r1' },
+        body: JSON.stringify({ prompt: 'hello cluster' }),
+      });
+      expect(((await response.json()) as { answer: string }).answer).toContain('hello cluster');
+      cli.kill('SIGTERM');
+      expect((await cli.done()).code).toBe(0);
+      expect(alive(restate.pid)).toBe(true); // not ours to stop
+    } finally {
+      await restate.kill();
+      rmSync(`${home}/restate`, { recursive: true, force: true });
+    }
   });
 });
 
