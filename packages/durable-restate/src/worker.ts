@@ -13,6 +13,12 @@ export interface WorkerOptions extends SessionObjectOptions {
   port?: number;
   /** Interface to listen on (default 127.0.0.1; `0.0.0.0` behind a load balancer). */
   host?: string;
+  /**
+   * Restate's request identity public keys (`publickeyv1_...`): with them the
+   * worker accepts only requests signed by your Restate server. Set them
+   * whenever the worker's port is reachable by anything else.
+   */
+  identityKeys?: string[];
 }
 
 export interface Worker {
@@ -25,7 +31,10 @@ export interface Worker {
 
 /** Serve the session object over HTTP/2 (the protocol Restate's bidirectional mode uses). */
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
-  const handler = restate.createEndpointHandler({ services: [sessionObject(options)] });
+  const handler = restate.createEndpointHandler({
+    services: [sessionObject(options)],
+    ...(options.identityKeys === undefined ? {} : { identityKeys: options.identityKeys }),
+  });
   const server = http2.createServer(handler);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session) => {
