@@ -64,7 +64,9 @@ interface Pending {
  * may run several tool calls at once. So steps are not awaited one by one:
  * a pump awaits every step started so far as one `RestatePromise.allSettled`
  * (their closures run concurrently), raced against Restate's cancellation,
- * and steps started meanwhile form the next batch.
+ * and steps started meanwhile form the next batch. The pump starts one
+ * macrotask after the first step, so the tool calls of one round, started
+ * together, are one batch.
  */
 export function journaledStepRunner(ctx: Context, options: JournaledStepOptions = {}): StepRunner {
   const internal = ctx as unknown as ContextInternal;
@@ -73,7 +75,6 @@ export function journaledStepRunner(ctx: Context, options: JournaledStepOptions 
   let cancelled = options.onCancel === undefined;
 
   const pump = async (): Promise<void> => {
-    pumping = true;
     try {
       while (queue.length > 0) {
         const batch = queue;
@@ -119,7 +120,14 @@ export function journaledStepRunner(ctx: Context, options: JournaledStepOptions 
     });
     const outcome = await new Promise<StepOutcome<unknown>>((done, failed) => {
       queue.push({ promise, done, failed });
-      if (!pumping) pump().catch(() => {});
+      if (!pumping) {
+        // Start after the current macrotask: the other steps of this round (tool calls the
+        // loop starts together) join the batch, so their closures run at once.
+        pumping = true;
+        setImmediate(() => {
+          pump().catch(() => {});
+        });
+      }
     });
     options.observe?.(name, info, ran);
     if (outcome.ok) return outcome.value as T;

@@ -3,10 +3,12 @@
  * idempotent starts, one turn at a time per session, cancellation reaching
  * the running tool, bad input answered with a clear error.
  */
+import type { FakeReply } from '@amplifier/provider-http/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Cluster,
   gateCall,
+  gateCalls,
   gateText,
   heldReply,
   llmCalls,
@@ -46,6 +48,29 @@ describe.skipIf(reason !== undefined)('the session object', () => {
     expect(cluster.gate.requests.at(-1)!.url).toMatch(/^\/tool\/call_1\?/);
     const transcript = await cluster.client.transcript('s1');
     expect(transcript).toHaveLength(6);
+  });
+
+  it('tool calls of one response run at once, each a journaled step', async () => {
+    const a = heldReply();
+    const b = heldReply();
+    cluster.llm.enqueue(gateCalls(['call_x', 'call_y']), textReply('both done'));
+    cluster.gate.enqueue(a.reply, b.reply);
+    const sent = await cluster.client.send('parallel', 'go', 'p1');
+    // Both calls are running before either answers.
+    await Promise.all([a.arrived, b.arrived]);
+    // Each answers with its own idempotency key; the second to arrive answers first.
+    const key: FakeReply = (request, response) => {
+      response.writeHead(200).end(`ran ${request.url.split('?')[0]!.split('/').pop()}`);
+    };
+    b.release(key);
+    a.release(key);
+    expect((await cluster.client.attach(sent.invocationId)).answer).toBe('both done');
+    const transcript = (await cluster.client.transcript('parallel')) as { role: string; content: unknown }[];
+    // Results in the model's order, whatever order the tools finished in.
+    expect(transcript.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+      'ran call_x',
+      'ran call_y',
+    ]);
   });
 
   it('a re-sent start with the same idempotency key is the same turn, run once', async () => {

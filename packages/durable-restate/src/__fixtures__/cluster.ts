@@ -131,18 +131,21 @@ export function textReply(text: string): FakeReply {
 }
 
 /** The model calls the `gate` tool (`id` is the tool call id, so the step name and idempotency key). */
-export function gateCall(id: string, step = id): FakeReply {
+export function gateCall(id: string): FakeReply {
+  return gateCalls([id]);
+}
+
+/** The model calls the `gate` tool once per id, all in one response. */
+export function gateCalls(ids: readonly string[]): FakeReply {
   return sse([
     chunk({ role: 'assistant', content: null }),
     chunk({
-      tool_calls: [
-        {
-          index: 0,
-          id,
-          type: 'function',
-          function: { name: 'gate', arguments: JSON.stringify({ step }) },
-        },
-      ],
+      tool_calls: ids.map((id, index) => ({
+        index,
+        id,
+        type: 'function',
+        function: { name: 'gate', arguments: JSON.stringify({ step: id }) },
+      })),
     }),
     chunk({}, 'tool_calls'),
     DONE,

@@ -26,6 +26,8 @@ const gate = {
   name: 'gate',
   description: 'Fetches its output from the gate server.',
   inputSchema: { type: 'object', properties: { step: { type: 'string' } } },
+  // Touches nothing of the session's: calls of one response may run at once.
+  executionProfile: { resourceKeys: () => [] },
   async execute(input, callOptions = {}) {
     const key = encodeURIComponent(callOptions.idempotencyKey ?? 'none');
     const step = encodeURIComponent(String(input.step ?? ''));
