@@ -128,8 +128,8 @@ describe.skipIf(reason !== undefined)('durable turns on Restate', () => {
     expect(sent.status).toBe('Accepted');
     await held.arrived;
     await cluster.restate.restart();
-    // The first run of the tool finishes after its server went away: its result is not journaled.
-    held.release(gateText('too late'));
+    // The worker abandons the attempt its server dropped: the running tool is aborted.
+    await held.abandoned;
 
     const result = await cluster.client.attachByKey('restart', 'key-restart');
     expect(result.answer).toBe('after the restart');

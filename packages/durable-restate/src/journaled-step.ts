@@ -48,6 +48,12 @@ export interface JournaledStepOptions {
    * their signal; the steps still finish (aborted) and are journaled.
    */
   onCancel?: () => void;
+  /**
+   * Settles when the invocation attempt has ended (a lost connection, a
+   * suspension): every step still waiting then fails with its reason, and so
+   * does every later one, so the abandoned turn unwinds and is cleaned up.
+   */
+  ended?: Promise<unknown>;
 }
 
 interface Pending {
@@ -71,13 +77,23 @@ interface Pending {
 export function journaledStepRunner(ctx: Context, options: JournaledStepOptions = {}): StepRunner {
   const internal = ctx as unknown as ContextInternal;
   let queue: Pending[] = [];
+  let batch: Pending[] = [];
   let pumping = false;
   let cancelled = options.onCancel === undefined;
+  let endedWith: { reason: unknown } | undefined;
+  options.ended?.then(
+    (reason) => abandon(reason),
+    (reason: unknown) => abandon(reason),
+  );
+  function abandon(reason: unknown): void {
+    endedWith = { reason };
+    for (const pending of [...batch, ...queue.splice(0)]) pending.failed(reason);
+  }
 
   const pump = async (): Promise<void> => {
     try {
-      while (queue.length > 0) {
-        const batch = queue;
+      while (queue.length > 0 && endedWith === undefined) {
+        batch = queue;
         queue = [];
         const settled = RestatePromise.allSettled(batch.map((p) => p.promise));
         let results: PromiseSettledResult<StepOutcome<unknown>>[] | undefined;
@@ -109,6 +125,7 @@ export function journaledStepRunner(ctx: Context, options: JournaledStepOptions 
   };
 
   return async <T>(name: string, run: () => Promise<T>, info: StepInfo): Promise<T> => {
+    if (endedWith !== undefined) throw endedWith.reason;
     let ran = false;
     const promise = ctx.run<StepOutcome<unknown>>(name, async () => {
       ran = true;

@@ -27,6 +27,7 @@ import type {
   VirtualObjectDefinition,
 } from '@restatedev/restate-sdk';
 import { JOURNAL_MISMATCH } from './admin.js';
+import { ATTEMPT_HEADER, Attempt, attemptsByRequest, trackAttempt } from './attempts.js';
 import { journaledStepRunner, type StepObserver } from './journaled-step.js';
 import { restate } from './restate.js';
 
@@ -90,7 +91,7 @@ export function sessionObject(options: SessionObjectOptions): SessionObject {
     options: {
       // Restate's cancel reaches the turn as an abort, not as a failed journal await.
       explicitCancellation: true,
-      hooks: [reportReplayViolations(options.logger ?? console)],
+      hooks: [watchAttempts(options.logger ?? console)],
     },
   });
 }
@@ -130,8 +131,14 @@ async function runTurn(
   // missing here) fails the attempt and Restate retries, maybe on another worker.
   const session = await options.createSession({ sessionId, isResumed: stored.length > 0 });
   const hooks = session.coordinator.hooks;
-  const unsuppress = hooks.suppressWhile(() => !internal.isProcessing());
+  const attempt = attemptsByRequest.get(ctx.request());
+  // Nothing is emitted while the journal replays, nor once the attempt is abandoned.
+  const unsuppress = hooks.suppressWhile(() => attempt?.ended === true || !internal.isProcessing());
   const controller = new AbortController();
+  void attempt?.whenEnded.then(() => {
+    if (!controller.signal.aborted)
+      controller.abort(new AmplifierError('CANCELLED', 'the invocation attempt ended'));
+  });
   try {
     await session.initialize();
     const context = session.coordinator.get('context');
@@ -142,6 +149,7 @@ async function runTurn(
     // Restate's cancel aborts the turn, which reaches every running tool's signal.
     const runner = journaledStepRunner(ctx, {
       ...(options.onStep === undefined ? {} : { observe: options.onStep }),
+      ...(attempt === undefined ? {} : { ended: attempt.whenEnded }),
       onCancel: () =>
         controller.abort(new AmplifierError('CANCELLED', 'the turn was cancelled through Restate')),
     });
@@ -165,28 +173,40 @@ async function runTurn(
 }
 
 /**
- * Say it clearly when an attempt ends because its replay took another path
- * than the journal (Restate's error 570): the SDK ends the attempt without
- * the handler seeing the error, so this watches the whole handler.
+ * Watch each attempt of the handler. When it ends without the handler having
+ * finished (Restate lost the connection, the server restarted), the turn is
+ * abandoned: its events are suppressed from then on, its waiting steps fail,
+ * its tools are aborted, and the session is cleaned up (the next attempt
+ * replays the turn). And say it clearly when an attempt ends because its
+ * replay took another path than the journal (Restate's error 570): the SDK
+ * ends that attempt without the handler seeing the error.
  */
-function reportReplayViolations(logger: Logger): HooksProvider {
-  return ({ request }) => ({
-    interceptor: {
-      handler: async (next) => {
-        try {
-          await next();
-        } catch (error) {
-          if (error instanceof restate.RestateError && error.code === JOURNAL_MISMATCH) {
-            const difference = error.message.split('\n').find((line) => line.includes('name:'));
-            logger.error(
-              `session '${request.target.key ?? '?'}': deterministic replay violation in ${request.id}: the replay took another path than the journal (${difference?.trim() ?? error.message}). Something outside the journal (a random value, the clock, the mounted tools, the config) changed the turn; Restate retries until a worker agrees with the journal.`,
-            );
+function watchAttempts(logger: Logger): HooksProvider {
+  return ({ request }) => {
+    const attempt = new Attempt();
+    attemptsByRequest.set(request, attempt);
+    const id = request.attemptHeaders.get(ATTEMPT_HEADER);
+    trackAttempt(typeof id === 'string' ? id : undefined, attempt);
+    return {
+      interceptor: {
+        handler: async (next) => {
+          try {
+            await next();
+          } catch (error) {
+            if (error instanceof restate.RestateError && error.code === JOURNAL_MISMATCH) {
+              const difference = error.message.split('\n').find((line) => line.includes('name:'));
+              logger.error(
+                `session '${request.target.key ?? '?'}': deterministic replay violation in ${request.id}: the replay took another path than the journal (${difference?.trim() ?? error.message}). Something outside the journal (a random value, the clock, the mounted tools, the config) changed the turn; Restate retries until a worker agrees with the journal.`,
+              );
+            }
+            throw error;
+          } finally {
+            attempt.end(new restate.RestateError('the invocation attempt ended'));
           }
-          throw error;
-        }
+        },
       },
-    },
-  });
+    };
+  };
 }
 
 /**

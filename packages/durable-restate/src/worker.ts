@@ -5,6 +5,7 @@
  */
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { ATTEMPT_HEADER, connectionClosed, newAttemptId } from './attempts.js';
 import { restate } from './restate.js';
 import { type SessionObjectOptions, sessionObject } from './session-object.js';
 
@@ -35,7 +36,13 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     services: [sessionObject(options)],
     ...(options.identityKeys === undefined ? {} : { identityKeys: options.identityKeys }),
   });
-  const server = http2.createServer(handler);
+  // Tag each attempt, and end it when Restate drops the stream before the response is done.
+  const server = http2.createServer((request, response) => {
+    const id = newAttemptId();
+    request.headers[ATTEMPT_HEADER] = id;
+    request.stream.once('close', () => connectionClosed(id));
+    handler(request, response);
+  });
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session) => {
     sessions.add(session);
