@@ -32,6 +32,7 @@ const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   sessions: { file: './sessions.js', aliases: ['many'] },
   startup: { file: './startup.js', aliases: ['cli'] },
   view: { file: './view.js', aliases: ['viewer'] },
+  durable: { file: './durable.js', aliases: ['restate'] },
 };
 
 const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

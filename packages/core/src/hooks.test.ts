@@ -772,3 +772,35 @@ describe('HookRegistry: outcome precedence (property)', () => {
     );
   });
 });
+
+describe('suppressWhile (durable replay)', () => {
+  it('delivers no event while the predicate answers true, then delivers again', async () => {
+    const hooks = registry();
+    const calls: string[] = [];
+    hooks.on('e', tracer(calls, 'h', { action: 'deny', reason: 'no' }), { name: 'h' });
+    hooks.on('c', () => ({ data: { x: 1 } }), { name: 'c' });
+    let replaying = true;
+    const restore = hooks.suppressWhile(() => replaying);
+    expect(await hooks.emit('e', { a: 1 })).toEqual({ action: 'continue', data: { a: 1 } });
+    expect(await hooks.emitAndCollect('c', {})).toEqual([]);
+    expect(calls).toEqual([]);
+    replaying = false;
+    expect((await hooks.emit('e', {})).action).toBe('deny');
+    expect(await hooks.emitAndCollect('c', {})).toEqual([{ x: 1 }]);
+    replaying = true;
+    restore();
+    expect((await hooks.emit('e', {})).action).toBe('deny');
+    expect(calls).toEqual(['h', 'h']);
+  });
+
+  it('a restore function of a replaced predicate leaves the new one in place', async () => {
+    const hooks = registry();
+    const calls: string[] = [];
+    hooks.on('e', tracer(calls, 'h'));
+    const first = hooks.suppressWhile(() => true);
+    hooks.suppressWhile(() => true);
+    first();
+    await hooks.emit('e', {});
+    expect(calls).toEqual([]);
+  });
+});

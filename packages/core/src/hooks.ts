@@ -97,6 +97,8 @@ export class HookRegistry {
   readonly #logger: Logger;
 
   readonly #journal: JournalSlot | undefined;
+  /** While it answers true, emits deliver to no handler (see `suppressWhile`). */
+  #suppressed: (() => boolean) | undefined;
 
   /** `journal`: the coordinator's, so a registration made while a module mounts is undone if the mount fails. */
   constructor(options: { logger?: Logger; journal?: JournalSlot } = {}) {
@@ -145,6 +147,20 @@ export class HookRegistry {
     return (this.#handlers.get(event)?.length ?? 0) > 0;
   }
 
+  /**
+   * Deliver no event while `predicate()` answers true: `emit` resolves with
+   * `continue` and the data as given, `emitAndCollect` with `[]`, and no
+   * handler runs. For a durable engine replaying a turn from its journal, so
+   * that what the first run already emitted (and logged) is not emitted twice.
+   * One predicate at a time; returns the function that removes it.
+   */
+  suppressWhile(predicate: () => boolean): () => void {
+    this.#suppressed = predicate;
+    return () => {
+      if (this.#suppressed === predicate) this.#suppressed = undefined;
+    };
+  }
+
   /** Replace (not merge) the fields merged into every `emit` payload (`session_id`, `parent_id`). */
   setDefaultFields(defaults: EventData): void {
     this.#defaults = { ...defaults };
@@ -167,7 +183,7 @@ export class HookRegistry {
    */
   async emit<E extends EventKey>(event: E, data?: EventPayload<E>): Promise<EmitResult> {
     const list = this.#handlers.get(event);
-    if (list === undefined || list.length === 0) return { action: 'continue', data };
+    if (list === undefined || list.length === 0 || this.#suppressed?.()) return { action: 'continue', data };
 
     let current = payload(this.#defaults, data, this.#protoDefaults);
     let askUser: EmitResult | undefined;
@@ -223,7 +239,7 @@ export class HookRegistry {
     options: { timeoutMs?: number } = {},
   ): Promise<Record<string, unknown>[]> {
     const list = this.#handlers.get(event);
-    if (list === undefined || list.length === 0) return [];
+    if (list === undefined || list.length === 0 || this.#suppressed?.()) return [];
     const timeoutMs = options.timeoutMs ?? 1000;
     const collected: Record<string, unknown>[] = [];
     for (const entry of list) {
