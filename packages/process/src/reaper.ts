@@ -46,7 +46,9 @@ export function findMarked(name: string, value: string): number[] {
 
 /** SIGKILL every process marked `name=value`, until none is left (new ones may fork meanwhile); returns how many. */
 export function killMarked(name: string, value: string): number {
-  let killed = 0;
+  // Distinct processes: one killed in a round can still be listed in the next (SIGKILL lands when the
+  // kernel next schedules it), and is counted once.
+  const killed = new Set<number>();
   for (let round = 0; round < 20; round++) {
     const pids = findMarked(name, value);
     if (pids.length === 0) break;
@@ -61,11 +63,11 @@ export function killMarked(name: string, value: string): number {
     for (const pid of pids) {
       try {
         process.kill(pid, 'SIGKILL');
-        killed++;
+        killed.add(pid);
       } catch {
         // gone meanwhile
       }
     }
   }
-  return killed;
+  return killed.size;
 }
