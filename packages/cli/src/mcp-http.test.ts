@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -80,9 +81,16 @@ describe('amplifier mcp serve --http', () => {
       });
       expect(JSON.stringify(result.content)).toContain('hello from the project');
       const progress: number[] = [];
-      await client.callTool({ name: 'slow_progress', arguments: { steps: 2, finish: true } }, undefined, {
-        onprogress: (p) => progress.push(p.progress),
-      });
+      await client.callTool(
+        { name: 'slow_progress', arguments: { steps: 2, finish: true, wait_seen: true } },
+        undefined,
+        {
+          onprogress: (p) => {
+            progress.push(p.progress);
+            fs.writeFileSync(project.seen, 'seen');
+          },
+        },
+      );
       expect(progress[0]).toBe(1);
     } finally {
       await transport.terminateSession();

@@ -146,10 +146,13 @@ describe('amplifier mcp serve (stdio)', () => {
     try {
       const finished: Array<{ progress: number; total?: number; message?: string }> = [];
       const done = await client.callTool(
-        { name: 'slow_progress', arguments: { steps: 3, finish: true } },
+        { name: 'slow_progress', arguments: { steps: 3, finish: true, wait_seen: true } },
         undefined,
         {
-          onprogress: (p) => finished.push(p),
+          onprogress: (p) => {
+            finished.push(p);
+            fs.writeFileSync(project.seen, 'seen');
+          },
         },
       );
       expect(text(done)).toBe('finished');

@@ -14,23 +14,36 @@ export interface McpProject {
   plan: string;
   /** Written by slow_progress when its signal aborted. */
   aborted: string;
+  /** Written by a test when its host has seen a progress update: slow_progress with `wait_seen` returns only then. */
+  seen: string;
 }
 
 /**
- * slow_progress reports `steps` progress updates, then returns (`finish`) or
- * waits for its signal and writes the marker; mcp_other_echo stands for a
- * proxied MCP tool.
+ * slow_progress reports `steps` progress updates, then returns (`finish`; with
+ * `wait_seen`, once the test says its host saw an update: otherwise the result
+ * can reach the host in the same read as the updates, and the SDK client drops
+ * notifications that arrive after their request ended) or waits for its signal
+ * and writes the marker; mcp_other_echo stands for a proxied MCP tool.
  */
 const SLOW_TOOL = `import fs from 'node:fs';
 export async function mount(coordinator, config) {
   coordinator.mount('tools', {
     name: 'slow_progress',
     description: 'Reports progress, then waits until it is cancelled (or finishes).',
-    inputSchema: { type: 'object', properties: { steps: { type: 'integer' }, finish: { type: 'boolean' } } },
+    inputSchema: {
+      type: 'object',
+      properties: { steps: { type: 'integer' }, finish: { type: 'boolean' }, wait_seen: { type: 'boolean' } },
+    },
     async execute(input, options) {
       const steps = input.steps ?? 3;
       for (let i = 1; i <= steps; i++) options.onProgress?.({ progress: i, total: steps, message: 'step ' + i });
-      if (input.finish) return { success: true, output: 'finished' };
+      if (input.finish) {
+        // Bounded wait for the test's marker (written by its onprogress): an event, not a delay.
+        const until = Date.now() + 20000;
+        while (input.wait_seen && !fs.existsSync(config.seen) && Date.now() < until)
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        return { success: true, output: 'finished' };
+      }
       await new Promise((resolve) => {
         if (options.signal.aborted) return resolve();
         options.signal.addEventListener('abort', resolve, { once: true });
@@ -54,6 +67,7 @@ export function mcpProject(extraPlan: string[] = []): McpProject {
   writeFile(path.join(cwd, 'hello.txt'), 'hello from the project\n');
   writeFile(path.join(cwd, 'slow-tool', 'index.js'), SLOW_TOOL);
   const aborted = path.join(cwd, 'aborted.txt');
+  const seen = path.join(cwd, 'progress-seen.txt');
   const plan = writeFile(
     path.join(cwd, 'plan.yaml'),
     [
@@ -63,7 +77,7 @@ export function mcpProject(extraPlan: string[] = []): McpProject {
       '  - module: tool-bash',
       '  - module: slow-tool',
       '    source: ./slow-tool',
-      `    config: { marker: ${JSON.stringify(aborted)} }`,
+      `    config: { marker: ${JSON.stringify(aborted)}, seen: ${JSON.stringify(seen)} }`,
       'hooks:',
       '  - module: hooks-logging',
       '  - module: hooks-approval',
@@ -76,7 +90,7 @@ export function mcpProject(extraPlan: string[] = []): McpProject {
       ...extraPlan,
     ].join('\n'),
   );
-  return { cwd, home, plan, aborted };
+  return { cwd, home, plan, aborted, seen };
 }
 
 /** An SDK client over stdio to `amplifier <args>` (a real child process). */
