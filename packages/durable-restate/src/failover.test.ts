@@ -104,6 +104,13 @@ describe.skipIf(reason !== undefined)('durable turns on Restate', () => {
     cluster.gate.enqueue(gateText('tool output'));
     const sent = await cluster.client.send('kill-provider', 'go', 'key-kill-provider');
     await held.arrived;
+    // The tool's records are on disk before the worker dies: hooks-logging writes in batches, and a
+    // record still queued in a killed worker is lost (its step is journaled, so it is not replayed).
+    expect(
+      await waitFor(async () => countOf(await logRecords(cluster.logDir, 'kill-provider'), 'tool:post') === 1, {
+        timeoutMs: 10_000,
+      }),
+    ).toBe(true);
     await failOver();
     await held.abandoned;
 
