@@ -107,9 +107,12 @@ describe.skipIf(reason !== undefined)('durable turns on Restate', () => {
     // The tool's records are on disk before the worker dies: hooks-logging writes in batches, and a
     // record still queued in a killed worker is lost (its step is journaled, so it is not replayed).
     expect(
-      await waitFor(async () => countOf(await logRecords(cluster.logDir, 'kill-provider'), 'tool:post') === 1, {
-        timeoutMs: 10_000,
-      }),
+      await waitFor(
+        async () => countOf(await logRecords(cluster.logDir, 'kill-provider'), 'tool:post') === 1,
+        {
+          timeoutMs: 10_000,
+        },
+      ),
     ).toBe(true);
     await failOver();
     await held.abandoned;
