@@ -308,14 +308,9 @@ async function exists(file: string): Promise<boolean> {
 /**
  * Open `file` to append, making its folder when missing. The folder usually
  * exists, or only its last level is new (a session's folder): a recursive
- * `mkdir` costs about three times a plain one, so it is the last resort.
+ * `mkdir` costs about three times a plain one, so it is the fallback.
  */
 async function openCreatingDir(file: string): Promise<FileHandle> {
-  try {
-    return await open(file, 'a+');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
   const dir = path.dirname(file);
   try {
     await mkdir(dir);
