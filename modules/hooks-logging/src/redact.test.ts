@@ -211,4 +211,23 @@ describe('one redactor per config and environment', () => {
       vi.unstubAllEnvs();
     }
   });
+
+  it('only secret-named variables (core rule or a configured key) decide: a plain one changing keeps the redactor', () => {
+    const config = { ...DEFAULTS.redaction, keys: ['shared_probe'] };
+    try {
+      vi.stubEnv('PLAIN_PROBE_SETTING', 'plain-value-one');
+      const first = sharedRedactor(config);
+      vi.stubEnv('PLAIN_PROBE_SETTING', 'plain-value-two');
+      expect(sharedRedactor(config)).toBe(first);
+      vi.stubEnv('SHARED_PROBE', 'configured-secret-1');
+      const configured = sharedRedactor(config);
+      expect(configured).not.toBe(first);
+      const fired = new Set<string>();
+      expect(configured.redactString('x configured-secret-1 y', fired)).toBe('x [REDACTED:env] y');
+      vi.stubEnv('SHARED_PROBE', 'configured-secret-2');
+      expect(sharedRedactor(config)).not.toBe(configured);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });

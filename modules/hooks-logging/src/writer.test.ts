@@ -36,6 +36,22 @@ async function logger(config: Record<string, unknown> = {}) {
 }
 
 describe('lossless, bounded writing', () => {
+  it('makes the missing folders of the log file: one level (a session folder), several, or none', async () => {
+    for (const relative of ['s1/events.jsonl', 'a/b/c/events.jsonl', 'flat.jsonl']) {
+      const file = path.join(tmp, relative);
+      const { coordinator, cleanup } = await logger({ session_log_template: file });
+      await coordinator.hooks.emit('tool:pre', { i: 1 });
+      await cleanup();
+      expect(parseAll(file).length).toBeGreaterThan(0);
+    }
+    // A file where a folder should be is an error reported, not a crash.
+    writeFileSync(path.join(tmp, 'blocker'), 'x');
+    const blocked = await logger({ session_log_template: path.join(tmp, 'blocker', 'e.jsonl') });
+    await blocked.coordinator.hooks.emit('tool:pre', { i: 1 });
+    await blocked.cleanup();
+    expect(blocked.messages.join('\n')).toMatch(/cannot write .*blocker/);
+  });
+
   it('a burst of 100k events loses nothing: every line is there after cleanup, in order', async () => {
     const { coordinator, cleanup, file } = await logger({
       queue_max_records: 1000,

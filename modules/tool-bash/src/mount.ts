@@ -7,13 +7,13 @@
  */
 import { AmplifierError, type Cleanup, type Coordinator } from '@amplifier/core';
 import { requireProcessGroups, SANDBOX_STATUS_CHANNEL, SandboxUnavailableError } from '@amplifier/process';
-import { commandEnvironment, parseConfig } from './config.js';
+import { parseConfig } from './config.js';
 import { BashRuntime, createBashTool, createKillTool, createOutputTool } from './tool.js';
 
 /**
  * Mount `bash`, `bash_output` and `bash_kill`. Bad config fails with a message
  * naming the key. The secret-named host variables commands will not see are
- * logged once (names only). The cleanup stops every running command and
+ * logged once, with the first command (names only). The cleanup stops every running command and
  * background job (their whole process groups) and removes the job directory.
  */
 export async function mount(
@@ -22,12 +22,6 @@ export async function mount(
 ): Promise<Cleanup> {
   requireProcessGroups('tool-bash');
   const settings = parseConfig(config, coordinator.logger);
-  const { withheld } = commandEnvironment(settings);
-  if (withheld.length > 0) {
-    coordinator.logger.info(
-      `tool-bash: secret-named environment variables are withheld from commands: ${withheld.join(', ')} (name one in pass_env to pass it)`,
-    );
-  }
   let runtime: BashRuntime;
   try {
     runtime = new BashRuntime(coordinator, settings);

@@ -373,14 +373,19 @@ describe('shell cases (security.md 5.2) through the tool', () => {
       expect(exactOut).not.toContain('ghp-LEAK5');
     });
 
-    it('mount logs which names are withheld (names only, never values)', async () => {
+    it('the first command logs which names are withheld, once (names only, never values)', async () => {
       const infos: string[] = [];
       const logger: Logger = { debug() {}, warn() {}, error() {}, info: (m: string) => infos.push(m) };
-      await setup({ pass_env: ['GITHUB_TOKEN'] }, createTestCoordinator({ logger }));
-      const line = infos.find((m) => m.includes('withheld'))!;
-      expect(line).toContain('OPENAI_API_KEY');
-      expect(line).not.toContain('GITHUB_TOKEN');
-      expect(line).not.toContain('LEAK');
+      const { run } = await setup({ pass_env: ['GITHUB_TOKEN'] }, createTestCoordinator({ logger }));
+      // Mounting reads no environment: a session that never runs a command pays nothing for it.
+      expect(infos.filter((m) => m.includes('withheld'))).toEqual([]);
+      await run('true');
+      await run('true');
+      const lines = infos.filter((m) => m.includes('withheld'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain('OPENAI_API_KEY');
+      expect(lines[0]).not.toContain('GITHUB_TOKEN');
+      expect(lines[0]).not.toContain('LEAK');
     });
 
     it("the kernel's own environment (/proc/$PPID/environ) is refused under the default profile", async () => {

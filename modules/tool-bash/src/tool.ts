@@ -15,7 +15,7 @@ import {
   type ToolResult,
 } from '@amplifier/core';
 import { Sandbox } from '@amplifier/process';
-import { type BashConfig, commandEnv } from './config.js';
+import { type BashConfig, commandEnvironment } from './config.js';
 import { JobManager } from './jobs.js';
 import { type FormattedOutput, formatOutput } from './output.js';
 import { runCommand } from './runner.js';
@@ -32,6 +32,7 @@ export class BashRuntime {
   readonly #inFlight = new Set<Promise<unknown>>();
   #active = 0;
   #closed = false;
+  #withheldLogged = false;
 
   constructor(coordinator: Coordinator, config: BashConfig) {
     this.#coordinator = coordinator;
@@ -66,6 +67,24 @@ export class BashRuntime {
     const dir =
       this.config.working_dir ?? (typeof fromCapability === 'string' ? fromCapability : process.cwd());
     return path.resolve(dir);
+  }
+
+  /**
+   * The environment of the next command, read from the host's now. The first
+   * time, the secret-named variables it leaves out are logged (names only):
+   * building it reads every host variable, so it is not done at mount.
+   */
+  commandEnv(): NodeJS.ProcessEnv {
+    const { env, withheld } = commandEnvironment(this.config);
+    if (!this.#withheldLogged) {
+      this.#withheldLogged = true;
+      if (withheld.length > 0) {
+        this.#coordinator.logger.info(
+          `tool-bash: secret-named environment variables are withheld from commands: ${withheld.join(', ')} (name one in pass_env to pass it)`,
+        );
+      }
+    }
+    return env;
   }
 
   /** Count a command against `max_concurrent`; false when the limit is reached. */
@@ -249,7 +268,7 @@ async function executeBash(
   if (runtime.closed) return fail(CLOSED_MESSAGE);
 
   const cwd = runtime.workingDir();
-  const env = commandEnv(config);
+  const env = runtime.commandEnv();
   const safety = validateCommand(command, config, safetyContext(cwd, env));
   if (!safety.allowed) {
     return fail(

@@ -366,6 +366,29 @@ describe('Sandbox modes', () => {
   });
 });
 
+  it('bwrap is looked up on PATH once per PATH value (a server mounts a sandbox per session)', () => {
+    const realPath = process.env.PATH;
+    const dir = makeTempDir();
+    const bwrap = path.join(dir, 'bwrap');
+    fs.writeFileSync(bwrap, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const quiet = { notice: () => {} };
+    try {
+      process.env.PATH = dir;
+      const first = new Sandbox({ ...SANDBOX_DEFAULTS }, { module: 'mod-path-1', ...quiet });
+      expect(first.support.bwrap).toBe(bwrap);
+      // Gone from disk, still the answer for this PATH: the lookup was not repeated.
+      fs.rmSync(bwrap);
+      const second = new Sandbox({ ...SANDBOX_DEFAULTS }, { module: 'mod-path-2', ...quiet });
+      expect(second.support.bwrap).toBe(bwrap);
+      // Another PATH is looked up afresh.
+      process.env.PATH = `${dir}${path.delimiter}${makeTempDir()}`;
+      const third = new Sandbox({ ...SANDBOX_DEFAULTS }, { module: 'mod-path-3', ...quiet });
+      expect(third.support).toMatchObject({ available: false, reason: 'bwrap (bubblewrap) is not installed' });
+    } finally {
+      process.env.PATH = realPath;
+    }
+  });
+
 describe.skipIf(!gate.run)(gate.title('Sandbox (bubblewrap): programs and scripts in /tmp'), () => {
   it('a program in /tmp and a script named in `readable` stay visible (read-only); the rest of /tmp stays hidden', async () => {
     const where = setup();

@@ -53,7 +53,7 @@ export function sandboxSupport(bwrap?: string): SandboxSupport {
   if (process.platform !== 'linux') {
     return { available: false, reason: `no OS sandbox on ${process.platform} (bubblewrap is Linux only)` };
   }
-  const binary = bwrap ?? findOnPath('bwrap');
+  const binary = bwrap ?? findBwrap();
   if (binary === undefined) return { available: false, reason: 'bwrap (bubblewrap) is not installed' };
   const cached = probes.get(binary);
   if (cached) return cached;
@@ -146,10 +146,10 @@ export class Sandbox {
     this.#module = options.module;
     this.#home = options.home ?? os.homedir();
     this.#notice = options.notice ?? ((message: string) => process.stderr.write(`${message}\n`));
-    this.#prestart = (options.prestart ?? true) && isExecutable(ENV_BINARY);
+    this.#prestart = (options.prestart ?? true) && envBinaryPresent();
     if (policy.mode !== 'off') {
       // Looking bwrap up on PATH is cheap and answers now: a missing binary is noticed at mount.
-      this.#bwrap = options.bwrap ?? findOnPath('bwrap');
+      this.#bwrap = options.bwrap ?? findBwrap();
       if (this.#bwrap === undefined || process.platform !== 'linux') void this.support;
     }
     if (policy.mode === 'required' && !this.active) {
@@ -448,6 +448,31 @@ function realpathOr(p: string): string {
   } catch {
     return path.resolve(p);
   }
+}
+
+/** `bwrap` on PATH, by PATH value: looked up once per process (a server mounts tool-bash per session). */
+const bwrapLookups = new Map<string | undefined, string | undefined>();
+
+/**
+ * Where `bwrap` is on the current PATH. Like the probe of a binary, the answer
+ * holds for the process's life: bubblewrap installed while it runs is seen by
+ * the next process (or after PATH changes).
+ */
+function findBwrap(): string | undefined {
+  const pathVariable = process.env.PATH;
+  if (bwrapLookups.has(pathVariable)) return bwrapLookups.get(pathVariable);
+  const found = findOnPath('bwrap', pathVariable);
+  if (bwrapLookups.size >= 16) bwrapLookups.clear();
+  bwrapLookups.set(pathVariable, found);
+  return found;
+}
+
+let envBinary: boolean | undefined;
+
+/** Whether `/usr/bin/env` (what a spare sandbox runs) exists; checked once per process. */
+function envBinaryPresent(): boolean {
+  envBinary ??= isExecutable(ENV_BINARY);
+  return envBinary;
 }
 
 function findOnPath(name: string, pathVariable: string | undefined = process.env.PATH): string | undefined {
