@@ -358,7 +358,7 @@ describe('deeply frozen plain data is shared, not copied', () => {
         get: () => `read ${++reads}`,
       }),
     );
-    const stored = snapshotMessage(getter).value as { content: string };
+    const stored = snapshotMessage(getter).value as unknown as { content: string };
     expect(stored).not.toBe(getter);
     expect(stored.content).toBe('read 1');
     expect(stored.content).toBe('read 1'); // a snapshot of the value, not the getter
@@ -380,7 +380,10 @@ describe('deeply frozen plain data is shared, not copied', () => {
     expect(snapshotMessage(sub).value).not.toBe(sub);
 
     class Point {
-      constructor(readonly x: number) {}
+      readonly x: number;
+      constructor(x: number) {
+        this.x = x;
+      }
     }
     const instance = Object.freeze({ role: 'user', content: 'x', point: Object.freeze(new Point(1)) });
     const copied = snapshotMessage(instance);
