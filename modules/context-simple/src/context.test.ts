@@ -407,7 +407,7 @@ describe('stored messages', () => {
       role: 'user',
       content: Object.freeze([Object.freeze({ type: 'text', text: 'shared' })]),
       metadata: Object.freeze({ timestamp: '2026-11-26T10:00:00.000+00:00' }),
-    }) as Message;
+    }) as unknown as Message;
     await ctx.addMessage(frozen);
     const copy = new SimpleContextManager();
     await copy.addMessage(JSON.parse(JSON.stringify(frozen)) as Message);
@@ -421,7 +421,7 @@ describe('stored messages', () => {
       role: 'user',
       content: [text],
       metadata: Object.freeze({ timestamp: '2026-11-26T10:00:00.000+00:00' }),
-    }) as Message;
+    }) as unknown as Message;
     await ctx.addMessage(shallow);
     text.text = 'changed';
     const view = await ctx.getMessagesForRequest();
