@@ -1,7 +1,8 @@
 /**
  * Private copies of messages and their JSON length, in one walk. The context
  * manager stores deep, frozen copies (so neither the caller's later changes nor
- * a change to a request view can reach the history) and needs each message's
+ * a change to a request view can reach the history; data already deeply frozen
+ * is kept as it is, see `frozenLength`) and needs each message's
  * `JSON.stringify` length for its token estimate: the walk that copies also
  * counts, so a message is read once and no JSON text is built. Data nested
  * deeper than core's `MAX_DATA_DEPTH` is stored as `MAX_DEPTH_MARKER`: a walk
@@ -447,7 +448,8 @@ export interface Snapshot<T> {
 
 /**
  * A frozen deep copy of a message (arrays and plain objects are copied and
- * frozen; other objects are shared) and its JSON length. With `stamp`,
+ * frozen; other objects are shared, and so is deeply frozen plain data: the
+ * message itself, or one of its values) and its JSON length. With `stamp`,
  * `metadata.timestamp` is set to it when missing or null, as
  * `{ ...message, metadata: { ...message.metadata, timestamp: stamp } }` would;
  * the caller's objects are never changed.
