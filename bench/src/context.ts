@@ -108,13 +108,26 @@ async function stepTimes(args: { runs: number; steps: number; also: Build[] }): 
 /** µs per step by system label and number of steps. */
 type GrowthTimes = Record<string, Record<string, number[]>>;
 
+/** Steps a growth sample covers at least: short conversations run several times per sample. */
+const GROWTH_SAMPLE_STEPS = 2_000;
+
+/**
+ * Conversations of `n` steps in one growth sample: about `GROWTH_SAMPLE_STEPS` steps whatever `n`,
+ * so every sample pays its share of garbage collection (one 100-step conversation, about 3 ms,
+ * rarely includes a collection; one 5,000-step conversation always does).
+ */
+export function growthConversations(n: number): number {
+  return Math.max(1, Math.ceil(GROWTH_SAMPLE_STEPS / n));
+}
+
 /**
  * Child task: 8 tool calls per step over conversations of each size, the
  * hand-written loop and a session with context-simple at its default 200k-token
  * budget (the provider reports no window), so long conversations compact; the
- * echo tool has no execution profile, as most third-party tools. Interleaved rounds.
+ * echo tool has no execution profile, as most third-party tools. Interleaved rounds;
+ * each sample covers about the same number of steps (`growthConversations`).
  */
-async function growth(args: { runs: number; sizes: number[] }): Promise<GrowthTimes> {
+async function growth(args: { runs: number; sizes: number[]; also?: Build[] }): Promise<GrowthTimes> {
   const plain = await import('./adapters/plain.js');
   const { createAdapter } = await import('./adapters/amplifier.js');
   const systems: [string, Adapter][] = [
@@ -129,6 +142,16 @@ async function growth(args: { runs: number; sizes: number[] }): Promise<GrowthTi
       }),
     ],
   ];
+  for (const build of args.also ?? []) {
+    systems.push([
+      build.label,
+      await createAdapter({
+        defaultBudget: true,
+        noProfile: true,
+        context: { module: 'context-simple', source: build.path },
+      }),
+    ]);
+  }
   /** Compacting the whole history on every request costs O(history) per step: not run past 5,000 steps. */
   const AFRESH_MAX = 5_000;
   const times: GrowthTimes = {};
@@ -142,7 +165,7 @@ async function growth(args: { runs: number; sizes: number[] }): Promise<GrowthTi
     for (const n of args.sizes) {
       for (const [label, adapter] of systems) {
         if (label === 'afresh' && n > AFRESH_MAX) continue;
-        times[label]![String(n)]!.push(await measure(adapter, n, 8, 1));
+        times[label]![String(n)]!.push(await measure(adapter, n, 8, growthConversations(n)));
       }
     }
   }
@@ -262,12 +285,16 @@ async function growthRows(options: GroupOptions): Promise<Row[]> {
   const { value } = await runChild<GrowthTimes>('child.js', [
     GROUP,
     'growth',
-    JSON.stringify({ runs, sizes }),
+    JSON.stringify({ runs, sizes, also: options.also }),
   ]);
   const afresh = (n: number): string => {
     const samples = value.afresh![String(n)]!;
     return samples.length === 0 ? 'not run (too slow)' : `${fmt(summarize(samples).median)} µs/step`;
   };
+  const alsoNote = (n: number): string =>
+    options.also
+      .map((b) => `; ${b.label}: ${fmt(summarize(value[b.label]![String(n)]!).median)} µs/step`)
+      .join('');
   const rows: Row[] = [];
   const medians: number[] = [];
   for (const n of sizes) {
@@ -281,7 +308,7 @@ async function growthRows(options: GroupOptions): Promise<Row[]> {
         'µs',
         {
           ratio: `${fmt(session / plain)}×`,
-          note: `hand-written loop, same rounds: ${fmt(plain)} µs/step; with \`sticky_compaction: false\` (the whole history compacted on every request, as before): ${afresh(n)}; compaction starts at about 1,000 steps (9,000 messages)`,
+          note: `hand-written loop, same rounds: ${fmt(plain)} µs/step; with \`sticky_compaction: false\` (the whole history compacted on every request, as before): ${afresh(n)}; compaction starts at about 1,000 steps (9,000 messages); ${growthConversations(n)} conversation(s) per sample${alsoNote(n)}`,
         },
       ),
     );
@@ -291,6 +318,14 @@ async function growthRows(options: GroupOptions): Promise<Row[]> {
     group: GROUP,
     what: `8 tool calls/step: slowest over fastest µs/step across N = ${sizes.map(fmt).join(', ')}`,
     value: `${fmt(spread)}×`,
+    ...(options.also.length > 0 && {
+      note: options.also
+        .map((b) => {
+          const m = sizes.map((n) => summarize(value[b.label]![String(n)]!).median);
+          return `${b.label}: ${fmt(Math.max(...m) / Math.min(...m))}×`;
+        })
+        .join('; '),
+    }),
     target: '≤ 1.5×',
     meets: meets(spread, 1.5),
   });

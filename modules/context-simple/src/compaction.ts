@@ -113,6 +113,8 @@ export function compactMessages(
 export interface PreparedResult extends CompactionResult {
   work: Message[];
   tokens: number[];
+  /** 1 for each input `work` message kept (rewritten or not), 0 for each removed. */
+  alive: Uint8Array;
 }
 
 /** `compactMessages` from an input the caller keeps (see `CompactionInput`). */
@@ -331,6 +333,7 @@ class Compaction {
       messages,
       work,
       tokens,
+      alive: this.#alive,
       stats: {
         before_tokens: this.#beforeTokens,
         after_tokens: this.#current,

@@ -401,6 +401,34 @@ describe('incremental token estimates', () => {
 });
 
 describe('stored messages', () => {
+  it('a deeply frozen message is stored by reference, with the estimate of a copy; others are copied', async () => {
+    const ctx = new SimpleContextManager();
+    const frozen: Message = Object.freeze({
+      role: 'user',
+      content: Object.freeze([Object.freeze({ type: 'text', text: 'shared' })]),
+      metadata: Object.freeze({ timestamp: '2026-11-26T10:00:00.000+00:00' }),
+    }) as unknown as Message;
+    await ctx.addMessage(frozen);
+    const copy = new SimpleContextManager();
+    await copy.addMessage(JSON.parse(JSON.stringify(frozen)) as Message);
+    expect((await ctx.getMessagesForRequest())[0]).toBe(frozen);
+    expect(ctx.estimatedTokens).toBe(copy.estimatedTokens);
+    expect(ctx.estimatedTokens).toBe(estimateTokens(frozen));
+
+    // Frozen on the surface only: copied, so the caller's later change does not reach the history.
+    const text = { type: 'text', text: 'mine' };
+    const shallow = Object.freeze({
+      role: 'user',
+      content: [text],
+      metadata: Object.freeze({ timestamp: '2026-11-26T10:00:00.000+00:00' }),
+    }) as unknown as Message;
+    await ctx.addMessage(shallow);
+    text.text = 'changed';
+    const view = await ctx.getMessagesForRequest();
+    expect(view[1]).not.toBe(shallow);
+    expect(view[1]!.content).toEqual([{ type: 'text', text: 'mine' }]);
+  });
+
   it('are snapshots: later changes to the added object do not reach the history', async () => {
     const ctx = new SimpleContextManager();
     const message: Message = { role: 'assistant', content: [{ type: 'text', text: 'v1' }] };

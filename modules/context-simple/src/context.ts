@@ -23,7 +23,7 @@ import {
 import { type ContextSimpleConfig, type ResolvedConfig, resolveConfig } from './config.js';
 import { MEMORY_FILE_SOURCE } from './memory-files.js';
 import { noticeMessage } from './notice.js';
-import { indexPairs, PairTracker } from './pairs.js';
+import { PairTracker, trackPairs } from './pairs.js';
 import { copyPlain, snapshotMessage } from './snapshot.js';
 
 /** Anything with a HookRegistry-like `emit` (the coordinator's `hooks`, an `EventRecorder`). */
@@ -56,6 +56,8 @@ interface StickyView {
   readonly effective: number;
   readonly work: Message[];
   readonly tokens: number[];
+  /** The tool pairs of `work`, extended with it (carried over from a compaction's survivors, not rebuilt). */
+  readonly pairs: PairTracker;
   /** Sum of `tokens`. */
   workTokens: number;
   /** How many of the history's non-system messages it has taken in. */
@@ -266,12 +268,13 @@ export class SimpleContextManager implements ContextManager {
   async #compacted(systems: readonly Message[], total: number, effective: number): Promise<Message[]> {
     const sticky = this.#sticky;
     if (!this.config.sticky_compaction || sticky === undefined || sticky.effective !== effective) {
-      return this.#settle(this.#compactHistory(systems, total, effective), effective);
+      return this.#settle(this.#compactHistory(systems, total, effective), effective, this.#pairs);
     }
     const work = this.#work;
     const tokens = this.#workTokens;
     for (let i = sticky.seen; i < work.length; i++) {
       sticky.work.push(work[i]!);
+      sticky.pairs.add(work[i]!);
       sticky.tokens.push(tokens[i]!);
       sticky.workTokens += tokens[i]!;
     }
@@ -283,9 +286,9 @@ export class SimpleContextManager implements ContextManager {
       work: sticky.work,
       tokens: sticky.tokens,
       total: viewTotal,
-      pairs: indexPairs(sticky.work),
+      pairs: sticky.pairs.index(),
     };
-    return this.#settle(compactPrepared(input, effective, this.config), effective);
+    return this.#settle(compactPrepared(input, effective, this.config), effective, sticky.pairs);
   }
 
   /** Compact the stored non-system messages behind `systems` (whose estimates and the history's add up to `total`). */
@@ -304,8 +307,11 @@ export class SimpleContextManager implements ContextManager {
     return compactPrepared(input, effective, this.config);
   }
 
-  /** Keep what a compaction made (for sticky compaction), emit `context:compaction`, add the notice. */
-  async #settle(result: PreparedResult, effective: number): Promise<Message[]> {
+  /**
+   * Keep what a compaction made (for sticky compaction; `pairs` tracked its input), emit
+   * `context:compaction`, add the notice.
+   */
+  async #settle(result: PreparedResult, effective: number, pairs: PairTracker): Promise<Message[]> {
     const { messages, stats } = result;
     this.#lastStats = stats;
     if (this.#hooks !== undefined) {
@@ -326,6 +332,7 @@ export class SimpleContextManager implements ContextManager {
         effective,
         work: result.work,
         tokens: result.tokens,
+        pairs: pairs.survivors(result.alive) ?? trackPairs(result.work),
         workTokens,
         seen: this.#work.length,
         notice,

@@ -80,6 +80,8 @@ export class PairTracker {
   #pinned = new Uint8Array(16);
   /** id -> caller index * 2 + (1 once that caller got a result for it) */
   readonly #pending = new Map<string, number>();
+  /** A caller declared an id an earlier caller had declared (`survivors` then rebuilds). */
+  #reused = false;
 
   /** How many messages were added. */
   get length(): number {
@@ -89,13 +91,7 @@ export class PairTracker {
   /** Add the next message (messages are indexed in the order they are added). */
   add(message: Message): void {
     const i = this.#n++;
-    if (i >= this.#kind.length) {
-      this.#kind = grown(this.#kind, i + 1);
-      this.#owner = grown(this.#owner, i + 1);
-      this.#calls = grown(this.#calls, i + 1);
-      this.#answered = grown(this.#answered, i + 1);
-      this.#pinned = grown(this.#pinned, i + 1);
-    }
+    if (i >= this.#kind.length) this.#grow(i + 1);
     this.#owner[i] = -1;
     const role = message?.role;
     if (role === 'user') this.#kind[i] = KIND_USER;
@@ -108,7 +104,10 @@ export class PairTracker {
       this.#calls[i] = ids.length;
       for (const id of ids) {
         if (id === '') this.#pinned[i] = 1;
-        else this.#pending.set(id, i * 2);
+        else {
+          if (this.#pending.has(id)) this.#reused = true;
+          this.#pending.set(id, i * 2);
+        }
       }
     } else if (role === 'tool') {
       this.#kind[i] = KIND_TOOL;
@@ -139,6 +138,52 @@ export class PairTracker {
     }
   }
 
+  #grow(need: number): void {
+    this.#kind = grown(this.#kind, need);
+    this.#owner = grown(this.#owner, need);
+    this.#calls = grown(this.#calls, need);
+    this.#answered = grown(this.#answered, need);
+    this.#pinned = grown(this.#pinned, need);
+  }
+
+  /**
+   * The tracker of the messages a compaction kept (`alive[i]` for message `i`,
+   * rewrites keeping each message's role and ids), equal to a new tracker given
+   * those messages in order, without reading them again; this one is left as
+   * it is. Undefined when that cannot be carried over: an id declared by more
+   * than one caller (a removed caller's ids would unshadow an earlier one's), or a
+   * result removed without its caller or kept without it (compaction removes a
+   * caller with all its results, so neither happens there).
+   */
+  survivors(alive: ArrayLike<number>): PairTracker | undefined {
+    if (this.#reused) return undefined;
+    const n = this.#n;
+    const kind = this.#kind;
+    const owner = this.#owner;
+    const map = new Int32Array(n);
+    let count = 0;
+    for (let i = 0; i < n; i++) map[i] = alive[i] ? count++ : -1;
+    const next = new PairTracker();
+    if (count > next.#kind.length) next.#grow(count);
+    next.#n = count;
+    for (let i = 0; i < n; i++) {
+      const j = map[i]!;
+      const o = owner[i]!;
+      if (kind[i] === KIND_TOOL && (o >= 0 ? map[o]! < 0 !== j < 0 : j < 0)) return undefined;
+      if (j < 0) continue;
+      next.#kind[j] = kind[i]!;
+      next.#owner[j] = o >= 0 ? map[o]! : -1;
+      next.#calls[j] = this.#calls[i]!;
+      next.#answered[j] = this.#answered[i]!;
+      next.#pinned[j] = this.#pinned[i]!;
+    }
+    for (const [id, value] of this.#pending) {
+      const a = map[value >> 1]!;
+      if (a >= 0) next.#pending.set(id, a * 2 + (value & 1));
+    }
+    return next;
+  }
+
   /** The index of the messages added so far (its arrays are valid until the next `add`). */
   index(): PairIndex {
     const n = this.#n;
@@ -161,9 +206,14 @@ export class PairTracker {
   }
 }
 
-/** The pair index of `messages` (see `PairTracker`). */
-export function indexPairs(messages: readonly Message[]): PairIndex {
+/** A tracker given `messages` in order. */
+export function trackPairs(messages: readonly Message[]): PairTracker {
   const tracker = new PairTracker();
   for (const message of messages) tracker.add(message);
-  return tracker.index();
+  return tracker;
+}
+
+/** The pair index of `messages` (see `PairTracker`). */
+export function indexPairs(messages: readonly Message[]): PairIndex {
+  return trackPairs(messages).index();
 }

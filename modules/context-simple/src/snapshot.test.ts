@@ -299,3 +299,109 @@ describe('deep data (random deep and wide values)', () => {
     expect(jsonLength(chain)).toBe(JSON.stringify(boundedValue(chain)).length);
   });
 });
+
+/** A deeply frozen copy of JSON-like data (made by JSON.parse, so no undefined, no holes). */
+function frozenData<T>(value: T): T {
+  const freeze = (v: unknown): unknown => {
+    if (typeof v === 'object' && v !== null) {
+      for (const item of Object.values(v)) freeze(item);
+      Object.freeze(v);
+    }
+    return v;
+  };
+  return freeze(JSON.parse(JSON.stringify(value))) as T;
+}
+
+describe('deeply frozen plain data is shared, not copied', () => {
+  it('stores a deeply frozen message as is, measured exactly as its unfrozen copy', () => {
+    fc.assert(
+      fc.property(message, value, (m, extra) => {
+        const input = frozenData({ ...m, extra });
+        const { value: stored, jsonLength: length } = snapshotMessage(input);
+        expect(stored).toBe(input);
+        expect(length).toBe(JSON.stringify(input).length);
+        expect(length).toBe(snapshotMessage(JSON.parse(JSON.stringify(input))).jsonLength);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a stamp makes a new top-level object; its deeply frozen values are shared', () => {
+    const calls = frozenData([{ id: 'c1', tool: 'echo', arguments: { text: 'hi' } }]);
+    const input = Object.freeze({ role: 'assistant', content: '', tool_calls: calls });
+    const { value: stored, jsonLength: length } = snapshotMessage(input, STAMP);
+    expect(stored).not.toBe(input);
+    expect(stored.tool_calls).toBe(calls);
+    expect(stored).toEqual({ ...input, metadata: { timestamp: STAMP } });
+    expect(length).toBe(JSON.stringify(stored).length);
+  });
+
+  it('copies what is frozen only on the surface, and shares the frozen parts inside it', () => {
+    const args = { text: 'mutable' };
+    const call = Object.freeze({ id: 'c1', tool: 'echo', arguments: args });
+    const content = frozenData([{ type: 'text', text: 'frozen block' }]);
+    const input = Object.freeze({ role: 'assistant', content, tool_calls: Object.freeze([call]) });
+    const { value: stored } = snapshotMessage(input);
+    expect(stored).not.toBe(input);
+    expect(stored.tool_calls![0]).not.toBe(call);
+    expect(stored.content).toBe(content);
+    args.text = 'changed later';
+    expect(stored.tool_calls![0]!.arguments).toEqual({ text: 'mutable' });
+    expect(deepFrozen(stored)).toBe(true);
+  });
+
+  it('copies frozen data that is not plain: getters, setters, holes, array subclasses, class instances, toJSON', () => {
+    let reads = 0;
+    const getter = Object.freeze(
+      Object.defineProperty({ role: 'user' }, 'content', {
+        enumerable: true,
+        get: () => `read ${++reads}`,
+      }),
+    );
+    const stored = snapshotMessage(getter).value as unknown as { content: string };
+    expect(stored).not.toBe(getter);
+    expect(stored.content).toBe('read 1');
+    expect(stored.content).toBe('read 1'); // a snapshot of the value, not the getter
+
+    const setter = Object.freeze(
+      Object.defineProperty({ role: 'user', content: 'x' }, 'hook', { enumerable: true, set: () => {} }),
+    );
+    expect(snapshotMessage(setter).value).not.toBe(setter);
+
+    // biome-ignore lint/suspicious/noSparseArray: a hole is what is tested
+    const holes = Object.freeze({ role: 'user', content: Object.freeze([1, , 3]) });
+    const withHoles = snapshotMessage(holes);
+    expect(withHoles.value).not.toBe(holes);
+    expect(withHoles.jsonLength).toBe(JSON.stringify(holes).length);
+    expect(1 in (withHoles.value.content as unknown[])).toBe(true); // the copy writes undefined, as before
+
+    class Blocks extends Array<unknown> {}
+    const sub = Object.freeze({ role: 'user', content: Object.freeze(Blocks.from(['a'])) });
+    expect(snapshotMessage(sub).value).not.toBe(sub);
+
+    class Point {
+      readonly x: number;
+      constructor(x: number) {
+        this.x = x;
+      }
+    }
+    const instance = Object.freeze({ role: 'user', content: 'x', point: Object.freeze(new Point(1)) });
+    const copied = snapshotMessage(instance);
+    expect(copied.value).not.toBe(instance);
+    expect(copied.jsonLength).toBe(JSON.stringify(instance).length);
+
+    const custom = Object.freeze({ role: 'user', content: 'x', date: Object.freeze({ toJSON: () => 'D' }) });
+    const measured = snapshotMessage(custom);
+    expect(measured.value).not.toBe(custom);
+    expect(measured.jsonLength).toBe(JSON.stringify(custom).length);
+  });
+
+  it('a frozen cycle is copied with the cycle kept, as before', () => {
+    const node: Record<string, unknown> = { role: 'user', content: 'x' };
+    node.self = node;
+    Object.freeze(node);
+    const { value: stored } = snapshotMessage(node);
+    expect(stored).not.toBe(node);
+    expect((stored as Record<string, unknown>).self).toBe(stored);
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * Private copies of messages and their JSON length, in one walk. The context
  * manager stores deep, frozen copies (so neither the caller's later changes nor
- * a change to a request view can reach the history) and needs each message's
+ * a change to a request view can reach the history; data already deeply frozen
+ * is kept as it is, see `frozenLength`) and needs each message's
  * `JSON.stringify` length for its token estimate: the walk that copies also
  * counts, so a message is read once and no JSON text is built. Data nested
  * deeper than core's `MAX_DATA_DEPTH` is stored as `MAX_DEPTH_MARKER`: a walk
@@ -102,6 +103,75 @@ const MARKER_LENGTH = JSON.stringify(MAX_DEPTH_MARKER).length;
 /** Thrown inside a fast walk that went deeper than `FAST_DEPTH`. */
 const TOO_DEEP: unique symbol = Symbol('too deep');
 
+/** `Object.prototype.__lookupGetter__` and `__lookupSetter__` (Annex B, in every engine Node runs on). */
+interface AccessorLookups {
+  __lookupGetter__(this: object, key: PropertyKey): unknown;
+  __lookupSetter__(this: object, key: PropertyKey): unknown;
+}
+
+/** Own accessors are found with these: unlike a property descriptor, nothing is allocated for a data property. */
+const lookupGetter = (Object.prototype as unknown as AccessorLookups).__lookupGetter__;
+const lookupSetter = (Object.prototype as unknown as AccessorLookups).__lookupSetter__;
+
+/**
+ * `JSON.stringify(value).length` when `value` (an object, `depth` levels
+ * down) is deeply frozen plain data, which a snapshot may share instead of
+ * copying: nothing anyone does to it can change it, so sharing is observably
+ * the same as a frozen copy. -1 otherwise (the caller copies it as before):
+ * anything not frozen, an array that is not a plain `Array` or has holes, an
+ * object whose prototype is not `Object.prototype` or null, an accessor
+ * property, a `toJSON`, a bigint, or nesting past `FAST_DEPTH` (which is also
+ * how a frozen cycle ends). Counts exactly as `Walk` does.
+ */
+function frozenLength(value: object, depth: number): number {
+  if (!Object.isFrozen(value) || depth >= FAST_DEPTH) return -1;
+  let length = 0;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return -1;
+    const n = value.length;
+    for (let i = 0; i < n; i++) {
+      const item: unknown = value[i];
+      if (item === undefined && !Object.hasOwn(value, i)) return -1;
+      if (lookupGetter.call(value, i) !== undefined) return -1;
+      const counted = itemLength(item, depth);
+      if (counted < 0) return -1;
+      length += counted === 0 ? 4 : counted; // undefined, functions, symbols: null
+    }
+    return length + (n === 0 ? 2 : n + 1);
+  }
+  if (!isPlainObject(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return -1;
+  let written = 0;
+  for (const key in value) {
+    if (lookupGetter.call(value, key) !== undefined) return -1;
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (item === undefined && lookupSetter.call(value, key) !== undefined) return -1;
+    const counted = itemLength(item, depth);
+    if (counted < 0) return -1;
+    if (counted === 0) continue; // JSON leaves the key out
+    length += counted + keyLength(key);
+    written++;
+  }
+  return length + (written === 0 ? 2 : written + 1);
+}
+
+/** JSON length of a value inside frozen data; 0 for what JSON skips in an object, -1 for what cannot be shared. */
+function itemLength(item: unknown, depth: number): number {
+  switch (typeof item) {
+    case 'string':
+      return stringLength(item);
+    case 'number':
+      return Number.isFinite(item) ? String(item).length : 4;
+    case 'boolean':
+      return item ? 4 : 5;
+    case 'object':
+      return item === null ? 4 : frozenLength(item, depth + 1);
+    case 'bigint':
+      return -1;
+    default:
+      return 0;
+  }
+}
+
 /** Frozen empty arrays are all alike: one is shared. */
 const FROZEN_EMPTY: readonly unknown[] = Object.freeze([]);
 
@@ -126,6 +196,11 @@ class Walk {
   #depth = 0;
   /** Object.prototype has an enumerable property (someone added one): for-in lists it on every object. */
   #inherits = false;
+  /**
+   * Deeply frozen plain data is shared, not copied (a snapshot's fast walk, nothing inherited): a
+   * whole message, or one of its values (what a stamped message, a new object, holds).
+   */
+  #shares = true;
   /** In a watching walk: the objects being copied, root first, and their copies. */
   #path: object[] | undefined;
   #copies: object[] | undefined;
@@ -140,6 +215,7 @@ class Walk {
     this.#inherits = prototypeHasEnumerable();
     this.#path = watch ? [] : undefined;
     this.#copies = watch ? [] : undefined;
+    this.#shares = this.#snapshot && !watch && !this.#inherits;
     return this;
   }
 
@@ -174,6 +250,15 @@ class Walk {
         if (value === null) {
           this.length += 4;
           return value;
+        }
+        // Asked of a message and of its own values only: the check is a runtime call (tens of ns),
+        // too dear to make on every object of the usual unfrozen message.
+        if (this.#shares && this.#depth <= 1 && Object.isFrozen(value)) {
+          const length = frozenLength(value, this.#depth);
+          if (length >= 0) {
+            this.length += length;
+            return value;
+          }
         }
         if (Array.isArray(value)) return this.#array(value);
         if (!isPlainObject(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
@@ -363,7 +448,8 @@ export interface Snapshot<T> {
 
 /**
  * A frozen deep copy of a message (arrays and plain objects are copied and
- * frozen; other objects are shared) and its JSON length. With `stamp`,
+ * frozen; other objects are shared, and so is deeply frozen plain data: the
+ * message itself, or one of its values) and its JSON length. With `stamp`,
  * `metadata.timestamp` is set to it when missing or null, as
  * `{ ...message, metadata: { ...message.metadata, timestamp: stamp } }` would;
  * the caller's objects are never changed.
