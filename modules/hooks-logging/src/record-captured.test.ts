@@ -151,6 +151,21 @@ describe('the writer path writes what the emitting call would', () => {
     });
   }
 
+  it('an object or array reached twice is written in full at each place (one is under a secret key)', () => {
+    const shared = ['sk-proj-abcdefghijklmnopqrstuvwxyz0123', { inner: 'password=hunter2horse' }];
+    const input = { text: 'hello' };
+    const data = { session_id: 's1', timestamp: TS, password: shared, items: shared, a: input, b: input };
+    for (const options of Object.values(OPTIONS)) {
+      const { direct, written } = bothLines('tool:post', data, options);
+      expect(written).toBe(direct);
+    }
+    const line = bothLines('tool:post', data, OPTIONS.default!).written!;
+    expect(JSON.parse(line).data.items).toEqual([
+      '[REDACTED:api_key]',
+      { inner: 'password=[REDACTED:key_value]' },
+    ]);
+  });
+
   it('the corpus secrets are redacted on the writer path too', () => {
     for (const [, text, secrets] of SECRET_CASES) {
       const captured = captureEvent('tool:post', { session_id: 's1', timestamp: TS, output: text });

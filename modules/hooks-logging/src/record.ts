@@ -223,7 +223,10 @@ export function buildRecord(
  * owns: the same line, with the copy sanitized in place (it is changed; use
  * it for nothing else afterwards).
  */
-export function buildCapturedRecord(captured: CapturedEvent, options: RecordOptions): BuiltRecord | undefined {
+export function buildCapturedRecord(
+  captured: CapturedEvent,
+  options: RecordOptions,
+): BuiltRecord | undefined {
   return buildWith(captured.event, captured.data, options, true);
 }
 
@@ -286,6 +289,7 @@ function build(
   const record: Record<string, unknown> = { ts, lvl: level, schema: LOG_SCHEMA, event };
   try {
     const rest: Record<string, unknown> = {};
+    let restKeys = 0;
     for (const key of Object.keys(source)) {
       if (key === 'timestamp' || key === 'lvl') continue;
       if (options.stripRaw && key === 'raw') continue;
@@ -297,9 +301,14 @@ function build(
       }
       const safe = sanitizer.value(value, key, 0);
       if (safe === undefined) continue;
-      setOwn(PROMOTED.has(key) ? record : rest, key, safe);
+      if (PROMOTED.has(key)) {
+        setOwn(record, key, safe);
+      } else {
+        setOwn(rest, key, safe);
+        restKeys++;
+      }
     }
-    if (Object.keys(rest).length > 0) record.data = rest;
+    if (restKeys > 0) record.data = rest;
   } catch (error) {
     record.error = {
       type: (error as Error)?.name ?? 'Error',
