@@ -14,7 +14,7 @@ import { type CapturedEvent, captureEvent } from './capture.js';
 import type { ConsoleLevel, LoggingConfig } from './config.js';
 import { levelRank, logPath } from './config.js';
 import { eventMatcher } from './event-match.js';
-import { buildRecord, type RecordOptions } from './record.js';
+import { buildCapturedRecord, buildRecord, type RecordOptions } from './record.js';
 import { sharedRedactor } from './redact.js';
 import { LogWriter } from './writer.js';
 
@@ -148,7 +148,7 @@ export class EventLogger {
 
   /** The line of a captured event, made in the writer's batch; undefined below `config.level`. */
   #format(captured: CapturedEvent): string | undefined {
-    const built = buildRecord(captured.event, captured.data, this.#recordOptions);
+    const built = buildCapturedRecord(captured, this.#recordOptions);
     if (built === undefined) return undefined;
     if (this.#minRank > 0 && levelRank(built.level) < this.#minRank) return undefined;
     return built.line;

@@ -8,6 +8,7 @@
  * `__proto__` stay keys (own data properties, never the prototype).
  */
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from '@amplifier/core';
+import type { CapturedEvent } from './capture.js';
 import type { Redactor } from './redact.js';
 
 export const LOG_SCHEMA: Readonly<{ name: string; ver: string }> = Object.freeze({
@@ -47,13 +48,21 @@ class Sanitizer {
   /** The objects being copied, outermost first (a value found among them is a cycle). */
   readonly #path: object[] = [];
   options: RecordOptions;
+  /**
+   * The data is a capture's copy (see `capture.ts`), owned by the record
+   * being built: only plain objects and arrays, no cycle, no getter, not
+   * deeper than `MAX_CAPTURE_DEPTH`. Its objects are sanitized in place
+   * instead of copied again.
+   */
+  owned = false;
   constructor(options: RecordOptions) {
     this.options = options;
   }
 
   /** Ready for the next record (a sanitizer is reused: records are built synchronously). */
-  reset(options: RecordOptions): this {
+  reset(options: RecordOptions, owned = false): this {
     this.options = options;
+    this.owned = owned;
     // clear() allocates a new table even for an empty Set: most records fire no rule.
     if (this.fired.size > 0) this.fired.clear();
     this.#path.length = 0;
@@ -93,6 +102,7 @@ class Sanitizer {
     }
     if (value === null) return null;
     const object = value as object;
+    if (this.owned) return depth >= MAX_DATA_DEPTH ? MAX_DEPTH_MARKER : this.#inPlace(object, depth + 1);
     const path = this.#path;
     if (path.includes(object)) return '[Circular]';
     if (depth >= MAX_DATA_DEPTH) return MAX_DEPTH_MARKER;
@@ -112,6 +122,32 @@ class Sanitizer {
       out = `${out.slice(0, this.options.maxValueChars)}…[truncated ${out.length - this.options.maxValueChars} chars]`;
     }
     return this.options.redactor ? this.options.redactor.redactString(out, this.fired) : out;
+  }
+
+  /**
+   * An object or array of owned data, sanitized in place: a value is
+   * replaced only where its safe form differs (a redacted or cut string, a
+   * secret key's value, a number JSON has no form for), so a record with
+   * nothing to change allocates nothing here. Gives what `object` gives on
+   * the same data.
+   */
+  #inPlace(object: object, depth: number): object {
+    if (Array.isArray(object)) {
+      const array = object as unknown[];
+      for (let i = 0; i < array.length; i++) {
+        const item = array[i];
+        const safe = this.value(item, undefined, depth);
+        if (safe !== item) array[i] = safe ?? null;
+      }
+      return array;
+    }
+    const record = object as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      const safe = this.value(item, key, depth);
+      if (safe !== item) setOwn(record, key, safe);
+    }
+    return record;
   }
 
   object(object: object, depth: number): unknown {
@@ -179,10 +215,31 @@ export function buildRecord(
   data: Record<string, unknown> | undefined,
   options: RecordOptions,
 ): BuiltRecord | undefined {
+  return buildWith(event, data, options, false);
+}
+
+/**
+ * `buildRecord` for a capture's copy (`captureEvent`), which the record
+ * owns: the same line, with the copy sanitized in place (it is changed; use
+ * it for nothing else afterwards).
+ */
+export function buildCapturedRecord(
+  captured: CapturedEvent,
+  options: RecordOptions,
+): BuiltRecord | undefined {
+  return buildWith(captured.event, captured.data, options, true);
+}
+
+function buildWith(
+  event: string,
+  data: Record<string, unknown> | undefined,
+  options: RecordOptions,
+  owned: boolean,
+): BuiltRecord | undefined {
   const source = data ?? {};
   const sessionId = source.session_id;
   if (typeof sessionId !== 'string' || sessionId === '') return undefined;
-  const sanitizer = idle?.reset(options) ?? new Sanitizer(options);
+  const sanitizer = idle?.reset(options, owned) ?? new Sanitizer(options).reset(options, owned);
   idle = undefined;
   try {
     return build(event, source, sessionId, sanitizer);
@@ -232,6 +289,7 @@ function build(
   const record: Record<string, unknown> = { ts, lvl: level, schema: LOG_SCHEMA, event };
   try {
     const rest: Record<string, unknown> = {};
+    let restKeys = 0;
     for (const key of Object.keys(source)) {
       if (key === 'timestamp' || key === 'lvl') continue;
       if (options.stripRaw && key === 'raw') continue;
@@ -243,9 +301,14 @@ function build(
       }
       const safe = sanitizer.value(value, key, 0);
       if (safe === undefined) continue;
-      setOwn(PROMOTED.has(key) ? record : rest, key, safe);
+      if (PROMOTED.has(key)) {
+        setOwn(record, key, safe);
+      } else {
+        setOwn(rest, key, safe);
+        restKeys++;
+      }
     }
-    if (Object.keys(rest).length > 0) record.data = rest;
+    if (restKeys > 0) record.data = rest;
   } catch (error) {
     record.error = {
       type: (error as Error)?.name ?? 'Error',

@@ -114,6 +114,46 @@ describe('lossless, bounded writing', () => {
   });
 });
 
+describe('a batch at the size bound', () => {
+  const writer = (file: string, maxFileBytes: number) =>
+    new LogWriter(file, {
+      maxRecords: 1000,
+      maxBytes: 1 << 20,
+      fullWaitMs: 0,
+      maxFileBytes,
+      maxFiles: 5,
+      onError: (message) => {
+        throw new Error(message);
+      },
+    });
+
+  it('multi-byte lines that fit by characters but not by bytes are rotated, never split', async () => {
+    const file = path.join(tmp, 'utf8', 'events.jsonl');
+    // 40 lines of about 56 UTF-16 units and 136 bytes each (40 × '€'): 2,240 units fit in 3,000
+    // bytes, 5,440 bytes do not.
+    const line = (i: number) => `${JSON.stringify({ i, t: '€'.repeat(40) })}\n`;
+    const w = writer(file, 3000);
+    for (let i = 0; i < 40; i++) await w.push(line(i));
+    await w.close();
+    expect(readdirSync(path.dirname(file)).sort()).toEqual(['events.1.jsonl', 'events.jsonl']);
+    const order = ['events.1.jsonl', 'events.jsonl'].flatMap((name) => {
+      expect(statSync(path.join(path.dirname(file), name)).size).toBeLessThanOrEqual(3000);
+      return parseAll(path.join(path.dirname(file), name)).map((r) => r.i);
+    });
+    expect(order).toEqual([...Array(40).keys()]);
+  });
+
+  it('a batch that fits even at 3 bytes a character goes into the current file whole', async () => {
+    const file = path.join(tmp, 'fits', 'events.jsonl');
+    const w = writer(file, 100_000);
+    for (let i = 0; i < 40; i++) await w.push(`${JSON.stringify({ i, t: 'é€😀' })}\n`);
+    await w.close();
+    expect(readdirSync(path.dirname(file))).toEqual(['events.jsonl']);
+    expect(parseAll(file).map((r) => r.i)).toEqual([...Array(40).keys()]);
+    expect(w.written).toBe(40);
+  });
+});
+
 describe('write failures (security.md 5.7)', () => {
   it('LG-02: a sink that fails (/dev/full) is reported once through the display and never thrown', async () => {
     const { coordinator, cleanup, messages } = await logger({ session_log_template: '/dev/full' });

@@ -167,19 +167,23 @@ export class LogWriter {
           this.#options.maxFileBytes === null
             ? Number.POSITIVE_INFINITY
             : this.#options.maxFileBytes - this.#size;
-        let end = done;
-        let bytes = 0;
-        while (end < lines.length) {
-          const next = Buffer.byteLength(lines[end] as string);
-          if (end > done && bytes + next > room) break;
-          bytes += next;
-          end++;
+        let end = lines.length;
+        // A UTF-16 unit is at most 3 bytes of UTF-8: when the rest fits even so, no line is measured.
+        if (charsFrom(lines, done) * 3 > room) {
+          end = done;
+          let bytes = 0;
+          while (end < lines.length) {
+            const next = Buffer.byteLength(lines[end] as string);
+            if (end > done && bytes + next > room) break;
+            bytes += next;
+            end++;
+          }
+          if (bytes > room && this.#size > 0) {
+            await this.#rotate();
+            continue;
+          }
         }
-        if (bytes > room && this.#size > 0) {
-          await this.#rotate();
-          continue;
-        }
-        await this.#write(lines.slice(done, end).join(''));
+        await this.#write((done === 0 && end === lines.length ? lines : lines.slice(done, end)).join(''));
         this.written += end - done;
         done = end;
       }
@@ -283,6 +287,13 @@ export class LogWriter {
     }
     await this.#closeHandle();
   }
+}
+
+/** UTF-16 units in `lines` from index `start` on. */
+function charsFrom(lines: readonly string[], start: number): number {
+  let chars = 0;
+  for (let i = start; i < lines.length; i++) chars += (lines[i] as string).length;
+  return chars;
 }
 
 function droppedRecord(count: number, reason: string): string {
