@@ -21,12 +21,12 @@ import {
   redactSecrets,
   stringifyJson,
 } from '@amplifier/core';
-import { DEFAULTS, Redactor, sanitizeValue } from '@amplifier/hooks-logging';
+import type { Redactor } from '@amplifier/hooks-logging';
 import pc from 'picocolors';
-import yoctoSpinner from 'yocto-spinner';
+import type { Spinner } from 'yocto-spinner';
+import { hooksLogging, yoctoSpinner } from './lazy-packages.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
-type Spinner = ReturnType<typeof yoctoSpinner>;
 
 /** Where and how to write. */
 export interface DisplayOptions {
@@ -155,7 +155,10 @@ export class Display implements DisplaySystem {
     this.json = options.json ?? false;
     this.verbose = options.verbose ?? false;
     this.thinking = options.thinking ?? true;
-    this.#redactor = options.redact ? new Redactor(DEFAULTS.redaction, env) : undefined;
+    if (options.redact) {
+      const { DEFAULTS, Redactor } = hooksLogging();
+      this.#redactor = new Redactor(DEFAULTS.redaction, env);
+    }
     this.colors = pc.createColors(useColor(stderr, env));
     this.interactive = stderr.isTTY === true && env.TERM !== 'dumb' && !('CI' in env);
   }
@@ -174,7 +177,7 @@ export class Display implements DisplaySystem {
    */
   safeData(value: unknown): unknown {
     if (this.#redactor === undefined) return redactSecrets(value);
-    return sanitizeValue(value, { redactor: this.#redactor }).value;
+    return hooksLogging().sanitizeValue(value, { redactor: this.#redactor }).value;
   }
 
   /** A line on stderr (the spinner steps aside). */
@@ -556,7 +559,7 @@ export class Display implements DisplaySystem {
     if (!this.interactive) return;
     const text = this.safeText(raw);
     if (this.#spinner === undefined) {
-      this.#spinner = yoctoSpinner({
+      this.#spinner = yoctoSpinner()({
         text,
         stream: this.#stderr as NodeJS.WriteStream,
         handleSignals: false,
