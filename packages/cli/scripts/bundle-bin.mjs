@@ -9,8 +9,10 @@
  *   commands/run.js and what they import) become one chunk, `bin.run.js`;
  * - what the commands import on use (`import()`) stays lazy, in chunks of
  *   its own (`bin.<name>.js`);
- * - packages (`@amplifier/core`, commander, ...) stay imports: modules the
- *   loader mounts must share the CLI's kernel.
+ * - commander and picocolors (small, CommonJS: eight files and the CommonJS
+ *   loader on every start) are bundled in too, their licences written to
+ *   dist/bin.licenses.txt; every other package stays an import: modules the
+ *   loader mounts must share the CLI's kernel, and the rest loads on use.
  *
  * Chunks are written next to bin.js, so `import.meta.url` resolves the same
  * paths as in the unbundled files (the package folder, `bin.js`). The rest of
@@ -18,11 +20,16 @@
  * untouched.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** The packages bundled into the command (their licences go with it). */
+const BUNDLED = ['commander', 'picocolors'];
 
 /** The CLI files `start` imports statically, with `start` (tsc's output: one import per line). */
 function staticClosure(starts) {
@@ -47,7 +54,8 @@ runPath.delete(path.join(dist, 'bin.js'));
 const bundle = await rolldown({
   input: { bin: path.join(dist, 'bin.js') },
   platform: 'node',
-  external: (id) => !id.startsWith('.') && !path.isAbsolute(id),
+  external: (id) =>
+    !id.startsWith('.') && !path.isAbsolute(id) && !BUNDLED.some((p) => id === p || id.startsWith(`${p}/`)),
   // package.json says "sideEffects": false for consumers of the library; main.js runs on import.
   treeshake: false,
   logLevel: 'warn',
@@ -65,3 +73,15 @@ try {
 } finally {
   await bundle.close();
 }
+
+const licences = BUNDLED.map((name) => {
+  // The package's folder: up from its entry file (commander exports no ./package.json).
+  let dir = path.dirname(require.resolve(name));
+  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  return `${name}@${version}\n\n${fs.readFileSync(path.join(dir, 'LICENSE'), 'utf8').trim()}\n`;
+});
+fs.writeFileSync(
+  path.join(dist, 'bin.licenses.txt'),
+  `Packages bundled into the amplifier command (dist/bin*.js):\n\n${licences.join('\n')}`,
+);
