@@ -11,6 +11,8 @@
  * (hooks-logging's `Redactor`: keys, tokens, passwords in commands, URLs,
  * headers, ...).
  */
+
+import { createRequire } from 'node:module';
 import {
   ALL_EVENTS,
   type DisplaySystem,
@@ -21,12 +23,22 @@ import {
   redactSecrets,
   stringifyJson,
 } from '@amplifier/core';
-import type { Redactor } from '@amplifier/hooks-logging';
+import { DEFAULTS, Redactor, sanitizeValue } from '@amplifier/hooks-logging';
 import pc from 'picocolors';
 import type { Spinner } from 'yocto-spinner';
-import { hooksLogging, yoctoSpinner } from './lazy-packages.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
+
+const requireModule = createRequire(import.meta.url);
+
+/**
+ * yocto-spinner's factory, loaded with the first spinner (only a terminal
+ * shows one; start-up time). `require` of an ES module (Node 20.19+) keeps
+ * the display synchronous.
+ */
+function yoctoSpinner(): typeof import('yocto-spinner').default {
+  return (requireModule('yocto-spinner') as typeof import('yocto-spinner')).default;
+}
 
 /** Where and how to write. */
 export interface DisplayOptions {
@@ -155,10 +167,7 @@ export class Display implements DisplaySystem {
     this.json = options.json ?? false;
     this.verbose = options.verbose ?? false;
     this.thinking = options.thinking ?? true;
-    if (options.redact) {
-      const { DEFAULTS, Redactor } = hooksLogging();
-      this.#redactor = new Redactor(DEFAULTS.redaction, env);
-    }
+    this.#redactor = options.redact ? new Redactor(DEFAULTS.redaction, env) : undefined;
     this.colors = pc.createColors(useColor(stderr, env));
     this.interactive = stderr.isTTY === true && env.TERM !== 'dumb' && !('CI' in env);
   }
@@ -177,7 +186,7 @@ export class Display implements DisplaySystem {
    */
   safeData(value: unknown): unknown {
     if (this.#redactor === undefined) return redactSecrets(value);
-    return hooksLogging().sanitizeValue(value, { redactor: this.#redactor }).value;
+    return sanitizeValue(value, { redactor: this.#redactor }).value;
   }
 
   /** A line on stderr (the spinner steps aside). */

@@ -8,10 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Message, stringifyJson } from '@amplifier/core';
-import type { JsonlNote } from '@amplifier/hooks-logging';
+import { type JsonlNote, readJsonlSync } from '@amplifier/hooks-logging';
 import { writeAtomic } from './atomic-write.js';
 import { CliError } from './errors.js';
-import { hooksLogging } from './lazy-packages.js';
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
@@ -263,12 +262,10 @@ export class SessionRecord {
    * appended after) is skipped with a note; every whole message is returned.
    */
   readTranscript(): Transcript {
-    // A new session has no transcript yet: the JSONL reader (hooks-logging) is not loaded for it.
-    if (!fs.existsSync(this.transcriptPath)) return { messages: [], skipped: 0, notes: [] };
     const notes: JsonlNote[] = [];
     let messages: Message[];
     try {
-      messages = hooksLogging().readJsonlSync<Message>(this.transcriptPath, {
+      messages = readJsonlSync<Message>(this.transcriptPath, {
         accept: isMessage,
         what: 'message',
         onNote: (note) => notes.push(note),

@@ -94,11 +94,11 @@ describe('start-up: a one-shot run loads what its first turn uses', () => {
     }
   });
 
-  it('a plan without hooks-logging loads none of it (the display redacts only with --redact), no spinner (no terminal) and only the definition of `run` among the commands', async () => {
+  it('no spinner without a terminal, and only the definition of `run` among the commands', async () => {
     const cwd = tempDir();
     const plan = writeMockPlan(cwd, ['hi'], { tools: [], hooks: [] });
     const { loaded, cliModules } = await loadedByArgs(['run', '--plan', plan, 'hello'], cwd);
-    for (const unused of ['/hooks-logging/', '/yocto-spinner/', '/yoctocolors/']) {
+    for (const unused of ['/yocto-spinner/', '/yoctocolors/']) {
       expect(loaded.filter((f) => f.includes(unused))).toEqual([]);
     }
     expect(commandDefinitions(cliModules)).toEqual(['commands/run.js']);
@@ -110,13 +110,6 @@ describe('start-up: a one-shot run loads what its first turn uses', () => {
     const { cliFiles, cliModules } = await loadedByArgs(['run', '--plan', plan, 'hello'], cwd);
     expect(cliModules.length).toBeGreaterThan(15);
     expect(cliFiles.length).toBeLessThanOrEqual(5);
-  });
-
-  it('--redact loads hooks-logging for the display', async () => {
-    const cwd = tempDir();
-    const plan = writeMockPlan(cwd, ['hi'], { tools: [], hooks: [] });
-    const { loaded } = await loadedByArgs(['run', '--redact', '--plan', plan, 'hello'], cwd);
-    expect(loaded.some((f) => f.includes('/hooks-logging/'))).toBe(true);
   });
 
   it('--help defines every command and lists each with its description', async () => {
