@@ -21,10 +21,14 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** A function to look for: the end of its file's URL and its name. */
+/** A function to look for: the end of its file's URL (or a pattern of the URL) and its name. */
 export interface Marker {
-  file: string;
+  file: string | RegExp;
   fn: string;
+}
+
+function urlMatches(url: string, file: string | RegExp): boolean {
+  return typeof file === 'string' ? url.endsWith(file) : file.test(url);
 }
 
 /** First and last sample time (ms since the profile's start) of each marker found, and the profile's length. */
@@ -38,7 +42,7 @@ export function markerSpans(
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const matches = (node: ProfileNode): string[] =>
     Object.entries(markers)
-      .filter(([, m]) => node.callFrame.functionName === m.fn && node.callFrame.url.endsWith(m.file))
+      .filter(([, m]) => node.callFrame.functionName === m.fn && urlMatches(node.callFrame.url, m.file))
       .map(([name]) => name);
   const spans: Record<string, { first: number; last: number }> = {};
   let time = profile.startTime;

@@ -50,10 +50,14 @@ export function findNode24(env: NodeJS.ProcessEnv = process.env): string | undef
   return undefined;
 }
 
+/** A file of the built CLI: a chunk of the bundled command, or one of tsc's files. */
+const CLI_FILE = /\/cli\/dist\/(?:bin\.[\w-]+|main|plan)\.js$/;
+
 /** Where the phases start and end in a profile of `amplifier run`. */
 const MARKERS: Record<string, Marker> = {
-  main: { file: '/cli/dist/main.js', fn: 'main' },
-  plan: { file: '/cli/dist/plan.js', fn: 'resolvePlan' },
+  // The command is bundled (dist/bin.*.js, see the CLI's scripts/bundle-bin.mjs); tsc's names before that.
+  main: { file: CLI_FILE, fn: 'main' },
+  plan: { file: CLI_FILE, fn: 'resolvePlan' },
   load: { file: '/core/dist/loader/loader.js', fn: 'load' },
   mount: { file: '/core/dist/loader/loader.js', fn: 'mount' },
   provider: { file: '/provider-mock/dist/provider.js', fn: 'complete' },

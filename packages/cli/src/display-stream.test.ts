@@ -94,4 +94,25 @@ describe('Display and stream events', () => {
     expect(stdout.text).toBe('Partial\n');
     expect(stderr.text).not.toContain('stopped');
   });
+
+  it('on a terminal a provider request starts the spinner (loaded on first use) and the answer stops it', async () => {
+    const stdout = sink();
+    const stderr = Object.assign(sink(), {
+      columns: 80,
+      // The cursor moves of a terminal stream, as no-ops.
+      cursorTo: () => true,
+      moveCursor: () => true,
+      clearLine: () => true,
+    });
+    stderr.isTTY = true;
+    const display = new Display({ stdout, stderr, env: { TERM: 'xterm' } });
+    expect(display.interactive).toBe(true);
+    const coordinator = createTestCoordinator({ bare: true });
+    display.attach(coordinator.hooks);
+    display.beginTurn();
+    await coordinator.hooks.emit('provider:request', { provider: 'mock', iteration: 1 });
+    expect(stderr.text).toContain('mock is thinking');
+    display.error('stop');
+    expect(stderr.text).toContain('Error: stop');
+  });
 });

@@ -11,6 +11,8 @@
  * (hooks-logging's `Redactor`: keys, tokens, passwords in commands, URLs,
  * headers, ...).
  */
+
+import { createRequire } from 'node:module';
 import {
   ALL_EVENTS,
   type DisplaySystem,
@@ -23,10 +25,20 @@ import {
 } from '@amplifier/core';
 import { DEFAULTS, Redactor, sanitizeValue } from '@amplifier/hooks-logging';
 import pc from 'picocolors';
-import yoctoSpinner from 'yocto-spinner';
+import type { Spinner } from 'yocto-spinner';
 
 type Colors = ReturnType<typeof pc.createColors>;
-type Spinner = ReturnType<typeof yoctoSpinner>;
+
+const requireModule = createRequire(import.meta.url);
+
+/**
+ * yocto-spinner's factory, loaded with the first spinner (only a terminal
+ * shows one; start-up time). `require` of an ES module (Node 20.19+) keeps
+ * the display synchronous.
+ */
+function yoctoSpinner(): typeof import('yocto-spinner').default {
+  return (requireModule('yocto-spinner') as typeof import('yocto-spinner')).default;
+}
 
 /** Where and how to write. */
 export interface DisplayOptions {
@@ -556,7 +568,7 @@ export class Display implements DisplaySystem {
     if (!this.interactive) return;
     const text = this.safeText(raw);
     if (this.#spinner === undefined) {
-      this.#spinner = yoctoSpinner({
+      this.#spinner = yoctoSpinner()({
         text,
         stream: this.#stderr as NodeJS.WriteStream,
         handleSignals: false,

@@ -2,8 +2,8 @@
  * The CLI's `session.spawn` and `session.resume` (reference Part C 5): on
  * every root session, the bundle kit's spawner with children stored next to
  * the root (`cliChildStore`) and their tool lines shown under the delegate
- * call. The kit is imported on the first delegation, so a run that never
- * delegates never loads it.
+ * call. The kit and the child store are imported on the first delegation, so
+ * a run that never delegates never loads them.
  */
 import type { AgentConfig, Spawner, SpawnRule } from '@amplifier/bundles';
 import {
@@ -13,7 +13,6 @@ import {
   SPAWN_CAPABILITY,
   type SpawnRequest,
 } from '@amplifier/core';
-import { cliChildStore, sessionDir } from './child-sessions.js';
 import type { Display } from './display.js';
 import type { SessionStore } from './sessions.js';
 
@@ -30,19 +29,20 @@ export interface SpawnSetup {
 export function registerSpawn(coordinator: Coordinator, setup: SpawnSetup): void {
   let spawner: Promise<Spawner> | undefined;
   const get = (): Promise<Spawner> => {
-    spawner ??= import('@amplifier/bundles').then(({ createSpawner }) =>
-      createSpawner({
-        store: cliChildStore(setup.store, setup.cwd),
-        ...(setup.spawn && { spawn: setup.spawn }),
-        ...(setup.systemPrompt && { systemPrompt: setup.systemPrompt }),
-        onChild: ({ session, depth, agentName }) => {
-          session.coordinator.registerCapability(
-            'session.directory',
-            sessionDir(setup.store, setup.cwd, session.sessionId),
-          );
-          return setup.display.attachChild(session.coordinator.hooks, depth, agentName);
-        },
-      }),
+    spawner ??= Promise.all([import('@amplifier/bundles'), import('./child-sessions.js')]).then(
+      ([{ createSpawner }, { cliChildStore, sessionDir }]) =>
+        createSpawner({
+          store: cliChildStore(setup.store, setup.cwd),
+          ...(setup.spawn && { spawn: setup.spawn }),
+          ...(setup.systemPrompt && { systemPrompt: setup.systemPrompt }),
+          onChild: ({ session, depth, agentName }) => {
+            session.coordinator.registerCapability(
+              'session.directory',
+              sessionDir(setup.store, setup.cwd, session.sessionId),
+            );
+            return setup.display.attachChild(session.coordinator.hooks, depth, agentName);
+          },
+        }),
     );
     return spawner;
   };
