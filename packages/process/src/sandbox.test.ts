@@ -364,7 +364,6 @@ describe('Sandbox modes', () => {
     ).toThrow(/cannot create namespaces/);
     expect(fs.readFileSync(probes, 'utf8')).toBe('probe\nprobe\n');
   });
-});
 
   it('bwrap is looked up on PATH once per PATH value (a server mounts a sandbox per session)', () => {
     const realPath = process.env.PATH;
@@ -383,11 +382,15 @@ describe('Sandbox modes', () => {
       // Another PATH is looked up afresh.
       process.env.PATH = `${dir}${path.delimiter}${makeTempDir()}`;
       const third = new Sandbox({ ...SANDBOX_DEFAULTS }, { module: 'mod-path-3', ...quiet });
-      expect(third.support).toMatchObject({ available: false, reason: 'bwrap (bubblewrap) is not installed' });
+      expect(third.support).toMatchObject({
+        available: false,
+        reason: 'bwrap (bubblewrap) is not installed',
+      });
     } finally {
       process.env.PATH = realPath;
     }
   });
+});
 
 describe.skipIf(!gate.run)(gate.title('Sandbox (bubblewrap): programs and scripts in /tmp'), () => {
   it('a program in /tmp and a script named in `readable` stay visible (read-only); the rest of /tmp stays hidden', async () => {
