@@ -6,6 +6,7 @@
  * payloads mixing its texts with secret key names and values JSON has no
  * form for.
  */
+import { seededRandom } from '@amplifier/test-fixtures';
 import { describe, expect, it } from 'vitest';
 import { PLAIN_CASES, SECRET_CASES } from './__fixtures__/redaction-corpus.js';
 import { captureEvent } from './capture.js';
@@ -45,17 +46,6 @@ function bothLines(event: string, data: Record<string, unknown>, options: Record
   const written = buildCapturedRecord(captured!, options)?.line;
   expect(snapshot(data)).toBe(before);
   return { direct, written };
-}
-
-/** A small seeded generator (mulberry32): the same payloads on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const KEYS = [
@@ -137,7 +127,7 @@ describe('the writer path writes what the emitting call would', () => {
     });
 
     it(`${name}: 500 random payloads`, () => {
-      const next = random(23);
+      const next = seededRandom(23);
       for (let i = 0; i < 500; i++) {
         const body = payload(next, 0);
         const data: Record<string, unknown> = {

@@ -1,3 +1,4 @@
+import { seededRandom } from '@amplifier/test-fixtures';
 import { describe, expect, it } from 'vitest';
 import { decodeText, formatOutput, incompleteSuffix, OutputCapture } from './output.js';
 
@@ -43,17 +44,6 @@ function referenceTruncate(text: string, max: number): { text: string; truncated
   };
 }
 
-/** A small deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function capture(bytes: Buffer, max: number, chunk: () => number): OutputCapture {
   const out = new OutputCapture(max);
   for (let at = 0; at < bytes.length; ) {
@@ -66,7 +56,7 @@ function capture(bytes: Buffer, max: number, chunk: () => number): OutputCapture
 
 describe('formatOutput over a streaming capture', () => {
   it('matches the reference truncation of the whole text, whatever the chunking (randomized)', () => {
-    const rnd = random(42);
+    const rnd = seededRandom(42);
     const alphabet = ['a', 'b', ' ', 'é', '€', '𝄞', '\n', '\n', 'x'];
     const modes = new Set<string>();
     for (let round = 0; round < 400; round++) {
