@@ -223,7 +223,8 @@ export class LogWriter {
 
   async #ensureOpen(): Promise<void> {
     if (this.#handle !== undefined) return;
-    const handle = await openCreatingDir(this.file);
+    await mkdir(path.dirname(this.file), { recursive: true });
+    const handle = await open(this.file, 'a+');
     try {
       const { size } = await handle.stat();
       this.#size = size;
@@ -314,21 +315,4 @@ async function exists(file: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/**
- * Open `file` to append, making its folder when missing. The folder usually
- * exists, or only its last level is new (a session's folder): a recursive
- * `mkdir` costs about three times a plain one, so it is the fallback.
- */
-async function openCreatingDir(file: string): Promise<FileHandle> {
-  const dir = path.dirname(file);
-  try {
-    await mkdir(dir);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') await mkdir(dir, { recursive: true });
-    else if (code !== 'EEXIST') throw error;
-  }
-  return open(file, 'a+');
 }
