@@ -40,14 +40,14 @@ describe('lossless, bounded writing', () => {
     for (const relative of ['s1/events.jsonl', 'a/b/c/events.jsonl', 'flat.jsonl']) {
       const file = path.join(tmp, relative);
       const { coordinator, cleanup } = await logger({ session_log_template: file });
-      await coordinator.hooks.emit('tool:pre', { i: 1 });
+      await coordinator.hooks.emit<string>('tool:pre', { i: 1 });
       await cleanup();
       expect(parseAll(file).length).toBeGreaterThan(0);
     }
     // A file where a folder should be is an error reported, not a crash.
     writeFileSync(path.join(tmp, 'blocker'), 'x');
     const blocked = await logger({ session_log_template: path.join(tmp, 'blocker', 'e.jsonl') });
-    await blocked.coordinator.hooks.emit('tool:pre', { i: 1 });
+    await blocked.coordinator.hooks.emit<string>('tool:pre', { i: 1 });
     await blocked.cleanup();
     expect(blocked.messages.join('\n')).toMatch(/cannot write .*blocker/);
   });
