@@ -50,6 +50,13 @@ describe.skipIf(reason !== undefined)('durable turns on Restate', () => {
     };
   }
 
+  /** True once `session`'s log holds one `event` record (hooks-logging writes in batches, off the emit). */
+  function logged(session: string, event: string): Promise<boolean> {
+    return waitFor(async () => countOf(await logRecords(cluster.logDir, session), event) === 1, {
+      timeoutMs: 10_000,
+    });
+  }
+
   /** Replace the worker: kill -9 the current one, start another, route turns to it. */
   async function failOver(options: { withGate?: boolean } = {}): Promise<RunningWorker> {
     expect(await worker.child.kill('SIGKILL')).toBe('SIGKILL');
@@ -68,11 +75,7 @@ describe.skipIf(reason !== undefined)('durable turns on Restate', () => {
     expect(sent.status).toBe('Accepted');
     await held.arrived;
     // The first worker's records are on disk before it dies (hooks-logging writes in batches).
-    expect(
-      await waitFor(async () => countOf(await logRecords(cluster.logDir, 'kill-tool'), 'tool:pre') === 1, {
-        timeoutMs: 10_000,
-      }),
-    ).toBe(true);
+    expect(await logged('kill-tool', 'tool:pre')).toBe(true);
     const second = await failOver();
 
     const result = await cluster.client.attach(sent.invocationId);
@@ -106,14 +109,7 @@ describe.skipIf(reason !== undefined)('durable turns on Restate', () => {
     await held.arrived;
     // The tool's records are on disk before the worker dies: hooks-logging writes in batches, and a
     // record still queued in a killed worker is lost (its step is journaled, so it is not replayed).
-    expect(
-      await waitFor(
-        async () => countOf(await logRecords(cluster.logDir, 'kill-provider'), 'tool:post') === 1,
-        {
-          timeoutMs: 10_000,
-        },
-      ),
-    ).toBe(true);
+    expect(await logged('kill-provider', 'tool:post')).toBe(true);
     await failOver();
     await held.abandoned;
 
