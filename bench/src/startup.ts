@@ -58,9 +58,10 @@ const MARKERS: Record<string, Marker> = {
   // The command is bundled (dist/bin.*.js, see the CLI's scripts/bundle-bin.mjs); tsc's names before that.
   main: { file: CLI_FILE, fn: 'main' },
   plan: { file: CLI_FILE, fn: 'resolvePlan' },
-  load: { file: '/core/dist/loader/loader.js', fn: 'load' },
-  mount: { file: '/core/dist/loader/loader.js', fn: 'mount' },
-  provider: { file: '/provider-mock/dist/provider.js', fn: 'complete' },
+  // Packages are bundled (scripts/bundle-dist.mjs): one dist/index.js each; tsc's file names before that.
+  load: { file: /\/core\/dist\/(?:loader\/loader|index)\.js$/, fn: 'load' },
+  mount: { file: /\/core\/dist\/(?:loader\/loader|index)\.js$/, fn: 'mount' },
+  provider: { file: /\/provider-mock\/dist\/(?:provider|index)\.js$/, fn: 'complete' },
 };
 
 const PHASES = [

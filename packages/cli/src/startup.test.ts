@@ -14,6 +14,29 @@ async function loadedBy(planFile: string, cwd: string): Promise<string[]> {
   return (await loadedByArgs(['run', '--plan', planFile, 'hello'], cwd)).loaded;
 }
 
+/**
+ * The source modules held by the files loaded from workspace packages'
+ * dist/ folders, as `<package folder>/src/<file>.ts` (read from each file's
+ * source map: a bundled file holds many), so that what a run loads is checked
+ * by module, whatever file the build put it in.
+ */
+function loadedSources(loaded: readonly string[]): string[] {
+  return loaded.flatMap((file) => {
+    const at = file.lastIndexOf('/dist/');
+    if (at < 0 || file.includes('/node_modules/.pnpm/')) return [];
+    const packageDir = file.slice(0, at);
+    const map = `${file}.map`;
+    if (!fs.existsSync(map)) return [path.relative(path.dirname(packageDir), file)];
+    const { sources } = JSON.parse(fs.readFileSync(map, 'utf8')) as { sources: string[] };
+    return sources.map((s) => path.relative(path.dirname(packageDir), path.resolve(path.dirname(file), s)));
+  });
+}
+
+/** The files loaded from a workspace package's dist/ folder (`core`, `tool-bash`, ...). */
+function distFiles(loaded: readonly string[], name: string): string[] {
+  return loaded.filter((f) => f.includes(`/${name}/dist/`) && !f.includes('/node_modules/.pnpm/'));
+}
+
 /** The command definitions (commands/*.js) among the CLI's modules, but the shared action and options. */
 function commandDefinitions(cliModules: readonly string[]): string[] {
   return cliModules.filter((m) => m.startsWith('commands/') && !/^commands\/(action|options)\.js$/.test(m));
@@ -79,19 +102,26 @@ describe('start-up: a one-shot run loads what its first turn uses', () => {
       expect(cliModules).not.toContain(lazy);
     }
     expect(loaded.some((f) => f.includes('/context-simple/'))).toBe(true);
-    for (const unused of [
-      '/yaml/',
-      '/testing/',
-      '/tool-agentpm/',
-      '/process/dist/',
-      '/tool-filesystem/dist/grep-pool.js',
-      '/tool-filesystem/dist/grep-worker.js',
-      '/tool-filesystem/dist/read.js',
-      '/tool-filesystem/dist/edit.js',
-      '/tool-filesystem/dist/grep.js',
-    ]) {
+    for (const unused of ['/yaml/', '/testing/', '/tool-agentpm/', '/process/dist/']) {
       expect(loaded.filter((f) => f.includes(unused))).toEqual([]);
     }
+    const sources = loadedSources(loaded);
+    expect(sources).toContain('tool-filesystem/src/index.ts');
+    for (const unused of ['grep-pool', 'grep-worker', 'read', 'edit', 'grep']) {
+      expect(sources).not.toContain(`tool-filesystem/src/${unused}.ts`);
+    }
+  });
+
+  it('each package is bundled: a one-shot run loads one file of the kernel and of each module that needs no lazy part', async () => {
+    const cwd = tempDir();
+    const plan = writeMockPlan(cwd, ['hi'], { tools: [{ module: 'tool-filesystem' }] });
+    const { loaded } = await loadedByArgs(['run', '--plan', plan, 'hello'], cwd);
+    for (const name of ['core', 'loop-basic', 'context-simple', 'provider-mock', 'hooks-logging']) {
+      expect(distFiles(loaded, name), name).toHaveLength(1);
+    }
+    // tool-filesystem: its entry and the chunks its mount shares with the tool code that loads on use.
+    expect(distFiles(loaded, 'tool-filesystem').length).toBeLessThanOrEqual(6);
+    expect(loadedSources(loaded).filter((s) => s.startsWith('core/src/')).length).toBeGreaterThan(15);
   });
 
   it('no spinner without a terminal, and only the definition of `run` among the commands', async () => {
@@ -137,18 +167,16 @@ describe('start-up: a one-shot run loads what its first turn uses', () => {
   it('tool-bash loads its mount entry: the safety validator, its effect analysis and the shell lexer wait for the first command', async () => {
     const cwd = tempDir();
     const quiet = await loadedBy(writeMockPlan(cwd, ['hi'], { tools: [{ module: 'tool-bash' }] }), cwd);
-    expect(quiet.some((f) => f.includes('/tool-bash/dist/mount.js'))).toBe(true);
-    for (const unused of [
-      '/tool-bash/dist/safety.js',
-      '/tool-bash/dist/effects.js',
-      '/process/dist/shell/',
-    ]) {
-      expect(quiet.filter((f) => f.includes(unused))).toEqual([]);
+    const quietSources = loadedSources(quiet);
+    expect(quietSources).toContain('tool-bash/src/mount.ts');
+    for (const unused of ['tool-bash/src/safety.ts', 'tool-bash/src/effects.ts']) {
+      expect(quietSources).not.toContain(unused);
     }
+    expect(quietSources.filter((s) => s.startsWith('process/src/shell/'))).toEqual([]);
     // A turn that runs a command loads them (every command is checked).
     const script = [{ tool_calls: [{ id: 'c1', name: 'bash', arguments: { command: 'true' } }] }, 'done'];
     const busy = await loadedBy(writeMockPlan(cwd, script, { tools: [{ module: 'tool-bash' }] }), cwd);
-    expect(busy.some((f) => f.includes('/tool-bash/dist/safety.js'))).toBe(true);
+    expect(loadedSources(busy)).toContain('tool-bash/src/safety.ts');
   });
 
   it('a YAML plan loads the YAML parser', async () => {
