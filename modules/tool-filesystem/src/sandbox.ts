@@ -171,7 +171,12 @@ export class Sandbox {
     this.#mentions = mentions;
   }
 
-  /** Canonicalize every configured entry (done once, at mount). */
+  /**
+   * Canonicalize every configured entry (done once, at mount). All of them are
+   * resolved at once: each file-system call is a round trip through libuv's
+   * thread pool, and six lists one after the other made the mount wait for
+   * each list's slowest entry in turn.
+   */
   static async create(
     config: {
       working_dir: string;
@@ -187,16 +192,16 @@ export class Sandbox {
     const wd = config.working_dir;
     const all = (list: readonly string[]): Promise<string[]> =>
       Promise.all(list.map((entry) => resolveRoot(entry, wd)));
+    const [allowedRead, allowedWrite, allowedWriteFiles, bound, denied, deniedWrite] = await Promise.all([
+      config.allowed_read_paths === null ? null : all(config.allowed_read_paths),
+      all(config.allowed_write_paths),
+      all(config.allowed_write_files ?? []),
+      config.allowed_paths == null ? null : all(config.allowed_paths),
+      all(config.denied_paths),
+      all(config.denied_write_paths),
+    ]);
     return new Sandbox(
-      {
-        workingDir: wd,
-        allowedRead: config.allowed_read_paths === null ? null : await all(config.allowed_read_paths),
-        allowedWrite: await all(config.allowed_write_paths),
-        allowedWriteFiles: await all(config.allowed_write_files ?? []),
-        bound: config.allowed_paths == null ? null : await all(config.allowed_paths),
-        denied: await all(config.denied_paths),
-        deniedWrite: await all(config.denied_write_paths),
-      },
+      { workingDir: wd, allowedRead, allowedWrite, allowedWriteFiles, bound, denied, deniedWrite },
       mentions,
     );
   }
