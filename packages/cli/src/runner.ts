@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isatty } from 'node:tty';
 import type { AgentConfig, SpawnRule } from '@amplifier/bundles';
 /**
  * A SessionRunner owns one AmplifierSession with its transcript on disk, the
@@ -118,7 +119,7 @@ export class SessionRunner {
     let runner: SessionRunner | undefined;
     const approval = new CliApproval({
       display,
-      interactive: options.interactive ?? (process.stdin.isTTY === true && process.stderr.isTTY === true),
+      interactive: options.interactive ?? (isatty(0) && process.stderr.isTTY === true),
       onInterrupt: () => runner?.interrupt(),
     });
     const resumed = options.record;

@@ -6,6 +6,7 @@
  */
 
 import path from 'node:path';
+import { isatty } from 'node:tty';
 import {
   AmplifierSession,
   compileSchema,
@@ -149,7 +150,7 @@ async function withTools<T>(
     display,
     approval: new CliApproval({
       display,
-      interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+      interactive: isatty(0) && process.stderr.isTTY === true,
     }),
     baseDir: cwd,
     workingDir: cwd,
