@@ -50,12 +50,23 @@ for (const target of targets(pkg.exports ?? {})) {
 }
 if (Object.keys(input).length === 0) throw new Error(`${pkg.name}: no ./dist/*.js entry in exports`);
 
+/** Whether code reads its own location: `import.meta` beyond a `createRequire` that loads packages only. */
+function dependsOnFolder(code) {
+  const rest = code.replaceAll('createRequire(import.meta.url)', '');
+  if (rest.includes('import.meta')) return true;
+  return rest !== code && /\brequire\(\s*['"`]\./.test(code);
+}
+
+/** tsc's files that read their own location (see `dependsOnFolder`), noted as they are loaded. */
+const folderBound = new Set();
+
 /** tsc's code with tsc's map, so that the bundle's map reaches the TypeScript sources. */
 const withTscMaps = {
   name: 'tsc-source-maps',
   load(id) {
     if (!id.startsWith(dist) || !id.endsWith('.js')) return null;
     const code = fs.readFileSync(id, 'utf8');
+    if (dependsOnFolder(code)) folderBound.add(id);
     const mapFile = `${id}.map`;
     if (!fs.existsSync(mapFile)) return { code };
     const map = JSON.parse(fs.readFileSync(mapFile, 'utf8'));
@@ -87,20 +98,13 @@ try {
   await bundle.close();
 }
 
-/** Whether code reads its own location: `import.meta` beyond a `createRequire` that loads packages only. */
-function dependsOnFolder(code) {
-  const rest = code.replaceAll('createRequire(import.meta.url)', '');
-  if (rest.includes('import.meta')) return true;
-  return rest !== code && /\brequire\(\s*['"`]\./.test(code);
-}
-
 const written = new Set(output.map((item) => path.join(dist, item.fileName)));
 for (const chunk of output) {
   if (chunk.type !== 'chunk') continue;
   const chunkDir = path.dirname(path.join(dist, chunk.fileName));
   for (const id of chunk.moduleIds) {
     if (!id.startsWith(dist) || written.has(id)) continue;
-    if (path.dirname(id) !== chunkDir && dependsOnFolder(fs.readFileSync(id, 'utf8'))) {
+    if (folderBound.has(id) && path.dirname(id) !== chunkDir) {
       throw new Error(
         `${pkg.name}: ${path.relative(root, id)} uses import.meta and would move to ${path.relative(root, chunkDir)}/ in ${chunk.fileName}; keep it in that folder or give it an entry of its own`,
       );
