@@ -1102,6 +1102,40 @@ describe('Coordinator.emitAndProcess', () => {
     expect(denied).toMatchObject({ outcome: { result: { action: 'deny', reason: 'no' } }, approvals: [] });
   });
 
+  it('with synchronous handlers only, its promise is settled when it is returned (no extra microtask turns)', async () => {
+    const w = world((h) => h.register('tool:pre', () => undefined));
+    let settled = false;
+    void w.c.emitAndProcess('tool:pre', { tool_name: 't' }).then(() => {
+      settled = true;
+    });
+    // The callback above was queued first when the promise is already settled, so it has run by now.
+    await Promise.resolve();
+    expect(settled).toBe(true);
+  });
+
+  it('uses an emit replaced on the registry instance (a wrapper), and never throws synchronously', async () => {
+    const w = world((h) => h.register('tool:pre', () => ({ action: 'deny', reason: 'registry' })));
+    const seen: string[] = [];
+    const original = w.c.hooks.emit.bind(w.c.hooks);
+    w.c.hooks.emit = async (event, data) => {
+      seen.push(event);
+      return original(event, data);
+    };
+    expect(await w.c.emitAndProcess('tool:pre', { tool_name: 't' })).toEqual({
+      action: 'deny',
+      reason: 'registry',
+    });
+    expect(seen).toEqual(['tool:pre']);
+    w.c.hooks.emit = () => {
+      throw new Error('wrapper failed');
+    };
+    let returned: Promise<HookResult> | undefined;
+    expect(() => {
+      returned = w.c.emitAndProcess('tool:pre', { tool_name: 't' });
+    }).not.toThrow();
+    await expect(returned).rejects.toThrow('wrapper failed');
+  });
+
   it('deferInjection: an inject_context result comes back unapplied, for processHookResult later', async () => {
     const w = world((h) =>
       h.register('tool:post', () => ({

@@ -19,7 +19,7 @@ import type {
 import { AmplifierError, ApprovalTimeoutError, errorMessage, isFatalError } from './errors.js';
 import type { EventPayload } from './event-payloads.js';
 import { CANCEL_REQUESTED } from './events.js';
-import { type EventKey, HookRegistry, utcTimestamp } from './hooks.js';
+import { dispatchHooks, type EmitResult, type EventKey, HookRegistry, utcTimestamp } from './hooks.js';
 import { defaultLogger } from './logger.js';
 import type { MountPoint } from './module-types.js';
 import { type JournalSlot, journalSlot } from './mount-journal.js';
@@ -415,13 +415,41 @@ export class Coordinator {
    * if (pre.action === 'deny') return `Denied by hook: ${pre.reason ?? ''}`;
    * ```
    */
-  async emitAndProcess<E extends EventKey>(
+  emitAndProcess<E extends EventKey>(
     event: E,
     data: EventPayload<E>,
     hookName = 'unknown',
     options: EmitAndProcessOptions = {},
   ): Promise<HookResult> {
-    const result = await this.hooks.emit(event, data);
+    const hooks = this.hooks;
+    // Synchronous handlers (the usual observers) are answered without waiting a microtask turn for
+    // `emit`'s promise; an `emit` replaced on the registry (a wrapper, a test double) is used as it is.
+    let emitted: EmitResult | Promise<EmitResult>;
+    try {
+      emitted =
+        hooks.emit === HookRegistry.prototype.emit
+          ? dispatchHooks(hooks, event, data)
+          : Promise.resolve(hooks.emit(event, data));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (emitted instanceof Promise)
+      return emitted.then((result) => this.#processEmitted(result, event, hookName, options));
+    try {
+      const processed = this.#processEmitted(emitted, event, hookName, options);
+      return processed instanceof Promise ? processed : Promise.resolve(processed);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** `emitAndProcess` once the hooks answered: a bare `continue` (and a deferred injection) needs nothing more. */
+  #processEmitted(
+    result: EmitResult,
+    event: string,
+    hookName: string,
+    options: EmitAndProcessOptions,
+  ): HookResult | Promise<HookResult> {
     if (result.action === 'continue' && !result.user_message) return result;
     if (result.action === 'inject_context' && options.deferInjection === true) return result;
     return this.processHookResult(result, event, hookName);

@@ -231,6 +231,56 @@ describe('HookRegistry: emit semantics (B)', () => {
     expect(hooks.logger.lines.join('\n')).toContain('nope');
   });
 
+  it('B11: after an async handler, the sync ones still run in order on its data, and a deny ends the chain', async () => {
+    const hooks = registry();
+    const order: string[] = [];
+    hooks.register('e', (_event, data) => {
+      order.push(`sync1:${String(data.n)}`);
+    });
+    hooks.register('e', async (_event, data) => {
+      order.push(`async:${String(data.n)}`);
+      return { action: 'modify', data: { n: (data.n as number) + 1 } };
+    });
+    hooks.register('e', () => {
+      order.push('throws');
+      throw new Error('boom');
+    });
+    hooks.register('e', (_event, data) => {
+      order.push(`sync2:${String(data.n)}`);
+      return { action: 'deny', reason: `at ${String(data.n)}` };
+    });
+    hooks.register('e', tracer(order, 'never'));
+    const result = await hooks.emit('e', { n: 1 });
+    expect(order).toEqual(['sync1:1', 'async:1', 'throws', 'sync2:2']);
+    expect(result).toEqual({ action: 'deny', reason: 'at 2' });
+    expect(hooks.logger.lines.join('\n')).toContain('boom');
+  });
+
+  it('B11: emit never throws: what goes wrong before the handlers run rejects its promise', async () => {
+    const hooks = registry();
+    hooks.register('e', () => undefined);
+    hooks.suppressWhile(() => {
+      throw new Error('predicate failed');
+    });
+    let returned: Promise<unknown> | undefined;
+    expect(() => {
+      returned = hooks.emit('e', {});
+    }).not.toThrow();
+    await expect(returned).rejects.toThrow('predicate failed');
+    const data = Object.defineProperty({}, 'bad', {
+      enumerable: true,
+      get() {
+        throw new Error('getter failed');
+      },
+    });
+    const other = registry();
+    other.register('e', () => undefined);
+    expect(() => {
+      returned = other.emit('e', data);
+    }).not.toThrow();
+    await expect(returned).rejects.toThrow('getter failed');
+  });
+
   it('B11: handlers receive the event name as their first argument', async () => {
     const hooks = registry();
     const events: string[] = [];

@@ -60,6 +60,17 @@ export function utcTimestamp(): string {
 }
 
 /**
+ * `HookRegistry`'s dispatch for core's own callers (`Coordinator.emitAndProcess`):
+ * the result itself while every handler is synchronous, else a promise. Not
+ * part of the public API.
+ */
+export let dispatchHooks: (
+  registry: HookRegistry,
+  event: string,
+  data: EventData | undefined,
+) => EmitResult | Promise<EmitResult>;
+
+/**
  * Dispatches events to handlers one at a time in ascending priority, with
  * Amplifier's result semantics: `deny` stops the chain, `modify` hands new data to
  * the next handlers, the first `ask_user` wins and `inject_context` results are
@@ -89,6 +100,10 @@ export function utcTimestamp(): string {
  * ```
  */
 export class HookRegistry {
+  static {
+    dispatchHooks = (registry, event, data) => registry.#dispatch(event, data);
+  }
+
   readonly #handlers = new Map<string, readonly Entry[]>();
   #defaults: EventData = {};
   /** The defaults hold an own `__proto__` key (data from JSON.parse): payloads take the slow, exact copy. */
@@ -181,51 +196,81 @@ export class HookRegistry {
    * has it (types only: nothing is validated at run time); `emit<string>(...)`
    * opts out.
    */
-  async emit<E extends EventKey>(event: E, data?: EventPayload<E>): Promise<EmitResult> {
+  emit<E extends EventKey>(event: E, data?: EventPayload<E>): Promise<EmitResult> {
+    try {
+      const outcome = this.#dispatch(event, data);
+      return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * `emit`'s work. While every handler answers synchronously (the usual
+   * observer) the result itself: no async function and no microtask turn
+   * per handler; from the first handler that returns a promise on, a
+   * promise of it. Throws what `emit` rejects with.
+   */
+  #dispatch(event: string, data: EventData | undefined): EmitResult | Promise<EmitResult> {
     const list = this.#handlers.get(event);
     if (list === undefined || list.length === 0 || this.#suppressed?.()) return { action: 'continue', data };
+    const outcome = new Outcome(payload(this.#defaults, data, this.#protoDefaults));
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i]!;
+      let returned: ReturnType<HookHandler>;
+      try {
+        returned = entry.handler(event, outcome.current);
+      } catch (error) {
+        this.#failed(entry, event, error);
+        continue;
+      }
+      if (isThenable(returned)) return this.#settle(event, list, i, returned, outcome);
+      const stop = this.#take(entry, event, returned, outcome);
+      if (stop !== undefined) return stop;
+    }
+    return outcome.final();
+  }
 
-    let current = payload(this.#defaults, data, this.#protoDefaults);
-    let askUser: EmitResult | undefined;
-    let injections: EmitResult[] | undefined;
-
-    for (const entry of list) {
+  /** The rest of `#dispatch` once handler `from` returned `pending`: each promise is awaited in turn. */
+  async #settle(
+    event: string,
+    list: readonly Entry[],
+    from: number,
+    pending: PromiseLike<HookResult | undefined | void>,
+    outcome: Outcome,
+  ): Promise<EmitResult> {
+    for (let i = from; i < list.length; i++) {
+      const entry = list[i]!;
       let result: HookResult | undefined | void;
       try {
-        const returned = entry.handler(event, current);
-        // A sync handler's result is used as it is: awaiting it would cost a microtask turn per handler.
+        const returned = i === from ? pending : entry.handler(event, outcome.current);
         result = isThenable(returned) ? await returned : returned;
       } catch (error) {
-        this.#logger.warn(`hook '${entry.name}' failed on ${event}: ${errorMessage(error)}`);
+        this.#failed(entry, event, error);
         continue;
       }
-      if (result === undefined || result === null) continue;
-      if (typeof result !== 'object' || (result.action !== undefined && !HOOK_ACTIONS.has(result.action))) {
-        this.#logger.warn(`hook '${entry.name}' returned an invalid HookResult on ${event}; ignored`);
-        continue;
-      }
-      switch (result.action) {
-        case 'deny':
-          return result as EmitResult;
-        case 'modify':
-          if (result.data !== undefined && result.data !== null) current = result.data;
-          break;
-        case 'inject_context':
-          if (result.context_injection) {
-            injections ??= [];
-            injections.push(result as EmitResult);
-          }
-          break;
-        case 'ask_user':
-          askUser ??= result as EmitResult;
-          break;
-        default:
-          break;
-      }
+      const stop = this.#take(entry, event, result, outcome);
+      if (stop !== undefined) return stop;
     }
-    if (askUser) return askUser;
-    if (injections) return injections.length === 1 ? injections[0]! : mergeInjections(injections);
-    return { action: 'continue', data: current };
+    return outcome.final();
+  }
+
+  #failed(entry: Entry, event: string, error: unknown): void {
+    this.#logger.warn(`hook '${entry.name}' failed on ${event}: ${errorMessage(error)}`);
+  }
+
+  /** Record one handler's result in `outcome`; the result that ends the chain (a deny), if it does. */
+  #take(entry: Entry, event: string, result: unknown, outcome: Outcome): EmitResult | undefined {
+    if (result === undefined || result === null) return undefined;
+    const hookResult = result as HookResult;
+    if (
+      typeof result !== 'object' ||
+      (hookResult.action !== undefined && !HOOK_ACTIONS.has(hookResult.action))
+    ) {
+      this.#logger.warn(`hook '${entry.name}' returned an invalid HookResult on ${event}; ignored`);
+      return undefined;
+    }
+    return outcome.take(hookResult);
   }
 
   /**
@@ -278,6 +323,47 @@ export class HookRegistry {
     const out: Record<string, string[]> = {};
     for (const [name, list] of this.#handlers) out[name] = list.map((e) => e.name);
     return out;
+  }
+}
+
+/** What the handlers of one emit have said so far. */
+class Outcome {
+  current: EventData;
+  #askUser: EmitResult | undefined;
+  #injections: EmitResult[] | undefined;
+
+  constructor(current: EventData) {
+    this.current = current;
+  }
+
+  /** Take a valid result: `deny` ends the chain (returned), `modify` hands on new data, the first `ask_user` wins, injections merge. */
+  take(result: HookResult): EmitResult | undefined {
+    switch (result.action) {
+      case 'deny':
+        return result as EmitResult;
+      case 'modify':
+        if (result.data !== undefined && result.data !== null) this.current = result.data;
+        break;
+      case 'inject_context':
+        if (result.context_injection) {
+          this.#injections ??= [];
+          this.#injections.push(result as EmitResult);
+        }
+        break;
+      case 'ask_user':
+        this.#askUser ??= result as EmitResult;
+        break;
+      default:
+        break;
+    }
+    return undefined;
+  }
+
+  final(): EmitResult {
+    if (this.#askUser) return this.#askUser;
+    const injections = this.#injections;
+    if (injections) return injections.length === 1 ? injections[0]! : mergeInjections(injections);
+    return { action: 'continue', data: this.current };
   }
 }
 
