@@ -85,10 +85,10 @@ const bundle = await rolldown({
   plugins: [withTscMaps],
   logLevel: 'warn',
 });
+// Generated in memory first: a bundle the guard below refuses leaves tsc's output as it was.
 let output;
 try {
-  ({ output } = await bundle.write({
-    dir: dist,
+  ({ output } = await bundle.generate({
     format: 'esm',
     sourcemap: true,
     entryFileNames: '[name].js',
@@ -110,6 +110,11 @@ for (const chunk of output) {
       );
     }
   }
+}
+for (const item of output) {
+  const file = path.join(dist, item.fileName);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, item.type === 'chunk' ? item.code : item.source);
 }
 for (const chunk of output) {
   if (chunk.type !== 'chunk') continue;

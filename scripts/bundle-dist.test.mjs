@@ -115,9 +115,13 @@ test('a module that reads import.meta for a relative path and would move to anot
     'dist/index.js': "export { file } from './inner/where.js';",
     'dist/inner/where.js': "export const file = new URL('./data.json', import.meta.url).href;",
   });
+  const before = fs.readFileSync(path.join(root, 'dist/index.js'), 'utf8');
   const run = bundle(root);
   assert.notEqual(run.status, 0);
   assert.match(run.stderr, /dist\/inner\/where\.js uses import\.meta and would move to dist\//);
+  // Refused before anything is written: tsc's output is left as it was.
+  assert.deepEqual(jsFiles(root), ['index.js', 'inner/where.js']);
+  assert.equal(fs.readFileSync(path.join(root, 'dist/index.js'), 'utf8'), before);
 });
 
 test('createRequire(import.meta.url) that loads packages only may move; a relative require may not', () => {
