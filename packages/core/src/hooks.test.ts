@@ -256,6 +256,23 @@ describe('HookRegistry: emit semantics (B)', () => {
     expect(hooks.logger.lines.join('\n')).toContain('boom');
   });
 
+  it('B11: a result whose `then` getter throws is that handler failing: logged, and the next handler runs', async () => {
+    const hooks = registry();
+    const order: string[] = [];
+    hooks.register('e', () => {
+      order.push('bad');
+      return Object.defineProperty({}, 'then', {
+        get() {
+          throw new Error('then getter');
+        },
+      }) as HookResult;
+    });
+    hooks.register('e', tracer(order, 'next', { action: 'deny', reason: 'next' }));
+    expect(await hooks.emit('e', {})).toEqual({ action: 'deny', reason: 'next' });
+    expect(order).toEqual(['bad', 'next']);
+    expect(hooks.logger.lines.join('\n')).toContain('then getter');
+  });
+
   it('B11: emit never throws: what goes wrong before the handlers run rejects its promise', async () => {
     const hooks = registry();
     hooks.register('e', () => undefined);

@@ -218,13 +218,16 @@ export class HookRegistry {
     for (let i = 0; i < list.length; i++) {
       const entry = list[i]!;
       let returned: ReturnType<HookHandler>;
+      let pending: boolean;
       try {
         returned = entry.handler(event, outcome.current);
+        pending = isThenable(returned); // reads `then`: a getter that throws is this handler's failure
       } catch (error) {
         this.#failed(entry, event, error);
         continue;
       }
-      if (isThenable(returned)) return this.#settle(event, list, i, returned, outcome);
+      if (pending)
+        return this.#settle(event, list, i, returned as PromiseLike<HookResult | undefined | void>, outcome);
       const stop = this.#take(entry, event, returned, outcome);
       if (stop !== undefined) return stop;
     }
