@@ -101,7 +101,7 @@ export let dispatchHooks: (
  */
 export class HookRegistry {
   static {
-    dispatchHooks = (registry, event, data) => registry.#dispatch(event, data);
+    dispatchHooks = (registry, event, data) => registry.#dispatch(event, registry.#handlers.get(event), data);
   }
 
   readonly #handlers = new Map<string, readonly Entry[]>();
@@ -197,8 +197,11 @@ export class HookRegistry {
    * opts out.
    */
   emit<E extends EventKey>(event: E, data?: EventPayload<E>): Promise<EmitResult> {
+    const list = this.#handlers.get(event);
+    // Nothing to run (and nothing that can throw): the result without entering the dispatch.
+    if (list === undefined || list.length === 0) return Promise.resolve({ action: 'continue', data });
     try {
-      const outcome = this.#dispatch(event, data);
+      const outcome = this.#dispatch(event, list, data);
       return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
     } catch (error) {
       return Promise.reject(error);
@@ -211,8 +214,11 @@ export class HookRegistry {
    * per handler; from the first handler that returns a promise on, a
    * promise of it. Throws what `emit` rejects with.
    */
-  #dispatch(event: string, data: EventData | undefined): EmitResult | Promise<EmitResult> {
-    const list = this.#handlers.get(event);
+  #dispatch(
+    event: string,
+    list: readonly Entry[] | undefined,
+    data: EventData | undefined,
+  ): EmitResult | Promise<EmitResult> {
     if (list === undefined || list.length === 0 || this.#suppressed?.()) return { action: 'continue', data };
     const outcome = new Outcome(payload(this.#defaults, data, this.#protoDefaults));
     for (let i = 0; i < list.length; i++) {
