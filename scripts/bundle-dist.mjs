@@ -99,6 +99,8 @@ try {
 }
 
 const written = new Set(output.map((item) => path.join(dist, item.fileName)));
+/** tsc's files that went into a bundle (not overwritten by one): removed once the bundles are written. */
+const bundled = [];
 for (const chunk of output) {
   if (chunk.type !== 'chunk') continue;
   const chunkDir = path.dirname(path.join(dist, chunk.fileName));
@@ -109,6 +111,7 @@ for (const chunk of output) {
         `${pkg.name}: ${path.relative(root, id)} uses import.meta and would move to ${path.relative(root, chunkDir)}/ in ${chunk.fileName}; keep it in that folder or give it an entry of its own`,
       );
     }
+    bundled.push(id);
   }
 }
 for (const item of output) {
@@ -116,11 +119,7 @@ for (const item of output) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, item.type === 'chunk' ? item.code : item.source);
 }
-for (const chunk of output) {
-  if (chunk.type !== 'chunk') continue;
-  for (const id of chunk.moduleIds) {
-    if (!id.startsWith(dist) || written.has(id)) continue;
-    fs.rmSync(id, { force: true });
-    fs.rmSync(`${id}.map`, { force: true });
-  }
+for (const id of bundled) {
+  fs.rmSync(id, { force: true });
+  fs.rmSync(`${id}.map`, { force: true });
 }

@@ -4,6 +4,7 @@
  * question); without one it answers the hook's default, which is deny unless
  * the hook says otherwise.
  */
+import { isatty } from 'node:tty';
 import type { ApprovalProvider, ApprovalRequest } from '@amplifier/core';
 import type { Display } from './display.js';
 
@@ -41,6 +42,15 @@ export function interpretAnswer(
 /** The option that grants more than this one call ("Allow always"), if the hook offers one. */
 function alwaysOption(options: readonly string[]): string | undefined {
   return options.find((option) => /^allow\b.*\balways\b/i.test(option.trim()));
+}
+
+/**
+ * Whether a question can be asked on this terminal: stdin and stderr are both
+ * terminals. `isatty(0)` rather than `process.stdin.isTTY`, which builds a
+ * stream over stdin (a few ms of start-up for a prompt given as an argument).
+ */
+export function terminalCanAsk(): boolean {
+  return isatty(0) && process.stderr.isTTY === true;
 }
 
 /** A question on a terminal through a readline that lives only for this question. */

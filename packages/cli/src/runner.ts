@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { isatty } from 'node:tty';
 import type { AgentConfig, SpawnRule } from '@amplifier/bundles';
 /**
  * A SessionRunner owns one AmplifierSession with its transcript on disk, the
@@ -13,7 +12,7 @@ import {
   type Logger,
   type Message,
 } from '@amplifier/core';
-import { CliApproval } from './approval.js';
+import { CliApproval, terminalCanAsk } from './approval.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_CANCELLED, noProviderMessage } from './errors.js';
 import { CLI_VERSION, createLoader } from './modules.js';
@@ -119,7 +118,7 @@ export class SessionRunner {
     let runner: SessionRunner | undefined;
     const approval = new CliApproval({
       display,
-      interactive: options.interactive ?? (isatty(0) && process.stderr.isTTY === true),
+      interactive: options.interactive ?? terminalCanAsk(),
       onInterrupt: () => runner?.interrupt(),
     });
     const resumed = options.record;

@@ -6,7 +6,6 @@
  */
 
 import path from 'node:path';
-import { isatty } from 'node:tty';
 import {
   AmplifierSession,
   compileSchema,
@@ -23,7 +22,7 @@ import {
   lintManifest,
   PROBLEMS_CAPABILITY,
 } from '@amplifier/tool-agentpm';
-import { CliApproval } from './approval.js';
+import { CliApproval, terminalCanAsk } from './approval.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { createLoader, table } from './modules.js';
@@ -150,7 +149,7 @@ async function withTools<T>(
     display,
     approval: new CliApproval({
       display,
-      interactive: isatty(0) && process.stderr.isTTY === true,
+      interactive: terminalCanAsk(),
     }),
     baseDir: cwd,
     workingDir: cwd,

@@ -1105,7 +1105,7 @@ describe('Coordinator.emitAndProcess', () => {
   it('with synchronous handlers only, its promise is settled when it is returned (no extra microtask turns)', async () => {
     const w = world((h) => h.register('tool:pre', () => undefined));
     let settled = false;
-    void w.c.emitAndProcess('tool:pre', { tool_name: 't' }).then(() => {
+    void w.c.emitAndProcess('tool:pre', { tool_name: 't', tool_input: {} }).then(() => {
       settled = true;
     });
     // The callback above was queued first when the promise is already settled, so it has run by now.
@@ -1121,7 +1121,7 @@ describe('Coordinator.emitAndProcess', () => {
       seen.push(event);
       return original(event, data);
     };
-    expect(await w.c.emitAndProcess('tool:pre', { tool_name: 't' })).toEqual({
+    expect(await w.c.emitAndProcess('tool:pre', { tool_name: 't', tool_input: {} })).toEqual({
       action: 'deny',
       reason: 'registry',
     });
@@ -1131,7 +1131,7 @@ describe('Coordinator.emitAndProcess', () => {
     };
     let returned: Promise<HookResult> | undefined;
     expect(() => {
-      returned = w.c.emitAndProcess('tool:pre', { tool_name: 't' });
+      returned = w.c.emitAndProcess('tool:pre', { tool_name: 't', tool_input: {} });
     }).not.toThrow();
     await expect(returned).rejects.toThrow('wrapper failed');
   });

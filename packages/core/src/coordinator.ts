@@ -424,20 +424,14 @@ export class Coordinator {
     const hooks = this.hooks;
     // Synchronous handlers (the usual observers) are answered without waiting a microtask turn for
     // `emit`'s promise; an `emit` replaced on the registry (a wrapper, a test double) is used as it is.
-    let emitted: EmitResult | Promise<EmitResult>;
     try {
-      emitted =
+      const emitted =
         hooks.emit === HookRegistry.prototype.emit
           ? dispatchHooks(hooks, event, data)
           : Promise.resolve(hooks.emit(event, data));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (emitted instanceof Promise)
-      return emitted.then((result) => this.#processEmitted(result, event, hookName, options));
-    try {
-      const processed = this.#processEmitted(emitted, event, hookName, options);
-      return processed instanceof Promise ? processed : Promise.resolve(processed);
+      if (emitted instanceof Promise)
+        return emitted.then((result) => this.#processEmitted(result, event, hookName, options));
+      return Promise.resolve(this.#processEmitted(emitted, event, hookName, options));
     } catch (error) {
       return Promise.reject(error);
     }

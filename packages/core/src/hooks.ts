@@ -201,8 +201,8 @@ export class HookRegistry {
     // Nothing to run (and nothing that can throw): the result without entering the dispatch.
     if (list === undefined || list.length === 0) return Promise.resolve({ action: 'continue', data });
     try {
-      const outcome = this.#dispatch(event, list, data);
-      return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+      // A promise (once a handler was async) is returned as it is by Promise.resolve.
+      return Promise.resolve(this.#dispatch(event, list, data));
     } catch (error) {
       return Promise.reject(error);
     }
