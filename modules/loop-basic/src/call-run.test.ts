@@ -126,6 +126,58 @@ describe('CallRun', () => {
     hub2.dispose();
   });
 
+  it('tells onOutcome once, at once when the tool throws synchronously or the run is already aborted', async () => {
+    const seen: string[] = [];
+    const record = (label: string) => (outcome: { kind: string }) => seen.push(`${label}:${outcome.kind}`);
+    const throwing = new CallRun(
+      tool(() => {
+        throw new Error('now');
+      }),
+      {},
+      'a',
+      1000,
+      hubOf(),
+      new Deadlines(),
+      undefined,
+      record('a'),
+    );
+    expect(seen).toEqual(['a:threw']); // before the constructor returned
+    const controller = new AbortController();
+    controller.abort(new Error('gone'));
+    const calls: string[] = [];
+    const aborted = new CallRun(
+      tool(async () => {
+        calls.push('ran');
+        return { success: true };
+      }),
+      {},
+      'b',
+      1000,
+      new AbortHub(controller.signal),
+      new Deadlines(),
+      undefined,
+      record('b'),
+    );
+    expect(seen).toEqual(['a:threw', 'b:stopped']);
+    expect(calls).toEqual([]); // an aborted run does not start the tool
+    // `done`, asked for after the outcome, settles with it; nothing is told twice.
+    expect(await throwing.done).toEqual({ kind: 'threw', thrown: new Error('now') });
+    expect(await aborted.done).toBe(STOPPED);
+    const later = new CallRun(
+      tool(async () => ({ success: true, output: 'x' })),
+      {},
+      'c',
+      null,
+      hubOf(),
+      new Deadlines(),
+      undefined,
+      record('c'),
+    );
+    expect(seen).toEqual(['a:threw', 'b:stopped']); // a promise's result comes in a later turn
+    expect(await later.done).toEqual({ kind: 'returned', value: { success: true, output: 'x' } });
+    expect(seen).toEqual(['a:threw', 'b:stopped', 'c:returned']);
+  });
+
   it('a timeout settles with the timeout and aborts the signal even if the tool reads it afterwards', async () => {
     const hub = hubOf();
     const read = deferred();

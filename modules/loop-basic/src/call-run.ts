@@ -98,10 +98,12 @@ export class Deadlines {
 
 /**
  * Runs `tool.execute(input, this)`: the instance is the call's options.
- * `done` settles with the call's outcome: what the tool returned or threw,
- * STOPPED (the run aborted) or `timed_out`; once stopped or timed out the
- * call's result is ignored and nobody waits for it any longer. `done` never
- * rejects.
+ * The call's outcome is what the tool returned or threw, STOPPED (the run
+ * aborted) or `timed_out`; once stopped or timed out the call's result is
+ * ignored and nobody waits for it any longer. The outcome goes to `onOutcome`
+ * (once, possibly before the constructor returns: a tool that throws at once,
+ * a run already aborted) and settles `done`, a promise made only when asked
+ * for, which never rejects. `onOutcome` must not throw.
  *
  * `signal` is a getter on the prototype (an own accessor per call costs a
  * microsecond in V8): a tool that copies the options with a spread loses it,
@@ -109,15 +111,17 @@ export class Deadlines {
  */
 export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
   readonly toolCallId: string;
-  readonly done: Promise<CallOutcome>;
   deadline = 0;
-  #resolve!: (outcome: CallOutcome) => void;
   readonly #hub: AbortHub;
   readonly #deadlines: Deadlines;
   readonly #timeoutMs: number | null;
+  readonly #onOutcome: ((outcome: CallOutcome) => void) | undefined;
   #controller: AbortController | undefined;
   #timedOut = false;
-  #settled = false;
+  /** Set once the call settled. */
+  #outcome: CallOutcome | undefined;
+  #done: Promise<CallOutcome> | undefined;
+  #resolve: ((outcome: CallOutcome) => void) | undefined;
 
   constructor(
     tool: Tool,
@@ -127,16 +131,15 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     hub: AbortHub,
     deadlines: Deadlines,
     step?: { run: StepRunner; target: string; iteration: number },
+    onOutcome?: (outcome: CallOutcome) => void,
   ) {
     this.toolCallId = toolCallId;
     this.#hub = hub;
     this.#deadlines = deadlines;
     this.#timeoutMs = timeoutMs;
-    this.done = new Promise((resolve) => {
-      this.#resolve = resolve;
-    });
+    this.#onOutcome = onOutcome;
     hub.watch(this);
-    if (this.#settled) return;
+    if (this.#outcome !== undefined) return;
     if (timeoutMs !== null) deadlines.add(this, timeoutMs);
     try {
       // Promise.resolve: a plain value (a tool breaking the contract) or a thenable settles like a promise.
@@ -156,6 +159,20 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     } catch (thrown) {
       this.#finish({ kind: 'threw', thrown });
     }
+  }
+
+  /** Settles with the call's outcome; never rejects. */
+  get done(): Promise<CallOutcome> {
+    if (this.#done === undefined) {
+      const outcome = this.#outcome;
+      this.#done =
+        outcome !== undefined
+          ? Promise.resolve(outcome)
+          : new Promise((resolve) => {
+              this.#resolve = resolve;
+            });
+    }
+    return this.#done;
   }
 
   /** The call's idempotency key: its tool call id (stable when a durable engine replays the turn). */
@@ -184,19 +201,21 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
 
   /** The deadline passed: abort the call's signal and stop waiting. */
   expire(): void {
-    if (this.#settled) return;
+    if (this.#outcome !== undefined) return;
     this.#timedOut = true;
     this.#controller?.abort(timeoutReason(this.#timeoutMs ?? 0));
     this.#finish({ kind: 'timed_out', ms: this.#timeoutMs ?? 0 });
   }
 
   #finish(outcome: CallOutcome): void {
-    if (this.#settled) return;
-    this.#settled = true;
+    if (this.#outcome !== undefined) return;
+    // Once the call was stopped, it counts as cancelled, whatever it returned.
+    const final = this.#hub.aborted ? STOPPED : outcome;
+    this.#outcome = final;
     if (this.#timeoutMs !== null) this.#deadlines.remove(this);
     this.#hub.unwatch(this);
-    // Once the call was stopped, it counts as cancelled, whatever it returned.
-    this.#resolve(this.#hub.aborted ? STOPPED : outcome);
+    this.#resolve?.(final);
+    this.#onOutcome?.(final);
   }
 }
 

@@ -20,7 +20,7 @@ import {
   toolMessages,
   within,
 } from './__fixtures__/harness.js';
-import { conflicts, EXCLUSIVE, FREE, runScheduled, type ScheduleEntry } from './scheduler.js';
+import { conflicts, EXCLUSIVE, FREE, runScheduled, type ScheduleEntry, scheduleCalls } from './scheduler.js';
 
 const read = (key: string): ResourceKey => ({ key, mode: 'read' });
 const write = (key: string): ResourceKey => ({ key, mode: 'write' });
@@ -169,6 +169,100 @@ describe('runScheduled', () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe("scheduleCalls (the tool runner's callback path)", () => {
+  const entryArb: fc.Arbitrary<ScheduleEntry> = fc.oneof(
+    fc.constant(EXCLUSIVE),
+    fc.constant(FREE),
+    fc
+      .array(fc.record({ key: fc.constantFrom('a', 'b'), mode: fc.constantFrom('read', 'write') }), {
+        maxLength: 2,
+      })
+      .map((keys) => ({ serial: false, keys: keys as ResourceKey[] })),
+  );
+
+  it('property: calls that finish inside start (or later) keep every rule, and each call and the end happen once', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(entryArb, { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+        fc.array(fc.nat(), { minLength: 64, maxLength: 64 }),
+        async (entries, limit, atOnce, choices) => {
+          const running = new Map<number, () => void>();
+          const starts: number[] = [];
+          const finished = new Set<number>();
+          const violations: string[] = [];
+          let ends = 0;
+          scheduleCalls(
+            entries,
+            limit,
+            (i, done) => {
+              for (const j of running.keys()) {
+                if (conflicts(entries[i]!, entries[j]!)) violations.push(`${i} overlaps ${j}`);
+              }
+              for (let j = 0; j < i; j++) {
+                if (conflicts(entries[i]!, entries[j]!) && !finished.has(j))
+                  violations.push(`${i} before ${j}`);
+              }
+              if (running.size >= limit) violations.push(`limit exceeded at ${i}`);
+              starts.push(i);
+              let called = false;
+              const finish = (): void => {
+                if (called) violations.push(`${i} finished twice`);
+                called = true;
+                running.delete(i);
+                finished.add(i);
+                done();
+              };
+              running.set(i, finish);
+              if (atOnce[i]) finish();
+            },
+            () => ends++,
+          );
+          let step = 0;
+          while (running.size > 0) {
+            const ids = [...running.keys()];
+            running.get(ids[choices[step++ % choices.length]! % ids.length]!)!();
+          }
+          expect(violations).toEqual([]);
+          expect([...starts].sort((a, b) => a - b)).toEqual(entries.map((_, i) => i));
+          expect(ends).toBe(1);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a long run of calls that finish at once does not nest one call inside the previous (no stack growth)', () => {
+    const n = 100_000;
+    let depth = 0;
+    let deepest = 0;
+    // In order (100,000: a version that nests would overflow the stack), and through the conflict table.
+    for (const entries of [
+      new Array<ScheduleEntry>(n).fill(EXCLUSIVE),
+      [FREE, ...new Array<ScheduleEntry>(2_000).fill(EXCLUSIVE)],
+    ]) {
+      let ends = 0;
+      let started = 0;
+      scheduleCalls(
+        entries,
+        4,
+        (_i, done) => {
+          depth++;
+          deepest = Math.max(deepest, depth);
+          started++;
+          done();
+          depth--;
+        },
+        () => ends++,
+      );
+      expect(started).toBe(entries.length);
+      expect(ends).toBe(1);
+    }
+    expect(deepest).toBe(1);
   });
 });
 

@@ -43,19 +43,58 @@ export function runScheduled(
   limit: number,
   run: (index: number) => Promise<unknown>,
 ): Promise<void> {
+  if (entries.length === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    scheduleCalls(
+      entries,
+      limit,
+      (index, done) => {
+        let settled: Promise<unknown>;
+        try {
+          settled = run(index);
+        } catch {
+          done();
+          return;
+        }
+        // Promise.resolve: a plain value or a thenable counts as the call's end, like a promise.
+        Promise.resolve(settled).then(done, done);
+      },
+      resolve,
+    );
+  });
+}
+
+/**
+ * Start a call: `done` must be called once when it has finished, possibly
+ * before `start` returns. Neither may throw.
+ */
+export type StartCall = (index: number, done: () => void) => void;
+
+/**
+ * `runScheduled` without a promise per call (the tool runner's path): `start(i, done)`
+ * for every entry, by the same rules; `finished` once every call is done.
+ */
+export function scheduleCalls(
+  entries: readonly ScheduleEntry[],
+  limit: number,
+  start: StartCall,
+  finished: () => void,
+): void {
   const n = entries.length;
-  if (n === 0) return Promise.resolve();
-  if (n === 1) {
-    try {
-      return run(0).then(noop, noop);
-    } catch {
-      return Promise.resolve();
-    }
-  }
+  if (n === 0) finished();
+  else if (n === 1) start(0, finished);
+  else if (n <= limit && !anyConflict(entries)) startAll(n, start, finished);
+  else if (allExclusive(entries)) startInOrder(n, start, finished);
+  else startByConflicts(entries, limit, start, finished);
+}
 
-  if (n <= limit && !anyConflict(entries)) return runAll(n, run);
-  if (allExclusive(entries)) return runInOrder(n, run);
-
+function startByConflicts(
+  entries: readonly ScheduleEntry[],
+  limit: number,
+  start: StartCall,
+  finished: () => void,
+): void {
+  const n = entries.length;
   // waiting[j]: unfinished earlier calls j conflicts with; after[i]: later calls waiting on i.
   const waiting = new Array<number>(n).fill(0);
   const after: number[][] = Array.from({ length: n }, () => []);
@@ -67,41 +106,33 @@ export function runScheduled(
       }
     }
   }
+  // Ready calls, kept sorted by index so they start in the model's order.
+  const ready: number[] = [];
+  for (let j = 0; j < n; j++) if (waiting[j] === 0) ready.push(j);
+  let running = 0;
+  let done = 0;
+  let pumping = false;
 
-  return new Promise<void>((resolve) => {
-    // Ready calls, kept sorted by index so they start in the model's order.
-    const ready: number[] = [];
-    for (let j = 0; j < n; j++) if (waiting[j] === 0) ready.push(j);
-    let running = 0;
-    let finished = 0;
-
-    const finish = (i: number): void => {
-      running--;
-      finished++;
-      for (const j of after[i]!) {
-        if (--waiting[j]! === 0) insertSorted(ready, j);
-      }
-      if (finished === n) resolve();
-      else pump();
-    };
-    const pump = (): void => {
-      while (running < limit && ready.length > 0) {
-        const i = ready.shift()!;
-        running++;
-        let settled: Promise<unknown>;
-        try {
-          settled = run(i);
-        } catch {
-          settled = Promise.resolve();
-        }
-        settled.then(
-          () => finish(i),
-          () => finish(i),
-        );
-      }
-    };
-    pump();
-  });
+  const finish = (i: number): void => {
+    running--;
+    done++;
+    for (const j of after[i]!) {
+      if (--waiting[j]! === 0) insertSorted(ready, j);
+    }
+    if (done === n) finished();
+    else if (!pumping) pump();
+  };
+  // A call that finishes while being started leaves its successors to the loop that started it.
+  const pump = (): void => {
+    pumping = true;
+    while (running < limit && ready.length > 0) {
+      const i = ready.shift()!;
+      running++;
+      start(i, () => finish(i));
+    }
+    pumping = false;
+  };
+  pump();
 }
 
 function anyConflict(entries: readonly ScheduleEntry[]): boolean {
@@ -120,48 +151,43 @@ function allExclusive(entries: readonly ScheduleEntry[]): boolean {
 /**
  * One call after the other, in the model's order: what the general path does
  * when every call conflicts with every other (tools without an execution
- * profile, the common case), without its conflict table.
+ * profile, the common case), without its conflict table. A call that finishes
+ * while being started does not nest the next one inside it.
  */
-function runInOrder(n: number, run: (index: number) => Promise<unknown>): Promise<void> {
-  return new Promise<void>((resolve) => {
-    let next = 0;
-    const step = (): void => {
+function startInOrder(n: number, start: StartCall, finished: () => void): void {
+  let next = 0;
+  let starting = false;
+  let finishedWhileStarting = false;
+  const advance = (): void => {
+    if (starting) {
+      finishedWhileStarting = true;
+      return;
+    }
+    starting = true;
+    do {
+      finishedWhileStarting = false;
       if (next === n) {
-        resolve();
+        starting = false;
+        finished();
         return;
       }
-      let settled: Promise<unknown>;
-      try {
-        settled = run(next++);
-      } catch {
-        settled = Promise.resolve();
-      }
-      settled.then(step, step);
-    };
-    step();
-  });
+      start(next++, advance);
+    } while (finishedWhileStarting);
+    starting = false;
+  };
+  advance();
 }
 
 /**
  * Every call at once, in the model's order (no conflicts, within the limit):
  * what the general path does in that case, without its bookkeeping.
  */
-function runAll(n: number, run: (index: number) => Promise<unknown>): Promise<void> {
-  return new Promise<void>((resolve) => {
-    let remaining = n;
-    const done = (): void => {
-      if (--remaining === 0) resolve();
-    };
-    for (let i = 0; i < n; i++) {
-      let settled: Promise<unknown>;
-      try {
-        settled = run(i);
-      } catch {
-        settled = Promise.resolve();
-      }
-      settled.then(done, done);
-    }
-  });
+function startAll(n: number, start: StartCall, finished: () => void): void {
+  let remaining = n;
+  const done = (): void => {
+    if (--remaining === 0) finished();
+  };
+  for (let i = 0; i < n; i++) start(i, done);
 }
 
 function insertSorted(list: number[], value: number): void {
@@ -169,5 +195,3 @@ function insertSorted(list: number[], value: number): void {
   while (k > 0 && list[k - 1]! > value) k--;
   list.splice(k, 0, value);
 }
-
-function noop(): void {}

@@ -2,7 +2,7 @@
  * Tool calls: the reference's hazards fixed, input validation, per-tool
  * timeouts, output truncation, aliases, signals and the approval flow.
  */
-import type { ApprovalProvider, ApprovalRequest } from '@amplifier/core';
+import type { ApprovalProvider, ApprovalRequest, ToolResult } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import {
   calls,
@@ -222,6 +222,56 @@ describe('input validation', () => {
       "Error: the tool call's arguments must be an object, got array",
       "Error: the tool call's arguments must be an object, got number",
     ]);
+  });
+});
+
+describe("results without tool:post handlers (a call settles in its tool's promise turn)", () => {
+  it('every call gets its result in the model order, whatever its tool does, run in order or at once', async () => {
+    for (const profile of [undefined, FREE_PROFILE]) {
+      for (const events of [[], ['tool:error']]) {
+        const now = new TestTool({ name: 'now', profile });
+        (now as unknown as { execute: () => unknown }).execute = () => {
+          throw new Error('at once');
+        };
+        const later = new TestTool({
+          name: 'later',
+          profile,
+          behave: async () => {
+            await Promise.resolve();
+            throw new Error('later');
+          },
+        });
+        const odd = new TestTool({ name: 'odd', profile, behave: () => undefined as unknown as ToolResult });
+        const plain = new TestTool({ name: 'plain', profile });
+        const h = harness(
+          [calls(['now'], ['later'], ['plain'], ['odd'], ['missing'], ['plain']), text('done')],
+          { tools: [now, later, odd, plain], events },
+        );
+        expect(await h.run()).toBe('done');
+        const results = toolMessages(h.context);
+        expect(results.map(([id]) => id)).toEqual([
+          'call_1',
+          'call_2',
+          'call_3',
+          'call_4',
+          'call_5',
+          'call_6',
+        ]);
+        expect(results[0]![1]).toBe('Error executing tool: at once');
+        expect(results[1]![1]).toBe('Error executing tool: later');
+        expect(results[2]![1]).toBe('plain ok');
+        expect(results[3]![1]).toMatch(/returned undefined instead of a result/);
+        expect(results[4]![1]).toMatch(/Tool 'missing' not found/);
+        expect(results[5]![1]).toBe('plain ok');
+        const errors = h.recorder.getEvents('tool:error').map(([, data]) => data.tool_call_id);
+        // Run in order, failures are reported in the model's order (the unknown tool before anything runs);
+        // run at once, in the order the calls end.
+        const expected = events.length === 0 ? [] : ['call_5', 'call_1', 'call_2', 'call_4'];
+        expect(profile === undefined ? errors : [...errors].sort()).toEqual(
+          profile === undefined ? expected : [...expected].sort(),
+        );
+      }
+    }
   });
 });
 

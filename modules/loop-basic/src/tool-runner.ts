@@ -22,9 +22,9 @@ import {
   type ToolResult,
 } from '@amplifier/core';
 import type { AbortHub } from './abort-hub.js';
-import { CallRun, type Deadlines, formatMs } from './call-run.js';
+import { type CallOutcome, CallRun, type Deadlines, formatMs } from './call-run.js';
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './depth.js';
-import { EXCLUSIVE, FREE, runScheduled, type ScheduleEntry } from './scheduler.js';
+import { EXCLUSIVE, FREE, type ScheduleEntry, scheduleCalls } from './scheduler.js';
 import { InvalidResult, resultOf, thrownMessage } from './tool-outcome.js';
 import type { ToolEntry, ToolTable } from './tool-table.js';
 import { truncateOutput } from './truncate.js';
@@ -133,11 +133,14 @@ export async function runToolRound(calls: readonly ToolCall[], ctx: RoundContext
     }
     // Phase 2: execution, scheduled by resource keys; then tool:post.
     if (ready === 1) {
-      await execute(round, last!);
+      await new Promise<void>((done) => execute(round, last!, done));
     } else if (ready > 1) {
       const pending = states.filter((call) => call.schedule !== undefined);
       const entries = pending.map((call) => call.schedule!);
-      await runScheduled(entries, ctx.settings.maxConcurrentTools, (k) => execute(round, pending[k]!));
+      const limit = ctx.settings.maxConcurrentTools;
+      await new Promise<void>((done) =>
+        scheduleCalls(entries, limit, (k, finished) => execute(round, pending[k]!, finished), done),
+      );
     }
   } finally {
     for (const call of states) coordinator.cancellation.registerToolComplete(call.id);
@@ -261,33 +264,53 @@ function resolve(round: Round, call: Call): void {
   }
 }
 
-/** Run one prepared call (with its timeout), then tool:post; always sets `call.content`. */
-async function execute(round: Round, call: Call): Promise<void> {
+/**
+ * Run one prepared call (with its timeout), then tool:post; sets `call.content`,
+ * then calls `done` once (at once when the call cannot start). Never throws.
+ * Callbacks rather than an async function: a call's usual path (no tool:post
+ * handler) costs one promise turn after the tool's own, not three.
+ */
+function execute(round: Round, call: Call, done: () => void): void {
   const entry = call.entry!;
-  const { coordinator, hooks, hub, settings, deadlines } = round.ctx;
+  const { coordinator, hub, settings } = round.ctx;
   if (coordinator.cancellation.isImmediate || hub.aborted) {
     call.content = cancelledContent(entry.name);
+    done();
     return;
   }
+  let step: { run: StepRunner; target: string; iteration: number } | undefined;
+  let timeoutMs: number | null;
   try {
     const profile = entry.tool.executionProfile;
-    const timeoutMs = profile?.disableTimeout ? null : (profile?.timeoutMs ?? settings.toolTimeoutMs);
-    const step = round.ctx.step;
-    const outcome = await new CallRun(
-      entry.tool,
-      call.input,
-      call.id,
-      timeoutMs,
-      hub,
-      deadlines,
-      step === undefined
-        ? undefined
-        : { run: step, target: entry.name, iteration: round.ctx.iteration?.() ?? 0 },
-    ).done;
+    timeoutMs = profile?.disableTimeout ? null : (profile?.timeoutMs ?? settings.toolTimeoutMs);
+    const run = round.ctx.step;
+    if (run !== undefined) step = { run, target: entry.name, iteration: round.ctx.iteration?.() ?? 0 };
+  } catch (error) {
+    fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
+    report(round, call, done);
+    return;
+  }
+  let settled = false;
+  try {
+    new CallRun(entry.tool, call.input, call.id, timeoutMs, hub, round.ctx.deadlines, step, (outcome) => {
+      settled = true;
+      settle(round, call, outcome, done);
+    });
+  } catch (error) {
+    if (settled) return;
+    fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
+    report(round, call, done);
+  }
+}
+
+/** The call's content from its outcome (tool:post first, with handlers), then `report`. Never throws. */
+function settle(round: Round, call: Call, outcome: CallOutcome, done: () => void): void {
+  const entry = call.entry!;
+  try {
     switch (outcome.kind) {
       case 'stopped':
         call.content = cancelledContent(entry.name);
-        return;
+        break;
       case 'timed_out': {
         const msg = `Tool '${entry.name}' timed out after ${formatMs(outcome.ms)} and was stopped`;
         fail(call, `Error: ${msg}. Try a smaller or faster request.`, 'TimeoutError', msg);
@@ -313,15 +336,38 @@ async function execute(round: Round, call: Call): Promise<void> {
           );
           break;
         }
-        // Without tool:post handlers the content is made here: no async step per call.
-        if (hooks.has(TOOL_POST)) await postHooks(round, call, result);
-        else call.content = truncateOutput(serializeToolOutput(result), settings.maxToolOutputBytes);
+        if (round.ctx.hooks.has(TOOL_POST)) {
+          postHooks(round, call, result).then(
+            () => report(round, call, done),
+            (error: unknown) => {
+              fail(
+                call,
+                `Error executing tool: ${errorMessage(error)}`,
+                errorType(error),
+                errorMessage(error),
+              );
+              report(round, call, done);
+            },
+          );
+          return;
+        }
+        // Without tool:post handlers the content is made here, in the tool's own promise turn.
+        call.content = truncateOutput(serializeToolOutput(result), round.ctx.settings.maxToolOutputBytes);
       }
     }
   } catch (error) {
     fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
   }
-  if (call.failure !== undefined && hooks.has(TOOL_ERROR)) await toolError(round, call, call.failure);
+  report(round, call, done);
+}
+
+/** tool:error for a failed call (with handlers), then `done`. */
+function report(round: Round, call: Call, done: () => void): void {
+  if (call.failure !== undefined && round.ctx.hooks.has(TOOL_ERROR)) {
+    toolError(round, call, call.failure).then(done, done);
+  } else {
+    done();
+  }
 }
 
 function failThrown(call: Call, thrown: unknown): void {

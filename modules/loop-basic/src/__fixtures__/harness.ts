@@ -192,7 +192,13 @@ export interface Harness {
 /** Mount loop-basic with `config` on a fresh coordinator with `tools` and a provider answering `script`. */
 export function harness(
   script: Script[],
-  options: { config?: Record<string, unknown>; tools?: Tool[]; provider?: ScriptProvider } = {},
+  options: {
+    config?: Record<string, unknown>;
+    tools?: Tool[];
+    provider?: ScriptProvider;
+    /** The events the recorder listens to (default: every one; a handler changes the loop's path). */
+    events?: readonly string[];
+  } = {},
 ): Harness {
   const coordinator = createTestCoordinator({ bare: true });
   const context = new MockContextManager();
@@ -203,7 +209,7 @@ export function harness(
   mount(coordinator, options.config ?? {});
   const orchestrator = coordinator.get('orchestrator')!;
   const recorder = new EventRecorder();
-  recorder.attach(coordinator.hooks, ALL_EVENTS);
+  recorder.attach(coordinator.hooks, options.events ?? ALL_EVENTS);
   return {
     coordinator,
     context,
