@@ -41,6 +41,25 @@ describe('conflict rule', () => {
   });
 });
 
+/** The scheduling rules call `i` would break by starting now (`running`: calls started, not finished). */
+function brokenRules(
+  entries: readonly ScheduleEntry[],
+  limit: number,
+  i: number,
+  running: ReadonlyMap<number, unknown>,
+  finished: ReadonlySet<number>,
+): string[] {
+  const broken: string[] = [];
+  for (const j of running.keys()) {
+    if (conflicts(entries[i]!, entries[j]!)) broken.push(`${i} overlaps ${j}`);
+  }
+  for (let j = 0; j < i; j++) {
+    if (conflicts(entries[i]!, entries[j]!) && !finished.has(j)) broken.push(`${i} before ${j}`);
+  }
+  if (running.size >= limit) broken.push(`limit exceeded at ${i}`);
+  return broken;
+}
+
 describe('runScheduled', () => {
   it('runs nothing for no entries and survives a run that throws or rejects', async () => {
     await runScheduled([], 4, () => Promise.reject(new Error('never called')));
@@ -138,14 +157,7 @@ describe('runScheduled', () => {
           const finished = new Set<number>();
           const violations: string[] = [];
           const done = runScheduled(entries, limit, (i) => {
-            for (const j of running.keys()) {
-              if (conflicts(entries[i]!, entries[j]!)) violations.push(`${i} overlaps ${j}`);
-            }
-            for (let j = 0; j < i; j++) {
-              if (conflicts(entries[i]!, entries[j]!) && !finished.has(j))
-                violations.push(`${i} before ${j}`);
-            }
-            if (running.size >= limit) violations.push(`limit exceeded at ${i}`);
+            violations.push(...brokenRules(entries, limit, i, running, finished));
             const d = deferred();
             running.set(i, d);
             started.push(i);
@@ -200,14 +212,7 @@ describe("scheduleCalls (the tool runner's callback path)", () => {
             entries,
             limit,
             (i, done) => {
-              for (const j of running.keys()) {
-                if (conflicts(entries[i]!, entries[j]!)) violations.push(`${i} overlaps ${j}`);
-              }
-              for (let j = 0; j < i; j++) {
-                if (conflicts(entries[i]!, entries[j]!) && !finished.has(j))
-                  violations.push(`${i} before ${j}`);
-              }
-              if (running.size >= limit) violations.push(`limit exceeded at ${i}`);
+              violations.push(...brokenRules(entries, limit, i, running, finished));
               starts.push(i);
               let called = false;
               const finish = (): void => {
