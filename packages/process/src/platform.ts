@@ -1,4 +1,4 @@
-/** The platform check of modules that run commands in process groups. */
+/** The platform check of modules that run commands in process groups, and Node's process API on first use. */
 import { AmplifierError } from '@amplifier/core';
 
 /**
@@ -12,4 +12,13 @@ export function requireProcessGroups(moduleId: string): void {
     'MOUNT_FAILED',
     `${moduleId} needs a POSIX system (process groups); Windows is not supported: run the kernel in WSL`,
   );
+}
+
+/**
+ * `node:child_process`, loaded when the first command starts: it brings `net`, `dgram` and the
+ * stream machinery with it (7-9 ms of a one-shot CLI run on Node 24), which a session that runs
+ * no command never needs.
+ */
+export function childProcess(): typeof import('node:child_process') {
+  return process.getBuiltinModule('node:child_process');
 }

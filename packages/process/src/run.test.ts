@@ -27,6 +27,27 @@ function bash(script: string, options: Partial<RunInGroupOptions> = {}): ReturnT
   });
 }
 
+describe('node:child_process', () => {
+  it('loads with the first command, not with the kit (a session that runs no command never pays for it)', () => {
+    const kit = new URL('../dist/index.js', import.meta.url).href;
+    const script = `
+      const loaded = () => process.moduleLoadList.includes('NativeModule child_process');
+      const kit = await import(${JSON.stringify(kit)});
+      const atImport = loaded();
+      const result = await kit.runInGroup('true', [], {
+        cwd: process.cwd(), timeoutMs: 60000, graceMs: 1000, capture: { headBytes: 10, tailBytes: 10 },
+      });
+      console.log(JSON.stringify({ atImport, afterRun: loaded(), outcome: result.outcome }));
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toEqual({ atImport: false, afterRun: true, outcome: 'exited' });
+  });
+});
+
 describe('runInGroup', () => {
   it('runs to the exit: exit code, stdout and stderr captured, nothing left behind', async () => {
     const result = await bash('echo out; echo err >&2; pwd; exit 3');

@@ -6,11 +6,12 @@
  * A run returns when the command has exited and its pipes are drained, never
  * waiting on pipes a leftover process holds.
  */
-import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
 import os from 'node:os';
 import { BoundedCapture, type CapturedBytes, type CaptureLimits } from './capture.js';
 import { childEnvironment } from './env.js';
 import { ProcessGroup } from './group.js';
+import { childProcess } from './platform.js';
 import type { LaunchedCommand, PreparedCommand, Sandbox } from './sandbox.js';
 
 /** Run the command through a mount's sandbox, confined to `workspace` (chosen by the module, never the model). */
@@ -94,7 +95,12 @@ export async function spawnInGroup(
   const child: ChildProcess =
     'child' in started
       ? started.child
-      : spawn(started.command, started.args, { cwd: options.cwd, env: started.env, detached: true, stdio });
+      : childProcess().spawn(started.command, started.args, {
+          cwd: options.cwd,
+          env: started.env,
+          detached: true,
+          stdio,
+        });
   const finish = started.finish;
   const confined = 'child' in started || started.confined;
   const exited = new Promise<ExitStatus>((resolve) => {

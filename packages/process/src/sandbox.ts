@@ -11,11 +11,12 @@
  * Unconfined commands are marked in their environment so that escaped
  * descendants can be found and killed (see reaper.ts).
  */
-import { type ChildProcess, type StdioOptions, spawnSync } from 'node:child_process';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { limitProcesses, type PidsLimitKind, pidsLimitKind } from './pids-limit.js';
+import { childProcess } from './platform.js';
 import { CALL_MARKER, killMarked, newMarker, SESSION_MARKER } from './reaper.js';
 import { DEFAULT_HIDDEN, policyPath, type SandboxPolicy } from './sandbox-policy.js';
 import { ENV_BINARY, Spare, type SpareStdio, spareCanRun } from './spare.js';
@@ -57,7 +58,7 @@ export function sandboxSupport(bwrap?: string): SandboxSupport {
   if (binary === undefined) return { available: false, reason: 'bwrap (bubblewrap) is not installed' };
   const cached = probes.get(binary);
   if (cached) return cached;
-  const probe = spawnSync(
+  const probe = childProcess().spawnSync(
     binary,
     ['--ro-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--die-with-parent', 'true'],
     { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] },

@@ -10,12 +10,13 @@
  * own PID namespace, like a sandbox started for the call; nothing of one call
  * is ever reused by another.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { limitProcesses } from './pids-limit.js';
+import { childProcess } from './platform.js';
 
 /** Where a spare's script directory appears inside its sandbox (in the private /tmp). */
 const CALL_DIR = '/tmp/.amplifier-call';
@@ -71,7 +72,7 @@ export class Spare {
       options.maxProcesses,
     );
     this.#release = limited.release;
-    this.child = spawn(limited.command, limited.args, {
+    this.child = childProcess().spawn(limited.command, limited.args, {
       env: options.env,
       detached: true,
       stdio: [...options.stdio, 'pipe', 'pipe'],
