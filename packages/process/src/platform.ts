@@ -16,8 +16,8 @@ export function requireProcessGroups(moduleId: string): void {
 
 /**
  * `node:child_process`, loaded when the first command starts: it brings `net`, `dgram` and the
- * stream machinery with it (7-9 ms of a one-shot CLI run on Node 24), which a session that runs
- * no command never needs.
+ * stream machinery with it (7-9 ms over a bare `node` on Node 24, loaded alone), which a session
+ * that runs no command never needs.
  */
 export function childProcess(): typeof import('node:child_process') {
   return process.getBuiltinModule('node:child_process');
