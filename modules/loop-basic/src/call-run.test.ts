@@ -4,10 +4,10 @@
  * never about durations.
  */
 import type { Tool, ToolResult } from '@amplifier/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { deferred, within } from './__fixtures__/harness.js';
 import { AbortHub } from './abort-hub.js';
-import { CallRun, Deadlines, type Expirable, STOPPED } from './call-run.js';
+import { type CallOutcome, CallRun, Deadlines, type Expirable, STOPPED } from './call-run.js';
 
 function item(name: string, log: string[]): Expirable {
   return { deadline: 0, expire: () => log.push(name) };
@@ -15,6 +15,13 @@ function item(name: string, log: string[]): Expirable {
 
 function tool(execute: Tool['execute']): Tool {
   return { name: 't', description: 't', execute };
+}
+
+/** A call whose outcome is also a promise (the runner takes it through the callback only). */
+function runCall(...args: [Tool, Record<string, unknown>, string, number | null, AbortHub, Deadlines]): {
+  done: Promise<CallOutcome>;
+} {
+  return { done: new Promise((resolve) => new CallRun(...args, undefined, resolve)) };
 }
 
 describe('Deadlines', () => {
@@ -69,6 +76,29 @@ describe('Deadlines', () => {
   });
 });
 
+describe('Deadlines beyond the timer limit', () => {
+  it('a deadline further off than setTimeout allows (2^31 - 1 ms) waits on one timer, not one firing every millisecond', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const d = new Deadlines();
+      const log: string[] = [];
+      d.add(item('far', log), 3_000_000_000); // about 35 days
+      const arms = vi.spyOn(globalThis, 'setTimeout');
+      vi.advanceTimersByTime(1_000);
+      // Node runs an overflowing delay after 1 ms: the timer would fire, find nothing due and re-arm, every ms.
+      expect(arms).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(2 ** 31); // the first timer fires, finds nothing due and re-arms once
+      expect(arms).toHaveBeenCalledTimes(1);
+      expect(log).toEqual([]);
+      vi.advanceTimersByTime(3_000_000_000 - 2 ** 31);
+      expect(log).toEqual(['far']);
+    } finally {
+      vi.restoreAllMocks();
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('CallRun', () => {
   const hubOf = () => new AbortHub(new AbortController().signal);
 
@@ -79,11 +109,11 @@ describe('CallRun', () => {
       seen.push(options!.signal!, options!.signal!);
       return { success: true, output: options!.toolCallId };
     });
-    const timed = new CallRun(t, {}, 'id1', 1000, hub, new Deadlines());
+    const timed = runCall(t, {}, 'id1', 1000, hub, new Deadlines());
     expect(await timed.done).toEqual({ kind: 'returned', value: { success: true, output: 'id1' } });
     expect(seen[0]).toBe(seen[1]);
     expect(seen[0]).not.toBe(hub.signal);
-    const untimed = new CallRun(t, {}, 'id2', null, hub, new Deadlines());
+    const untimed = runCall(t, {}, 'id2', null, hub, new Deadlines());
     await untimed.done;
     expect(seen[2]).toBe(hub.signal);
   });
@@ -91,7 +121,7 @@ describe('CallRun', () => {
   it('a throw (sync or async) settles as threw; the run abort as STOPPED, aborting the call signal', async () => {
     const hub = hubOf();
     const d = new Deadlines();
-    const sync = new CallRun(
+    const sync = runCall(
       tool(() => {
         throw new Error('sync');
       }),
@@ -105,7 +135,7 @@ describe('CallRun', () => {
     const started = deferred<AbortSignal>();
     const controller = new AbortController();
     const hub2 = new AbortHub(controller.signal);
-    const waiting = new CallRun(
+    const waiting = runCall(
       tool((_input, options) => {
         started.resolve(options!.signal!);
         return new Promise<ToolResult>(() => {});
@@ -127,9 +157,13 @@ describe('CallRun', () => {
   });
 
   it('tells onOutcome once, at once when the tool throws synchronously or the run is already aborted', async () => {
-    const seen: string[] = [];
-    const record = (label: string) => (outcome: { kind: string }) => seen.push(`${label}:${outcome.kind}`);
-    const throwing = new CallRun(
+    const seen: CallOutcome[] = [];
+    const labels: string[] = [];
+    const record = (label: string) => (outcome: CallOutcome) => {
+      labels.push(`${label}:${outcome.kind}`);
+      seen.push(outcome);
+    };
+    new CallRun(
       tool(() => {
         throw new Error('now');
       }),
@@ -141,11 +175,11 @@ describe('CallRun', () => {
       undefined,
       record('a'),
     );
-    expect(seen).toEqual(['a:threw']); // before the constructor returned
+    expect(labels).toEqual(['a:threw']); // before the constructor returned
     const controller = new AbortController();
     controller.abort(new Error('gone'));
     const calls: string[] = [];
-    const aborted = new CallRun(
+    new CallRun(
       tool(async () => {
         calls.push('ran');
         return { success: true };
@@ -158,12 +192,12 @@ describe('CallRun', () => {
       undefined,
       record('b'),
     );
-    expect(seen).toEqual(['a:threw', 'b:stopped']);
+    expect(labels).toEqual(['a:threw', 'b:stopped']);
     expect(calls).toEqual([]); // an aborted run does not start the tool
-    // `done`, asked for after the outcome, settles with it; nothing is told twice.
-    expect(await throwing.done).toEqual({ kind: 'threw', thrown: new Error('now') });
-    expect(await aborted.done).toBe(STOPPED);
-    const later = new CallRun(
+    expect(seen[0]).toEqual({ kind: 'threw', thrown: new Error('now') });
+    expect(seen[1]).toBe(STOPPED);
+    const returned = deferred();
+    new CallRun(
       tool(async () => ({ success: true, output: 'x' })),
       {},
       'c',
@@ -171,18 +205,51 @@ describe('CallRun', () => {
       hubOf(),
       new Deadlines(),
       undefined,
-      record('c'),
+      (outcome) => {
+        record('c')(outcome);
+        returned.resolve();
+      },
     );
-    expect(seen).toEqual(['a:threw', 'b:stopped']); // a promise's result comes in a later turn
-    expect(await later.done).toEqual({ kind: 'returned', value: { success: true, output: 'x' } });
-    expect(seen).toEqual(['a:threw', 'b:stopped', 'c:returned']);
+    expect(labels).toEqual(['a:threw', 'b:stopped']); // a promise's result comes in a later turn
+    await returned.promise;
+    expect(seen[2]).toEqual({ kind: 'returned', value: { success: true, output: 'x' } });
+    expect(labels).toEqual(['a:threw', 'b:stopped', 'c:returned']);
+  });
+
+  it('a deadline that is not a number throws before the call is registered: the run never calls back', () => {
+    const controller = new AbortController();
+    const hub = new AbortHub(controller.signal);
+    const deadlines = new Deadlines();
+    const told: string[] = [];
+    const ran: string[] = [];
+    expect(
+      () =>
+        new CallRun(
+          tool(async () => {
+            ran.push('ran');
+            return { success: true };
+          }),
+          {},
+          'd',
+          10n as unknown as number,
+          hub,
+          deadlines,
+          undefined,
+          (outcome) => told.push(outcome.kind),
+        ),
+    ).toThrow(TypeError);
+    controller.abort(new Error('later'));
+    expect(told).toEqual([]); // not watched by the hub: no second answer after the runner's own
+    expect(ran).toEqual([]);
+    expect(deadlines.size).toBe(0);
+    hub.dispose();
   });
 
   it('a timeout settles with the timeout and aborts the signal even if the tool reads it afterwards', async () => {
     const hub = hubOf();
     const read = deferred();
     let late: AbortSignal | undefined;
-    const run = new CallRun(
+    const run = runCall(
       tool(async (_input, options) => {
         await read.promise;
         late = options!.signal;

@@ -20,6 +20,9 @@ export type CallOutcome =
 /** The outcome of a call stopped by the run's abort (immediate cancellation). */
 export const STOPPED: CallOutcome = Object.freeze({ kind: 'stopped' });
 
+/** The longest delay `setTimeout` honours (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Something with a deadline (ms on the `performance.now()` clock). */
 export interface Expirable {
   deadline: number;
@@ -72,7 +75,9 @@ export class Deadlines {
   #arm(deadline: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#armedFor = deadline;
-    this.#timer = setTimeout(this.#onTimer, Math.max(1, Math.ceil(deadline - performance.now())));
+    // Node fires a longer delay than 2^31 - 1 ms at once: wait that long, and re-arm for the rest.
+    const wait = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(deadline - performance.now())));
+    this.#timer = setTimeout(this.#onTimer, wait);
     this.#holding = true;
   }
 
@@ -101,9 +106,9 @@ export class Deadlines {
  * The call's outcome is what the tool returned or threw, STOPPED (the run
  * aborted) or `timed_out`; once stopped or timed out the call's result is
  * ignored and nobody waits for it any longer. The outcome goes to `onOutcome`
- * (once, possibly before the constructor returns: a tool that throws at once,
- * a run already aborted) and settles `done`, a promise made only when asked
- * for, which never rejects. `onOutcome` must not throw.
+ * once, possibly before the constructor returns (a tool that throws at once, a
+ * run already aborted); `onOutcome` must not throw. The constructor throws only
+ * before the call is registered anywhere (a deadline that is not a number).
  *
  * `signal` is a getter on the prototype (an own accessor per call costs a
  * microsecond in V8): a tool that copies the options with a spread loses it,
@@ -115,13 +120,10 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
   readonly #hub: AbortHub;
   readonly #deadlines: Deadlines;
   readonly #timeoutMs: number | null;
-  readonly #onOutcome: ((outcome: CallOutcome) => void) | undefined;
+  readonly #onOutcome: (outcome: CallOutcome) => void;
   #controller: AbortController | undefined;
   #timedOut = false;
-  /** Set once the call settled. */
-  #outcome: CallOutcome | undefined;
-  #done: Promise<CallOutcome> | undefined;
-  #resolve: ((outcome: CallOutcome) => void) | undefined;
+  #settled = false;
 
   constructor(
     tool: Tool,
@@ -130,17 +132,18 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     timeoutMs: number | null,
     hub: AbortHub,
     deadlines: Deadlines,
-    step?: { run: StepRunner; target: string; iteration: number },
-    onOutcome?: (outcome: CallOutcome) => void,
+    step: { run: StepRunner; target: string; iteration: number } | undefined,
+    onOutcome: (outcome: CallOutcome) => void,
   ) {
     this.toolCallId = toolCallId;
     this.#hub = hub;
     this.#deadlines = deadlines;
     this.#timeoutMs = timeoutMs;
     this.#onOutcome = onOutcome;
-    hub.watch(this);
-    if (this.#outcome !== undefined) return;
+    // The deadline first: a bad one throws here, before the hub could call back.
     if (timeoutMs !== null) deadlines.add(this, timeoutMs);
+    hub.watch(this);
+    if (this.#settled) return;
     try {
       // Promise.resolve: a plain value (a tool breaking the contract) or a thenable settles like a promise.
       const result =
@@ -159,20 +162,6 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
     } catch (thrown) {
       this.#finish({ kind: 'threw', thrown });
     }
-  }
-
-  /** Settles with the call's outcome; never rejects. */
-  get done(): Promise<CallOutcome> {
-    if (this.#done === undefined) {
-      const outcome = this.#outcome;
-      this.#done =
-        outcome !== undefined
-          ? Promise.resolve(outcome)
-          : new Promise((resolve) => {
-              this.#resolve = resolve;
-            });
-    }
-    return this.#done;
   }
 
   /** The call's idempotency key: its tool call id (stable when a durable engine replays the turn). */
@@ -201,21 +190,19 @@ export class CallRun implements ToolCallOptions, AbortWatcher, Expirable {
 
   /** The deadline passed: abort the call's signal and stop waiting. */
   expire(): void {
-    if (this.#outcome !== undefined) return;
+    if (this.#settled) return;
     this.#timedOut = true;
     this.#controller?.abort(timeoutReason(this.#timeoutMs ?? 0));
     this.#finish({ kind: 'timed_out', ms: this.#timeoutMs ?? 0 });
   }
 
   #finish(outcome: CallOutcome): void {
-    if (this.#outcome !== undefined) return;
-    // Once the call was stopped, it counts as cancelled, whatever it returned.
-    const final = this.#hub.aborted ? STOPPED : outcome;
-    this.#outcome = final;
+    if (this.#settled) return;
+    this.#settled = true;
     if (this.#timeoutMs !== null) this.#deadlines.remove(this);
     this.#hub.unwatch(this);
-    this.#resolve?.(final);
-    this.#onOutcome?.(final);
+    // Once the call was stopped, it counts as cancelled, whatever it returned.
+    this.#onOutcome(this.#hub.aborted ? STOPPED : outcome);
   }
 }
 

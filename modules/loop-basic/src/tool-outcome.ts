@@ -64,7 +64,7 @@ export function thrownMessage(thrown: unknown): string {
 }
 
 /** `undefined`, `a symbol`, `a string ("yes")`, for messages. */
-function describe(value: unknown): string {
+export function describe(value: unknown): string {
   if (value === undefined || value === null) return String(value);
   switch (typeof value) {
     case 'string':

@@ -275,6 +275,33 @@ describe("results without tool:post handlers (a call settles in its tool's promi
   });
 });
 
+describe('a tool whose execution profile gives a bad timeout', () => {
+  it('is not run and the model is told why; the other calls run', async () => {
+    const bad = [10n, '5000', Number.NaN, -1];
+    const tools = bad.map(
+      (timeoutMs, i) =>
+        new TestTool({ name: `bad${i}`, profile: { timeoutMs: timeoutMs as unknown as number } }),
+    );
+    const fine = new TestTool({ name: 'fine', profile: { timeoutMs: Number.POSITIVE_INFINITY } });
+    const h = harness([calls(...tools.map((t) => [t.name] as [string]), ['fine']), text('done')], {
+      tools: [...tools, fine],
+    });
+    expect(await h.run()).toBe('done');
+    const results = toolMessages(h.context).map(([, content]) => content);
+    expect(results.slice(0, 4)).toEqual(
+      ['a number (10)', 'a string ("5000")', 'a number (NaN)', 'a number (-1)'].map(
+        (what, i) =>
+          `Error: 'bad${i}' has executionProfile.timeoutMs ${what}; it must be a number of milliseconds, 0 or more; the tool was not run. Fix the tool's execution profile.`,
+      ),
+    );
+    expect(results[4]).toBe('fine ok'); // Infinity: no deadline
+    for (const tool of tools) expect(tool.inputs).toHaveLength(0);
+    expect(h.recorder.getEvents('tool:error').map(([, data]) => data.error)).toEqual(
+      bad.map(() => expect.objectContaining({ type: 'InvalidToolProfile' })),
+    );
+  });
+});
+
 describe('per-tool timeout', () => {
   it('aborts the tool signal after executionProfile.timeoutMs and gives the model a timeout result', async () => {
     const hang = new TestTool({

@@ -25,7 +25,7 @@ import type { AbortHub } from './abort-hub.js';
 import { type CallOutcome, CallRun, type Deadlines, formatMs } from './call-run.js';
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './depth.js';
 import { EXCLUSIVE, FREE, type ScheduleEntry, scheduleCalls } from './scheduler.js';
-import { InvalidResult, resultOf, thrownMessage } from './tool-outcome.js';
+import { describe, InvalidResult, resultOf, thrownMessage } from './tool-outcome.js';
 import type { ToolEntry, ToolTable } from './tool-table.js';
 import { truncateOutput } from './truncate.js';
 
@@ -283,6 +283,18 @@ function execute(round: Round, call: Call, done: () => void): void {
   try {
     const profile = entry.tool.executionProfile;
     timeoutMs = profile?.disableTimeout ? null : (profile?.timeoutMs ?? settings.toolTimeoutMs);
+    if (timeoutMs === Number.POSITIVE_INFINITY) timeoutMs = null;
+    if (timeoutMs !== null && !(typeof timeoutMs === 'number' && timeoutMs >= 0)) {
+      const msg = `'${entry.name}' has executionProfile.timeoutMs ${describe(timeoutMs)}; it must be a number of milliseconds, 0 or more`;
+      fail(
+        call,
+        `Error: ${msg}; the tool was not run. Fix the tool's execution profile.`,
+        'InvalidToolProfile',
+        msg,
+      );
+      report(round, call, done);
+      return;
+    }
     const run = round.ctx.step;
     if (run !== undefined) step = { run, target: entry.name, iteration: round.ctx.iteration?.() ?? 0 };
   } catch (error) {
@@ -290,14 +302,12 @@ function execute(round: Round, call: Call, done: () => void): void {
     report(round, call, done);
     return;
   }
-  let settled = false;
   try {
-    new CallRun(entry.tool, call.input, call.id, timeoutMs, hub, round.ctx.deadlines, step, (outcome) => {
-      settled = true;
-      settle(round, call, outcome, done);
-    });
+    // Throws only before the call is registered (see CallRun): `done` is then still ours to call.
+    new CallRun(entry.tool, call.input, call.id, timeoutMs, hub, round.ctx.deadlines, step, (outcome) =>
+      settle(round, call, outcome, done),
+    );
   } catch (error) {
-    if (settled) return;
     fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
     report(round, call, done);
   }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import {
   tempDir,
   writeFile,
 } from './__fixtures__/cli.js';
-import { interpretAnswer } from './approval.js';
+import { interpretAnswer, terminalCanAsk } from './approval.js';
 
 afterEach(removeTempDirs);
 
@@ -219,5 +220,29 @@ describe('approval with hooks-approval', () => {
     const [dir] = sessionDirs(home);
     const grants = JSON.parse(fs.readFileSync(path.join(dir!, 'approvals.json'), 'utf8')) as unknown;
     expect(JSON.stringify(grants)).toContain('touch');
+  });
+});
+
+/** `script` (util-linux) runs a command on a pseudo-terminal: what an interactive `amplifier run` sees. */
+const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+
+describe('terminalCanAsk', () => {
+  const approval = JSON.stringify(new URL('../dist/approval.js', import.meta.url).href);
+  // String(...): a boolean printed alone on a terminal comes out coloured.
+  const probe = `import(${approval}).then((m) => console.log('can ask: ' + String(m.terminalCanAsk())))`;
+
+  it('is false without a terminal (pipes, as in CI or a script)', () => {
+    expect(terminalCanAsk()).toBe(false); // the test runner's own stdin is not a terminal
+    const piped = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
+    expect(piped.stdout).toContain('can ask: false');
+  });
+
+  it.skipIf(!HAS_SCRIPT)('is true on a terminal (skipped without util-linux `script`)', () => {
+    const command = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(probe)}`;
+    const tty = spawnSync('script', ['-qec', command, '/dev/null'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(tty.stdout).toContain('can ask: true');
   });
 });
