@@ -129,7 +129,8 @@ export function growthConversations(n: number): number {
  */
 async function growth(args: { runs: number; sizes: number[]; also?: Build[] }): Promise<GrowthTimes> {
   const plain = await import('./adapters/plain.js');
-  const { createAdapter } = await import('./adapters/amplifier.js');
+  const { createAdapter, ARRAY_CONTEXT_SOURCE } = await import('./adapters/amplifier.js');
+  const arrayContext = { module: 'bench-array-context', source: ARRAY_CONTEXT_SOURCE };
   const systems: [string, Adapter][] = [
     ['plain', await plain.createAdapter()],
     ['session', await createAdapter({ defaultBudget: true, noProfile: true })],
@@ -141,6 +142,8 @@ async function growth(args: { runs: number; sizes: number[]; also?: Build[] }): 
         context: { module: 'context-simple', config: { sticky_compaction: false } },
       }),
     ],
+    // loop-basic and the session alone over the same history (no copy, no accounting, no compaction).
+    ['array', await createAdapter({ noProfile: true, context: arrayContext })],
   ];
   for (const build of args.also ?? []) {
     systems.push([
@@ -298,10 +301,13 @@ async function growthRows(options: GroupOptions): Promise<Row[]> {
   const rows: Row[] = [];
   const medians: number[] = [];
   const plainMedians: number[] = [];
+  const arrayMedians: number[] = [];
   for (const n of sizes) {
     const session = summarize(value.session![String(n)]!).median;
     const plain = summarize(value.plain![String(n)]!).median;
+    const array = summarize(value.array![String(n)]!).median;
     medians.push(session);
+    arrayMedians.push(array);
     plainMedians.push(plain);
     rows.push(
       timed(
@@ -310,7 +316,7 @@ async function growthRows(options: GroupOptions): Promise<Row[]> {
         'µs',
         {
           ratio: `${fmt(session / plain)}×`,
-          note: `hand-written loop, same rounds: ${fmt(plain)} µs/step; with \`sticky_compaction: false\` (the whole history compacted on every request, as before): ${afresh(n)}; compaction starts at about 1,000 steps (9,000 messages); ${growthConversations(n)} conversation(s) per sample${alsoNote(n)}`,
+          note: `hand-written loop, same rounds: ${fmt(plain)} µs/step; loop-basic with a bare array context (the history kept, no copy, no compaction): ${fmt(array)} µs/step; with \`sticky_compaction: false\` (the whole history compacted on every request, as before): ${afresh(n)}; compaction starts at about 1,000 steps (9,000 messages); ${growthConversations(n)} conversation(s) per sample${alsoNote(n)}`,
         },
       ),
     );
@@ -323,6 +329,7 @@ async function growthRows(options: GroupOptions): Promise<Row[]> {
     // The hand-written loop keeps its history too: its own spread shows what retention alone costs.
     note: [
       `the hand-written loop's own spread, same rounds: ${fmt(Math.max(...plainMedians) / Math.min(...plainMedians))}×`,
+      `loop-basic with a bare array context: ${fmt(Math.max(...arrayMedians) / Math.min(...arrayMedians))}×`,
       ...options.also.map((b) => {
         const m = sizes.map((n) => summarize(value[b.label]![String(n)]!).median);
         return `${b.label}: ${fmt(Math.max(...m) / Math.min(...m))}×`;
