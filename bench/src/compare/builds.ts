@@ -54,11 +54,24 @@ function median(values: readonly number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+const USAGE =
+  'usage: node bench/dist/compare/builds.js <other checkout, installed and built> [tools:steps:mode,...|startup]\n' +
+  '  mode: window, budget, log or log-budget; e.g. 1:1000:window,8:1000:log-budget,startup';
+const CONFIG = /^(?:startup|[1-9]\d*:[1-9]\d*:(?:window|budget|log|log-budget))$/;
+
 const other = process.argv[2];
 if (other === undefined || !fs.existsSync(path.join(other, 'bench', 'node_modules', '@amplifier', 'core'))) {
   console.error(
-    'usage: node bench/dist/compare/builds.js <other checkout, installed and built> [tools:steps:mode,...]',
+    other === undefined
+      ? USAGE
+      : `${other} has no installed bench package (bench/node_modules/@amplifier/core)\n${USAGE}`,
   );
+  process.exit(2);
+}
+const configs = (process.argv[3] ?? DEFAULT_CONFIGS).split(',');
+const badConfig = configs.find((config) => !CONFIG.test(config));
+if (badConfig !== undefined) {
+  console.error(`not a config: '${badConfig}'\n${USAGE}`);
   process.exit(2);
 }
 const node = process.env.COMPARE_NODE ?? process.execPath;
@@ -116,7 +129,7 @@ function startup(): void {
   }
 }
 
-for (const config of (process.argv[3] ?? DEFAULT_CONFIGS).split(',')) {
+for (const config of configs) {
   if (config === 'startup') {
     startup();
     continue;
