@@ -242,7 +242,7 @@ async function preHooks(round: Round, call: Call): Promise<void> {
       }
     }
   } catch (error) {
-    fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
+    failError(call, error);
   }
 }
 
@@ -260,7 +260,7 @@ function resolve(round: Round, call: Call): void {
     if (problem !== undefined) fail(call, problem, 'ValidationError');
     else call.schedule = scheduleEntry(entry, call.input);
   } catch (error) {
-    fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
+    failError(call, error);
   }
 }
 
@@ -298,7 +298,7 @@ function execute(round: Round, call: Call, done: () => void): void {
     const run = round.ctx.step;
     if (run !== undefined) step = { run, target: entry.name, iteration: round.ctx.iteration?.() ?? 0 };
   } catch (error) {
-    fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
+    failError(call, error);
     report(round, call, done);
     return;
   }
@@ -308,7 +308,7 @@ function execute(round: Round, call: Call, done: () => void): void {
       settle(round, call, outcome, done),
     );
   } catch (error) {
-    fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
+    failError(call, error);
     report(round, call, done);
   }
 }
@@ -350,12 +350,7 @@ function settle(round: Round, call: Call, outcome: CallOutcome, done: () => void
           postHooks(round, call, result).then(
             () => report(round, call, done),
             (error: unknown) => {
-              fail(
-                call,
-                `Error executing tool: ${errorMessage(error)}`,
-                errorType(error),
-                errorMessage(error),
-              );
+              failError(call, error);
               report(round, call, done);
             },
           );
@@ -366,7 +361,7 @@ function settle(round: Round, call: Call, outcome: CallOutcome, done: () => void
       }
     }
   } catch (error) {
-    fail(call, `Error executing tool: ${errorMessage(error)}`, errorType(error), errorMessage(error));
+    failError(call, error);
   }
   report(round, call, done);
 }
@@ -378,6 +373,12 @@ function report(round: Round, call: Call, done: () => void): void {
   } else {
     done();
   }
+}
+
+/** A failure of the loop's own work around a call (not the tool's throw: see `failThrown`). */
+function failError(call: Call, error: unknown): void {
+  const msg = errorMessage(error);
+  fail(call, `Error executing tool: ${msg}`, errorType(error), msg);
 }
 
 function failThrown(call: Call, thrown: unknown): void {
