@@ -221,6 +221,7 @@ export {
   SENSITIVE_KEYS,
   truncateValues,
 } from './redact.js';
+export { isSecretFileName, isSecretPath, SECRET_HOME_PATHS } from './secret-paths.js';
 // Data: tool and hook results, module types and descriptions
 export type {
   FullHookResult,

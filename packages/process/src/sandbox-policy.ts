@@ -7,7 +7,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { getOwn, type JSONSchema } from '@amplifier/core';
+import { getOwn, type JSONSchema, SECRET_HOME_PATHS } from '@amplifier/core';
 
 /** `auto`: sandbox when bubblewrap works, else run unconfined with one notice; `required`: refuse without it; `off`: never. */
 export type SandboxMode = 'auto' | 'required' | 'off';
@@ -26,23 +26,12 @@ export interface SandboxPolicy {
   tmp_size_mb: number;
 }
 
-/** Hidden by default, relative to the home directory: credentials a command has no business reading. */
-export const DEFAULT_HIDDEN: readonly string[] = [
-  '.ssh',
-  '.aws',
-  '.azure',
-  '.config/gcloud',
-  '.config/gh',
-  '.kube',
-  '.docker',
-  '.gnupg',
-  '.netrc',
-  '.git-credentials',
-  '.npmrc',
-  '.pypirc',
-  '.cargo/credentials.toml',
-  '.claude',
-];
+/**
+ * Hidden by default, relative to the home directory: credentials a command has
+ * no business reading (core's `SECRET_HOME_PATHS`, the list the config file
+ * resolver refuses too).
+ */
+export const DEFAULT_HIDDEN: readonly string[] = SECRET_HOME_PATHS;
 
 export const SANDBOX_DEFAULTS: Readonly<SandboxPolicy> = Object.freeze({
   mode: 'auto',
