@@ -58,7 +58,7 @@ describe.skipIf(missing !== null)(
       page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
-      await page.goto(`${viewer.url}${hash}`);
+      await page.goto(`${viewer.tokenUrl}${hash}`);
       expect(errors).toEqual([]);
       return page;
     }
