@@ -18,6 +18,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
+import os from 'node:os';
 import { isLoopbackHost } from './addresses.js';
 
 export interface GateOptions {
@@ -27,7 +28,10 @@ export interface GateOptions {
    * Host and Origin are checked.
    */
   token: string | null;
-  /** The address the server binds (`127.0.0.1`, `0.0.0.0`, `192.168.1.5`); accepted as a Host name. */
+  /**
+   * The address the server binds (`127.0.0.1`, `192.168.1.5`), accepted as a
+   * Host name; for `0.0.0.0` or `::`, the machine's interface addresses are.
+   */
   boundHost?: string;
   /** More Host names accepted (`--allow-host`), with or without a port; compared case-insensitively. */
   allowedHosts?: readonly string[];
@@ -136,7 +140,12 @@ export function createGate(options: GateOptions): Gate {
   }
   const hosts = new Set<string>();
   const bound = options.boundHost?.toLowerCase();
-  if (bound !== undefined && bound !== '0.0.0.0' && bound !== '::' && bound !== '[::]') {
+  if (bound === '0.0.0.0' || bound === '::' || bound === '[::]') {
+    // Every address: the machine's own interface addresses name it (a host name still needs allowedHosts).
+    for (const list of Object.values(os.networkInterfaces())) {
+      for (const info of list ?? []) hosts.add(bracketed(info.address.toLowerCase()));
+    }
+  } else if (bound !== undefined) {
     hosts.add(bracketed(bound));
   }
   const hostsWithPort = new Set<string>();
