@@ -246,6 +246,16 @@ describe.skipIf(missing)('amplifier serve --durable: attacks', () => {
     );
     expect(probe.stdout).toContain('status 401');
     expect(probe.stdout).toContain('file EACCES');
+    // Restate's own sockets (admin with /query, ingress) are in the 0700 data dir: not even a connection.
+    for (const socketPath of [
+      ready.admin_socket,
+      ready.admin_socket.replace(/admin\.sock$/, 'ingress.sock'),
+    ]) {
+      const direct = await other!.node(
+        probeScript('http://localhost/query', { socketPath, body: '{"query":"SELECT * FROM state"}' }),
+      );
+      expect(direct.stdout, socketPath).toContain('error EACCES');
+    }
   });
 });
 

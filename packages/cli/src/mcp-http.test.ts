@@ -399,4 +399,26 @@ describe('amplifier mcp serve --http: attacks', () => {
       expect(allowed.stdout).toContain('status 200');
     },
   );
+
+  it.skipIf(other === undefined)('another local uid cannot connect to the --unix socket at all', async () => {
+    const socketPath = path.join(tempDir('amp-sock-'), 'mcp.sock');
+    // Even in a directory others may enter, the socket's own 0600 mode keeps them out.
+    fs.chmodSync(path.dirname(socketPath), 0o755);
+    const project = mcpProject();
+    const cli = new CliProcess(['mcp', 'serve', '--plan', project.plan, '--http', '--unix', socketPath], {
+      cwd: project.cwd,
+      env: cliEnv(project.home, { AMPLIFIER_MCP_TOKEN: undefined }),
+    });
+    running.push(cli);
+    await cli.waitFor('stderr', /over the unix socket/);
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      host: 'localhost',
+    };
+    const probe = await other!.node(
+      probeScript('http://localhost/mcp', { socketPath, headers, body: INITIALIZE }),
+    );
+    expect(probe.stdout).toContain('error EACCES');
+  });
 });

@@ -57,18 +57,27 @@ export function otherUser(): OtherUser | undefined {
 }
 
 /**
- * A script for `OtherUser.node`: GET (or POST `body` to) `url` with
- * `headers`, print the status; then try to read `file` and print `read` or
- * the error code.
+ * A script for `OtherUser.node`: GET (or POST `body` to) `url` (over
+ * `socketPath` when given) with `headers`, print the status (or `error
+ * <code>`); then try to read `file` and print `read` or the error code.
  */
 export function probeScript(
   url: string,
-  options: { headers?: Record<string, string>; body?: string; file?: string },
+  options: { headers?: Record<string, string>; body?: string; file?: string; socketPath?: string },
 ): string {
+  const request = {
+    method: options.body === undefined ? 'GET' : 'POST',
+    headers: options.headers ?? {},
+    ...(options.socketPath !== undefined && { socketPath: options.socketPath, path: new URL(url).pathname }),
+  };
+  const args =
+    options.socketPath === undefined
+      ? `${JSON.stringify(url)}, ${JSON.stringify(request)}`
+      : JSON.stringify(request);
   return `
 const http = require('node:http');
 const fs = require('node:fs');
-const req = http.request(${JSON.stringify(url)}, { method: ${JSON.stringify(options.body === undefined ? 'GET' : 'POST')}, headers: ${JSON.stringify(options.headers ?? {})} }, (res) => {
+const req = http.request(${args}, (res) => {
   res.resume();
   console.log('status ' + res.statusCode);
   ${options.file === undefined ? '' : `try { fs.readFileSync(${JSON.stringify(options.file)}); console.log('read'); } catch (e) { console.log('file ' + e.code); }`}
