@@ -64,6 +64,7 @@ function json(response: http.ServerResponse, status: number, body: unknown): voi
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
   });
   response.end(JSON.stringify(body));
 }
