@@ -14,6 +14,7 @@ import { registerDeployment } from './admin.js';
 import { createRequestIdentity } from './identity.js';
 import { type LocalRestate, startLocalRestate } from './local-server.js';
 import { restateFetch, socketPathOf } from './restate-http.js';
+import { TurnClient } from './turn-client.js';
 import { startWorker, type Worker } from './worker.js';
 
 const reason = skipReason();
@@ -136,5 +137,7 @@ describe.skipIf(reason !== undefined)('a local server in unix listen mode with r
       }),
     };
     expect(forged.status).toBe(401);
+    // Restate's own (signed) call through the ingress socket reaches the worker: a new session has no transcript.
+    expect(await new TurnClient({ ingressUrl: server.ingressUrl }).transcript('nobody-yet')).toEqual([]);
   });
 });
