@@ -148,12 +148,15 @@ async function run(options: GroupOptions): Promise<Row[]> {
     const list: number[] = [];
     for (let round = -1; round < runs; round++) {
       const a0 = performance.now();
-      const response = await fetch(`${viewer.url}api/sessions/${ID}`);
+      const response = await fetch(`${viewer.url}api/sessions/${ID}`, {
+        headers: { authorization: `Bearer ${viewer.token}` },
+      });
       await response.arrayBuffer();
       const a = performance.now() - a0;
       const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const p0 = performance.now();
-      await tab.goto(`${viewer.url}#/session/${ID}`);
+      // The token URL sets the viewer's cookie (one 302) and keeps the fragment.
+      await tab.goto(`${viewer.tokenUrl}#/session/${ID}`);
       await tab
         .locator(`details.tool-call[data-tool-call-id="${last}"] .tool-name`)
         .waitFor({ timeout: 120_000 });

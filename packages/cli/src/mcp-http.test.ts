@@ -5,9 +5,9 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliProcess, cliEnv, removeTempDirs, runCli } from './__fixtures__/cli.js';
+import { CliProcess, cliEnv, removeTempDirs, runCli, tempDir } from './__fixtures__/cli.js';
 import { mcpProject } from './__fixtures__/mcp.js';
-import { isLoopback } from './mcp-http.js';
+import { otherUser, probeScript } from './__fixtures__/other-user.js';
 
 afterEach(removeTempDirs);
 
@@ -19,35 +19,59 @@ afterEach(async () => {
   }
 });
 
-/** Start `amplifier mcp serve --http --port 0` and return its URL (from the stderr line). */
-async function serve(
-  extra: string[] = [],
-  env: Record<string, string> = {},
-): Promise<{ url: URL; cli: CliProcess; project: ReturnType<typeof mcpProject> }> {
-  const project = mcpProject();
-  const cli = new CliProcess(['mcp', 'serve', '--plan', project.plan, '--http', '--port', '0', ...extra], {
-    cwd: project.cwd,
-    env: cliEnv(project.home, env),
-  });
-  running.push(cli);
-  await cli.waitFor('stderr', /listening on http:\S+\/mcp/);
-  const url = new URL(/listening on (http:\S+\/mcp)/.exec(cli.stderr)![1]!);
-  return { url, cli, project };
+interface Serving {
+  url: URL;
+  token: string;
+  cli: CliProcess;
+  project: ReturnType<typeof mcpProject>;
+  runtimeDir: string;
 }
 
-/** A raw POST of an initialize request with the given headers: the status code. */
-function post(url: URL, headers: Record<string, string>): Promise<number> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+/** Start `amplifier mcp serve --http --port 0` and return its URL and token (from the stderr lines). */
+async function serve(extra: string[] = [], env: Record<string, string | undefined> = {}): Promise<Serving> {
+  const project = mcpProject();
+  // A runtime dir other users may enter: what protects the file is its own 0700 dir and 0600 mode.
+  const runtimeDir = tempDir('amp-xdg-');
+  fs.chmodSync(runtimeDir, 0o755);
+  const cli = new CliProcess(['mcp', 'serve', '--plan', project.plan, '--http', '--port', '0', ...extra], {
+    cwd: project.cwd,
+    env: cliEnv(project.home, { AMPLIFIER_MCP_TOKEN: undefined, XDG_RUNTIME_DIR: runtimeDir, ...env }),
   });
+  running.push(cli);
+  await cli.waitFor('stderr', /Authorization: Bearer \S+\n/);
+  const url = new URL(/listening on (http:\S+\/mcp)/.exec(cli.stderr)![1]!);
+  const token = /Authorization: Bearer (\S+)\n/.exec(cli.stderr)![1]!;
+  return { url, token, cli, project, runtimeDir };
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw request (default: POST of an initialize request) with the given headers. */
+function call(
+  url: URL,
+  headers: Record<string, string>,
+  options: { method?: string; body?: string; path?: string; socketPath?: string } = {},
+): Promise<Answer> {
+  const method = options.method ?? 'POST';
   return new Promise((resolve, reject) => {
     const req = http.request(
-      url,
       {
-        method: 'POST',
+        ...(options.socketPath === undefined
+          ? { host: url.hostname, port: url.port }
+          : { socketPath: options.socketPath }),
+        path: options.path ?? url.pathname,
+        method,
         headers: {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
@@ -55,20 +79,40 @@ function post(url: URL, headers: Record<string, string>): Promise<number> {
         },
       },
       (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        // An SSE answer stays open: the first chunk is enough.
+        res.once('data', () => {
+          if (String(res.headers['content-type']).startsWith('text/event-stream')) res.destroy();
+        });
+        const done = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        res.on('end', done);
+        res.on('close', done);
       },
     );
     req.on('error', reject);
-    req.end(body);
+    req.end(method === 'POST' ? (options.body ?? INITIALIZE) : undefined);
   });
+}
+
+async function post(url: URL, headers: Record<string, string>): Promise<number> {
+  return (await call(url, headers)).status;
+}
+
+function noCors(answer: Answer): void {
+  for (const name of Object.keys(answer.headers)) expect(name).not.toMatch(/^access-control-/);
 }
 
 describe('amplifier mcp serve --http', () => {
   it('serves the tools over Streamable HTTP on 127.0.0.1 to the SDK client, in MCP sessions', async () => {
-    const { url, project } = await serve();
+    const { url, project, token } = await serve();
     expect(url.hostname).toBe('127.0.0.1');
-    const transport = new StreamableHTTPClientTransport(url);
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
     const client = new Client({ name: 'http-test', version: '1' });
     await client.connect(transport);
     try {
@@ -97,14 +141,23 @@ describe('amplifier mcp serve --http', () => {
       await client.close();
     }
     // A session that was ended is unknown.
-    expect(await post(url, { 'mcp-session-id': 'no-such-session' })).toBe(404);
+    expect(await post(url, { 'mcp-session-id': 'no-such-session', authorization: `Bearer ${token}` })).toBe(
+      404,
+    );
   });
 
   it('refuses a foreign Origin and a foreign Host (DNS rebinding) with 403', async () => {
-    const { url } = await serve();
-    expect(await post(url, { origin: 'https://evil.example' })).toBe(403);
-    expect(await post(url, { host: `evil.example:${url.port}` })).toBe(403);
-    expect(await post(url, { origin: `http://localhost:${url.port}` })).toBe(200);
+    const { url, token } = await serve();
+    const authorization = `Bearer ${token}`;
+    expect(await post(url, { origin: 'https://evil.example', authorization })).toBe(403);
+    expect(await post(url, { host: `evil.example:${url.port}`, authorization })).toBe(403);
+    expect(
+      await post(url, {
+        host: `localhost:${url.port}`,
+        origin: `http://localhost:${url.port}`,
+        authorization,
+      }),
+    ).toBe(200);
   });
 
   it('with a token, a request without the bearer token gets 401 and the SDK client with it works', async () => {
@@ -131,7 +184,7 @@ describe('amplifier mcp serve --http', () => {
       env,
     });
     expect(open.code).toBe(2);
-    expect(open.stderr).toContain('set a token');
+    expect(open.stderr).toContain('give a token of your own with --token or AMPLIFIER_MCP_TOKEN');
 
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -156,10 +209,216 @@ describe('amplifier mcp serve --http', () => {
   });
 });
 
-describe('isLoopback', () => {
-  it('knows the loopback names and addresses', () => {
-    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])
-      expect(isLoopback(host)).toBe(true);
-    for (const host of ['0.0.0.0', '192.168.1.2', 'example.com', '::']) expect(isLoopback(host)).toBe(false);
+describe('amplifier mcp serve --http: attacks', () => {
+  const routes = [
+    '/mcp',
+    '/',
+    '/mcp/',
+    '/MCP',
+    '/mcp?x=1',
+    '/.well-known/oauth-protected-resource',
+    '/favicon.ico',
+  ];
+
+  it('answers 401 without the token or with a wrong one, on every path and method, before routing', async () => {
+    const { url, token } = await serve();
+    for (const path of routes) {
+      for (const method of ['POST', 'GET', 'DELETE', 'PUT']) {
+        const answer = await call(url, {}, { method, path });
+        expect(answer.status, `${method} ${path}`).toBe(401);
+        expect(answer.headers['www-authenticate']).toMatch(/^Bearer/);
+      }
+    }
+    for (const authorization of [
+      `Bearer ${token.slice(1)}`,
+      `Bearer ${token}0`,
+      `Basic ${token}`,
+      token,
+      'Bearer',
+    ]) {
+      expect(await post(url, { authorization }), authorization).toBe(401);
+    }
+    // The token only in the query string is no credential.
+    expect((await call(url, {}, { path: `/mcp?token=${token}` })).status).toBe(401);
+  });
+
+  it('a foreign Host gets 403 even with the token; foreign Origins (names, IP literals, null) get 403 and no CORS', async () => {
+    const { url, token } = await serve();
+    const authorization = `Bearer ${token}`;
+    for (const host of [
+      'evil.example',
+      `evil.example:${url.port}`,
+      `127.0.0.1.nip.io:${url.port}`,
+      '1.2.3.4',
+      `0.0.0.0:${url.port}`,
+    ]) {
+      expect(await post(url, { host, authorization }), host).toBe(403);
+    }
+    for (const origin of [
+      'http://evil.example',
+      'http://1.2.3.4',
+      'http://1.2.3.4:80',
+      'null',
+      `http://127.0.0.1:${Number(url.port) + 1}`,
+      'https://localhost.evil.example',
+    ]) {
+      const answer = await call(url, { origin, authorization });
+      expect(answer.status, origin).toBe(403);
+      noCors(answer);
+      expect(JSON.stringify(answer.headers)).not.toContain(origin === 'null' ? '"null"' : origin);
+    }
+    for (const origin of ['http://evil.example', `http://127.0.0.1:${url.port}`]) {
+      const preflight = await call(
+        url,
+        {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
+        { method: 'OPTIONS' },
+      );
+      noCors(preflight);
+      expect(preflight.status).not.toBe(200);
+    }
+  });
+
+  it('MCP session ids are 256 random bits, and a known session id without the token is rejected', async () => {
+    const { url, token } = await serve();
+    const authorization = `Bearer ${token}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const answer = await call(url, { authorization });
+      expect(answer.status).toBe(200);
+      ids.push(String(answer.headers['mcp-session-id']));
+    }
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(Buffer.from(id, 'base64url').length).toBeGreaterThanOrEqual(16);
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const known = { 'mcp-session-id': ids[0]!, 'mcp-protocol-version': '2025-06-18' };
+    expect((await call(url, known, { body: list })).status).toBe(401);
+    expect((await call(url, { ...known, authorization: `Bearer ${token}x` }, { body: list })).status).toBe(
+      401,
+    );
+    expect((await call(url, known, { method: 'GET' })).status).toBe(401);
+    expect((await call(url, known, { method: 'DELETE' })).status).toBe(401);
+    // With the token the session still works: the refusals did not end it.
+    const listed = await call(url, { ...known, authorization }, { body: list });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toContain('read_file');
+  });
+
+  it('the token differs per start and its runtime file is 0600 in a 0700 dir, removed on stop', async () => {
+    const first = await serve();
+    const second = await serve();
+    expect(first.token).not.toBe(second.token);
+    expect(Buffer.from(first.token, 'base64url')).toHaveLength(32);
+    const file = path.join(first.runtimeDir, 'amplifier', `mcp-${first.url.port}.json`);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({
+      url: first.url.href,
+      token: first.token,
+    });
+    running.splice(running.indexOf(first.cli), 1);
+    first.cli.kill('SIGTERM');
+    expect((await first.cli.done()).code).toBe(0);
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('refuses every non-loopback bind without a token before binding (the port it would take is held: the error is not EADDRINUSE)', async () => {
+    const project = mcpProject();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '0.0.0.0', resolve));
+    const { port } = blocker.address() as net.AddressInfo;
+    try {
+      for (const host of ['0.0.0.0', '::', '192.0.2.1', '10.1.2.3']) {
+        const result = await runCli(
+          ['mcp', 'serve', '--plan', project.plan, '--http', '--host', host, '--port', String(port)],
+          { cwd: project.cwd, env: cliEnv(project.home, { AMPLIFIER_MCP_TOKEN: undefined }) },
+        );
+        expect(result.code, host).toBe(2);
+        expect(result.stderr).toContain(`--host ${host} is not a loopback address`);
+        expect(result.stderr).not.toContain('already in use');
+      }
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('--unix serves on a 0600 socket without a token and refuses a group- or world-writable parent', async () => {
+    const dir = tempDir('amp-sock-');
+    const socketPath = path.join(dir, 'run', 'mcp.sock');
+    const project = mcpProject();
+    const cli = new CliProcess(['mcp', 'serve', '--plan', project.plan, '--http', '--unix', socketPath], {
+      cwd: project.cwd,
+      env: cliEnv(project.home, { AMPLIFIER_MCP_TOKEN: undefined, XDG_RUNTIME_DIR: undefined }),
+    });
+    running.push(cli);
+    await cli.waitFor('stderr', /over the unix socket/);
+    expect(fs.statSync(socketPath).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(socketPath)).mode & 0o777).toBe(0o700);
+    const url = new URL('http://localhost/mcp');
+    expect((await call(url, { host: 'localhost' }, { socketPath })).status).toBe(200);
+    expect((await call(url, { host: 'evil.example' }, { socketPath })).status).toBe(403);
+    expect(
+      (await call(url, { host: 'localhost', origin: 'http://evil.example' }, { socketPath })).status,
+    ).toBe(403);
+
+    for (const mode of [0o777, 0o1777, 0o775]) {
+      const open = tempDir('amp-sock-');
+      fs.chmodSync(open, mode);
+      const result = await runCli(
+        ['mcp', 'serve', '--plan', project.plan, '--http', '--unix', path.join(open, 'mcp.sock')],
+        { cwd: project.cwd, env: cliEnv(project.home) },
+      );
+      expect(result.code, mode.toString(8)).toBe(2);
+      expect(result.stderr).toContain('writable by');
+      expect(fs.existsSync(path.join(open, 'mcp.sock'))).toBe(false);
+    }
+  });
+
+  const other = otherUser();
+  if (other === undefined)
+    console.log('other-uid test skipped: it needs root to create and switch to a second user');
+  it.skipIf(other === undefined)(
+    'another local uid cannot call it without the token, nor read its runtime file',
+    async () => {
+      const { url, token, runtimeDir } = await serve();
+      const file = path.join(runtimeDir, 'amplifier', `mcp-${url.port}.json`);
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const probe = await other!.node(probeScript(url.href, { headers, body: INITIALIZE, file }));
+      expect(probe.stdout).toContain('status 401');
+      expect(probe.stdout).toContain('file EACCES');
+      // The same client with the token gets in: the refusal was the missing token, not the uid.
+      const allowed = await other!.node(
+        probeScript(url.href, {
+          headers: { ...headers, authorization: `Bearer ${token}` },
+          body: INITIALIZE,
+        }),
+      );
+      expect(allowed.stdout).toContain('status 200');
+    },
+  );
+
+  it.skipIf(other === undefined)('another local uid cannot connect to the --unix socket at all', async () => {
+    const socketPath = path.join(tempDir('amp-sock-'), 'mcp.sock');
+    // Even in a directory others may enter, the socket's own 0600 mode keeps them out.
+    fs.chmodSync(path.dirname(socketPath), 0o755);
+    const project = mcpProject();
+    const cli = new CliProcess(['mcp', 'serve', '--plan', project.plan, '--http', '--unix', socketPath], {
+      cwd: project.cwd,
+      env: cliEnv(project.home, { AMPLIFIER_MCP_TOKEN: undefined }),
+    });
+    running.push(cli);
+    await cli.waitFor('stderr', /over the unix socket/);
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      host: 'localhost',
+    };
+    const probe = await other!.node(
+      probeScript('http://localhost/mcp', { socketPath, headers, body: INITIALIZE }),
+    );
+    expect(probe.stdout).toContain('error EACCES');
   });
 });

@@ -1,14 +1,16 @@
 /**
  * Streamable HTTP for `amplifier mcp serve --http`: `/mcp` on node:http, one
- * SDK server and transport per MCP session (`MCP-Session-Id`; unknown ⇒ 404,
- * DELETE ends one). Before the SDK sees a request: the `Host` header must name
- * this server when it is bound to loopback (DNS rebinding), a browser `Origin`
- * must be a loopback origin or an allowed one (403), and the bearer token must
- * match when one is set (401); a token is required to bind off loopback.
+ * SDK server and transport per MCP session (`MCP-Session-Id`: 256 random
+ * bits; unknown ⇒ 404, DELETE ends one). Every request, on every path and
+ * upgrade, passes @amplifier/server's gate first: the Host must name this
+ * server (DNS rebinding), a browser Origin must be its own or allowed (403),
+ * and the bearer token must match (401). Over a unix socket (`--unix`, 0600)
+ * the kernel checks the peer, so the token is not needed there.
  */
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createGate, type GateRefusal, listenUnix, ServiceSetupError, urlHost } from '@amplifier/server';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { CliError, EXIT_USAGE } from './errors.js';
@@ -17,11 +19,13 @@ import { createMcpServer, type ServeBackend } from './mcp-server.js';
 export interface HttpServeOptions {
   host: string;
   port: number;
-  /** Required bearer token (`Authorization: Bearer <token>`); required off loopback. */
-  token?: string | undefined;
-  /** Browser origins allowed besides loopback ones (`--allow-origin`). */
+  /** Listen on this unix socket (0600, in a directory only the user can write) instead of TCP. */
+  unix?: string | undefined;
+  /** The bearer token (`Authorization: Bearer <token>`); null only with `unix`. */
+  token: string | null;
+  /** Browser origins allowed besides this server's own (`--allow-origin`). */
   allowedOrigins?: readonly string[];
-  /** Host header values allowed besides this server's own address (`--allow-host`). */
+  /** Host header values allowed besides loopback names and the bound address (`--allow-host`). */
   allowedHosts?: readonly string[];
   /** Aborts every call when the server stops. */
   stopping: AbortSignal;
@@ -30,37 +34,6 @@ export interface HttpServeOptions {
 
 /** The largest request body read (JSON-RPC messages are small; tool arguments stay under this). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-export function isLoopback(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-/** `localhost:8080` → `localhost`; `[::1]:80` → `[::1]`. */
-function hostName(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-  const colon = hostHeader.lastIndexOf(':');
-  return colon < 0 ? hostHeader : hostHeader.slice(0, colon);
-}
-
-function originAllowed(origin: string, allowed: readonly string[]): boolean {
-  if (allowed.includes(origin)) return true;
-  try {
-    const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopback(url.hostname);
-  } catch {
-    return false;
-  }
-}
-
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  if (!match) return false;
-  const given = Buffer.from(match[1]!.trim());
-  const wanted = Buffer.from(token);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
-}
 
 function reject(
   res: http.ServerResponse,
@@ -85,46 +58,36 @@ async function readBody(req: http.IncomingMessage): Promise<string> {
 
 /** A running HTTP server: its URL and how to stop it. */
 export interface HttpServing {
+  /** The URL to call (over `socket` when there is one: `http://localhost/mcp`). */
   url: string;
+  /** The unix socket's full path (`--unix`). */
+  socket?: string;
   close(): Promise<void>;
 }
 
+/** A new MCP session id: 256 random bits (the spec wants them unguessable; they are never a credential). */
+export function newSessionId(): string {
+  return randomBytes(32).toString('base64url');
+}
+
 export async function serveHttp(backend: ServeBackend, options: HttpServeOptions): Promise<HttpServing> {
-  const loopback = isLoopback(options.host);
-  if (!loopback && !options.token) {
-    throw new CliError(
-      `--host ${options.host} is not a loopback address: set a token (AMPLIFIER_MCP_TOKEN or --token) so only your clients can call the tools.`,
-      EXIT_USAGE,
-    );
+  if (options.token === null && options.unix === undefined) {
+    throw new CliError('mcp serve --http needs a token on TCP (only --unix may go without one).', EXIT_USAGE);
   }
   const transports = new Map<string, StreamableHTTPServerTransport>();
-  let port = options.port;
-
-  const hostAllowed = (header: string | undefined): boolean => {
-    if (header === undefined) return false;
-    if (options.allowedHosts?.includes(header)) return true;
-    // Off loopback the token protects the server; on loopback the Host must be ours (DNS rebinding).
-    if (!loopback) return true;
-    const name = hostName(header);
-    const given = header.slice(name.length + 1);
-    return isLoopback(name.replace(/^\[|\]$/g, '')) && (given === '' || given === String(port));
-  };
+  const gate = createGate({
+    token: options.token,
+    boundHost: options.host,
+    allowedHosts: options.allowedHosts ?? [],
+    allowedOrigins: options.allowedOrigins ?? [],
+  });
+  const renderRefusal = (res: http.ServerResponse, refusal: GateRefusal): void =>
+    reject(res, refusal.status, refusal.message, refusal.headers);
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    if (!gate.admit(req, res, renderRefusal)) return;
     const url = new URL(req.url ?? '/', 'http://placeholder');
     if (url.pathname !== '/mcp') return reject(res, 404, 'Not found: the MCP endpoint is /mcp');
-    if (!hostAllowed(req.headers.host)) {
-      return reject(res, 403, `Forbidden: Host ${req.headers.host ?? '(none)'} is not this server`);
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !originAllowed(origin, options.allowedOrigins ?? [])) {
-      return reject(res, 403, `Forbidden: Origin ${origin} is not allowed (see --allow-origin)`);
-    }
-    if (options.token && !tokenMatches(req.headers.authorization, options.token)) {
-      return reject(res, 401, 'Unauthorized: send Authorization: Bearer <token>', {
-        'www-authenticate': 'Bearer',
-      });
-    }
     const sessionHeader = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     if (sessionId !== undefined) {
@@ -147,7 +110,7 @@ export async function serveHttp(backend: ServeBackend, options: HttpServeOptions
     if (!initializing)
       return reject(res, 400, 'Bad request: no MCP-Session-Id and not an initialize request');
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: newSessionId,
       onsessioninitialized: (id) => {
         transports.set(id, transport);
       },
@@ -158,7 +121,7 @@ export async function serveHttp(backend: ServeBackend, options: HttpServeOptions
     transport.onclose = () => {
       if (transport.sessionId !== undefined) transports.delete(transport.sessionId);
     };
-    const principal = `http:${randomUUID()}`;
+    const principal = `http:${newSessionId()}`;
     const server = createMcpServer(backend, { principal, stopping: options.stopping });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
@@ -171,24 +134,47 @@ export async function serveHttp(backend: ServeBackend, options: HttpServeOptions
       else res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', (error: NodeJS.ErrnoException) => {
-      const what =
-        error.code === 'EADDRINUSE'
-          ? `port ${options.port} is already in use on ${options.host}: choose another with --port (0 picks a free one)`
-          : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
-            ? `cannot listen on ${options.host}: not an address of this machine (--host)`
-            : error.code === 'EACCES'
-              ? `no permission to listen on port ${options.port} (use a port above 1023)`
-              : error.message;
-      reject(new CliError(`Cannot start the MCP HTTP server: ${what}`, EXIT_USAGE));
-    });
-    httpServer.listen(options.port, options.host, () => resolve());
+  // No upgrades are served; a caller the gate refuses learns nothing more than that.
+  httpServer.on('upgrade', (req: http.IncomingMessage, socket) => {
+    if (!gate.admitUpgrade(req, socket)) return;
+    socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
   });
-  port = (httpServer.address() as AddressInfo).port;
-  const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
+  let url: string;
+  let socket: string | undefined;
+  if (options.unix !== undefined) {
+    let socketPath: string;
+    try {
+      socketPath = await listenUnix(httpServer, options.unix);
+    } catch (error) {
+      if (error instanceof ServiceSetupError) throw new CliError(error.message, EXIT_USAGE);
+      throw new CliError(
+        `Cannot start the MCP HTTP server on --unix ${options.unix}: ${(error as Error).message}`,
+        EXIT_USAGE,
+      );
+    }
+    socket = socketPath;
+    url = 'http://localhost/mcp';
+  } else {
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', (error: NodeJS.ErrnoException) => {
+        const what =
+          error.code === 'EADDRINUSE'
+            ? `port ${options.port} is already in use on ${options.host}: choose another with --port (0 picks a free one)`
+            : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
+              ? `cannot listen on ${options.host}: not an address of this machine (--host)`
+              : error.code === 'EACCES'
+                ? `no permission to listen on port ${options.port} (use a port above 1023)`
+                : error.message;
+        reject(new CliError(`Cannot start the MCP HTTP server: ${what}`, EXIT_USAGE));
+      });
+      httpServer.listen(options.port, options.host, () => resolve());
+    });
+    const port = (httpServer.address() as AddressInfo).port;
+    url = `http://${urlHost(options.host)}:${port}/mcp`;
+  }
   return {
-    url: `http://${shown}:${port}/mcp`,
+    url,
+    ...(socket !== undefined && { socket }),
     async close() {
       await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
       transports.clear();

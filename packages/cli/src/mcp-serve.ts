@@ -5,6 +5,12 @@
  * stderr. Stops on stdin EOF (stdio), SIGTERM and SIGINT: running calls are
  * aborted, then the sessions are cleaned up.
  */
+import {
+  type RuntimeFile,
+  resolveServiceToken,
+  ServiceSetupError,
+  writeRuntimeFile,
+} from '@amplifier/server';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Display } from './display.js';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors.js';
@@ -36,8 +42,32 @@ export interface ServeOptions {
   host?: string | undefined;
   port?: number | undefined;
   token?: string | undefined;
+  /** `--unix <path>`: a 0600 unix socket instead of TCP (no token needed). */
+  unix?: string | undefined;
   allowOrigins?: string[] | undefined;
   allowHosts?: string[] | undefined;
+}
+
+/** The environment variable that may hold `mcp serve --http`'s token. */
+export const MCP_TOKEN_ENV = 'AMPLIFIER_MCP_TOKEN';
+
+/** The token `mcp serve --http` starts with (null over a unix socket without one); refuses a non-loopback bind without one. */
+function httpToken(options: ServeOptions): string | null {
+  if (options.unix !== undefined) {
+    const given = options.token ?? (process.env[MCP_TOKEN_ENV] || undefined);
+    return given ?? null;
+  }
+  try {
+    return resolveServiceToken({
+      service: 'amplifier mcp serve --http',
+      host: options.host ?? '127.0.0.1',
+      flag: options.token,
+      envName: MCP_TOKEN_ENV,
+    }).token;
+  } catch (error) {
+    if (error instanceof ServiceSetupError) throw new CliError(error.message, EXIT_USAGE);
+    throw error;
+  }
 }
 
 /** How long cleanup may take after a stop before the process leaves anyway. */
@@ -52,11 +82,15 @@ function checkFlags(options: ServeOptions): void {
         ['--host', options.host],
         ['--port', options.port],
         ['--token', options.token],
+        ['--unix', options.unix],
         ['--allow-origin', options.allowOrigins],
         ['--allow-host', options.allowHosts],
       ] as const
     ).find(([, value]) => value !== undefined);
     if (stray) throw new CliError(`${stray[0]} applies to --http only (stdio is the default).`, EXIT_USAGE);
+  }
+  if (options.unix !== undefined && (options.host !== undefined || options.port !== undefined)) {
+    throw new CliError('--unix listens on a socket file instead of TCP: drop --host and --port.', EXIT_USAGE);
   }
   if (options.agent && (options.tools !== undefined || options.includeMcp)) {
     throw new CliError(
@@ -167,7 +201,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const display = new Display({ stdout: process.stderr, verbose: options.verbose });
   checkFlags(options);
   const cwd = resolveCwd(options.cwd);
-  const token = options.token ?? (process.env.AMPLIFIER_MCP_TOKEN || undefined);
+  const token = options.http ? httpToken(options) : null;
   const stop = stopRequested(!options.http);
   const stopping = new AbortController();
   const { backend, close } = await openBackend(options, cwd, display).catch((error: unknown) => {
@@ -180,14 +214,44 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       const serving = await serveHttp(backend, {
         host: options.host ?? '127.0.0.1',
         port: options.port ?? DEFAULT_MCP_PORT,
+        unix: options.unix,
         token,
         allowedOrigins: options.allowOrigins ?? [],
         allowedHosts: options.allowHosts ?? [],
         stopping: stopping.signal,
         log: (m) => display.debug(m),
       });
-      closeTransport = () => serving.close();
-      display.line(`amplifier mcp serve: listening on ${serving.url}`);
+      let runtime: RuntimeFile | undefined;
+      try {
+        const port = serving.socket === undefined ? new URL(serving.url).port : undefined;
+        runtime = writeRuntimeFile(port === undefined ? `mcp-unix-${process.pid}` : `mcp-${port}`, {
+          service: 'mcp',
+          url: serving.url,
+          ...(token !== null && { token, header: `Authorization: Bearer ${token}` }),
+          ...(serving.socket !== undefined && { socket: serving.socket }),
+          pid: process.pid,
+        });
+      } catch (error) {
+        display.warn(
+          `could not write the runtime file (${(error as Error).message}); the URL and token are below`,
+        );
+      }
+      closeTransport = async () => {
+        runtime?.remove();
+        await serving.close();
+      };
+      if (serving.socket !== undefined) {
+        display.line(
+          `amplifier mcp serve: listening on ${serving.url} over the unix socket ${serving.socket}`,
+        );
+        display.line(
+          `  curl --unix-socket ${serving.socket} ${serving.url} ...  (mode 0600: only you can connect)`,
+        );
+      } else {
+        display.line(`amplifier mcp serve: listening on ${serving.url}`);
+      }
+      if (token !== null) display.line(`  send the header: Authorization: Bearer ${token}`);
+      if (runtime !== undefined) display.line(`  (URL and token also in ${runtime.path}, mode 0600)`);
     } else {
       const server = createMcpServer(backend, { principal: 'stdio', stopping: stopping.signal });
       await server.connect(new StdioServerTransport());

@@ -1,5 +1,6 @@
 /** Restate's admin API, the two calls an app needs: register a worker, cancel a turn. */
 import { DurableError } from './durable-error.js';
+import { restateFetch } from './restate-http.js';
 
 /**
  * Register (or re-register: `force`) the worker at `workerUrl` as a
@@ -9,7 +10,7 @@ import { DurableError } from './durable-error.js';
 export async function registerDeployment(adminUrl: string, workerUrl: string): Promise<void> {
   let response: Response;
   try {
-    response = await fetch(`${trim(adminUrl)}/deployments`, {
+    response = await restateFetch(`${trim(adminUrl)}/deployments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ uri: workerUrl, force: true }),
@@ -34,9 +35,12 @@ export async function registerDeployment(adminUrl: string, workerUrl: string): P
  * handler, whose turn is aborted, which aborts the running tool's signal.
  */
 export async function cancelInvocation(adminUrl: string, invocationId: string): Promise<void> {
-  const response = await fetch(`${trim(adminUrl)}/invocations/${encodeURIComponent(invocationId)}/cancel`, {
-    method: 'PATCH',
-  });
+  const response = await restateFetch(
+    `${trim(adminUrl)}/invocations/${encodeURIComponent(invocationId)}/cancel`,
+    {
+      method: 'PATCH',
+    },
+  );
   if (!response.ok && response.status !== 404) {
     throw new DurableError(
       'RESTATE_CANCEL_FAILED',
@@ -72,7 +76,7 @@ export async function invocationStatus(
   if (!/^inv_[A-Za-z0-9]+$/.test(invocationId)) {
     throw new DurableError('TURN_FAILED', `'${invocationId}' is not a Restate invocation id (inv_...)`);
   }
-  const response = await fetch(`${trim(adminUrl)}/query`, {
+  const response = await restateFetch(`${trim(adminUrl)}/query`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({

@@ -9,6 +9,7 @@ export { cancelInvocation, invocationStatus, JOURNAL_MISMATCH, registerDeploymen
 export type { DurableErrorCode } from './durable-error.js';
 export { DurableError } from './durable-error.js';
 export { freePort } from './free-port.js';
+export { createRequestIdentity, type RequestIdentity } from './identity.js';
 export type { JournaledError, StepObserver, StepOutcome } from './journaled-step.js';
 export { journaledError, journaledStepRunner, rebuiltError } from './journaled-step.js';
 export type { LocalRestate, LocalRestateOptions } from './local-server.js';
@@ -19,6 +20,7 @@ export {
   startLocalRestate,
 } from './local-server.js';
 export { polyfilledWithResolvers } from './promise-polyfill.js';
+export { type RestateRequestInit, restateFetch, socketPathOf, unixSocketUrl } from './restate-http.js';
 export type {
   SessionFactory,
   SessionInit,

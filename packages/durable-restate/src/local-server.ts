@@ -1,15 +1,18 @@
 /**
  * A local single-node Restate server run from the npm binary
  * (`@restatedev/restate-server`, an optional dependency: a static binary for
- * linux and macOS, x64 and arm64), on free 127.0.0.1 ports, with its data in
- * a base directory of the caller's choice. Stopped by its PID.
+ * linux and macOS, x64 and arm64), on free 127.0.0.1 ports or (`listen:
+ * 'unix'`) on unix sockets only, in its data directory, with its data in a
+ * base directory of the caller's choice. Stopped by its PID.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DurableError } from './durable-error.js';
 import { freePort } from './free-port.js';
+import { restateFetch, unixSocketUrl } from './restate-http.js';
 
 /** Environment variable naming a `restate-server` binary to use instead of the npm one. */
 export const SERVER_BIN_ENV = 'AMPLIFIER_RESTATE_SERVER_BIN';
@@ -46,7 +49,15 @@ export function missingServerMessage(): string {
 export interface LocalRestateOptions {
   /** Where the server keeps its data (`<baseDir>/<node name>/`); reuse it to restart with the journal kept. */
   baseDir: string;
-  /** Ports (default: free ones). */
+  /**
+   * `tcp` (default): admin, ingress and fabric on 127.0.0.1 ports. `unix`:
+   * on `<baseDir>/<node>/{admin,ingress,fabric}.sock` only, no TCP port at
+   * all; keep `baseDir` private (0700) and the sockets are the user's alone.
+   */
+  listen?: 'tcp' | 'unix';
+  /** A PKCS#8 PEM Ed25519 key (`createRequestIdentity`): the server signs its calls to workers with it. */
+  requestIdentityKeyFile?: string;
+  /** Ports (default: free ones; `tcp` only). */
   ingressPort?: number;
   adminPort?: number;
   fabricPort?: number;
@@ -63,8 +74,13 @@ export interface LocalRestateOptions {
 }
 
 export interface LocalRestate {
+  /** `http://127.0.0.1:<port>`, or `http+unix://<socket>` in unix mode (call it with `restateFetch`). */
   readonly ingressUrl: string;
+  /** Like `ingressUrl`, for the admin API. */
   readonly adminUrl: string;
+  /** In unix mode: the sockets' paths. */
+  readonly ingressSocket?: string;
+  readonly adminSocket?: string;
   readonly baseDir: string;
   /** The running server's PID. */
   readonly pid: number;
@@ -80,26 +96,46 @@ export interface LocalRestate {
 export async function startLocalRestate(options: LocalRestateOptions): Promise<LocalRestate> {
   const binary = options.binary ?? findRestateServerBinary();
   if (binary === undefined) throw new DurableError('RESTATE_SERVER_MISSING', missingServerMessage());
-  const ingressPort = options.ingressPort ?? (await freePort());
-  const adminPort = options.adminPort ?? (await freePort());
-  const fabricPort = options.fabricPort ?? (await freePort());
-  const ingressUrl = `http://127.0.0.1:${ingressPort}`;
-  const adminUrl = `http://127.0.0.1:${adminPort}`;
+  const unix = options.listen === 'unix';
+  const nodeDir = path.join(options.baseDir, 'amplifier');
+  const ingressSocket = path.join(nodeDir, 'ingress.sock');
+  const adminSocket = path.join(nodeDir, 'admin.sock');
+  const ingressPort = unix ? 0 : (options.ingressPort ?? (await freePort()));
+  const adminPort = unix ? 0 : (options.adminPort ?? (await freePort()));
+  const fabricPort = unix ? 0 : (options.fabricPort ?? (await freePort()));
+  const ingressUrl = unix ? unixSocketUrl(ingressSocket) : `http://127.0.0.1:${ingressPort}`;
+  const adminUrl = unix ? unixSocketUrl(adminSocket) : `http://127.0.0.1:${adminPort}`;
+  const listenEnv: Record<string, string> = unix
+    ? {}
+    : {
+        RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ingressPort}`,
+        RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${adminPort}`,
+        RESTATE_BIND_ADDRESS: `127.0.0.1:${fabricPort}`,
+        RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${fabricPort}/`,
+      };
+  if (options.requestIdentityKeyFile !== undefined) {
+    listenEnv.RESTATE_WORKER__INVOKER__REQUEST_IDENTITY_PRIVATE_KEY_PEM_FILE = options.requestIdentityKeyFile;
+  }
   let child: ChildProcess;
   let exited: Promise<void>;
 
   const launch = async (): Promise<void> => {
     child = spawn(
       binary,
-      ['--no-logo', '--listen-mode', 'tcp', '--node-name', 'amplifier', '--base-dir', options.baseDir],
+      [
+        '--no-logo',
+        '--listen-mode',
+        unix ? 'unix' : 'tcp',
+        '--node-name',
+        'amplifier',
+        '--base-dir',
+        options.baseDir,
+      ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: {
           ...process.env,
-          RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ingressPort}`,
-          RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${adminPort}`,
-          RESTATE_BIND_ADDRESS: `127.0.0.1:${fabricPort}`,
-          RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${fabricPort}/`,
+          ...listenEnv,
           RESTATE_DEFAULT_NUM_PARTITIONS: String(options.partitions ?? 4),
           RESTATE_LOG_FORMAT: 'compact',
           RESTATE_LOG_DISABLE_ANSI_CODES: 'true',
@@ -140,6 +176,7 @@ export async function startLocalRestate(options: LocalRestateOptions): Promise<L
   const handle: LocalRestate = {
     ingressUrl,
     adminUrl,
+    ...(unix && { ingressSocket, adminSocket }),
     baseDir: options.baseDir,
     get pid() {
       return child.pid ?? -1;
@@ -168,7 +205,7 @@ export async function startLocalRestate(options: LocalRestateOptions): Promise<L
 
 async function answers(url: string): Promise<boolean> {
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    const response = await restateFetch(url, { signal: AbortSignal.timeout(1000) });
     await response.arrayBuffer();
     return response.ok;
   } catch {

@@ -8,11 +8,14 @@
 import { Agent, fetch } from 'undici';
 import { trim } from './admin.js';
 import { DurableError } from './durable-error.js';
+import { socketPathOf } from './restate-http.js';
 import { DEFAULT_OBJECT_NAME, type TurnResult } from './session-object.js';
 
 export interface TurnClientOptions {
-  /** Restate's ingress, e.g. `http://127.0.0.1:8080`. */
+  /** Restate's ingress, e.g. `http://127.0.0.1:8080`, or a local server's `http+unix://` socket URL. */
   ingressUrl: string;
+  /** Headers sent with every request (`authorization` for `amplifier serve --durable`'s front). */
+  headers?: Record<string, string>;
   /** The virtual object's name (default `amplifier-session`). */
   object?: string;
 }
@@ -43,10 +46,18 @@ const patientAgent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 export class TurnClient {
   readonly #ingress: string;
   readonly #object: string;
+  readonly #headers: Record<string, string>;
+  readonly #dispatcher: Agent;
 
   constructor(options: TurnClientOptions) {
-    this.#ingress = trim(options.ingressUrl);
+    const socketPath = socketPathOf(options.ingressUrl);
+    this.#ingress = socketPath === undefined ? trim(options.ingressUrl) : 'http://localhost';
+    this.#dispatcher =
+      socketPath === undefined
+        ? patientAgent
+        : new Agent({ headersTimeout: 0, bodyTimeout: 0, connect: { socketPath } });
     this.#object = options.object ?? DEFAULT_OBJECT_NAME;
+    this.#headers = { ...options.headers };
   }
 
   /** Run a turn and wait for its answer (the connection stays open for the whole turn). */
@@ -89,7 +100,7 @@ export class TurnClient {
   }
 
   async #request<T>(url: string, method: string, body?: unknown, idempotencyKey?: string): Promise<T> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...this.#headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     let response: Awaited<ReturnType<typeof fetch>>;
@@ -97,7 +108,7 @@ export class TurnClient {
       response = await fetch(url, {
         method,
         headers,
-        dispatcher: patientAgent,
+        dispatcher: this.#dispatcher,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {

@@ -20,6 +20,12 @@ export interface WorkerOptions extends SessionObjectOptions {
    * whenever the worker's port is reachable by anything else.
    */
   identityKeys?: string[];
+  /**
+   * Where the Restate SDK's own log lines go (`level`: trace, debug, info,
+   * warn, error). Default: the SDK's console logger, which writes to stdout;
+   * an app whose stdout is data (JSON) passes its own.
+   */
+  log?: (level: string, text: string) => void;
 }
 
 export interface Worker {
@@ -35,6 +41,12 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const handler = restate.createEndpointHandler({
     services: [sessionObject(options)],
     ...(options.identityKeys === undefined ? {} : { identityKeys: options.identityKeys }),
+    ...(options.log === undefined
+      ? {}
+      : {
+          logger: (meta: { level: string }, message?: unknown, ...rest: unknown[]) =>
+            options.log?.(meta.level, [message, ...rest].map((part) => String(part)).join(' ')),
+        }),
   });
   // Tag each attempt, and end it when Restate drops the stream before the response is done.
   const server = http2.createServer((request, response) => {

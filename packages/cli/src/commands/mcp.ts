@@ -19,6 +19,7 @@ type ServeFlags = Common & {
   host?: string;
   port?: number;
   token?: string;
+  unix?: string;
   allowOrigin?: string[];
   allowHost?: string[];
 };
@@ -56,7 +57,11 @@ export function defineMcpCommands(program: Command): void {
     .option('--http', 'Streamable HTTP on /mcp instead of stdio')
     .option('--host <address>', 'address to bind with --http (default 127.0.0.1)')
     .option('--port <n>', 'port with --http (default 8808; 0 picks a free one)', port)
-    .option('--token <token>', 'bearer token clients must send (--http; default $AMPLIFIER_MCP_TOKEN)')
+    .option(
+      '--token <token>',
+      'bearer token clients must send (--http; default $AMPLIFIER_MCP_TOKEN, else a new random one per start)',
+    )
+    .option('--unix <path>', 'with --http: listen on this unix socket (mode 0600, no token) instead of TCP')
     .option(
       '--allow-origin <origin>',
       'a browser Origin allowed besides loopback ones (repeatable)',
@@ -87,6 +92,7 @@ export function defineMcpCommands(program: Command): void {
           host: flags.host,
           port: flags.port,
           token: flags.token,
+          unix: flags.unix,
           allowOrigins: flags.allowOrigin,
           allowHosts: flags.allowHost,
         });

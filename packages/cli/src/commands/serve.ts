@@ -18,7 +18,15 @@ type DurableFlags = Common & {
   restateIngressUrl?: string;
   restateDir?: string;
   advertisedUrl?: string;
+  token?: string;
+  allowHost?: string[];
+  allowOrigin?: string[];
+  restateIdentityKey?: string[];
 };
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
 
 /** Adds `serve`. */
 export function defineServeCommand(program: Command): void {
@@ -33,8 +41,34 @@ export function defineServeCommand(program: Command): void {
     .option('--plan <file>', 'a mount plan (default: the built-in one)')
     .addOption(new Option('-p, --provider <name>', 'model provider').choices(['anthropic', 'openai', 'mock']))
     .option('-m, --model <model>', 'model id for the provider')
-    .option('--port <n>', "the worker's port (default: a free one)", port)
-    .option('--host <address>', 'address the worker binds (default 127.0.0.1)')
+    .option(
+      '--port <n>',
+      "the front's port, where turns are sent (existing cluster: the worker's; default: a free one)",
+      port,
+    )
+    .option(
+      '--host <address>',
+      'address the front binds (existing cluster: the worker; default 127.0.0.1; off loopback needs --token)',
+    )
+    .option(
+      '--token <token>',
+      'bearer token the front requires (default $AMPLIFIER_DURABLE_TOKEN, else a new random one per start)',
+    )
+    .option(
+      '--allow-host <host>',
+      'a Host name the front accepts besides loopback ones (repeatable)',
+      collect,
+    )
+    .option(
+      '--allow-origin <origin>',
+      'a browser Origin the front accepts besides its own (repeatable)',
+      collect,
+    )
+    .option(
+      '--restate-identity-key <key>',
+      'existing cluster: its request identity public key (publickeyv1_...); the worker takes only calls it signed (repeatable; default $RESTATE_IDENTITY_KEYS)',
+      collect,
+    )
     .option(
       '--restate-admin-url <url>',
       "an existing cluster's admin API (default $RESTATE_ADMIN_URL, else a local server)",
@@ -67,6 +101,10 @@ export function defineServeCommand(program: Command): void {
             restateIngressUrl: flags.restateIngressUrl,
             restateDir: flags.restateDir,
             advertisedUrl: flags.advertisedUrl,
+            token: flags.token,
+            allowHosts: flags.allowHost,
+            allowOrigins: flags.allowOrigin,
+            identityKeys: flags.restateIdentityKey,
           },
           display(flags),
         );

@@ -5,6 +5,8 @@
  * test-artifacts/.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -58,7 +60,7 @@ describe.skipIf(missing !== null)(
       page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
-      await page.goto(`${viewer.url}${hash}`);
+      await page.goto(`${viewer.tokenUrl}${hash}`);
       expect(errors).toEqual([]);
       return page;
     }
@@ -193,6 +195,53 @@ describe.skipIf(missing !== null)(
       await expect(p.locator('.children a').textContent()).resolves.toBe('explorer');
       await p.screenshot({ path: path.join(ARTIFACTS, 'python-session.png'), fullPage: true });
       await p.close();
+    });
+
+    it('without the token the page shows nothing; a web page on another origin cannot read the API even with the cookie in the browser', async () => {
+      const context = await browser.newContext();
+      try {
+        const bare = await context.newPage();
+        const response = await bare.goto(viewer.url);
+        expect(response?.status()).toBe(401);
+        expect(await bare.locator('tr.session-row').count()).toBe(0);
+        // The user opens the viewer: the browser now holds its cookie.
+        await bare.goto(viewer.tokenUrl);
+        await bare.locator('tr.session-row').first().waitFor();
+        expect(bare.url()).not.toContain('token=');
+        // A hostile page elsewhere (another port of the same host counts) tries to read the sessions.
+        const evil = http.createServer((_request, answer) => {
+          answer.writeHead(200, { 'content-type': 'text/html' });
+          answer.end('<!doctype html><title>evil</title>');
+        });
+        await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+        try {
+          const evilPage = await context.newPage();
+          await evilPage.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+          const attempts = await evilPage.evaluate(async (base) => {
+            const out: string[] = [];
+            for (const init of [
+              { credentials: 'include' },
+              { credentials: 'include', mode: 'no-cors' },
+              {},
+            ] as RequestInit[]) {
+              try {
+                const r = await fetch(`${base}api/sessions`, init);
+                out.push(`read ${r.status} ${(await r.text()).slice(0, 40)}`);
+              } catch (error) {
+                out.push(`blocked ${(error as Error).name}`);
+              }
+            }
+            return out;
+          }, viewer.url);
+          // Either the browser blocks the read, or it is opaque (no-cors: status 0, no body): never the sessions.
+          for (const attempt of attempts) expect(attempt).toMatch(/^blocked |^read 0 $/);
+        } finally {
+          evil.closeAllConnections();
+          await new Promise<void>((resolve) => evil.close(() => resolve()));
+        }
+      } finally {
+        await context.close();
+      }
     });
   },
 );

@@ -26,16 +26,37 @@ async function viewer(home: string): Promise<Viewer> {
   return v;
 }
 
+/** fetch with the bearer token of the viewer the URL belongs to. */
+function fetchAs(url: string, init: RequestInit = {}): Promise<Response> {
+  const v = viewers.find((x) => url.startsWith(x.url));
+  const headers = { ...(init.headers as Record<string, string> | undefined) };
+  if (v !== undefined) headers.authorization = `Bearer ${v.token}`;
+  return fetch(url, { ...init, headers });
+}
+
 async function getJson<T>(url: string): Promise<{ status: number; body: T }> {
-  const response = await fetch(url);
+  const response = await fetchAs(url);
   return { status: response.status, body: (await response.json()) as T };
 }
 
 /** A GET with a chosen Host header (fetch does not let a caller set it). */
-function rawGet(port: number, pathname: string, host: string, method = 'GET'): Promise<number> {
+function rawGet(
+  port: number,
+  pathname: string,
+  host: string,
+  method = 'GET',
+  headers: Record<string, string> = {},
+): Promise<number> {
+  const v = viewers.find((x) => x.port === port);
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: '127.0.0.1', port, path: pathname, method, headers: { host } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: pathname,
+        method,
+        headers: { host, ...(v !== undefined && { authorization: `Bearer ${v.token}` }), ...headers },
+      },
       (response) => {
         response.resume();
         resolve(response.statusCode ?? 0);
@@ -53,7 +74,7 @@ async function readLive(
   act: () => void,
 ): Promise<LiveUpdate[]> {
   const controller = new AbortController();
-  const response = await fetch(url, { signal: controller.signal });
+  const response = await fetchAs(url, { signal: controller.signal });
   expect(response.headers.get('content-type')).toContain('text/event-stream');
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -112,7 +133,7 @@ describe('the viewer server (real HTTP on 127.0.0.1)', () => {
 
   it('the page carries a CSP with a nonce for its import map; assets come from the package', async () => {
     const v = await viewer(tempDir());
-    const response = await fetch(v.url);
+    const response = await fetchAs(v.url);
     const csp = response.headers.get('content-security-policy') ?? '';
     const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
     expect(nonce).toBeDefined();
@@ -125,7 +146,7 @@ describe('the viewer server (real HTTP on 127.0.0.1)', () => {
       'vendor/htm.mjs',
       'model/session-fold.js',
     ]) {
-      const r = await fetch(`${v.url}assets/${asset}`);
+      const r = await fetchAs(`${v.url}assets/${asset}`);
       expect(r.status, asset).toBe(200);
       expect(r.headers.get('content-type')).toContain('javascript');
     }
@@ -135,6 +156,7 @@ describe('the viewer server (real HTTP on 127.0.0.1)', () => {
     const home = tempDir();
     const v = await viewer(home);
     expect(await rawGet(v.port, '/api/sessions', 'evil.example:80')).toBe(403);
+    expect(await rawGet(v.port, '/api/sessions', `[::1]:${v.port}`)).toBe(200);
     expect(await rawGet(v.port, '/api/sessions', `localhost:${v.port}`)).toBe(200);
     expect(await rawGet(v.port, '/api/sessions', `127.0.0.1:${v.port}`, 'POST')).toBe(405);
     expect(await rawGet(v.port, '/assets/client/../../package.json', `127.0.0.1:${v.port}`)).toBe(404);
@@ -181,6 +203,152 @@ describe('the viewer server (real HTTP on 127.0.0.1)', () => {
       text: expect.stringContaining('is not valid JSON'),
     });
     // The server is still fine.
-    expect((await fetch(`${v.url}api/sessions`)).status).toBe(200);
+    expect((await fetchAs(`${v.url}api/sessions`)).status).toBe(200);
+  });
+});
+
+/** A raw request to a viewer without any credential unless given: status and headers. */
+function bare(
+  v: Viewer,
+  pathname: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port: v.port,
+        path: pathname,
+        method,
+        headers: { host: `127.0.0.1:${v.port}`, ...headers },
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (c: string) => {
+          body += c;
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe('the viewer behind its gate (attacks)', () => {
+  async function withSession(): Promise<{ v: Viewer; routes: string[] }> {
+    const home = tempDir();
+    const run = await scriptedRun(home);
+    const v = await viewer(home);
+    const routes = [
+      '/',
+      '/index.html',
+      '/assets/client/app.js',
+      '/assets/vendor/preact.mjs',
+      '/assets/client/style.css',
+      '/api/sessions',
+      `/api/sessions/${run.id}`,
+      `/api/sessions/${run.id}/live?events=0&transcript=0`,
+      '/nowhere',
+    ];
+    return { v, routes };
+  }
+
+  it('without the token every route, static assets and the live stream included, is 401 and leaks nothing', async () => {
+    const { v, routes } = await withSession();
+    for (const route of routes) {
+      for (const method of ['GET', 'HEAD', 'POST']) {
+        const answer = await bare(v, route, {}, method);
+        expect(answer.status, `${method} ${route}`).toBe(401);
+        expect(answer.body).not.toContain('session');
+      }
+    }
+    for (const authorization of [`Bearer ${v.token.slice(0, -2)}`, 'Bearer x', `Basic ${v.token}`, v.token]) {
+      expect((await bare(v, '/api/sessions', { authorization })).status, authorization).toBe(401);
+    }
+    const upgrade = await new Promise<number>((resolve, reject) => {
+      const request = http.request({
+        host: '127.0.0.1',
+        port: v.port,
+        path: '/api/sessions',
+        headers: { host: `127.0.0.1:${v.port}`, connection: 'Upgrade', upgrade: 'websocket' },
+      });
+      request.on('upgrade', (response, socket) => {
+        socket.destroy();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(upgrade).toBe(401);
+  });
+
+  it('a foreign Host is 403 even with the token, foreign Origins are 403 and nothing is reflected', async () => {
+    const { v, routes } = await withSession();
+    const authorization = `Bearer ${v.token}`;
+    for (const route of routes.slice(0, 6)) {
+      for (const host of [
+        'evil.example',
+        `evil.example:${v.port}`,
+        '1.2.3.4',
+        `127.0.0.1.evil.example:${v.port}`,
+      ]) {
+        expect((await bare(v, route, { host, authorization })).status, `${host} ${route}`).toBe(403);
+      }
+      for (const origin of [
+        'http://evil.example',
+        'http://1.2.3.4',
+        'null',
+        `http://localhost:${v.port + 1}`,
+      ]) {
+        const answer = await bare(v, route, { origin, authorization });
+        expect(answer.status, `${origin} ${route}`).toBe(403);
+        expect(Object.keys(answer.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+      }
+    }
+    const preflight = await bare(
+      v,
+      '/api/sessions',
+      { origin: 'http://evil.example', 'access-control-request-method': 'GET' },
+      'OPTIONS',
+    );
+    expect(preflight.headers['access-control-allow-credentials']).toBeUndefined();
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('the printed ?token= URL is traded for an HttpOnly SameSite=Strict cookie per port, and a wrong one is 401', async () => {
+    const { v } = await withSession();
+    expect(v.tokenUrl).toBe(`${v.url}?token=${v.token}`);
+    const trade = await bare(v, `/?token=${v.token}`);
+    expect(trade.status).toBe(302);
+    expect(trade.headers.location).toBe('/');
+    const cookie = trade.headers['set-cookie']![0]!;
+    expect(cookie).toMatch(new RegExp(`^amplifier-view-${v.port}=`));
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    const pair = cookie.split(';')[0]!;
+    expect((await bare(v, '/assets/client/app.js', { cookie: pair })).status).toBe(200);
+    expect((await bare(v, '/api/sessions', { cookie: pair })).status).toBe(200);
+    expect((await bare(v, `/?token=${v.token.slice(1)}`)).status).toBe(401);
+    expect((await bare(v, '/api/sessions', { cookie: `amplifier-view-${v.port}=nope` })).status).toBe(401);
+  });
+
+  it('the token differs per start unless given', async () => {
+    const a = await viewer(tempDir());
+    const b = await viewer(tempDir());
+    expect(a.token).not.toBe(b.token);
+    expect(Buffer.from(a.token, 'base64url')).toHaveLength(32);
+    const given = await startViewer({ home: tempDir(), token: 'my-own-token' });
+    viewers.push(given);
+    expect(given.token).toBe('my-own-token');
+    expect((await bare(given, '/api/sessions', { authorization: 'Bearer my-own-token' })).status).toBe(200);
   });
 });

@@ -11,8 +11,12 @@
  * - `GET /api/sessions/<id>/live?events=<n>&transcript=<n>`: server-sent
  *   events from those byte offsets on.
  *
- * Requests whose Host is not this server's loopback address are refused
- * (a web page elsewhere cannot reach the sessions through DNS rebinding).
+ * Every request, on every route (the page and its assets included) and
+ * every upgrade, passes @amplifier/server's gate first: a Host other than a
+ * loopback name gets 403 (DNS rebinding), a foreign Origin 403, and a
+ * request without the token 401. The token is new at each start (or given);
+ * the browser opens `/?token=<token>`, which is traded for an `HttpOnly;
+ * SameSite=Strict` cookie and dropped from the URL.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -20,6 +24,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { amplifierHome } from '@amplifier/hooks-logging';
+import { createGate, newToken } from '@amplifier/server';
 import type { SessionSummary } from '../model/summary.js';
 import { type ReadLimits, SessionReader } from '../reader/session-reader.js';
 import { streamSession } from './live-session.js';
@@ -35,11 +40,21 @@ export interface ViewerOptions {
   limits?: Partial<ReadLimits>;
   /** How often the live view polls the files besides watching them, ms. Default 500. */
   pollMs?: number;
+  /** The credential (default: 256 new random bits). */
+  token?: string;
+  /** Host names accepted besides `localhost`, `127.0.0.1` and `[::1]` (a proxy's name). */
+  allowedHosts?: readonly string[];
+  /** Browser origins accepted besides the viewer's own. */
+  allowedOrigins?: readonly string[];
 }
 
 export interface Viewer {
-  /** `http://127.0.0.1:<port>/` */
+  /** `http://127.0.0.1:<port>/` (every route needs the token). */
   url: string;
+  /** The credential: `Authorization: Bearer <token>`, or open `tokenUrl` in a browser. */
+  token: string;
+  /** `http://127.0.0.1:<port>/?token=<token>`: what to open in a browser (the token becomes a cookie). */
+  tokenUrl: string;
   port: number;
   home: string;
   close(): Promise<void>;
@@ -49,6 +64,7 @@ function json(response: http.ServerResponse, status: number, body: unknown): voi
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
   });
   response.end(JSON.stringify(body));
 }
@@ -69,7 +85,10 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
   const index = new SessionIndex(home);
   const reader = new SessionReader(options.limits);
   const streams = new Set<() => void>();
+  const token = options.token ?? newToken();
   let port = 0;
+  // The cookie name carries the port: cookies are shared by every port of a host.
+  let gate = createGate({ token, boundHost: '127.0.0.1' });
 
   const summaries = async (): Promise<SessionSummary[]> => {
     const out: SessionSummary[] = [];
@@ -78,11 +97,7 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
   };
 
   const handle = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
-    const host = request.headers.host ?? '';
-    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-      json(response, 403, { error: `This server answers requests for 127.0.0.1:${port} only.` });
-      return;
-    }
+    if (!gate.admit(request, response)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       json(response, 405, { error: 'Only GET is supported.' });
       return;
@@ -159,13 +174,26 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
       else response.end();
     });
   });
+  server.on('upgrade', (request: http.IncomingMessage, socket) => {
+    if (!gate.admitUpgrade(request, socket)) return;
+    socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   port = (server.address() as AddressInfo).port;
+  gate = createGate({
+    token,
+    boundHost: '127.0.0.1',
+    cookieName: `amplifier-view-${port}`,
+    allowedHosts: options.allowedHosts ?? [],
+    allowedOrigins: options.allowedOrigins ?? [],
+  });
   return {
     url: `http://127.0.0.1:${port}/`,
+    token,
+    tokenUrl: `http://127.0.0.1:${port}/?token=${token}`,
     port,
     home,
     close: async () => {
