@@ -15,10 +15,12 @@ import type { ChildProcess, StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { maskArguments, realpathOr, resolverArguments } from './masks.js';
 import { limitProcesses, type PidsLimitKind, pidsLimitKind } from './pids-limit.js';
 import { childProcess } from './platform.js';
 import { CALL_MARKER, killMarked, newMarker, SESSION_MARKER } from './reaper.js';
-import { DEFAULT_HIDDEN, policyPath, type SandboxPolicy } from './sandbox-policy.js';
+import { policyPath, type SandboxPolicy } from './sandbox-policy.js';
+import { SECCOMP_FD, unixSocketFilter } from './seccomp.js';
 import { ENV_BINARY, Spare, type SpareStdio, spareCanRun } from './spare.js';
 
 /**
@@ -41,6 +43,8 @@ export interface SandboxSupport {
   bwrap?: string;
   /** Why it is not available (missing, or what bwrap said). */
   reason?: string;
+  /** This bwrap knows `--disable-userns` (0.8.0 and later): confined commands get it. */
+  disableUserns?: boolean;
 }
 
 /** What to install: printed with every notice and error about a missing sandbox. */
@@ -49,7 +53,19 @@ export const INSTALL_HINT =
 
 const probes = new Map<string, SandboxSupport>();
 
-/** Find `bwrap` and check once that it can make the namespaces we use (cached per binary). */
+/**
+ * What confines every command whoever runs the kernel: a user namespace with
+ * no capabilities (bwrap keeps root's capabilities unless told to drop them,
+ * and makes a user namespace by itself only for non-root callers).
+ */
+const NO_PRIVILEGES = ['--unshare-user', '--cap-drop', 'ALL'];
+
+/**
+ * Find `bwrap` and check once (cached per binary) that it can make the
+ * sandbox confined commands get: the namespaces, a user namespace without
+ * capabilities (some container runtimes forbid it), no nested user namespace,
+ * and the seccomp filter.
+ */
 export function sandboxSupport(bwrap?: string): SandboxSupport {
   if (process.platform !== 'linux') {
     return { available: false, reason: `no OS sandbox on ${process.platform} (bubblewrap is Linux only)` };
@@ -58,21 +74,68 @@ export function sandboxSupport(bwrap?: string): SandboxSupport {
   if (binary === undefined) return { available: false, reason: 'bwrap (bubblewrap) is not installed' };
   const cached = probes.get(binary);
   if (cached) return cached;
-  const probe = childProcess().spawnSync(
-    binary,
-    ['--ro-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--die-with-parent', 'true'],
-    { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  const support: SandboxSupport =
-    probe.status === 0
-      ? { available: true, bwrap: binary }
-      : {
+  const filter = unixSocketFilter();
+  const support =
+    filter === undefined
+      ? {
           available: false,
           bwrap: binary,
-          reason: `bwrap cannot create namespaces here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
-        };
+          reason: `no seccomp filter for this CPU (${process.arch}, ${os.endianness()}): unix sockets could not be blocked (x64 and arm64 are supported)`,
+        }
+      : probe(binary, filter);
   probes.set(binary, support);
   return support;
+}
+
+/** Run the sandbox's privilege and filter set-up once around `true`; retry without `--disable-userns` on a bwrap older than 0.8.0. */
+function probe(binary: string, filter: Buffer): SandboxSupport {
+  const run = (disableUserns: boolean) =>
+    childProcess().spawnSync(
+      binary,
+      [
+        '--ro-bind',
+        '/',
+        '/',
+        '--proc',
+        '/proc',
+        ...NO_PRIVILEGES,
+        ...(disableUserns ? ['--disable-userns'] : []),
+        '--unshare-pid',
+        '--unshare-net',
+        '--die-with-parent',
+        '--seccomp',
+        '0',
+        'true',
+      ],
+      { encoding: 'utf8', timeout: 10_000, input: filter, stdio: ['pipe', 'ignore', 'pipe'] },
+    );
+  let result = run(true);
+  let disableUserns = true;
+  if (result.status !== 0 && /disable-userns/.test(result.stderr ?? '')) {
+    disableUserns = false;
+    result = run(false);
+  }
+  if (result.status === 0) return { available: true, bwrap: binary, disableUserns };
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+    return { available: false, bwrap: binary, reason: `bwrap (bubblewrap) is not installed (${binary}: not found)` };
+  }
+  const said = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
+  return { available: false, bwrap: binary, reason: `${unavailableReason(said)}: ${said}` };
+}
+
+/** What a failed probe means, and the fix, from what bwrap said. */
+function unavailableReason(said: string): string {
+  if (/seccomp/i.test(said)) {
+    return 'bwrap cannot install the seccomp filter here (the kernel needs CONFIG_SECCOMP_FILTER)';
+  }
+  if (/namespace|uid map|setting up uid|userns|Operation not permitted|Permission denied/i.test(said)) {
+    return (
+      'bwrap cannot create a user namespace without privileges here (container runtimes and some kernels forbid it: ' +
+      'allow it with `sysctl kernel.unprivileged_userns_clone=1` or `kernel.apparmor_restrict_unprivileged_userns=0`, ' +
+      'or run the container with a seccomp profile that permits unshare/clone of namespaces)'
+    );
+  }
+  return 'bwrap cannot create namespaces here';
 }
 
 /** Options of a `Sandbox`. */
@@ -106,6 +169,12 @@ export interface PreparedCommand {
   env: NodeJS.ProcessEnv;
   /** Runs under bubblewrap (which reports a death by signal n as exit code 128 + n). */
   confined: boolean;
+  /**
+   * The seccomp filter to write to the started process's descriptor
+   * `SECCOMP_FD` (a pipe), where bubblewrap reads it: without it bubblewrap
+   * refuses to start (fails closed).
+   */
+  seccomp?: Buffer;
   /** After the command (and its group) ended: kill what escaped and release the call's resources. */
   finish(): Promise<void>;
 }
@@ -114,10 +183,15 @@ export interface PreparedCommand {
 export class SandboxUnavailableError extends Error {
   constructor(module: string, reason: string) {
     super(
-      `${module}: sandbox is 'required' but unavailable: ${reason}; ${INSTALL_HINT}, or set sandbox: off`,
+      `${module}: sandbox is 'required' but unavailable: ${reason}; ${fixFor(reason)}, or set sandbox: off`,
     );
     this.name = 'SandboxUnavailableError';
   }
+}
+
+/** What to do about `reason`: install bubblewrap when it is missing, else what the reason names. */
+function fixFor(reason: string): string {
+  return /not installed|is Linux only/.test(reason) ? INSTALL_HINT : 'fix what the reason above names';
 }
 
 const noticed = new Set<string>();
@@ -168,7 +242,7 @@ export class Sandbox {
       if (this.policy.mode === 'auto' && !this.#support.available && !noticed.has(this.#module)) {
         noticed.add(this.#module);
         this.#notice(
-          `${this.#module}: commands run WITHOUT an OS sandbox (${this.#support.reason}); ${INSTALL_HINT} to confine them, or set sandbox: required to refuse to run without it`,
+          `${this.#module}: commands run WITHOUT an OS sandbox (${this.#support.reason}); ${fixFor(this.#support.reason ?? '')} to confine them, or set sandbox: required to refuse to run without it`,
         );
       }
     }
@@ -240,6 +314,7 @@ export class Sandbox {
       policy: this.policy,
       home: this.#home,
       readable: [program, ...(options.readable ?? [])],
+      disableUserns: this.support.disableUserns !== false,
     });
   }
 
@@ -256,8 +331,9 @@ export class Sandbox {
     return {
       command: limited.command,
       args: limited.args,
-      env,
+      env: confinedEnvironment(env),
       confined: true,
+      ...(this.policy.network ? {} : { seccomp: this.#filter() }),
       finish: () => limited.release(),
     };
   }
@@ -297,10 +373,21 @@ export class Sandbox {
     // After this call has started (cold or warm), start the sandbox of the next one.
     setImmediate(() => this.#refill(key, setup, stdio, options.env));
     if (spare !== undefined && spare.key !== key) spare.discard();
-    if (spare?.key === key && (await spare.launch(command, args, options.cwd, options.env))) {
+    if (
+      spare?.key === key &&
+      (await spare.launch(command, args, options.cwd, confinedEnvironment(options.env)))
+    ) {
       return { child: spare.child, finish: () => spare.finish() };
     }
     return this.#cold(command, args, options.cwd, options.env, setup);
+  }
+
+  /** The seccomp filter of this CPU (the probe refused the sandbox where there is none). */
+  #filter(): Buffer {
+    const filter = unixSocketFilter();
+    if (filter === undefined)
+      throw new SandboxUnavailableError(this.#module, 'no seccomp filter for this CPU');
+    return filter;
   }
 
   /** Resolves true once the spare for the next command is ready (false: there is none). For tests and benchmarks. */
@@ -317,6 +404,7 @@ export class Sandbox {
         stdio,
         maxProcesses: this.policy.max_processes,
         env,
+        ...(this.policy.network ? {} : { seccomp: this.#filter() }),
       });
     } catch {
       // no script directory: the next command starts cold
@@ -355,9 +443,20 @@ export interface SetupOptions {
    * package folder, and what its symlinks point to inside it).
    */
   readable?: readonly string[];
+  /** Pass `--disable-userns` (default true; false for a bwrap older than 0.8.0, see `SandboxSupport`). */
+  disableUserns?: boolean;
+  /** Where `XDG_RUNTIME_DIR` and `SSH_AUTH_SOCK` (socket folders to mask) are read (default: `process.env`). */
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Mask what only root can read (default: when the kernel runs as euid 0; see masks.ts). */
+  asRoot?: boolean;
 }
 
-/** bubblewrap's set-up arguments: everything up to `--chdir` and the command (the sandbox a spare can be). */
+/**
+ * bubblewrap's set-up arguments: everything up to `--chdir` and the command
+ * (the sandbox a spare can be). With the network off, bwrap reads the seccomp
+ * filter (`unixSocketFilter()`) from descriptor `SECCOMP_FD`, which the
+ * caller must give it.
+ */
 export function bwrapSetup(options: SetupOptions): string[] {
   const { policy, home } = options;
   const workspace = realpathOr(options.workspace);
@@ -386,22 +485,42 @@ export function bwrapSetup(options: SetupOptions): string[] {
     exposed.add(top);
     out.push('--ro-bind', top, top);
   }
-  const hidden = [
-    ...DEFAULT_HIDDEN.map((p) => path.join(home, p)),
-    ...policy.hidden.map((p) => policyPath(p, workspace, home)),
-  ];
-  for (const entry of hidden) {
-    const real = realpathOr(entry);
-    const stat = fs.statSync(real, { throwIfNoEntry: false });
-    if (stat === undefined) continue;
-    // Hiding the workspace itself (or a parent of it) would hide the work: skip it, writable wins.
-    if (writable.some((w) => w === real || w.startsWith(`${real}${path.sep}`))) continue;
-    if (stat.isDirectory()) out.push('--tmpfs', real, '--remount-ro', real);
-    else out.push('--ro-bind', '/dev/null', real);
-  }
+  const masks = maskArguments({
+    home,
+    hidden: policy.hidden.map((p) => policyPath(p, workspace, home)),
+    keep: [...writable, cwd],
+    hostEnv: options.hostEnv ?? process.env,
+    ...(options.asRoot === undefined ? {} : { asRoot: options.asRoot }),
+  });
+  out.push(...masks);
+  if (policy.network) out.push(...resolverArguments(masks));
+  out.push(...NO_PRIVILEGES);
+  if (options.disableUserns !== false) out.push('--disable-userns');
   out.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  if (!policy.network) out.push('--unshare-net');
+  if (!policy.network) out.push('--unshare-net', '--seccomp', String(SECCOMP_FD));
   out.push('--die-with-parent');
+  return out;
+}
+
+/**
+ * Variables that point a command at a host service through a unix socket or a
+ * daemon (ssh-agent, Docker, Podman, D-Bus, gpg-agent): unset in every
+ * confined command, whose sandbox masks those sockets anyway.
+ */
+export const CONFINED_UNSET: readonly string[] = [
+  'SSH_AUTH_SOCK',
+  'SSH_AGENT_PID',
+  'DOCKER_HOST',
+  'CONTAINER_HOST',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'DBUS_SYSTEM_BUS_ADDRESS',
+  'GPG_AGENT_INFO',
+];
+
+/** `env` without `CONFINED_UNSET` (a copy, on a null-prototype object). */
+function confinedEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = Object.assign(Object.create(null), env);
+  for (const name of CONFINED_UNSET) delete out[name];
   return out;
 }
 
@@ -441,14 +560,6 @@ function spareStdio(stdio: StdioOptions | undefined): SpareStdio | undefined {
   if (modes.length !== 3) return undefined;
   const plain = modes.every((mode) => mode === 'ignore' || mode === 'pipe' || mode === 'inherit');
   return plain ? (modes as SpareStdio) : undefined;
-}
-
-function realpathOr(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
 }
 
 /** `bwrap` on PATH, by PATH value: looked up once per process (a server mounts tool-bash per session). */

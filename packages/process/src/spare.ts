@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { limitProcesses } from './pids-limit.js';
 import { childProcess } from './platform.js';
+import { SECCOMP_FD } from './seccomp.js';
 
 /** Where a spare's script directory appears inside its sandbox (in the private /tmp). */
 const CALL_DIR = '/tmp/.amplifier-call';
@@ -40,6 +41,8 @@ export interface SpareOptions {
   maxProcesses: number;
   /** The environment bubblewrap and the launcher start with (the command gets the call's own). */
   env: NodeJS.ProcessEnv;
+  /** The seccomp filter bubblewrap reads from descriptor `SECCOMP_FD` (the set-up names it). */
+  seccomp?: Buffer;
 }
 
 /** One pre-started sandbox, for one command. */
@@ -75,9 +78,11 @@ export class Spare {
     this.child = childProcess().spawn(limited.command, limited.args, {
       env: options.env,
       detached: true,
-      stdio: [...options.stdio, 'pipe', 'pipe'],
+      stdio: [...options.stdio, 'pipe', 'pipe', options.seccomp === undefined ? 'ignore' : 'pipe'],
     });
     const child = this.child;
+    if (options.seccomp !== undefined)
+      ((child.stdio as unknown[])[SECCOMP_FD] as Writable | null | undefined)?.end(options.seccomp);
     // An idle spare never keeps the host alive (bubblewrap dies with it: --die-with-parent).
     child.unref();
     for (const stream of child.stdio) unrefStream(stream);
