@@ -13,7 +13,7 @@ import { makeTempDir } from './__fixtures__/children.js';
 import { runInGroup } from './run.js';
 import { bwrapArguments, CONFINED_UNSET, Sandbox, sandboxSupport } from './sandbox.js';
 import { SANDBOX_DEFAULTS, type SandboxPolicy } from './sandbox-policy.js';
-import { SECCOMP_FD } from './seccomp.js';
+import { SECCOMP_FD, unixSocketFilter } from './seccomp.js';
 
 const gate = sandboxGate(sandboxSupport());
 const asRoot = process.geteuid?.() === 0;
@@ -183,7 +183,7 @@ describe.skipIf(!gate.run).each(['cold', 'pre-started'] as const)(
         'unshare -Urm true',
       ];
       const r = await run(
-        attempts.map((a, i) => `${a} 2>/dev/null && echo "MADE-${i}"`).join('\n') + '\necho done',
+        `${attempts.map((a, i) => `${a} 2>/dev/null && echo "MADE-${i}"`).join('\n')}\necho done`,
         where,
       );
       expect(r.out).toContain('done');
@@ -327,5 +327,84 @@ describe.skipIf(!gate.run)(gate.title('Confinement (bubblewrap): fails closed'),
       fs.closeSync(devNull);
     }
     expect(fs.existsSync(marker)).toBe(false);
+  });
+});
+
+describe('the support probe runs the privilege and filter set-up of a confined command', () => {
+  /** A fake bwrap: records its arguments and stdin, then runs `body`. */
+  function fakeBwrap(body: string): { bwrap: string; args: () => string[]; stdin: () => Buffer } {
+    const dir = makeTempDir();
+    const bwrap = path.join(dir, 'bwrap');
+    fs.writeFileSync(
+      bwrap,
+      `#!/bin/sh\nprintf '%s\\n' "$@" >> '${dir}/args'\ncat > '${dir}/stdin'\n${body}\n`,
+      { mode: 0o755 },
+    );
+    return {
+      bwrap,
+      args: () => fs.readFileSync(path.join(dir, 'args'), 'utf8').trim().split('\n'),
+      stdin: () => fs.readFileSync(path.join(dir, 'stdin')),
+    };
+  }
+
+  it('asks for a user namespace without capabilities, no nested one, and the seccomp filter (given on stdin)', () => {
+    const fake = fakeBwrap('exit 0');
+    expect(sandboxSupport(fake.bwrap)).toEqual({ available: true, bwrap: fake.bwrap, disableUserns: true });
+    const args = fake.args();
+    expect(args.join(' ')).toContain('--unshare-user --cap-drop ALL --disable-userns');
+    expect(args.join(' ')).toContain('--seccomp 0');
+    expect(fake.stdin().equals(unixSocketFilter()!)).toBe(true);
+  });
+
+  it('a bwrap older than 0.8.0 (no --disable-userns) still works, without it', () => {
+    const fake = fakeBwrap(
+      `case " $* " in *" --disable-userns "*) echo 'bwrap: Unknown option --disable-userns' >&2; exit 1;; esac; exit 0`,
+    );
+    const support = sandboxSupport(fake.bwrap);
+    expect(support).toMatchObject({ available: true, disableUserns: false });
+    const where = setup();
+    const setupArgs = bwrapArguments('true', [], {
+      cwd: where.workspace,
+      workspace: where.workspace,
+      policy: { ...SANDBOX_DEFAULTS },
+      home: where.home,
+      disableUserns: support.disableUserns!,
+    });
+    expect(setupArgs).not.toContain('--disable-userns');
+    expect(setupArgs.join(' ')).toContain('--unshare-user --cap-drop ALL');
+  });
+
+  it("a kernel or container that forbids user namespaces: 'auto' says so once and runs unconfined, 'required' refuses with the fix", () => {
+    const fake = fakeBwrap(
+      `echo 'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.' >&2; exit 1`,
+    );
+    const notices: string[] = [];
+    const auto = new Sandbox(
+      { ...SANDBOX_DEFAULTS },
+      { module: 'mod-userns', bwrap: fake.bwrap, notice: (m) => notices.push(m) },
+    );
+    expect(auto.active).toBe(false);
+    expect(auto.describe()).toMatch(/^auto \(unavailable: bwrap cannot create a user namespace/);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(
+      /WITHOUT an OS sandbox \(bwrap cannot create a user namespace.*unprivileged_userns_clone/,
+    );
+    expect(notices[0]).not.toMatch(/apt-get install/);
+    expect(
+      () =>
+        new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'required' }, { module: 'mod-userns', bwrap: fake.bwrap }),
+    ).toThrow(
+      /'required' but unavailable: bwrap cannot create a user namespace.*apparmor_restrict_unprivileged_userns=0.*No permissions to create new namespace/,
+    );
+  });
+
+  it("a kernel without seccomp filters: 'required' refuses, naming CONFIG_SECCOMP_FILTER", () => {
+    const fake = fakeBwrap(
+      `echo 'bwrap: Unable to set up system call filtering as requested: prctl(PR_SET_SECCOMP) reported EINVAL.' >&2; exit 1`,
+    );
+    expect(
+      () =>
+        new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'required' }, { module: 'mod-seccomp', bwrap: fake.bwrap }),
+    ).toThrow(/cannot install the seccomp filter here \(the kernel needs CONFIG_SECCOMP_FILTER\)/);
   });
 });
