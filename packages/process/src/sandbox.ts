@@ -117,7 +117,11 @@ function probe(binary: string, filter: Buffer): SandboxSupport {
   }
   if (result.status === 0) return { available: true, bwrap: binary, disableUserns };
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    return { available: false, bwrap: binary, reason: `bwrap (bubblewrap) is not installed (${binary}: not found)` };
+    return {
+      available: false,
+      bwrap: binary,
+      reason: `bwrap (bubblewrap) is not installed (${binary}: not found)`,
+    };
   }
   const said = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
   return { available: false, bwrap: binary, reason: `${unavailableReason(said)}: ${said}` };
