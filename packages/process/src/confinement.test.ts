@@ -11,6 +11,7 @@ import { sandboxGate } from '@amplifier/test-fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from './__fixtures__/children.js';
 import { runInGroup } from './run.js';
+import { resolveRunAs } from './run-as.js';
 import { bwrapArguments, CONFINED_UNSET, Sandbox, sandboxSupport } from './sandbox.js';
 import { SANDBOX_DEFAULTS, type SandboxPolicy } from './sandbox-policy.js';
 import { SECCOMP_FD, unixSocketFilter } from './seccomp.js';
@@ -19,6 +20,8 @@ const gate = sandboxGate(sandboxSupport());
 const asRoot = process.geteuid?.() === 0;
 // Not in /tmp, which the sandbox's private /tmp hides anyway: in a folder the sandbox sees.
 const root = fs.existsSync('/var/tmp') ? fs.mkdtempSync('/var/tmp/amplifier-confine-') : makeTempDir();
+// Searchable by others: the run_as user reaches the workspaces in it.
+fs.chmodSync(root, 0o755);
 let serial = 0;
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -219,12 +222,12 @@ describe.skipIf(!gate.run).each(['cold', 'pre-started'] as const)(
           }
         });
         const r = await run(
-          closed
+          `${closed
             .map(
               (p) =>
                 `if { [ -d ${p} ] && ls -A ${p}; } >/dev/null 2>&1 || { [ -f ${p} ] && cat ${p}; } >/dev/null 2>&1; then echo "OPENED ${p}"; fi`,
             )
-            .join('\n') + '\necho done',
+            .join('\n')}\necho done`,
           where,
         );
         expect(r.out).toBe('done\n');
@@ -247,6 +250,31 @@ describe.skipIf(!gate.run).each(['cold', 'pre-started'] as const)(
         expect(r.out).toContain('OTHER-HOME-NOTES');
       } finally {
         fs.rmSync(other, { recursive: true, force: true });
+      }
+    });
+
+    it("run_as: as root, bubblewrap and the command run as that user, so root's 0600 files outside every mask are refused; as a user it changes nothing", async () => {
+      const where = setup();
+      fs.chmodSync(where.workspace, 0o777);
+      const secret = path.join(where.outside, 'root-only');
+      fs.writeFileSync(secret, 'ROOT-ONLY-MARKER', { mode: 0o600 });
+      const script = `id -u; cat ${secret} 2>&1; echo made > mine && echo wrote; grep -E '^(CapEff|Seccomp):' /proc/self/status`;
+      const as = await run(script, where, { run_as: 'nobody' });
+      expect(as.out).toContain('wrote');
+      expect(as.out).toMatch(/^CapEff:\s+0{16}$/m);
+      expect(as.out).toMatch(/^Seccomp:\s+2$/m);
+      if (asRoot) {
+        expect(as.out.split('\n')[0]).toBe(String(resolveRunAs('nobody').uid));
+        expect(as.out).not.toContain('ROOT-ONLY-MARKER');
+        expect(as.out).toContain('Permission denied');
+        expect(fs.statSync(path.join(where.workspace, 'mine')).uid).toBe(resolveRunAs('nobody').uid);
+        // Without run_as the same file is read: masks name secrets, they cannot know every file.
+        const plain = await run(script, where);
+        expect(plain.out).toContain('ROOT-ONLY-MARKER');
+      } else {
+        // Not root: ignored, the command runs as this user (who owns the secret: it reads it).
+        expect(as.out.split('\n')[0]).toBe(String(process.getuid?.()));
+        expect(as.out).toContain('ROOT-ONLY-MARKER');
       }
     });
 
@@ -428,5 +456,38 @@ describe('the support probe runs the privilege and filter set-up of a confined c
       () =>
         new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'required' }, { module: 'mod-seccomp', bwrap: fake.bwrap }),
     ).toThrow(/cannot install the seccomp filter here \(the kernel needs CONFIG_SECCOMP_FILTER\)/);
+  });
+});
+
+describe('sandbox_policy.run_as names an unprivileged user', () => {
+  it('resolves a name or a uid from /etc/passwd; refuses root and unknown users with the fix', () => {
+    const dir = makeTempDir();
+    const passwd = path.join(dir, 'passwd');
+    fs.writeFileSync(
+      passwd,
+      'root:x:0:0:root:/root:/bin/bash\nsbx:x:990:985::/nonexistent:/usr/sbin/nologin\n',
+    );
+    expect(resolveRunAs('sbx', passwd)).toEqual({ name: 'sbx', uid: 990, gid: 985 });
+    expect(resolveRunAs(990, passwd)).toEqual({ name: 'sbx', uid: 990, gid: 985 });
+    expect(() => resolveRunAs('root', passwd)).toThrow(/'root' is root \(uid 0\); name an unprivileged user/);
+    expect(() => resolveRunAs('nosuch', passwd)).toThrow(
+      /no user 'nosuch' in .*useradd --system --user-group nosuch/,
+    );
+    expect(() => resolveRunAs(4242, passwd)).toThrow(/no user '4242'/);
+    expect(() => resolveRunAs('sbx', path.join(dir, 'missing'))).toThrow(/no user 'sbx'/);
+  });
+
+  it('an unknown run_as user refuses the mount as root (ignored as a user); with sandbox: off it is not looked up', () => {
+    const make = () =>
+      new Sandbox(
+        { ...SANDBOX_DEFAULTS, mode: 'auto', run_as: 'amplifier-no-such-user' },
+        { module: 'm', notice: () => {} },
+      );
+    if (asRoot) expect(make).toThrow(/sandbox_policy.run_as: no user 'amplifier-no-such-user'/);
+    else expect(make().policy.run_as).toBe('amplifier-no-such-user');
+    expect(
+      new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'off', run_as: 'amplifier-no-such-user' }, { module: 'm' })
+        .active,
+    ).toBe(false);
   });
 });

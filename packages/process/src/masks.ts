@@ -54,6 +54,8 @@ export interface MaskOptions {
   hostEnv: NodeJS.ProcessEnv;
   /** Mask what only root can read (default: the kernel runs as euid 0). */
   asRoot?: boolean;
+  /** Whether bubblewrap can reach a path (run as another user: it cannot mask what it cannot reach, nor need to). */
+  reachable?: (path: string) => boolean;
 }
 
 /** The bubblewrap arguments masking what `options` says, after the binds. */
@@ -79,7 +81,7 @@ export function maskArguments(options: MaskOptions): string[] {
     // Hiding the workspace itself (or a parent of it) would hide the work: skip it, the work wins.
     if (keep.some((k) => k === entry || k.startsWith(`${entry}${path.sep}`))) continue;
     const stat = fs.statSync(entry, { throwIfNoEntry: false });
-    if (stat === undefined) continue;
+    if (stat === undefined || options.reachable?.(entry) === false) continue;
     if (stat.isDirectory()) {
       dirs.push(entry);
       out.push('--tmpfs', entry, '--remount-ro', entry);

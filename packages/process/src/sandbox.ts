@@ -19,6 +19,7 @@ import { maskArguments, realpathOr, resolverArguments } from './masks.js';
 import { limitProcesses, type PidsLimitKind, pidsLimitKind } from './pids-limit.js';
 import { childProcess } from './platform.js';
 import { CALL_MARKER, killMarked, newMarker, SESSION_MARKER } from './reaper.js';
+import { canReach, type HostUser, resolveRunAs, runAsPrefix } from './run-as.js';
 import { policyPath, type SandboxPolicy } from './sandbox-policy.js';
 import { SECCOMP_FD, unixSocketFilter } from './seccomp.js';
 import { ENV_BINARY, Spare, type SpareStdio, spareCanRun } from './spare.js';
@@ -66,33 +67,43 @@ const NO_PRIVILEGES = ['--unshare-user', '--cap-drop', 'ALL'];
  * capabilities (some container runtimes forbid it), no nested user namespace,
  * and the seccomp filter.
  */
-export function sandboxSupport(bwrap?: string): SandboxSupport {
+export function sandboxSupport(bwrap?: string, runAs?: HostUser): SandboxSupport {
   if (process.platform !== 'linux') {
     return { available: false, reason: `no OS sandbox on ${process.platform} (bubblewrap is Linux only)` };
   }
   const binary = bwrap ?? findBwrap();
   if (binary === undefined) return { available: false, reason: 'bwrap (bubblewrap) is not installed' };
-  const cached = probes.get(binary);
+  const key = runAs === undefined ? binary : `${binary}\0${runAs.uid}:${runAs.gid}`;
+  const cached = probes.get(key);
   if (cached) return cached;
   const filter = unixSocketFilter();
-  const support =
+  const prefix = runAs === undefined ? [] : runAsPrefix(runAs);
+  const support: SandboxSupport =
     filter === undefined
       ? {
           available: false,
           bwrap: binary,
           reason: `no seccomp filter for this CPU (${process.arch}, ${os.endianness()}): unix sockets could not be blocked (x64 and arm64 are supported)`,
         }
-      : probe(binary, filter);
-  probes.set(binary, support);
+      : prefix === undefined
+        ? {
+            available: false,
+            bwrap: binary,
+            reason: 'setpriv (util-linux) is not installed, and sandbox_policy.run_as needs it',
+          }
+        : probe(binary, filter, prefix);
+  probes.set(key, support);
   return support;
 }
 
 /** Run the sandbox's privilege and filter set-up once around `true`; retry without `--disable-userns` on a bwrap older than 0.8.0. */
-function probe(binary: string, filter: Buffer): SandboxSupport {
+function probe(binary: string, filter: Buffer, prefix: readonly string[]): SandboxSupport {
   const run = (disableUserns: boolean) =>
     childProcess().spawnSync(
-      binary,
+      prefix[0] ?? binary,
       [
+        ...prefix.slice(1),
+        ...(prefix.length > 0 ? [binary] : []),
         '--ro-bind',
         '/',
         '/',
@@ -209,6 +220,8 @@ export class Sandbox {
   readonly #prestart: boolean;
   readonly #bwrap: string | undefined;
   readonly #notice: (message: string) => void;
+  /** `sandbox_policy.run_as` when the kernel runs as root: bubblewrap runs as this user. */
+  readonly #runAs: HostUser | undefined;
   #support: SandboxSupport | undefined;
   #spare: Spare | undefined;
   #closed = false;
@@ -226,6 +239,10 @@ export class Sandbox {
     this.#home = options.home ?? os.homedir();
     this.#notice = options.notice ?? ((message: string) => process.stderr.write(`${message}\n`));
     this.#prestart = (options.prestart ?? true) && envBinaryPresent();
+    this.#runAs =
+      policy.mode !== 'off' && policy.run_as !== undefined && process.geteuid?.() === 0
+        ? resolveRunAs(policy.run_as)
+        : undefined;
     if (policy.mode !== 'off') {
       // Looking bwrap up on PATH is cheap and answers now: a missing binary is noticed at mount.
       this.#bwrap = options.bwrap ?? findBwrap();
@@ -242,7 +259,7 @@ export class Sandbox {
       this.#support =
         this.policy.mode === 'off'
           ? { available: false, reason: 'sandbox: off' }
-          : sandboxSupport(this.#bwrap);
+          : sandboxSupport(this.#bwrap, this.#runAs);
       if (this.policy.mode === 'auto' && !this.#support.available && !noticed.has(this.#module)) {
         noticed.add(this.#module);
         this.#notice(
@@ -263,7 +280,8 @@ export class Sandbox {
     if (this.policy.mode === 'off') return 'off';
     if (!this.active) return `${this.policy.mode} (unavailable: ${this.support.reason}; running unconfined)`;
     const network = this.policy.network ? 'network on' : 'network off';
-    return `${this.policy.mode} (bubblewrap, ${network}, process limit: ${pidsLimitKind()})`;
+    const user = this.#runAs === undefined ? '' : `, as ${this.#runAs.name}`;
+    return `${this.policy.mode} (bubblewrap, ${network}, process limit: ${pidsLimitKind()}${user})`;
   }
 
   /** What the mount contributes to `SANDBOX_STATUS_CHANNEL`. */
@@ -319,6 +337,7 @@ export class Sandbox {
       home: this.#home,
       readable: [program, ...(options.readable ?? [])],
       disableUserns: this.support.disableUserns !== false,
+      ...(this.#runAs === undefined ? {} : { runAs: this.#runAs }),
     });
   }
 
@@ -331,7 +350,15 @@ export class Sandbox {
     setup: readonly string[],
   ): PreparedCommand {
     const inner = [...setup, '--chdir', cwd, '--', command, ...args];
-    const limited = limitProcesses(this.support.bwrap!, inner, this.policy.max_processes);
+    const prefix = this.#runAsPrefix();
+    const limited =
+      prefix === undefined
+        ? limitProcesses(this.support.bwrap!, inner, this.policy.max_processes)
+        : limitProcesses(
+            prefix[0]!,
+            [...prefix.slice(1), this.support.bwrap!, ...inner],
+            this.policy.max_processes,
+          );
     return {
       command: limited.command,
       args: limited.args,
@@ -386,6 +413,11 @@ export class Sandbox {
     return this.#cold(command, args, options.cwd, options.env, setup);
   }
 
+  /** `setpriv ... --` running bubblewrap as `run_as`, or undefined (the probe refused the sandbox without setpriv). */
+  #runAsPrefix(): string[] | undefined {
+    return this.#runAs === undefined ? undefined : runAsPrefix(this.#runAs);
+  }
+
   /** The seccomp filter of this CPU (the probe refused the sandbox where there is none). */
   #filter(): Buffer {
     const filter = unixSocketFilter();
@@ -409,6 +441,7 @@ export class Sandbox {
         maxProcesses: this.policy.max_processes,
         env,
         ...(this.policy.network ? {} : { seccomp: this.#filter() }),
+        ...(this.#runAs === undefined ? {} : { runAs: { ...this.#runAs, prefix: this.#runAsPrefix()! } }),
       });
     } catch {
       // no script directory: the next command starts cold
@@ -453,6 +486,8 @@ export interface SetupOptions {
   hostEnv?: NodeJS.ProcessEnv;
   /** Mask what only root can read (default: when the kernel runs as euid 0; see masks.ts). */
   asRoot?: boolean;
+  /** bubblewrap runs as this user (`sandbox_policy.run_as`): masks it cannot reach are left out (it cannot read them either). */
+  runAs?: HostUser;
 }
 
 /**
@@ -495,6 +530,7 @@ export function bwrapSetup(options: SetupOptions): string[] {
     keep: [...writable, cwd],
     hostEnv: options.hostEnv ?? process.env,
     ...(options.asRoot === undefined ? {} : { asRoot: options.asRoot }),
+    ...(options.runAs === undefined ? {} : { reachable: (p: string) => canReach(p, options.runAs!) }),
   });
   out.push(...masks);
   if (policy.network) out.push(...resolverArguments(masks));

@@ -43,6 +43,8 @@ export interface SpareOptions {
   env: NodeJS.ProcessEnv;
   /** The seccomp filter bubblewrap reads from descriptor `SECCOMP_FD` (the set-up names it). */
   seccomp?: Buffer;
+  /** What runs bubblewrap as another user (`setpriv ... --`), and that user, who must own the script directory. */
+  runAs?: { prefix: readonly string[]; uid: number; gid: number };
 }
 
 /** One pre-started sandbox, for one command. */
@@ -54,6 +56,7 @@ export class Spare {
   readonly ready: Promise<boolean>;
   readonly #dir: string;
   readonly #release: () => Promise<void>;
+  readonly #owner: { uid: number; gid: number } | undefined;
   #taken = false;
 
   /**
@@ -69,11 +72,28 @@ export class Spare {
       fs.rmSync(this.#dir, { recursive: true, force: true });
       throw new Error(`the temp directory ${this.#dir} is writable inside the sandbox`);
     }
-    const limited = limitProcesses(
-      options.bwrap,
-      [...options.setup, '--ro-bind', this.#dir, CALL_DIR, '--chdir', '/', '--', '/bin/sh', '-c', LAUNCHER],
-      options.maxProcesses,
-    );
+    const inner = [
+      ...options.setup,
+      '--ro-bind',
+      this.#dir,
+      CALL_DIR,
+      '--chdir',
+      '/',
+      '--',
+      '/bin/sh',
+      '-c',
+      LAUNCHER,
+    ];
+    this.#owner = options.runAs;
+    if (this.#owner !== undefined) fs.chownSync(this.#dir, this.#owner.uid, this.#owner.gid);
+    const limited =
+      options.runAs === undefined
+        ? limitProcesses(options.bwrap, inner, options.maxProcesses)
+        : limitProcesses(
+            options.runAs.prefix[0]!,
+            [...options.runAs.prefix.slice(1), options.bwrap, ...inner],
+            options.maxProcesses,
+          );
     this.#release = limited.release;
     this.child = childProcess().spawn(limited.command, limited.args, {
       env: options.env,
@@ -125,7 +145,9 @@ export class Spare {
       this.discard();
       return false;
     }
-    fs.writeFileSync(path.join(this.#dir, 'run.sh'), script(command, args, cwd, env), { mode: 0o600 });
+    const file = path.join(this.#dir, 'run.sh');
+    fs.writeFileSync(file, script(command, args, cwd, env), { mode: 0o600 });
+    if (this.#owner !== undefined) fs.chownSync(file, this.#owner.uid, this.#owner.gid);
     const child = this.child;
     child.ref();
     for (const stream of child.stdio.slice(0, 3)) refStream(stream);
