@@ -62,26 +62,31 @@ export interface MaskOptions {
 export function maskArguments(options: MaskOptions): string[] {
   const asRoot = options.asRoot ?? process.geteuid?.() === 0;
   const homes = asRoot ? [options.home, ...homeDirectories()] : [options.home];
-  const wanted = new Set<string>();
-  for (const home of new Set(homes))
-    for (const p of DEFAULT_HIDDEN) wanted.add(realpathOr(path.join(home, p)));
-  for (const p of options.hidden) wanted.add(realpathOr(p));
-  if (asRoot) {
-    for (const p of ROOT_ONLY_SECRETS) wanted.add(realpathOr(p));
-    for (const key of sshHostKeys()) wanted.add(key);
+  const candidates: string[] = [];
+  for (const home of new Set(homes)) for (const p of DEFAULT_HIDDEN) candidates.push(path.join(home, p));
+  candidates.push(...options.hidden);
+  if (asRoot) candidates.push(...ROOT_ONLY_SECRETS, ...sshHostKeys());
+  candidates.push(...SOCKET_DIRECTORIES, ...runtimeSockets(options.hostEnv, homes));
+  // Only what exists, by its real path (a stat is cheap; a failed realpath throws, which is not).
+  const wanted = new Map<string, fs.Stats>();
+  for (const candidate of candidates) {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(candidate, { throwIfNoEntry: false });
+    } catch {
+      // EACCES: a folder on the way this user cannot search; bubblewrap (the same user) could not mask it, nor can the command read it
+    }
+    if (stat !== undefined) wanted.set(realpathOr(candidate), stat);
   }
-  const sockets = [...SOCKET_DIRECTORIES, ...runtimeSockets(options.hostEnv, homes)];
-  for (const p of sockets) wanted.add(realpathOr(p));
   const keep = options.keep.map(realpathOr);
   const out: string[] = [];
   const dirs: string[] = [];
   // Shortest first: a mask inside a masked folder is gone already (and could not be made there).
-  for (const entry of [...wanted].sort((a, b) => a.length - b.length)) {
+  for (const [entry, stat] of [...wanted].sort(([a], [b]) => a.length - b.length)) {
     if (dirs.some((d) => entry === d || entry.startsWith(`${d}${path.sep}`))) continue;
     // Hiding the workspace itself (or a parent of it) would hide the work: skip it, the work wins.
     if (keep.some((k) => k === entry || k.startsWith(`${entry}${path.sep}`))) continue;
-    const stat = fs.statSync(entry, { throwIfNoEntry: false });
-    if (stat === undefined || options.reachable?.(entry) === false) continue;
+    if (options.reachable?.(entry) === false) continue;
     if (stat.isDirectory()) {
       dirs.push(entry);
       out.push('--tmpfs', entry, '--remount-ro', entry);
