@@ -136,6 +136,62 @@ describe.skipIf(!gate.run)(gate.title('bash in the sandbox (safety checks off)')
     expect(r.out).toContain('all-up');
     for (const m of [a, b, c, d]) expect(sleepers(m)).toEqual([]);
   });
+
+  it("holds whoever runs the kernel (root too): no capabilities, the issue's umount/remount attacks fail, a 0666 unix socket in the workspace is unreachable", async () => {
+    // In /var/tmp, not /tmp: the private /tmp would hide a home there anyway.
+    const base = fs.mkdtempSync('/var/tmp/tool-bash-confine-');
+    try {
+      const home = path.join(base, 'home');
+      const workspace = path.join(base, 'ws');
+      fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
+      fs.mkdirSync(workspace);
+      fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'ISSUE-KEY-MARKER', { mode: 0o600 });
+      const socket = path.join(workspace, 'docker.sock');
+      const server = net.createServer((s) => s.end('DOCKER-API\n'));
+      await new Promise<void>((resolve) => server.listen(socket, resolve));
+      fs.chmodSync(socket, 0o666);
+      process.env.HOME = home;
+      const saved = { SSH_AUTH_SOCK: process.env.SSH_AUTH_SOCK, DOCKER_HOST: process.env.DOCKER_HOST };
+      process.env.SSH_AUTH_SOCK = socket;
+      process.env.DOCKER_HOST = `unix://${socket}`;
+      cleanups.push(async () => {
+        for (const [name, value] of Object.entries(saved)) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+      });
+      const coordinator = createTestCoordinator();
+      cleanups.push(
+        (await mount(coordinator, { working_dir: workspace, safety_profile: 'unrestricted' })) as Cleanup,
+      );
+      const bash = coordinator.get('tools', 'bash')!;
+      try {
+        const result = await bash.execute({
+          command: [
+            'grep -E "^(CapEff|CapBnd|NoNewPrivs|Seccomp):" /proc/self/status',
+            'umount ~/.ssh 2>/dev/null; umount -l ~/.ssh 2>/dev/null; cat ~/.ssh/id_rsa 2>/dev/null',
+            'mount -o remount,rw / 2>/dev/null && echo REMOUNTED',
+            'umount -l /dev 2>/dev/null && echo DEV-UNMOUNTED',
+            'mount -o remount,size=64m /tmp 2>/dev/null && echo TMP-GREW',
+            `${JSON.stringify(process.execPath)} -e 'require("net").connect("docker.sock").on("data", (d) => process.stdout.write(d)).on("error", (e) => console.log("refused " + e.code))'`,
+            'test -z "$SSH_AUTH_SOCK$DOCKER_HOST" && echo agent-vars-unset',
+          ].join('; '),
+        });
+        const out = (result.output as { stdout?: string }).stdout ?? '';
+        expect(out).toMatch(/^CapEff:\s+0{16}$/m);
+        expect(out).toMatch(/^CapBnd:\s+0{16}$/m);
+        expect(out).toMatch(/^NoNewPrivs:\s+1$/m);
+        expect(out).toMatch(/^Seccomp:\s+2$/m);
+        expect(out).not.toMatch(/ISSUE-KEY-MARKER|REMOUNTED|DEV-UNMOUNTED|TMP-GREW|DOCKER-API/);
+        expect(out).toContain('refused EPERM');
+        expect(out).toContain('agent-vars-unset');
+      } finally {
+        server.close();
+      }
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("sandbox: 'off' (today's behaviour) still kills escapees", () => {

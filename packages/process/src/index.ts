@@ -27,7 +27,11 @@
  *   `SANDBOX_SAFETY_KEYS` to merge into a module's schema): pass
  *   `{ sandbox, workspace }` as `runInGroup`/`spawnInGroup`'s `sandbox` and the
  *   command runs under bubblewrap (or unconfined but marked, and its escaped
- *   descendants killed at call end; `sandbox.cleanup()` at unmount).
+ *   descendants killed at call end; `sandbox.cleanup()` at unmount). Confined
+ *   commands hold whoever runs the kernel: a user namespace with no
+ *   capabilities, socket folders and root-only secrets masked, a seccomp
+ *   filter refusing unix sockets with the network off, optionally run as
+ *   another user (`sandbox_policy.run_as`).
  *
  * POSIX only (process groups): `requireProcessGroups(moduleId)` at the top of
  * a module's `mount` refuses Windows with a clear error. Linux adds `/proc`
@@ -39,6 +43,7 @@ export type { ChildEnv, ChildEnvPolicy } from './env.js';
 export { childEnvironment, matchesEnvPattern } from './env.js';
 export type { KillGroupOptions, ProcessGroupOptions } from './group.js';
 export { ProcessGroup } from './group.js';
+export { ROOT_ONLY_SECRETS, SOCKET_DIRECTORIES } from './masks.js';
 export type { PidsLimitKind } from './pids-limit.js';
 export { requireProcessGroups } from './platform.js';
 export { CALL_MARKER, findMarked, killMarked, SESSION_MARKER } from './reaper.js';
@@ -52,6 +57,7 @@ export type {
   SpawnInGroupOptions,
 } from './run.js';
 export { runInGroup, spawnInGroup } from './run.js';
+export type { HostUser } from './run-as.js';
 export type {
   LaunchedCommand,
   PreparedCommand,
@@ -63,6 +69,7 @@ export type {
 export {
   bwrapArguments,
   bwrapSetup,
+  CONFINED_UNSET,
   INSTALL_HINT,
   SANDBOX_STATUS_CHANNEL,
   Sandbox,
@@ -77,5 +84,6 @@ export {
   SANDBOX_SAFETY_KEYS,
   sandboxPolicyFrom,
 } from './sandbox-policy.js';
+export { SECCOMP_FD, unixSocketFilter } from './seccomp.js';
 export type { ServiceProcess, StartServiceOptions, StopServiceOptions } from './service.js';
 export { startService } from './service.js';

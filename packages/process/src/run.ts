@@ -8,11 +8,13 @@
  */
 import type { ChildProcess, StdioOptions } from 'node:child_process';
 import os from 'node:os';
+import type { Writable } from 'node:stream';
 import { BoundedCapture, type CapturedBytes, type CaptureLimits } from './capture.js';
 import { childEnvironment } from './env.js';
 import { ProcessGroup } from './group.js';
 import { childProcess } from './platform.js';
 import type { LaunchedCommand, PreparedCommand, Sandbox } from './sandbox.js';
+import { SECCOMP_FD } from './seccomp.js';
 
 /** Run the command through a mount's sandbox, confined to `workspace` (chosen by the module, never the model). */
 export interface SandboxedRun {
@@ -99,8 +101,14 @@ export async function spawnInGroup(
           cwd: options.cwd,
           env: started.env,
           detached: true,
-          stdio,
+          stdio: 'child' in started || started.seccomp === undefined ? stdio : withSeccompPipe(stdio),
         });
+  const filter = 'child' in started ? undefined : started.seccomp;
+  if (filter !== undefined) {
+    const pipe = (child.stdio as unknown[])[SECCOMP_FD] as Writable | null | undefined;
+    pipe?.on('error', () => {});
+    pipe?.end(filter);
+  }
   const finish = started.finish;
   const confined = 'child' in started || started.confined;
   const exited = new Promise<ExitStatus>((resolve) => {
@@ -117,6 +125,18 @@ export async function spawnInGroup(
   const pid = child.pid!;
   const group = new ProcessGroup(pid, { followEscapees: options.followEscapees ?? false });
   return { pid, child, group, exited, finish, confined };
+}
+
+/** `stdio` with a pipe at `SECCOMP_FD`, where bubblewrap reads the seccomp filter. */
+function withSeccompPipe(stdio: StdioOptions): StdioOptions {
+  const modes = typeof stdio === 'string' ? [stdio, stdio, stdio] : [...stdio];
+  if (modes.length > SECCOMP_FD) {
+    throw new Error(
+      `a sandboxed command takes at most ${SECCOMP_FD} stdio entries (descriptor ${SECCOMP_FD} carries its seccomp filter); got ${modes.length}`,
+    );
+  }
+  while (modes.length < SECCOMP_FD) modes.push('ignore');
+  return [...modes, 'pipe'];
 }
 
 /** bubblewrap exits with 128 + n when its command died of signal n: give the signal back. */

@@ -24,6 +24,13 @@ export interface SandboxPolicy {
   max_processes: number;
   /** Size of the sandbox's private /tmp, in MiB. */
   tmp_size_mb: number;
+  /**
+   * When the kernel runs as root: the unprivileged host user (a name, or a
+   * uid) bubblewrap and the command run as, so that permission checks see
+   * that user and not root. The workspace and writable paths must be
+   * writable by it. Ignored when the kernel is not root.
+   */
+  run_as?: string | number;
 }
 
 /**
@@ -55,6 +62,12 @@ export const SANDBOX_CONFIG_PROPERTIES: Readonly<Record<string, JSONSchema>> = {
       hidden: stringList,
       max_processes: { type: 'integer', minimum: 8 },
       tmp_size_mb: { type: 'integer', minimum: 1 },
+      run_as: {
+        anyOf: [
+          { type: 'string', minLength: 1 },
+          { type: 'integer', minimum: 1 },
+        ],
+      },
     },
   },
 };
@@ -70,7 +83,9 @@ export const SANDBOX_SAFETY_KEYS: Readonly<Record<string, string>> = {
 export function sandboxPolicyFrom(config: Record<string, unknown>): SandboxPolicy {
   const section = getOwn<Record<string, unknown>>(config, 'sandbox_policy') ?? {};
   const own = <T>(key: string): T | undefined => getOwn<T>(section, key);
+  const runAs = own<string | number>('run_as');
   return {
+    ...(runAs === undefined ? {} : { run_as: runAs }),
     mode: getOwn<SandboxMode>(config, 'sandbox') ?? SANDBOX_DEFAULTS.mode,
     writable: [...(own<string[]>('writable') ?? [])],
     network: own<boolean>('network') ?? SANDBOX_DEFAULTS.network,

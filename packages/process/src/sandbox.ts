@@ -15,10 +15,13 @@ import type { ChildProcess, StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { maskArguments, realpathOr, resolverArguments } from './masks.js';
 import { limitProcesses, type PidsLimitKind, pidsLimitKind } from './pids-limit.js';
 import { childProcess } from './platform.js';
 import { CALL_MARKER, killMarked, newMarker, SESSION_MARKER } from './reaper.js';
-import { DEFAULT_HIDDEN, policyPath, type SandboxPolicy } from './sandbox-policy.js';
+import { canReach, type HostUser, resolveRunAs, runAsPrefix } from './run-as.js';
+import { policyPath, type SandboxPolicy } from './sandbox-policy.js';
+import { SECCOMP_FD, unixSocketFilter } from './seccomp.js';
 import { ENV_BINARY, Spare, type SpareStdio, spareCanRun } from './spare.js';
 
 /**
@@ -41,6 +44,8 @@ export interface SandboxSupport {
   bwrap?: string;
   /** Why it is not available (missing, or what bwrap said). */
   reason?: string;
+  /** This bwrap knows `--disable-userns` (0.8.0 and later): confined commands get it. */
+  disableUserns?: boolean;
 }
 
 /** What to install: printed with every notice and error about a missing sandbox. */
@@ -49,30 +54,103 @@ export const INSTALL_HINT =
 
 const probes = new Map<string, SandboxSupport>();
 
-/** Find `bwrap` and check once that it can make the namespaces we use (cached per binary). */
-export function sandboxSupport(bwrap?: string): SandboxSupport {
+/**
+ * What confines every command whoever runs the kernel: a user namespace with
+ * no capabilities (bwrap keeps root's capabilities unless told to drop them,
+ * and makes a user namespace by itself only for non-root callers).
+ */
+const NO_PRIVILEGES = ['--unshare-user', '--cap-drop', 'ALL'];
+
+/**
+ * Find `bwrap` and check once (cached per binary) that it can make the
+ * sandbox confined commands get: the namespaces, a user namespace without
+ * capabilities (some container runtimes forbid it), no nested user namespace,
+ * and the seccomp filter.
+ */
+export function sandboxSupport(bwrap?: string, runAs?: HostUser): SandboxSupport {
   if (process.platform !== 'linux') {
     return { available: false, reason: `no OS sandbox on ${process.platform} (bubblewrap is Linux only)` };
   }
   const binary = bwrap ?? findBwrap();
   if (binary === undefined) return { available: false, reason: 'bwrap (bubblewrap) is not installed' };
-  const cached = probes.get(binary);
+  const key = runAs === undefined ? binary : `${binary}\0${runAs.uid}:${runAs.gid}`;
+  const cached = probes.get(key);
   if (cached) return cached;
-  const probe = childProcess().spawnSync(
-    binary,
-    ['--ro-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--die-with-parent', 'true'],
-    { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const filter = unixSocketFilter();
+  const prefix = runAs === undefined ? [] : runAsPrefix(runAs);
   const support: SandboxSupport =
-    probe.status === 0
-      ? { available: true, bwrap: binary }
-      : {
+    filter === undefined
+      ? {
           available: false,
           bwrap: binary,
-          reason: `bwrap cannot create namespaces here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
-        };
-  probes.set(binary, support);
+          reason: `no seccomp filter for this CPU (${process.arch}, ${os.endianness()}): unix sockets could not be blocked (x64 and arm64 are supported)`,
+        }
+      : prefix === undefined
+        ? {
+            available: false,
+            bwrap: binary,
+            reason: 'setpriv (util-linux) is not installed, and sandbox_policy.run_as needs it',
+          }
+        : probe(binary, filter, prefix);
+  probes.set(key, support);
   return support;
+}
+
+/** Run the sandbox's privilege and filter set-up once around `true`; retry without `--disable-userns` on a bwrap older than 0.8.0. */
+function probe(binary: string, filter: Buffer, prefix: readonly string[]): SandboxSupport {
+  const run = (disableUserns: boolean) =>
+    childProcess().spawnSync(
+      prefix[0] ?? binary,
+      [
+        ...prefix.slice(1),
+        ...(prefix.length > 0 ? [binary] : []),
+        '--ro-bind',
+        '/',
+        '/',
+        '--proc',
+        '/proc',
+        ...NO_PRIVILEGES,
+        ...(disableUserns ? ['--disable-userns'] : []),
+        '--unshare-pid',
+        '--unshare-net',
+        '--die-with-parent',
+        '--seccomp',
+        '0',
+        'true',
+      ],
+      { encoding: 'utf8', timeout: 10_000, input: filter, stdio: ['pipe', 'ignore', 'pipe'] },
+    );
+  let result = run(true);
+  let disableUserns = true;
+  if (result.status !== 0 && /disable-userns/.test(result.stderr ?? '')) {
+    disableUserns = false;
+    result = run(false);
+  }
+  if (result.status === 0) return { available: true, bwrap: binary, disableUserns };
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+    return {
+      available: false,
+      bwrap: binary,
+      reason: `bwrap (bubblewrap) is not installed (${binary}: not found)`,
+    };
+  }
+  const said = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
+  return { available: false, bwrap: binary, reason: `${unavailableReason(said)}: ${said}` };
+}
+
+/** What a failed probe means, and the fix, from what bwrap said. */
+function unavailableReason(said: string): string {
+  if (/seccomp/i.test(said)) {
+    return 'bwrap cannot install the seccomp filter here (the kernel needs CONFIG_SECCOMP_FILTER)';
+  }
+  if (/namespace|uid map|setting up uid|userns|Operation not permitted|Permission denied/i.test(said)) {
+    return (
+      'bwrap cannot create a user namespace without privileges here (container runtimes and some kernels forbid it: ' +
+      'allow it with `sysctl kernel.unprivileged_userns_clone=1` or `kernel.apparmor_restrict_unprivileged_userns=0`, ' +
+      'or run the container with a seccomp profile that permits unshare/clone of namespaces)'
+    );
+  }
+  return 'bwrap cannot create namespaces here';
 }
 
 /** Options of a `Sandbox`. */
@@ -106,6 +184,12 @@ export interface PreparedCommand {
   env: NodeJS.ProcessEnv;
   /** Runs under bubblewrap (which reports a death by signal n as exit code 128 + n). */
   confined: boolean;
+  /**
+   * The seccomp filter to write to the started process's descriptor
+   * `SECCOMP_FD` (a pipe), where bubblewrap reads it: without it bubblewrap
+   * refuses to start (fails closed).
+   */
+  seccomp?: Buffer;
   /** After the command (and its group) ended: kill what escaped and release the call's resources. */
   finish(): Promise<void>;
 }
@@ -114,10 +198,15 @@ export interface PreparedCommand {
 export class SandboxUnavailableError extends Error {
   constructor(module: string, reason: string) {
     super(
-      `${module}: sandbox is 'required' but unavailable: ${reason}; ${INSTALL_HINT}, or set sandbox: off`,
+      `${module}: sandbox is 'required' but unavailable: ${reason}; ${fixFor(reason)}, or set sandbox: off`,
     );
     this.name = 'SandboxUnavailableError';
   }
+}
+
+/** What to do about `reason`: install bubblewrap when it is missing, else what the reason names. */
+function fixFor(reason: string): string {
+  return /not installed|is Linux only/.test(reason) ? INSTALL_HINT : 'fix what the reason above names';
 }
 
 const noticed = new Set<string>();
@@ -131,6 +220,8 @@ export class Sandbox {
   readonly #prestart: boolean;
   readonly #bwrap: string | undefined;
   readonly #notice: (message: string) => void;
+  /** `sandbox_policy.run_as` when the kernel runs as root: bubblewrap runs as this user. */
+  readonly #runAs: HostUser | undefined;
   #support: SandboxSupport | undefined;
   #spare: Spare | undefined;
   #closed = false;
@@ -148,6 +239,10 @@ export class Sandbox {
     this.#home = options.home ?? os.homedir();
     this.#notice = options.notice ?? ((message: string) => process.stderr.write(`${message}\n`));
     this.#prestart = (options.prestart ?? true) && envBinaryPresent();
+    this.#runAs =
+      policy.mode !== 'off' && policy.run_as !== undefined && process.geteuid?.() === 0
+        ? resolveRunAs(policy.run_as)
+        : undefined;
     if (policy.mode !== 'off') {
       // Looking bwrap up on PATH is cheap and answers now: a missing binary is noticed at mount.
       this.#bwrap = options.bwrap ?? findBwrap();
@@ -164,11 +259,11 @@ export class Sandbox {
       this.#support =
         this.policy.mode === 'off'
           ? { available: false, reason: 'sandbox: off' }
-          : sandboxSupport(this.#bwrap);
+          : sandboxSupport(this.#bwrap, this.#runAs);
       if (this.policy.mode === 'auto' && !this.#support.available && !noticed.has(this.#module)) {
         noticed.add(this.#module);
         this.#notice(
-          `${this.#module}: commands run WITHOUT an OS sandbox (${this.#support.reason}); ${INSTALL_HINT} to confine them, or set sandbox: required to refuse to run without it`,
+          `${this.#module}: commands run WITHOUT an OS sandbox (${this.#support.reason}); ${fixFor(this.#support.reason ?? '')} to confine them, or set sandbox: required to refuse to run without it`,
         );
       }
     }
@@ -185,7 +280,8 @@ export class Sandbox {
     if (this.policy.mode === 'off') return 'off';
     if (!this.active) return `${this.policy.mode} (unavailable: ${this.support.reason}; running unconfined)`;
     const network = this.policy.network ? 'network on' : 'network off';
-    return `${this.policy.mode} (bubblewrap, ${network}, process limit: ${pidsLimitKind()})`;
+    const user = this.#runAs === undefined ? '' : `, as ${this.#runAs.name}`;
+    return `${this.policy.mode} (bubblewrap, ${network}, process limit: ${pidsLimitKind()}${user})`;
   }
 
   /** What the mount contributes to `SANDBOX_STATUS_CHANNEL`. */
@@ -240,6 +336,8 @@ export class Sandbox {
       policy: this.policy,
       home: this.#home,
       readable: [program, ...(options.readable ?? [])],
+      disableUserns: this.support.disableUserns !== false,
+      ...(this.#runAs === undefined ? {} : { runAs: this.#runAs }),
     });
   }
 
@@ -252,12 +350,21 @@ export class Sandbox {
     setup: readonly string[],
   ): PreparedCommand {
     const inner = [...setup, '--chdir', cwd, '--', command, ...args];
-    const limited = limitProcesses(this.support.bwrap!, inner, this.policy.max_processes);
+    const prefix = this.#runAsPrefix();
+    const limited =
+      prefix === undefined
+        ? limitProcesses(this.support.bwrap!, inner, this.policy.max_processes)
+        : limitProcesses(
+            prefix[0]!,
+            [...prefix.slice(1), this.support.bwrap!, ...inner],
+            this.policy.max_processes,
+          );
     return {
       command: limited.command,
       args: limited.args,
-      env,
+      env: confinedEnvironment(env),
       confined: true,
+      ...(this.policy.network ? {} : { seccomp: this.#filter() }),
       finish: () => limited.release(),
     };
   }
@@ -297,10 +404,26 @@ export class Sandbox {
     // After this call has started (cold or warm), start the sandbox of the next one.
     setImmediate(() => this.#refill(key, setup, stdio, options.env));
     if (spare !== undefined && spare.key !== key) spare.discard();
-    if (spare?.key === key && (await spare.launch(command, args, options.cwd, options.env))) {
+    if (
+      spare?.key === key &&
+      (await spare.launch(command, args, options.cwd, confinedEnvironment(options.env)))
+    ) {
       return { child: spare.child, finish: () => spare.finish() };
     }
     return this.#cold(command, args, options.cwd, options.env, setup);
+  }
+
+  /** `setpriv ... --` running bubblewrap as `run_as`, or undefined (the probe refused the sandbox without setpriv). */
+  #runAsPrefix(): string[] | undefined {
+    return this.#runAs === undefined ? undefined : runAsPrefix(this.#runAs);
+  }
+
+  /** The seccomp filter of this CPU (the probe refused the sandbox where there is none). */
+  #filter(): Buffer {
+    const filter = unixSocketFilter();
+    if (filter === undefined)
+      throw new SandboxUnavailableError(this.#module, 'no seccomp filter for this CPU');
+    return filter;
   }
 
   /** Resolves true once the spare for the next command is ready (false: there is none). For tests and benchmarks. */
@@ -317,6 +440,8 @@ export class Sandbox {
         stdio,
         maxProcesses: this.policy.max_processes,
         env,
+        ...(this.policy.network ? {} : { seccomp: this.#filter() }),
+        ...(this.#runAs === undefined ? {} : { runAs: { ...this.#runAs, prefix: this.#runAsPrefix()! } }),
       });
     } catch {
       // no script directory: the next command starts cold
@@ -355,9 +480,22 @@ export interface SetupOptions {
    * package folder, and what its symlinks point to inside it).
    */
   readable?: readonly string[];
+  /** Pass `--disable-userns` (default true; false for a bwrap older than 0.8.0, see `SandboxSupport`). */
+  disableUserns?: boolean;
+  /** Where `XDG_RUNTIME_DIR` and `SSH_AUTH_SOCK` (socket folders to mask) are read (default: `process.env`). */
+  hostEnv?: NodeJS.ProcessEnv;
+  /** Mask what only root can read (default: when the kernel runs as euid 0; see masks.ts). */
+  asRoot?: boolean;
+  /** bubblewrap runs as this user (`sandbox_policy.run_as`): masks it cannot reach are left out (it cannot read them either). */
+  runAs?: HostUser;
 }
 
-/** bubblewrap's set-up arguments: everything up to `--chdir` and the command (the sandbox a spare can be). */
+/**
+ * bubblewrap's set-up arguments: everything up to `--chdir` and the command
+ * (the sandbox a spare can be). With the network off, bwrap reads the seccomp
+ * filter (`unixSocketFilter()`) from descriptor `SECCOMP_FD`, which the
+ * caller must give it.
+ */
 export function bwrapSetup(options: SetupOptions): string[] {
   const { policy, home } = options;
   const workspace = realpathOr(options.workspace);
@@ -386,22 +524,43 @@ export function bwrapSetup(options: SetupOptions): string[] {
     exposed.add(top);
     out.push('--ro-bind', top, top);
   }
-  const hidden = [
-    ...DEFAULT_HIDDEN.map((p) => path.join(home, p)),
-    ...policy.hidden.map((p) => policyPath(p, workspace, home)),
-  ];
-  for (const entry of hidden) {
-    const real = realpathOr(entry);
-    const stat = fs.statSync(real, { throwIfNoEntry: false });
-    if (stat === undefined) continue;
-    // Hiding the workspace itself (or a parent of it) would hide the work: skip it, writable wins.
-    if (writable.some((w) => w === real || w.startsWith(`${real}${path.sep}`))) continue;
-    if (stat.isDirectory()) out.push('--tmpfs', real, '--remount-ro', real);
-    else out.push('--ro-bind', '/dev/null', real);
-  }
+  const masks = maskArguments({
+    home,
+    hidden: policy.hidden.map((p) => policyPath(p, workspace, home)),
+    keep: [...writable, cwd],
+    hostEnv: options.hostEnv ?? process.env,
+    ...(options.asRoot === undefined ? {} : { asRoot: options.asRoot }),
+    ...(options.runAs === undefined ? {} : { reachable: (p: string) => canReach(p, options.runAs!) }),
+  });
+  out.push(...masks);
+  if (policy.network) out.push(...resolverArguments(masks));
+  out.push(...NO_PRIVILEGES);
+  if (options.disableUserns !== false) out.push('--disable-userns');
   out.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  if (!policy.network) out.push('--unshare-net');
+  if (!policy.network) out.push('--unshare-net', '--seccomp', String(SECCOMP_FD));
   out.push('--die-with-parent');
+  return out;
+}
+
+/**
+ * Variables that point a command at a host service through a unix socket or a
+ * daemon (ssh-agent, Docker, Podman, D-Bus, gpg-agent): unset in every
+ * confined command, whose sandbox masks those sockets anyway.
+ */
+export const CONFINED_UNSET: readonly string[] = [
+  'SSH_AUTH_SOCK',
+  'SSH_AGENT_PID',
+  'DOCKER_HOST',
+  'CONTAINER_HOST',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'DBUS_SYSTEM_BUS_ADDRESS',
+  'GPG_AGENT_INFO',
+];
+
+/** `env` without `CONFINED_UNSET` (a copy, on a null-prototype object). */
+function confinedEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = Object.assign(Object.create(null), env);
+  for (const name of CONFINED_UNSET) delete out[name];
   return out;
 }
 
@@ -441,14 +600,6 @@ function spareStdio(stdio: StdioOptions | undefined): SpareStdio | undefined {
   if (modes.length !== 3) return undefined;
   const plain = modes.every((mode) => mode === 'ignore' || mode === 'pipe' || mode === 'inherit');
   return plain ? (modes as SpareStdio) : undefined;
-}
-
-function realpathOr(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
 }
 
 /** `bwrap` on PATH, by PATH value: looked up once per process (a server mounts tool-bash per session). */

@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { limitProcesses } from './pids-limit.js';
 import { childProcess } from './platform.js';
+import { SECCOMP_FD } from './seccomp.js';
 
 /** Where a spare's script directory appears inside its sandbox (in the private /tmp). */
 const CALL_DIR = '/tmp/.amplifier-call';
@@ -40,6 +41,10 @@ export interface SpareOptions {
   maxProcesses: number;
   /** The environment bubblewrap and the launcher start with (the command gets the call's own). */
   env: NodeJS.ProcessEnv;
+  /** The seccomp filter bubblewrap reads from descriptor `SECCOMP_FD` (the set-up names it). */
+  seccomp?: Buffer;
+  /** What runs bubblewrap as another user (`setpriv ... --`), and that user, who must own the script directory. */
+  runAs?: { prefix: readonly string[]; uid: number; gid: number };
 }
 
 /** One pre-started sandbox, for one command. */
@@ -51,6 +56,7 @@ export class Spare {
   readonly ready: Promise<boolean>;
   readonly #dir: string;
   readonly #release: () => Promise<void>;
+  readonly #owner: { uid: number; gid: number } | undefined;
   #taken = false;
 
   /**
@@ -66,18 +72,37 @@ export class Spare {
       fs.rmSync(this.#dir, { recursive: true, force: true });
       throw new Error(`the temp directory ${this.#dir} is writable inside the sandbox`);
     }
-    const limited = limitProcesses(
-      options.bwrap,
-      [...options.setup, '--ro-bind', this.#dir, CALL_DIR, '--chdir', '/', '--', '/bin/sh', '-c', LAUNCHER],
-      options.maxProcesses,
-    );
+    const inner = [
+      ...options.setup,
+      '--ro-bind',
+      this.#dir,
+      CALL_DIR,
+      '--chdir',
+      '/',
+      '--',
+      '/bin/sh',
+      '-c',
+      LAUNCHER,
+    ];
+    this.#owner = options.runAs;
+    if (this.#owner !== undefined) fs.chownSync(this.#dir, this.#owner.uid, this.#owner.gid);
+    const limited =
+      options.runAs === undefined
+        ? limitProcesses(options.bwrap, inner, options.maxProcesses)
+        : limitProcesses(
+            options.runAs.prefix[0]!,
+            [...options.runAs.prefix.slice(1), options.bwrap, ...inner],
+            options.maxProcesses,
+          );
     this.#release = limited.release;
     this.child = childProcess().spawn(limited.command, limited.args, {
       env: options.env,
       detached: true,
-      stdio: [...options.stdio, 'pipe', 'pipe'],
+      stdio: [...options.stdio, 'pipe', 'pipe', options.seccomp === undefined ? 'ignore' : 'pipe'],
     });
     const child = this.child;
+    if (options.seccomp !== undefined)
+      ((child.stdio as unknown[])[SECCOMP_FD] as Writable | null | undefined)?.end(options.seccomp);
     // An idle spare never keeps the host alive (bubblewrap dies with it: --die-with-parent).
     child.unref();
     for (const stream of child.stdio) unrefStream(stream);
@@ -120,7 +145,9 @@ export class Spare {
       this.discard();
       return false;
     }
-    fs.writeFileSync(path.join(this.#dir, 'run.sh'), script(command, args, cwd, env), { mode: 0o600 });
+    const file = path.join(this.#dir, 'run.sh');
+    fs.writeFileSync(file, script(command, args, cwd, env), { mode: 0o600 });
+    if (this.#owner !== undefined) fs.chownSync(file, this.#owner.uid, this.#owner.gid);
     const child = this.child;
     child.ref();
     for (const stream of child.stdio.slice(0, 3)) refStream(stream);

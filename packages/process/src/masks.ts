@@ -1,0 +1,166 @@
+/**
+ * What a confined command must not see of the host, as bubblewrap masks (an
+ * empty read-only directory, or `/dev/null`, over each path that exists):
+ * - the user's secrets (`DEFAULT_HIDDEN` under the home) and the policy's
+ *   `hidden` paths;
+ * - the directories that hold unix sockets (`/run` and `/var/run`,
+ *   `$XDG_RUNTIME_DIR`, the ssh-agent's folder, `/tmp/.X11-unix`): a Docker
+ *   socket, an ssh-agent, D-Bus, systemd are ways out of any sandbox;
+ * - when the kernel runs as root (euid 0): what root can read that a command
+ *   has no business with. A confined command keeps host uid 0 for permission
+ *   checks (a user namespace with no capabilities renames ids, it does not
+ *   change them), so root's 0600 files stay readable unless masked: the
+ *   secrets of every home, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers*`,
+ *   ssh host keys, and the like (`ROOT_ONLY_SECRETS`).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_HIDDEN } from './sandbox-policy.js';
+
+/** Directories that hold unix sockets of the host's services, masked in every confined command. */
+export const SOCKET_DIRECTORIES: readonly string[] = ['/run', '/var/run', '/tmp/.X11-unix', '/tmp/.ICE-unix'];
+
+/**
+ * Files and folders only root can read that hold credentials (masked when the
+ * kernel runs as root). Ssh host keys are matched by name in `/etc/ssh`.
+ */
+export const ROOT_ONLY_SECRETS: readonly string[] = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/sudoers',
+  '/etc/sudoers.d',
+  '/etc/ssl/private',
+  '/etc/krb5.keytab',
+  '/etc/security/opasswd',
+  '/etc/NetworkManager/system-connections',
+  '/etc/wireguard',
+  '/etc/ipsec.secrets',
+  '/etc/ppp/chap-secrets',
+  '/etc/ppp/pap-secrets',
+  '/var/lib/sss/secrets',
+];
+
+/** What decides a confined command's masks. */
+export interface MaskOptions {
+  /** The user's home (`DEFAULT_HIDDEN` is relative to it). */
+  home: string;
+  /** The policy's hidden paths, absolute. */
+  hidden: readonly string[];
+  /** Paths the command must keep (the workspace, writable paths, its directory): a mask over one of them is skipped. */
+  keep: readonly string[];
+  /** The environment of the host process (`XDG_RUNTIME_DIR`, `SSH_AUTH_SOCK`). */
+  hostEnv: NodeJS.ProcessEnv;
+  /** Mask what only root can read (default: the kernel runs as euid 0). */
+  asRoot?: boolean;
+  /** Whether bubblewrap can reach a path (run as another user: it cannot mask what it cannot reach, nor need to). */
+  reachable?: (path: string) => boolean;
+}
+
+/** The bubblewrap arguments masking what `options` says, after the binds. */
+export function maskArguments(options: MaskOptions): string[] {
+  const asRoot = options.asRoot ?? process.geteuid?.() === 0;
+  const homes = asRoot ? [options.home, ...homeDirectories()] : [options.home];
+  const candidates: string[] = [];
+  for (const home of new Set(homes)) for (const p of DEFAULT_HIDDEN) candidates.push(path.join(home, p));
+  candidates.push(...options.hidden);
+  if (asRoot) candidates.push(...ROOT_ONLY_SECRETS, ...sshHostKeys());
+  candidates.push(...SOCKET_DIRECTORIES, ...runtimeSockets(options.hostEnv, homes));
+  // Only what exists, by its real path (a stat is cheap; a failed realpath throws, which is not).
+  const wanted = new Map<string, fs.Stats>();
+  for (const candidate of candidates) {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(candidate, { throwIfNoEntry: false });
+    } catch {
+      // EACCES: a folder on the way this user cannot search; bubblewrap (the same user) could not mask it, nor can the command read it
+    }
+    if (stat !== undefined) wanted.set(realpathOr(candidate), stat);
+  }
+  const keep = options.keep.map(realpathOr);
+  const out: string[] = [];
+  const dirs: string[] = [];
+  // Shortest first: a mask inside a masked folder is gone already (and could not be made there).
+  for (const [entry, stat] of [...wanted].sort(([a], [b]) => a.length - b.length)) {
+    if (dirs.some((d) => entry === d || entry.startsWith(`${d}${path.sep}`))) continue;
+    // Hiding the workspace itself (or a parent of it) would hide the work: skip it, the work wins.
+    if (keep.some((k) => k === entry || k.startsWith(`${entry}${path.sep}`))) continue;
+    if (options.reachable?.(entry) === false) continue;
+    if (stat.isDirectory()) {
+      dirs.push(entry);
+      out.push('--tmpfs', entry, '--remount-ro', entry);
+    } else {
+      out.push('--ro-bind', '/dev/null', entry);
+    }
+  }
+  return out;
+}
+
+/**
+ * `/etc/resolv.conf` where it lives in a masked folder (systemd-resolved's
+ * `/run/systemd/resolve/stub-resolv.conf`): bound back read-only so that DNS
+ * keeps working with the network on.
+ */
+export function resolverArguments(masks: readonly string[]): string[] {
+  const real = realpathOr('/etc/resolv.conf');
+  if (real === '/etc/resolv.conf' || !fs.existsSync(real)) return [];
+  const masked = masks.some((m, i) => masks[i - 1] === '--tmpfs' && real.startsWith(`${m}${path.sep}`));
+  return masked ? ['--ro-bind', real, real] : [];
+}
+
+/** The socket folders the host's environment names: `$XDG_RUNTIME_DIR`, and the ssh-agent's. */
+function runtimeSockets(env: NodeJS.ProcessEnv, homes: readonly string[]): string[] {
+  const out: string[] = [];
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime !== undefined && path.isAbsolute(runtime) && runtime !== '/') out.push(runtime);
+  const agent = env.SSH_AUTH_SOCK;
+  if (agent !== undefined && path.isAbsolute(agent)) {
+    const dir = path.dirname(agent);
+    // Its folder, unless that is a home or a system folder: then the socket itself.
+    const broad = dir === '/' || dir === '/tmp' || homes.includes(dir) || /^\/[^/]+$/.test(dir);
+    out.push(broad ? agent : dir);
+  }
+  return out;
+}
+
+/** `/root`, the folders in `/home`, and the home of every user account in `/etc/passwd` (uid 0 or >= 1000). */
+function homeDirectories(): string[] {
+  const homes = new Set<string>(['/root']);
+  try {
+    for (const name of fs.readdirSync('/home')) homes.add(path.join('/home', name));
+  } catch {
+    // no /home
+  }
+  try {
+    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const [, , uid, , , home] = line.split(':');
+      const user = uid === '0' || Number(uid) >= 1000;
+      if (user && home !== undefined && path.isAbsolute(home) && home !== '/') homes.add(home);
+    }
+  } catch {
+    // no /etc/passwd
+  }
+  return [...homes];
+}
+
+/** The ssh host private keys (`/etc/ssh/ssh_host_*_key`). */
+function sshHostKeys(): string[] {
+  try {
+    return fs
+      .readdirSync('/etc/ssh')
+      .filter((name) => /^ssh_host_.*_key$/.test(name))
+      .map((name) => path.join('/etc/ssh', name));
+  } catch {
+    return [];
+  }
+}
+
+/** The real path, or the resolved one when it does not exist. */
+export function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
