@@ -26,18 +26,32 @@ if [ "$(id -u "$user")" = 0 ]; then
   exit 2
 fi
 
-# The user must be able to reach the checkout: every folder above it searchable by others.
-dir=$checkout
-while [ "$dir" != / ]; do
-  if ! runuser -u "$user" -- test -x "$dir"; then
-    echo "sandbox-as-user: $user cannot enter $dir (mode $(stat -c %a "$dir")); make it searchable (chmod o+x) or move the checkout" >&2
+# The user must be able to reach the checkout: every folder above it searchable by others. A
+# checkout under a private folder (a clone in /root) is bind-mounted at a reachable place instead,
+# read-only for the user as before; nothing in the checkout changes owner or mode.
+reachable() {
+  local dir=$1
+  while [ "$dir" != / ]; do
+    runuser -u "$user" -- test -x "$dir" || return 1
+    dir=$(dirname "$dir")
+  done
+}
+mounted=
+if ! reachable "$checkout"; then
+  mounted=$(mktemp -d /var/tmp/amplifier-checkout.XXXXXX)
+  chmod 755 "$mounted"
+  if ! mount --bind "$checkout" "$mounted" || ! reachable "$mounted"; then
+    echo "sandbox-as-user: $user cannot reach $checkout (a folder above it is not searchable by others) and binding it elsewhere failed; make the folders searchable (chmod o+x) or move the checkout" >&2
+    umount "$mounted" 2>/dev/null || true
+    rmdir "$mounted"
     exit 2
   fi
-  dir=$(dirname "$dir")
-done
+  echo "sandbox-as-user: $checkout is not reachable by $user; running from a bind mount at $mounted"
+  checkout=$mounted
+fi
 
 scratch=$(mktemp -d /var/tmp/amplifier-as-user.XXXXXX)
-trap 'rm -rf "$scratch"' EXIT
+trap 'rm -rf "$scratch"; if [ -n "$mounted" ]; then umount "$mounted" && rmdir "$mounted"; fi' EXIT
 mkdir "$scratch/home" "$scratch/tmp"
 chown -R "$user:" "$scratch"
 chmod 700 "$scratch"
