@@ -42,7 +42,10 @@ describe('includes', () => {
       'nested/deep/root.yaml': 'includes: [../sibling/x.yaml]\n',
       'nested/sibling/x.yaml': 'tools: [{module: from-x}]\n',
     });
-    const bundle = await loadBundle(path.join(dir, 'nested/deep/root.yaml'), { baseDir: tempTree() });
+    const bundle = await loadBundle(path.join(dir, 'nested/deep/root.yaml'), {
+      baseDir: tempTree(),
+      roots: [dir],
+    });
     expect(bundle.tools).toEqual([{ module: 'from-x' }]);
   });
 
@@ -163,7 +166,8 @@ describe('includes', () => {
     const dir = tempTree({
       'root.yaml': `includes: ['${pathToFileURL(repo).href}#subdirectory=behaviors/x.yaml']\n`,
     });
-    expect((await loadBundle(path.join(dir, 'root.yaml'))).tools).toEqual([{ module: 'via-file-url' }]);
+    const bundle = await loadBundle(path.join(dir, 'root.yaml'), { roots: [repo] });
+    expect(bundle.tools).toEqual([{ module: 'via-file-url' }]);
   });
 
   it('a git+https include with no resolver names the bundle, the URL and how to supply it', async () => {
