@@ -4,9 +4,10 @@
  * context module's memory files). Config is not trusted to name any file on
  * the machine (DESIGN.md, "trust"): a reference
  *
- * 1. is refused lexically when it is absolute, starts with `~`, holds NUL or a
- *    control character, a backslash, a `$`, a URL scheme or a percent-encoded
- *    path character (`%2e`, `%2f`, `%5c`, `%25`, `%00`);
+ * 1. is refused lexically when it starts with `~`, holds NUL or a control
+ *    character, a backslash, a `$`, a URL scheme, a drive letter or a
+ *    percent-encoded path character (`%2e`, `%2f`, `%5c`, `%25`, `%00`); an
+ *    absolute path is held to the roots like any other;
  * 2. resolves against the folder of the file that declares it (never the
  *    process's directory), or the folder of its namespace (`ns:path`);
  * 3. must stay, after symlinks (`realpath`), inside one of the roots the
@@ -172,7 +173,7 @@ function lexicalProblem(rel: string): string | undefined {
   if (rel === '') return 'it is empty';
   if (/[\u0000-\u001f\u007f]/.test(rel)) return 'it holds a NUL or control character';
   if (rel.startsWith('~')) return 'it names the home folder (~): config never reads from the home folder';
-  if (rel.startsWith('/') || /^[A-Za-z]:/.test(rel)) return 'it is an absolute path';
+  if (/^[A-Za-z]:/.test(rel)) return 'it is a Windows drive path';
   if (rel.includes('\\')) return 'it holds a backslash (write paths with /)';
   if (rel.includes('$')) return 'it holds a $ (variables are not expanded in file references)';
   if (rel.includes('://') || SCHEME.test(rel)) return 'it is a URL (only files are read here)';
