@@ -120,6 +120,8 @@ class BundleLoader {
   /** A loaded bundle file's real path -> its scope. */
   readonly #scopes = new Map<string, string>();
   readonly #extraRoots: readonly string[];
+  /** The file each bundle was read from (relative includes start from its folder). */
+  readonly #fileOf = new WeakMap<BundleData, string>();
 
   constructor(options: LoadBundleOptions) {
     this.#options = options;
@@ -152,7 +154,7 @@ class BundleLoader {
   }
 
   #declaringFile(from: BundleData): string {
-    return isUri(from.source) ? path.join(from.basePath, '(bundle)') : from.source;
+    return this.#fileOf.get(from) ?? path.join(from.basePath, '(bundle)');
   }
 
   #scopeOf(from: BundleData): string {
@@ -215,11 +217,8 @@ class BundleLoader {
       return this.#atPath(ref, file, from);
     }
     const file = path.resolve(dir, ref);
-    if (!exists(file)) {
-      throw new BundleNotFoundError(
-        `No bundle file ${file}${from === undefined ? '' : ` (included as '${ref}')`}.`,
-      );
-    }
+    // An include is checked (lexically, then its real path) before anything is looked up.
+    if (from === undefined && !exists(file)) throw new BundleNotFoundError(`No bundle file ${file}.`);
     return this.#atPath(ref, file, from);
   }
 
@@ -229,7 +228,13 @@ class BundleLoader {
       const found = bundleFileAt(file);
       return { file: found, label: file, scope: path.dirname(found) };
     }
-    const real = this.#confined(ref, from);
+    let real: string;
+    try {
+      real = this.#confined(ref, from);
+    } catch (error) {
+      if (!(error instanceof BundleReferenceError && error.reason === 'missing')) throw error;
+      throw new BundleNotFoundError(`No bundle file ${file} (included as '${ref}').`);
+    }
     return { file: bundleFileAt(real), label: file, scope: this.#scopeOf(from) };
   }
 
@@ -378,6 +383,7 @@ class BundleLoader {
       );
     }
     const data = readBundleFile(located.file, located.label);
+    this.#fileOf.set(data, located.file);
     this.#scopes.set(data.basePath, located.scope);
     this.#addRoot(located.scope);
     this.#files.push(key);

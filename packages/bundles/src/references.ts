@@ -258,6 +258,7 @@ export function referenceReader(options: ReferenceReaderOptions): ReferenceReade
       refuse(reason, how.label ?? reference, declaredIn, kind, why, target);
     let base = path.resolve(how.base ?? path.dirname(path.resolve(declaredIn)));
     let rel = reference.startsWith('@') && kind === 'mention' ? reference.slice(1) : reference;
+    if (rel.includes('://')) throw fail('invalid', 'it is a URL (only files are read here)');
     let scope = how.roots === undefined ? roots : [...roots, ...realRoots(how.roots)];
     let within: string | undefined;
     const match = NAMESPACED.exec(rel);
