@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gitRepo, hasGit, removeTempTrees, tempTree } from './__fixtures__/files.js';
-import { BundleDependencyError, BundleError, BundleNotFoundError } from './errors.js';
+import { bundleFailure, gitRepo, hasGit, removeTempTrees, tempTree } from './__fixtures__/files.js';
+import { BundleDependencyError, BundleNotFoundError } from './errors.js';
 import { gitResolver } from './git.js';
 import { loadBundle } from './load.js';
 
@@ -11,15 +11,7 @@ afterEach(removeTempTrees);
 
 const GIT = hasGit();
 
-async function failure(promise: Promise<unknown>): Promise<BundleError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (BundleError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected the bundle to fail');
-}
+const failure = bundleFailure;
 
 describe('includes', () => {
   it('compose in declared order, the including bundle last', async () => {

@@ -9,9 +9,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeTempTrees, tempTree } from './__fixtures__/files.js';
+import { bundleFailure, removeTempTrees, tempTree } from './__fixtures__/files.js';
 import { loadAgentDir, resolveAgents } from './agents.js';
-import { BundleError } from './errors.js';
 import { loadBundle } from './load.js';
 import { buildSystemPrompt } from './mentions.js';
 import {
@@ -58,15 +57,7 @@ function mkfifo(file: string): void {
   execFileSync('mkfifo', [file]);
 }
 
-async function refusal(promise: Promise<unknown>): Promise<BundleError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (BundleError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = bundleFailure;
 
 function reasonOf(fn: () => unknown): ReferenceRefusal | undefined {
   try {
