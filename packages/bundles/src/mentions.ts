@@ -177,7 +177,8 @@ export async function buildSystemPrompt(
   );
   for (const error of refused) {
     rendered.push(
-      `<refused_reference reference="${escapeAttribute(error.reference)}" declared_in="${escapeAttribute(error.declaredIn)}" reason="${error.reason}">\nNot read: ${error.message}\n</refused_reference>`,
+      // The reason only: the message (with the app's roots) goes to the warning, the prompt stays the same from any cwd.
+      `<refused_reference reference="${escapeAttribute(error.reference)}" declared_in="${escapeAttribute(error.declaredIn)}" reason="${error.reason}" />`,
     );
   }
   const parts = [bundle.instruction, rendered.join('\n\n')].filter(
