@@ -60,6 +60,8 @@ export interface SystemPromptOptions {
    * a mention through one stays inside its folder.
    */
   namespaces?: Readonly<Record<string, string>>;
+  /** Folders never read, even inside a root (the CLI: `$AMPLIFIER_HOME/projects`, the transcripts). */
+  denied?: readonly string[];
   /** Called once per refused mention of a build, with a message naming it, its file and why. */
   onWarning?: (message: string) => void;
   /** Caps per file and for the whole prompt (defaults: `REFERENCE_LIMITS`). */
@@ -77,6 +79,7 @@ function readerFor(bundle: Bundle, options: SystemPromptOptions): ReferenceReade
     home: options.home,
     namespaces: bundle.namespaces,
     ownNamespaces: options.namespaces,
+    denied: options.denied,
     limits: options.limits,
   });
 }

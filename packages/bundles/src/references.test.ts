@@ -462,6 +462,20 @@ describe('referenceReader and readRegularFile', () => {
     expect(() => readRegularFile(path.join(dir, 'f'), 4)).toThrow(/over the cap of 4/);
   });
 
+  it('denied folders are never read, even inside a root and through an own namespace', () => {
+    const user = tempTree({ 'prefs.md': 'Prefs.', 'projects/p/sessions/s/transcript.jsonl': SECRET });
+    const reader = referenceReader({
+      roots: [],
+      ownNamespaces: { user },
+      denied: [path.join(user, 'projects')],
+    });
+    const from = path.join(user, 'bundle.md');
+    expect(reader.readReference('user:prefs.md', from).text).toBe('Prefs.');
+    expect(reasonOf(() => reader.resolve('user:projects/p/sessions/s/transcript.jsonl', from))).toBe(
+      'secret',
+    );
+  });
+
   it('~/ reaches only the home roots given (the user own folders), never the rest of the home', () => {
     const { home } = world();
     fs.mkdirSync(path.join(home, '.amplifier'));

@@ -108,6 +108,11 @@ export interface ReferenceScope {
    * refused (bundles never read the home folder).
    */
   homeRoots?: readonly string[] | undefined;
+  /**
+   * Folders never read, even inside a root, besides core's secret paths (the
+   * CLI: `$AMPLIFIER_HOME/projects`, where transcripts keep secrets verbatim).
+   */
+  denied?: readonly string[] | undefined;
 }
 
 /** Options of `referenceReader`. */
@@ -231,6 +236,7 @@ export function referenceReader(options: ReferenceReaderOptions): ReferenceReade
   const home = options.home ?? os.homedir();
   const roots = realRoots(options.roots);
   const homeRoots = realRoots(options.homeRoots ?? []);
+  const denied = realRoots(options.denied ?? []);
   let total = 0;
 
   const refuse = (
@@ -318,6 +324,8 @@ export function referenceReader(options: ReferenceReaderOptions): ReferenceReade
       if (isSecretPath(candidate, home) || isSecretPath(real, home)) {
         throw fail('secret', `${real} is a secret path (keys, credentials, .env files)`);
       }
+      const closed = denied.find((folder) => isInside(real, folder));
+      if (closed !== undefined) throw fail('secret', `${real} is in ${closed}, which config never reads`);
       const stat = fs.statSync(real, { throwIfNoEntry: false });
       if (stat === undefined) continue;
       if (stat.isDirectory()) {

@@ -69,6 +69,8 @@ export function promptOptions(
   return {
     roots: [cwd],
     namespaces: mentionNamespaces(cwd, env),
+    // The sessions' transcripts keep secrets verbatim: @user:projects/... never reads them.
+    denied: [path.join(amplifierHome(env), 'projects')],
     onWarning: (message) => {
       if (shown.has(message)) return;
       shown.add(message);
