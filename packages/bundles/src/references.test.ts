@@ -234,6 +234,24 @@ describe('@mentions that leave the bundle are refused with a marker and a warnin
     ]);
   });
 
+  it('a mention cycle reads each file once and ends; a context key that points out is refused through its mention too', async () => {
+    const { home, outside } = world();
+    const nested = path.join(outside, 'n', 'm');
+    fs.mkdirSync(nested, { recursive: true });
+    fs.writeFileSync(path.join(nested, 'a.md'), 'A mentions @b.md');
+    fs.writeFileSync(path.join(nested, 'b.md'), 'B mentions @a.md');
+    fs.writeFileSync(path.join(nested, 'bundle.md'), '---\nbundle: {name: me}\n---\n@a.md @me:evil');
+    const cyclic = await promptOf(nested, { home });
+    expect(cyclic.prompt.match(/<context_file/g)).toHaveLength(2);
+    fs.writeFileSync(
+      path.join(nested, 'bundle.md'),
+      '---\nbundle: {name: me}\ncontext:\n  evil: ../../x\n---\n@me:evil',
+    );
+    await expect(promptOf(nested, { home })).rejects.toThrow(
+      `The context file '../../x' in ${path.join(nested, 'bundle.md')} is refused`,
+    );
+  });
+
   it('the same bundle run from two working directories reads the same files', async () => {
     const { home } = world();
     const dir = tempTree({
