@@ -29,7 +29,14 @@ export {
 } from './errors.js';
 export { type GitResolverOptions, type GitSource, gitCacheKey, gitResolver, parseGitUri } from './git.js';
 export { applySystemPrompt } from './instructions.js';
-export { type Bundle, INCLUDE_DEPTH, type LoadBundleOptions, loadBundle, MAX_BUNDLE_FILES } from './load.js';
+export {
+  BUNDLE_LIMITS,
+  type Bundle,
+  INCLUDE_DEPTH,
+  type LoadBundleOptions,
+  loadBundle,
+  MAX_BUNDLE_FILES,
+} from './load.js';
 export {
   buildSystemPrompt,
   extractMentions,

@@ -19,7 +19,7 @@ import {
   describeChain,
 } from './errors.js';
 import { BUNDLE_FILES, type BundleData, bundleFileAt, readBundleFile } from './parse.js';
-import { BundleReferenceError, referenceReader } from './references.js';
+import { BundleReferenceError, type ReferenceLimits, referenceReader } from './references.js';
 import {
   type BundleSourceResolver,
   isUri,
@@ -49,7 +49,15 @@ export interface LoadBundleOptions {
    * `sources` copies are the app's choice and not limited by it.
    */
   roots?: readonly string[];
+  /** Bytes of one bundle file and of all bundle files of the load (defaults: 256 KiB, 4 MiB). */
+  limits?: Partial<ReferenceLimits>;
 }
+
+/** The default caps of one load: 256 KiB a bundle file, 4 MiB for all of them. */
+export const BUNDLE_LIMITS: Readonly<ReferenceLimits> = Object.freeze({
+  maxFileBytes: 256 * 1024,
+  maxTotalBytes: 4 * 1024 * 1024,
+});
 
 /** How deep includes may nest (a chain longer than this is an error). */
 export const INCLUDE_DEPTH = 10;
@@ -120,6 +128,8 @@ class BundleLoader {
   /** A loaded bundle file's real path -> its scope. */
   readonly #scopes = new Map<string, string>();
   readonly #extraRoots: readonly string[];
+  readonly #limits: ReferenceLimits;
+  #bytes = 0;
   /** The file each bundle was read from (relative includes start from its folder). */
   readonly #fileOf = new WeakMap<BundleData, string>();
 
@@ -127,6 +137,19 @@ class BundleLoader {
     this.#options = options;
     this.#baseDir = path.resolve(options.baseDir ?? process.cwd());
     this.#extraRoots = options.roots ?? [this.#baseDir];
+    this.#limits = { ...BUNDLE_LIMITS, ...options.limits };
+  }
+
+  /** Read a bundle file within the caps (its size counts toward the load's budget). */
+  #read(file: string, label: string, chain: readonly string[]): BundleData {
+    const data = readBundleFile(file, label, this.#limits.maxFileBytes);
+    this.#bytes += fs.statSync(file).size;
+    if (this.#bytes > this.#limits.maxTotalBytes) {
+      throw new BundleDependencyError(
+        `The bundle files of this load pass ${this.#limits.maxTotalBytes} bytes (at ${describeChain([...chain, label])}). Include fewer or smaller bundles.`,
+      );
+    }
+    return data;
   }
 
   #addRoot(folder: string): void {
@@ -275,7 +298,7 @@ class BundleLoader {
       // which names its folder.
       const named = await this.#findNamed(ns, chain);
       if (named !== undefined) {
-        const data = readBundleFile(named.file, named.label);
+        const data = this.#read(named.file, named.label, chain);
         this.#scopes.set(data.basePath, named.scope);
         this.#addRoot(named.scope);
         this.#registerBundle(data);
@@ -356,7 +379,7 @@ class BundleLoader {
       const candidate = path.join(root, name);
       if (candidate === file || !isFile(candidate)) continue;
       try {
-        this.#register(readBundleFile(candidate).name, root, root);
+        this.#register(this.#read(candidate, candidate, []).name, root, root);
       } catch {
         // A broken root bundle only loses its namespace; the file that was asked for loads.
       }
@@ -382,7 +405,7 @@ class BundleLoader {
         `More than ${MAX_BUNDLE_FILES} bundle files in one load (at ${describeChain(labels)}). Include fewer bundles.`,
       );
     }
-    const data = readBundleFile(located.file, located.label);
+    const data = this.#read(located.file, located.label, chain);
     this.#fileOf.set(data, located.file);
     this.#scopes.set(data.basePath, located.scope);
     this.#addRoot(located.scope);

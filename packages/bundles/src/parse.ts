@@ -9,7 +9,7 @@ import path from 'node:path';
 import { AmplifierError, isPlainObject, MAX_DATA_DEPTH, ownData, setOwn } from '@amplifier/core';
 import { parseDocument } from 'yaml';
 import { BundleLoadError, BundleNotFoundError, BundleValidationError } from './errors.js';
-import { FileReadError, readRegularFile } from './references.js';
+import { FileReadError, REFERENCE_LIMITS, readRegularFile } from './references.js';
 
 /** A module entry of `providers`, `tools` or `hooks` (and the dict form of the session's modules). */
 export interface ModuleEntry {
@@ -96,12 +96,16 @@ export function bundleFileAt(target: string): string {
   return target;
 }
 
-/** Read and parse the bundle at `target` (a file or a folder). */
-export function readBundleFile(target: string, source: string = target): BundleData {
+/** Read and parse the bundle at `target` (a file or a folder): a regular file of at most `maxBytes` (256 KiB). */
+export function readBundleFile(
+  target: string,
+  source: string = target,
+  maxBytes: number = REFERENCE_LIMITS.maxFileBytes,
+): BundleData {
   const file = bundleFileAt(target);
   let text: string;
   try {
-    text = readRegularFile(file);
+    text = readRegularFile(file, maxBytes);
   } catch (error) {
     if (!(error instanceof FileReadError)) throw error;
     throw new BundleLoadError(

@@ -377,6 +377,22 @@ describe('includes that leave the bundle are refused', () => {
     expect((await refusal(loadBundle(path.join(big, 'big.yaml')))).message).toContain('over the cap');
   });
 
+  it('bundle files over the per-file cap or the load budget stop the load', async () => {
+    const dir = tempTree({
+      'root.yaml': 'includes: [./a.yaml, ./b.yaml]\n',
+      'a.yaml': `# ${'a'.repeat(60)}\ntools: [{module: a}]\n`,
+      'b.yaml': `# ${'b'.repeat(60)}\ntools: [{module: b}]\n`,
+    });
+    const root = path.join(dir, 'root.yaml');
+    expect((await loadBundle(root, { limits: { maxTotalBytes: 1000 } })).tools).toHaveLength(2);
+    expect((await refusal(loadBundle(root, { limits: { maxTotalBytes: 150 } }))).message).toContain(
+      'The bundle files of this load pass 150 bytes',
+    );
+    expect((await refusal(loadBundle(root, { limits: { maxFileBytes: 50 } }))).message).toContain(
+      'over the cap of 50',
+    );
+  });
+
   it('legitimate includes still load: relative inside the bundle, ns:path, a sibling inside the roots', async () => {
     const dir = tempTree({
       'bundles/app/bundle.yaml':
