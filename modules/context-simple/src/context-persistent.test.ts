@@ -5,6 +5,7 @@
  * in order, relative to the session's working directory; missing and empty
  * files are skipped with a warning.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { type Logger, type Message, ModuleLoader, silentLogger } from '@amplifie
 import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SimpleContextManager } from './index.js';
-import { mount } from './index.js';
+import { mount, readMemoryFiles } from './index.js';
 
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 
@@ -95,5 +96,70 @@ describe('context-persistent (alias of context-simple)', () => {
       );
     }
     expect(coordinator.get('context')).toBeUndefined();
+  });
+});
+
+describe('memory files go through the reference resolver (issue 37)', () => {
+  const SECRET = 'SECRET-CONTENT-0xfeedface';
+  let home: string;
+  let outside: string;
+  beforeEach(() => {
+    home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ctx-home-')));
+    outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ctx-outside-')));
+    fs.mkdirSync(path.join(home, '.ssh'));
+    fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), SECRET);
+    fs.mkdirSync(path.join(home, '.amplifier'));
+    fs.writeFileSync(path.join(home, '.amplifier', 'AGENTS.md'), 'User memory.');
+    fs.writeFileSync(path.join(home, 'diary.md'), SECRET);
+    fs.writeFileSync(path.join(outside, 'secret.md'), SECRET);
+  });
+  afterEach(() => {
+    fs.rmSync(home, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
+
+  const read = (files: string[], roots: string[] = [dir]) =>
+    readMemoryFiles(files, dir, logger, { roots, home, homeRoots: [path.join(home, '.amplifier')] });
+
+  it.each([
+    ['~/.ssh/id_rsa', /memory file '~\/\.ssh\/id_rsa' .* is refused: it resolves to .*outside/],
+    ['~/diary.md', /is refused: it resolves to .*diary\.md, outside/],
+    ['SECRET_ABS', /is refused: it resolves to .*secret\.md, outside/],
+    ['../../../../../../../etc/passwd', /is refused: it resolves to \/etc\/passwd, outside/],
+    ['.env', /is refused: .*\.env is a secret path/],
+    ['link.md', /is refused: .*outside .*\(through a symlink\)/],
+    ['fifo.md', /is refused: .*fifo\.md is not a regular file/],
+  ])('%s is refused: the mount fails naming it, nothing is read', async (file, message) => {
+    fs.writeFileSync(path.join(dir, '.env'), SECRET);
+    fs.symlinkSync(path.join(outside, 'secret.md'), path.join(dir, 'link.md'));
+    execFileSync('mkfifo', [path.join(dir, 'fifo.md')]);
+    const ref = file === 'SECRET_ABS' ? path.join(outside, 'secret.md') : file;
+    await expect(read([ref])).rejects.toThrow(message);
+  });
+
+  it('~/ reaches $AMPLIFIER_HOME (the user own folder); relative and absolute paths inside the working directory load', async () => {
+    fs.writeFileSync(path.join(dir, 'AGENTS.md'), 'Project memory.');
+    const messages = await read(['~/.amplifier/AGENTS.md', './AGENTS.md', path.join(dir, 'AGENTS.md')]);
+    expect(messages.map((m) => m.content)).toEqual([
+      '[Context from AGENTS.md]\n\nUser memory.',
+      '[Context from AGENTS.md]\n\nProject memory.',
+      '[Context from AGENTS.md]\n\nProject memory.',
+    ]);
+  });
+
+  it('the mount takes its roots from the session.reference_roots capability when the app registers one', async () => {
+    fs.writeFileSync(path.join(outside, 'shared.md'), 'Shared memory.');
+    const coordinator = createTestCoordinator({ bare: true, logger });
+    coordinator.registerCapability('session.working_dir', dir);
+    await expect(mount(coordinator, { memory_files: [path.join(outside, 'shared.md')] })).rejects.toThrow(
+      /context-simple: The memory file .* is refused: it resolves to .*shared\.md, outside/,
+    );
+    expect(coordinator.get('context')).toBeUndefined();
+    coordinator.registerCapability('session.reference_roots', [dir, outside]);
+    await mount(coordinator, { memory_files: [path.join(outside, 'shared.md')] });
+    const context = coordinator.get('context') as SimpleContextManager;
+    expect(textOf(await context.getMessages())).toEqual([
+      'system:[Context from shared.md]\n\nShared memory.',
+    ]);
   });
 });

@@ -16,7 +16,12 @@ export type { ContextSimpleConfig, NoticeVerbosity, ResolvedConfig } from './con
 export { CONFIG_SCHEMA, DEFAULT_CONFIG, resolveConfig } from './config.js';
 export type { EventEmitterLike, SimpleContextOptions, SystemPromptFactory } from './context.js';
 export { SimpleContextManager } from './context.js';
-export { MEMORY_FILE_SOURCE, memoryFilePath, readMemoryFiles } from './memory-files.js';
+export {
+  amplifierHomeOf,
+  MEMORY_FILE_SOURCE,
+  type MemoryFileScope,
+  readMemoryFiles,
+} from './memory-files.js';
 export { formatCompactionNotice, NOTICE_SOURCE, noticeMessage, stubText, truncatedText } from './notice.js';
 
 /**
@@ -25,7 +30,9 @@ export { formatCompactionNotice, NOTICE_SOURCE, noticeMessage, stubText, truncat
  * message naming each bad key; unknown keys are warned about once and ignored
  * (core's config policy). Only the config's own properties are read.
  * `memory_files` (paths relative to the `session.working_dir` capability,
- * else the process cwd) are read now and stored first, as system messages.
+ * else the process cwd) are read now and stored first, as system messages;
+ * they must lie in the folders of the `session.reference_roots` capability
+ * (a list of folders the app registers), else in the working directory.
  */
 export async function mount(coordinator: Coordinator, raw: Record<string, unknown> = {}): Promise<void> {
   const { memory_files, ...config } = ownConfig(raw, 'context-simple');
@@ -34,7 +41,12 @@ export async function mount(coordinator: Coordinator, raw: Record<string, unknow
   if (files.length > 0) {
     const workingDir = coordinator.getCapability('session.working_dir');
     const baseDir = typeof workingDir === 'string' && workingDir !== '' ? workingDir : process.cwd();
-    for (const message of await readMemoryFiles(files, baseDir, coordinator.logger)) {
+    const roots = coordinator.getCapability('session.reference_roots');
+    const scope = {
+      roots:
+        Array.isArray(roots) && roots.every((r) => typeof r === 'string') ? (roots as string[]) : [baseDir],
+    };
+    for (const message of await readMemoryFiles(files, baseDir, coordinator.logger, scope)) {
       await context.addMessage(message);
     }
   }

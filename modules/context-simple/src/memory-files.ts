@@ -3,10 +3,14 @@
  * module (this package's `context-persistent` alias). Each file is read once,
  * at mount, and stored as a system message labelled with its name, in the
  * order given; a missing, empty or unreadable file is skipped with a warning.
+ * Which files may be read is the bundles kit's reference resolver's rule (one
+ * resolver for every file config names): inside the working directory (or the
+ * roots the app registers as `session.reference_roots`), `~/` only into
+ * `$AMPLIFIER_HOME`, never a secret path, never a FIFO or a device.
  */
-import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { BundleReferenceError, referenceReader } from '@amplifier/bundles/references';
 import type { Logger, Message } from '@amplifier/core';
 
 /** `metadata.source` of a memory file's message: kept in the request view in factory mode too. */
@@ -23,35 +27,64 @@ export function memoryFileList(value: unknown): string[] {
   return value as string[];
 }
 
-/** The absolute path of `file`: `~/` is the home directory, a relative path is joined onto `baseDir`. */
-export function memoryFilePath(file: string, baseDir: string): string {
-  const expanded = file === '~' || file.startsWith('~/') ? path.join(os.homedir(), file.slice(1)) : file;
-  return path.resolve(baseDir, expanded);
+/** Where memory files may be (the app's choice; context-simple's default: the working directory, and `$AMPLIFIER_HOME` for `~/` paths). */
+export interface MemoryFileScope {
+  /** Folders memory files may be in (after symlinks). */
+  roots: readonly string[];
+  /** Folders under the home that `~/x` may reach (default: `$AMPLIFIER_HOME`, else `~/.amplifier`). */
+  homeRoots?: readonly string[];
+  /** The user's home (default: `os.homedir()`). */
+  home?: string;
+}
+
+/** The user's Amplifier folder: `$AMPLIFIER_HOME`, else `~/.amplifier`. */
+export function amplifierHomeOf(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
+  const value = env.AMPLIFIER_HOME;
+  return value !== undefined && value !== '' ? path.resolve(value) : path.join(home, '.amplifier');
 }
 
 /**
  * The system messages for `files` (relative to `baseDir`):
  * `[Context from <file name>]` and a blank line before the text, as the reference writes them.
+ * Each file goes through the bundles kit's reference resolver: inside the
+ * scope's roots after symlinks, never a secret path, a regular file within the
+ * size cap. A missing or unreadable file is skipped with a warning; a refused
+ * one throws an Error naming it and why.
  */
 export async function readMemoryFiles(
   files: readonly string[],
   baseDir: string,
   logger: Logger,
+  scope: MemoryFileScope = { roots: [baseDir] },
 ): Promise<Message[]> {
+  const home = scope.home ?? os.homedir();
+  const reader = referenceReader({
+    roots: scope.roots,
+    home,
+    homeRoots: scope.homeRoots ?? [amplifierHomeOf(process.env, home)],
+  });
+  const declaredIn = 'the memory_files of context-simple';
   const messages: Message[] = [];
   for (const file of files) {
-    const full = memoryFilePath(file, baseDir);
     let text: string;
+    let full: string;
     try {
-      text = await readFile(full, 'utf8');
+      const read = reader.readReference(file, declaredIn, { kind: 'memory file', base: baseDir });
+      text = read.text;
+      full = read.target.path;
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      logger.warn(
-        code === 'ENOENT'
-          ? `context-simple: memory file not found, skipped: ${file} (${full})`
-          : `context-simple: could not read memory file ${file} (${full}), skipped: ${(error as Error).message}`,
-      );
-      continue;
+      if (!(error instanceof BundleReferenceError)) throw error;
+      if (error.reason === 'missing') {
+        logger.warn(
+          `context-simple: memory file not found, skipped: ${file} (${error.target ?? path.resolve(baseDir, file)})`,
+        );
+        continue;
+      }
+      if (error.reason === 'unreadable') {
+        logger.warn(`context-simple: could not read memory file ${file}, skipped: ${error.message}`);
+        continue;
+      }
+      throw new Error(`context-simple: ${error.message}`, { cause: error });
     }
     if (text.trim() === '') {
       logger.debug(`context-simple: memory file ${file} is empty, skipped`);

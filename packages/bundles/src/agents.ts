@@ -13,6 +13,13 @@ import { isPlainObject, setOwn } from '@amplifier/core';
 import { BundleLoadError, BundleValidationError } from './errors.js';
 import type { Bundle } from './load.js';
 import { type ModuleEntry, moduleList, parseYaml, splitFrontMatter } from './parse.js';
+import {
+  BundleReferenceError,
+  FileReadError,
+  type ReferenceScope,
+  readRegularFile,
+  referenceReader,
+} from './references.js';
 
 /** A provider an agent prefers (`model` may be a glob: `claude-haiku-*`). */
 export interface AgentProviderPreference {
@@ -131,15 +138,14 @@ export function parseAgentText(text: string, file: string): AgentConfig {
   return agentFromData(data, body.trim() || undefined, file, path.basename(file).replace(/\.md$/i, ''));
 }
 
-/** Read one agent file. */
+/** Read one agent file (a regular file within the size cap: a FIFO or a device is refused without blocking). */
 export function readAgentFile(file: string): AgentConfig {
   let content: string;
   try {
-    content = fs.readFileSync(file, 'utf8');
+    content = readRegularFile(file);
   } catch (error) {
-    throw new BundleLoadError(
-      `Cannot read the agent ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}. Check the path.`,
-    );
+    if (!(error instanceof FileReadError)) throw error;
+    throw new BundleLoadError(`Cannot read the agent ${file}: ${error.message}. Check the path.`);
   }
   return parseAgentText(content, file);
 }
@@ -153,8 +159,10 @@ export interface AgentDirListing {
 /**
  * Every `*.md` agent in a folder (not recursive), by name; a folder that does
  * not exist has none. A file that fails to parse is reported, the others load.
+ * Each file goes through the reference resolver with the folder as its root:
+ * a symlink out of it, a secret path or a FIFO is reported, never read.
  */
-export function loadAgentDir(dir: string): AgentDirListing {
+export function loadAgentDir(dir: string, scope: Partial<ReferenceScope> = {}): AgentDirListing {
   const agents: Record<string, AgentConfig> = {};
   const problems: string[] = [];
   let names: string[];
@@ -166,9 +174,12 @@ export function loadAgentDir(dir: string): AgentDirListing {
   } catch {
     return { agents, problems };
   }
+  const reader = referenceReader({ ...scope, roots: [dir, ...(scope.roots ?? [])] });
+  const declaredIn = path.join(dir, '(agent folder)');
   for (const name of names) {
     try {
-      const agent = readAgentFile(path.join(dir, name));
+      const { target, text } = reader.readReference(name, declaredIn, { kind: 'agent file' });
+      const agent = parseAgentText(text, target.path);
       if (!Object.hasOwn(agents, agent.name)) setOwn(agents, agent.name, agent);
     } catch (error) {
       problems.push((error as Error).message);
@@ -186,6 +197,32 @@ export function agentFileFor(name: string, bundle: Pick<Bundle, 'namespaces' | '
     return path.join(bundle.basePath, 'agents', `${name.slice(colon + 1)}.md`);
   }
   return path.join(bundle.basePath, 'agents', `${name}.md`);
+}
+
+/**
+ * The agent file of a roster name, through the reference resolver (inside the
+ * bundle's roots, never a secret path, a regular file); undefined when there
+ * is none. A refused name throws its `BundleReferenceError`.
+ */
+function agentFromFile(
+  reader: ReturnType<typeof referenceReader>,
+  name: string,
+  bundle: Pick<Bundle, 'namespaces' | 'basePath'>,
+): AgentConfig | undefined {
+  const colon = name.indexOf(':');
+  const ns = colon > 0 ? name.slice(0, colon) : undefined;
+  const rel = `agents/${colon > 0 ? name.slice(colon + 1) : name}.md`;
+  const reference = ns !== undefined && Object.hasOwn(bundle.namespaces, ns) ? `${ns}:${rel}` : rel;
+  try {
+    const { target, text } = reader.readReference(reference, path.join(bundle.basePath, 'bundle'), {
+      kind: 'agent file',
+      label: name,
+    });
+    return parseAgentText(text, target.path);
+  } catch (error) {
+    if (error instanceof BundleReferenceError && error.reason === 'missing') return undefined;
+    throw error;
+  }
 }
 
 function isEmpty(value: unknown): boolean {
@@ -206,12 +243,20 @@ export interface ResolvedAgents {
  * file's values only fill what the roster entry leaves empty. An entry with
  * no file keeps what the bundle wrote (a warning says where it was looked for).
  */
-export function resolveAgents(bundle: Pick<Bundle, 'agents' | 'namespaces' | 'basePath'>): ResolvedAgents {
+export function resolveAgents(
+  bundle: Pick<Bundle, 'agents' | 'namespaces' | 'basePath'> & { roots?: readonly string[] },
+  scope: Partial<ReferenceScope> = {},
+): ResolvedAgents {
   const agents: Record<string, AgentConfig> = {};
   const warnings: string[] = [];
+  const reader = referenceReader({
+    ...scope,
+    roots: [...(bundle.roots ?? [bundle.basePath]), ...(scope.roots ?? [])],
+    namespaces: bundle.namespaces,
+  });
   for (const [name, entry] of Object.entries(bundle.agents)) {
     const file = agentFileFor(name, bundle);
-    const fromFile = fs.statSync(file, { throwIfNoEntry: false })?.isFile() ? readAgentFile(file) : undefined;
+    const fromFile = agentFromFile(reader, name, bundle);
     const inline = agentFromData(
       entry,
       typeof entry.instruction === 'string' ? entry.instruction.trim() : undefined,

@@ -105,6 +105,7 @@ function composeTwo(a: BundleData, b: BundleData): BundleData {
     agents,
     context: mergeContext(a.context, b.context),
     instruction: b.instruction ?? a.instruction,
+    instructionFile: b.instruction === undefined ? a.instructionFile : b.instructionFile,
     basePath: later(a.basePath, b.basePath),
     source: b.source,
     warnings: [...a.warnings, ...b.warnings.filter((w) => !a.warnings.includes(w))],

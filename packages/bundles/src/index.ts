@@ -29,7 +29,14 @@ export {
 } from './errors.js';
 export { type GitResolverOptions, type GitSource, gitCacheKey, gitResolver, parseGitUri } from './git.js';
 export { applySystemPrompt } from './instructions.js';
-export { type Bundle, type LoadBundleOptions, loadBundle } from './load.js';
+export {
+  BUNDLE_LIMITS,
+  type Bundle,
+  INCLUDE_DEPTH,
+  type LoadBundleOptions,
+  loadBundle,
+  MAX_BUNDLE_FILES,
+} from './load.js';
 export {
   buildSystemPrompt,
   extractMentions,
@@ -50,6 +57,21 @@ export {
   splitFrontMatter,
 } from './parse.js';
 export { bundlePlanData, bundleToMountPlan, notRunnableReason } from './plan.js';
+export {
+  BundleReferenceError,
+  type BundleReferenceErrorOptions,
+  FileReadError,
+  REFERENCE_LIMITS,
+  type ReferenceLimits,
+  type ReferenceReader,
+  type ReferenceReaderOptions,
+  type ReferenceRefusal,
+  type ReferenceScope,
+  type ResolvedReference,
+  type ResolveHow,
+  readRegularFile,
+  referenceReader,
+} from './references.js';
 export {
   type BundleSourceResolver,
   isUri,

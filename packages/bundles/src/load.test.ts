@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gitRepo, hasGit, removeTempTrees, tempTree } from './__fixtures__/files.js';
-import { BundleDependencyError, BundleError, BundleNotFoundError } from './errors.js';
+import { bundleFailure, gitRepo, hasGit, removeTempTrees, tempTree } from './__fixtures__/files.js';
+import { BundleDependencyError, BundleNotFoundError } from './errors.js';
 import { gitResolver } from './git.js';
 import { loadBundle } from './load.js';
 
@@ -11,15 +11,7 @@ afterEach(removeTempTrees);
 
 const GIT = hasGit();
 
-async function failure(promise: Promise<unknown>): Promise<BundleError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (BundleError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected the bundle to fail');
-}
+const failure = bundleFailure;
 
 describe('includes', () => {
   it('compose in declared order, the including bundle last', async () => {
@@ -42,7 +34,10 @@ describe('includes', () => {
       'nested/deep/root.yaml': 'includes: [../sibling/x.yaml]\n',
       'nested/sibling/x.yaml': 'tools: [{module: from-x}]\n',
     });
-    const bundle = await loadBundle(path.join(dir, 'nested/deep/root.yaml'), { baseDir: tempTree() });
+    const bundle = await loadBundle(path.join(dir, 'nested/deep/root.yaml'), {
+      baseDir: tempTree(),
+      roots: [dir],
+    });
     expect(bundle.tools).toEqual([{ module: 'from-x' }]);
   });
 
@@ -163,7 +158,8 @@ describe('includes', () => {
     const dir = tempTree({
       'root.yaml': `includes: ['${pathToFileURL(repo).href}#subdirectory=behaviors/x.yaml']\n`,
     });
-    expect((await loadBundle(path.join(dir, 'root.yaml'))).tools).toEqual([{ module: 'via-file-url' }]);
+    const bundle = await loadBundle(path.join(dir, 'root.yaml'), { roots: [repo] });
+    expect(bundle.tools).toEqual([{ module: 'via-file-url' }]);
   });
 
   it('a git+https include with no resolver names the bundle, the URL and how to supply it', async () => {

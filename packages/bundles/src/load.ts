@@ -19,6 +19,7 @@ import {
   describeChain,
 } from './errors.js';
 import { BUNDLE_FILES, type BundleData, bundleFileAt, readBundleFile } from './parse.js';
+import { BundleReferenceError, type ReferenceLimits, referenceReader } from './references.js';
 import {
   type BundleSourceResolver,
   isUri,
@@ -41,7 +42,28 @@ export interface LoadBundleOptions {
   sources?: Readonly<Record<string, string>>;
   /** A circular include: `'error'` (default) or `'skip'` (the reference: dropped with a warning). */
   cycles?: 'error' | 'skip';
+  /**
+   * Folders an include by path (`./x.yaml`, `../y`, `file://`) may reach besides the
+   * including bundle's own root (its folder, or the checkout it came from);
+   * default: `baseDir`. Includes by name, by URI through a resolver and
+   * `sources` copies are the app's choice and not limited by it.
+   */
+  roots?: readonly string[];
+  /** Bytes of one bundle file and of all bundle files of the load (defaults: 256 KiB, 4 MiB). */
+  limits?: Partial<ReferenceLimits>;
 }
+
+/** The default caps of one load: 256 KiB a bundle file, 4 MiB for all of them. */
+export const BUNDLE_LIMITS: Readonly<ReferenceLimits> = Object.freeze({
+  maxFileBytes: 256 * 1024,
+  maxTotalBytes: 4 * 1024 * 1024,
+});
+
+/** How deep includes may nest (a chain longer than this is an error). */
+export const INCLUDE_DEPTH = 10;
+
+/** How many bundle files one load may read. */
+export const MAX_BUNDLE_FILES = 500;
 
 /** A composed bundle with what loading it learnt. */
 export interface Bundle extends BundleData {
@@ -49,6 +71,12 @@ export interface Bundle extends BundleData {
   namespaces: Record<string, string>;
   /** Every bundle file read, in load order. */
   files: string[];
+  /**
+   * The roots of the bundles loaded (real paths): each bundle's folder, or the
+   * checkout or copy it came from. File references (@mentions, context files,
+   * agent files) stay inside them and the roots the app adds (the workspace).
+   */
+  roots: string[];
 }
 
 /** A bundle file found for a reference. */
@@ -58,6 +86,8 @@ interface Located {
   label: string;
   /** The checkout or mapped folder it came from (its root bundle names a namespace). */
   root?: string | undefined;
+  /** The folder its own references stay in: `root`, else the file's folder. */
+  scope: string;
 }
 
 /** How a bundle name is looked up in a search folder. */
@@ -88,13 +118,70 @@ class BundleLoader {
   readonly #options: LoadBundleOptions;
   readonly #baseDir: string;
   readonly #namespaces = new Map<string, string>();
+  /** Namespace -> the scope of the bundle that named it (its references stay inside). */
+  readonly #nsScopes = new Map<string, string>();
   readonly #composed = new Map<string, BundleData>();
   readonly #files: string[] = [];
   readonly #warnings: string[] = [];
+  /** Bundle roots (real paths), in the order met. */
+  readonly #roots = new Set<string>();
+  /** A loaded bundle file's real path -> its scope. */
+  readonly #scopes = new Map<string, string>();
+  readonly #extraRoots: readonly string[];
+  readonly #limits: ReferenceLimits;
+  #bytes = 0;
+  /** The file each bundle was read from (relative includes start from its folder). */
+  readonly #fileOf = new WeakMap<BundleData, string>();
 
   constructor(options: LoadBundleOptions) {
     this.#options = options;
     this.#baseDir = path.resolve(options.baseDir ?? process.cwd());
+    this.#extraRoots = options.roots ?? [this.#baseDir];
+    this.#limits = { ...BUNDLE_LIMITS, ...options.limits };
+  }
+
+  /** Read a bundle file within the caps (its size counts toward the load's budget). */
+  #read(file: string, label: string, chain: readonly string[]): BundleData {
+    const data = readBundleFile(file, label, this.#limits.maxFileBytes);
+    this.#bytes += fs.statSync(file).size;
+    if (this.#bytes > this.#limits.maxTotalBytes) {
+      throw new BundleDependencyError(
+        `The bundle files of this load pass ${this.#limits.maxTotalBytes} bytes (at ${describeChain([...chain, label])}). Include fewer or smaller bundles.`,
+      );
+    }
+    return data;
+  }
+
+  #addRoot(folder: string): void {
+    try {
+      this.#roots.add(fs.realpathSync(folder));
+    } catch {
+      // A root that is not there holds nothing to read.
+    }
+  }
+
+  /**
+   * `ref`, an include by path of the bundle `from`: resolved by the reference
+   * resolver inside `from`'s scope and the loader's roots (a `..` or a symlink
+   * that escapes, a secret path, a FIFO: refused).
+   */
+  #confined(ref: string, from: BundleData, label: string = ref): string {
+    const declaredIn = this.#declaringFile(from);
+    const reader = referenceReader({ roots: this.#extraRoots });
+    return reader.resolve(ref, declaredIn, {
+      kind: 'include',
+      directories: true,
+      label,
+      roots: [this.#scopeOf(from)],
+    }).file;
+  }
+
+  #declaringFile(from: BundleData): string {
+    return this.#fileOf.get(from) ?? path.join(from.basePath, '(bundle)');
+  }
+
+  #scopeOf(from: BundleData): string {
+    return this.#scopes.get(from.basePath) ?? from.basePath;
   }
 
   async loadRoot(source: string): Promise<Bundle> {
@@ -123,6 +210,7 @@ class BundleLoader {
       warnings: [...data.warnings, ...this.#warnings],
       namespaces: Object.fromEntries(this.#namespaces),
       files: [...this.#files],
+      roots: [...this.#roots],
     };
   }
 
@@ -130,12 +218,15 @@ class BundleLoader {
   async #locate(ref: string, from: BundleData | undefined, chain: readonly string[]): Promise<Located> {
     const mapped = mapSource(ref, this.#options.sources ?? {});
     const dir = from?.basePath ?? this.#baseDir;
-    if (isUri(mapped)) return this.#locateUri(mapped);
+    if (isUri(mapped)) return this.#locateUri(mapped, mapped === ref ? from : undefined);
     if (mapped !== ref || mapped.includes('#subdirectory=')) {
-      // A reference mapped to a local copy (`sources`), maybe with a #subdirectory= fragment.
+      // A reference mapped to a local copy (`sources`), maybe with a #subdirectory= fragment;
+      // a fragment on a plain path of a bundle stays inside that bundle's roots.
       const { base, subdirectory } = splitSubdirectory(mapped);
-      const root = path.resolve(dir, base);
-      return { file: bundleFileAt(joinSubdirectory(root, subdirectory, ref)), label: ref, root };
+      const root =
+        mapped === ref && from !== undefined ? this.#confined(base, from) : path.resolve(dir, base);
+      const file = bundleFileAt(joinSubdirectory(root, subdirectory, ref));
+      return { file, label: ref, root, scope: root };
     }
     const colon = ref.indexOf(':');
     if (colon > 0 && !/^[A-Za-z]:[\\/]/.test(ref) && !ref.startsWith('.') && !ref.startsWith('/')) {
@@ -145,26 +236,43 @@ class BundleLoader {
       const named = await this.#findNamed(ref, chain);
       if (named !== undefined) return named;
       const file = path.resolve(dir, ref);
-      if (exists(file)) return { file: bundleFileAt(file), label: file };
-      throw new BundleNotFoundError(this.#notANameMessage(ref, file));
+      if (!exists(file)) throw new BundleNotFoundError(this.#notANameMessage(ref, file));
+      return this.#atPath(ref, file, from);
     }
     const file = path.resolve(dir, ref);
-    if (!exists(file)) {
-      throw new BundleNotFoundError(
-        `No bundle file ${file}${from === undefined ? '' : ` (included as '${ref}')`}.`,
-      );
-    }
-    return { file: bundleFileAt(file), label: file };
+    // An include is checked (lexically, then its real path) before anything is looked up.
+    if (from === undefined && !exists(file)) throw new BundleNotFoundError(`No bundle file ${file}.`);
+    return this.#atPath(ref, file, from);
   }
 
-  async #locateUri(uri: string): Promise<Located> {
+  /** A bundle by path: the caller's is taken as given (its folder is its root); an include's is confined. */
+  #atPath(ref: string, file: string, from: BundleData | undefined): Located {
+    if (from === undefined) {
+      const found = bundleFileAt(file);
+      return { file: found, label: file, scope: path.dirname(found) };
+    }
+    let real: string;
+    try {
+      real = this.#confined(ref, from);
+    } catch (error) {
+      if (!(error instanceof BundleReferenceError && error.reason === 'missing')) throw error;
+      throw new BundleNotFoundError(`No bundle file ${file} (included as '${ref}').`);
+    }
+    return { file: bundleFileAt(real), label: file, scope: this.#scopeOf(from) };
+  }
+
+  async #locateUri(uri: string, from: BundleData | undefined): Promise<Located> {
     if (uri.startsWith('file://')) {
       const { base, subdirectory } = splitSubdirectory(uri);
-      const root = fileURLToPath(base);
+      let root = fileURLToPath(base);
+      // A bundle's file:// include is a path like any other: inside its roots.
+      if (from !== undefined) root = this.#confined(path.relative(from.basePath, root) || '.', from, uri);
+      const file = bundleFileAt(joinSubdirectory(root, subdirectory, uri));
       return {
-        file: bundleFileAt(joinSubdirectory(root, subdirectory, uri)),
+        file,
         label: uri,
         root: subdirectory === undefined ? undefined : root,
+        scope: subdirectory === undefined ? path.dirname(file) : root,
       };
     }
     const resolver = (this.#options.resolvers ?? []).find((r) => r.canResolve(uri));
@@ -179,7 +287,8 @@ class BundleLoader {
       );
     }
     const resolved = await resolver.resolve(uri);
-    return { file: bundleFileAt(resolved.path), label: uri, root: resolved.root };
+    const file = bundleFileAt(resolved.path);
+    return { file, label: uri, root: resolved.root, scope: resolved.root ?? path.dirname(file) };
   }
 
   async #locateNamespaced(ns: string, rel: string, chain: readonly string[]): Promise<Located> {
@@ -189,10 +298,12 @@ class BundleLoader {
       // which names its folder.
       const named = await this.#findNamed(ns, chain);
       if (named !== undefined) {
-        const data = readBundleFile(named.file, named.label);
+        const data = this.#read(named.file, named.label, chain);
+        this.#scopes.set(data.basePath, named.scope);
+        this.#addRoot(named.scope);
         this.#registerBundle(data);
         if (named.root !== undefined) this.#registerRoot(named.root, named.file);
-        this.#register(ns, this.#folderOf(data));
+        this.#register(ns, this.#folderOf(data), named.scope);
       }
       root = this.#namespaces.get(ns);
     }
@@ -202,13 +313,21 @@ class BundleLoader {
         `The namespace '${ns}' of '${ref}' is unknown: no bundle named '${ns}' is loaded or found (${this.#whereNamesAreLooked()}). Put the bundle named '${ns}' in a search folder, or register it (CLI: --source).`,
       );
     }
-    for (const candidate of NAMESPACE_FILES(rel)) {
-      const file = path.resolve(root, candidate);
-      if (isFile(file)) return { file, label: ref };
+    const scope = this.#nsScopes.get(ns) ?? root;
+    const reader = referenceReader({ roots: [scope], namespaces: { [ns]: root } });
+    const declaredIn = path.join(root, '(namespace)');
+    for (const how of [
+      { kind: 'include', suffixes: NAMESPACE_FILES('').slice(1) },
+      { kind: 'include', directories: true },
+    ]) {
+      try {
+        const target = reader.resolve(ref, declaredIn, how);
+        return { file: bundleFileAt(target.file), label: ref, scope };
+      } catch (error) {
+        const reason = error instanceof BundleReferenceError ? error.reason : undefined;
+        if (reason !== 'missing' && reason !== 'not-a-file') throw error;
+      }
     }
-    const folder = path.resolve(root, rel);
-    if (fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory())
-      return { file: bundleFileAt(folder), label: ref };
     throw new BundleDependencyError(
       `'${ref}' is not in the namespace '${ns}' (${root}): no ${rel}, ${rel}.yaml, ${rel}.yml, ${rel}.md, ${rel}/bundle.md or ${rel}/bundle.yaml there.`,
     );
@@ -229,7 +348,7 @@ class BundleLoader {
     for (const folder of this.#options.searchPaths ?? []) {
       for (const candidate of NAMED_FILES(name)) {
         const file = path.resolve(folder, candidate);
-        if (isFile(file)) return { file, label: file };
+        if (isFile(file)) return { file, label: file, scope: path.dirname(file) };
       }
     }
     const registered = this.#options.bundles?.[name];
@@ -244,12 +363,14 @@ class BundleLoader {
   }
 
   #registerBundle(data: BundleData): void {
-    this.#register(data.name, this.#folderOf(data));
+    this.#register(data.name, this.#folderOf(data), this.#scopeOf(data));
   }
 
   /** Register `name` -> folder unless the name is taken (the first mapping wins). */
-  #register(name: string, folder: string): void {
-    if (name !== '' && !this.#namespaces.has(name)) this.#namespaces.set(name, folder);
+  #register(name: string, folder: string, scope: string): void {
+    if (name === '' || this.#namespaces.has(name)) return;
+    this.#namespaces.set(name, folder);
+    this.#nsScopes.set(name, scope);
   }
 
   /** The repository's root bundle names the checkout root (a nested bundle may use the root's namespace). */
@@ -258,7 +379,7 @@ class BundleLoader {
       const candidate = path.join(root, name);
       if (candidate === file || !isFile(candidate)) continue;
       try {
-        this.#register(readBundleFile(candidate).name, root);
+        this.#register(this.#read(candidate, candidate, []).name, root, root);
       } catch {
         // A broken root bundle only loses its namespace; the file that was asked for loads.
       }
@@ -274,7 +395,20 @@ class BundleLoader {
     }
     const cached = this.#composed.get(key);
     if (cached !== undefined) return cached;
-    const data = readBundleFile(located.file, located.label);
+    if (chain.length >= INCLUDE_DEPTH) {
+      throw new BundleDependencyError(
+        `Includes nest deeper than ${INCLUDE_DEPTH} levels: ${describeChain(labels)}. Flatten the includes.`,
+      );
+    }
+    if (this.#files.length >= MAX_BUNDLE_FILES) {
+      throw new BundleDependencyError(
+        `More than ${MAX_BUNDLE_FILES} bundle files in one load (at ${describeChain(labels)}). Include fewer bundles.`,
+      );
+    }
+    const data = this.#read(located.file, located.label, chain);
+    this.#fileOf.set(data, located.file);
+    this.#scopes.set(data.basePath, located.scope);
+    this.#addRoot(located.scope);
     this.#files.push(key);
     this.#keys.set(located.label, key);
     this.#registerBundle(data);

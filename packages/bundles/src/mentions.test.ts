@@ -27,7 +27,7 @@ describe('buildSystemPrompt', () => {
       'bundle.md':
         '---\nbundle: {name: me}\ncontext:\n  rules: context/rules.md\n---\nBe brief. See @me:context/extra.md and @notes.',
       'context/rules.md': 'Rule one.',
-      'context/extra.md': 'Extra, which points at @deeper.md',
+      'context/extra.md': 'Extra, which points at @../deeper.md',
       'notes.md': 'Notes without a suffix in the mention.',
       'deeper.md': 'Deeper.',
     });
@@ -39,8 +39,8 @@ describe('buildSystemPrompt', () => {
         '---',
         [
           `<context_file paths="me:rules -> ${path.join(dir, 'context/rules.md')}">\nRule one.\n</context_file>`,
-          `<context_file paths="@me:context/extra.md -> ${path.join(dir, 'context/extra.md')}">\nExtra, which points at @deeper.md\n</context_file>`,
-          `<context_file paths="@deeper.md -> ${path.join(dir, 'deeper.md')}">\nDeeper.\n</context_file>`,
+          `<context_file paths="@me:context/extra.md -> ${path.join(dir, 'context/extra.md')}">\nExtra, which points at @../deeper.md\n</context_file>`,
+          `<context_file paths="@../deeper.md -> ${path.join(dir, 'deeper.md')}">\nDeeper.\n</context_file>`,
           `<context_file paths="@notes -> ${path.join(dir, 'notes.md')}">\nNotes without a suffix in the mention.\n</context_file>`,
         ].join('\n\n'),
       ].join('\n\n'),
@@ -67,22 +67,41 @@ describe('buildSystemPrompt', () => {
     expect(prompt).not.toContain('\nfour\n');
   });
 
-  it('@ns: mentions of an included bundle resolve in its folder; a folder gives a listing; ~ is the home folder', async () => {
-    const lib = tempTree({ 'bundle.yaml': 'bundle: {name: lib}\n', 'context/lib.md': 'From lib.' });
+  it('@ns: mentions of an included bundle resolve in its folder; a folder gives a listing; ~ is refused', async () => {
     const home = tempTree({ 'mine.md': 'Mine.' });
     const dir = tempTree({
-      'root.md': `---\nincludes: [${lib}]\n---\n@lib:context/lib.md @lib:context @~/mine.md`,
+      'lib/bundle.yaml': 'bundle: {name: lib}\n',
+      'lib/context/lib.md': 'From lib.',
+      'root.md': '---\nincludes: [./lib]\n---\n@lib:context/lib.md @lib:context @~/mine.md',
     });
-    const prompt = (await buildSystemPrompt(await loadBundle(path.join(dir, 'root.md')), { home })) ?? '';
+    const lib = path.join(dir, 'lib');
+    const warnings: string[] = [];
+    const prompt =
+      (await buildSystemPrompt(await loadBundle(path.join(dir, 'root.md')), {
+        home,
+        onWarning: (w) => warnings.push(w),
+      })) ?? '';
     expect(prompt).toContain('From lib.');
     expect(prompt).toContain(`Directory listing of ${path.join(lib, 'context')}:\n- lib.md`);
-    expect(prompt).toContain('Mine.');
+    expect(prompt).not.toContain('Mine.');
+    expect(prompt).toContain('<refused_reference reference="@~/mine.md"');
+    expect(warnings).toEqual([
+      `The mention '@~/mine.md' in ${path.join(dir, 'root.md')} is refused: it names the home folder (~): config never reads from the home folder. Write a path relative to the declaring file, or ns:path into a loaded bundle.`,
+    ]);
   });
 
-  it('plain mentions resolve against cwd when given; no instruction and no context: no prompt', async () => {
-    const cwd = tempTree({ 'here.md': 'Here.' });
-    const dir = tempTree({ 'bundle.md': 'Look @here.md' });
-    expect(await buildSystemPrompt(await loadBundle(dir), { cwd })).toContain('Here.');
+  it('plain mentions resolve against the declaring file, whatever the cwd; no instruction and no context: no prompt', async () => {
+    const dir = tempTree({ 'bundle.md': 'Look @here.md', 'here.md': 'Here.' });
+    const cwdA = tempTree({ 'here.md': 'Not this one.' });
+    const cwdB = tempTree();
+    const bundle = await loadBundle(dir);
+    const a = await buildSystemPrompt(bundle, { roots: [cwdA] });
+    const b = await buildSystemPrompt(await loadBundle(path.join(dir, 'bundle.md'), { baseDir: cwdB }), {
+      roots: [cwdB],
+    });
+    expect(a).toContain('Here.');
+    expect(a).not.toContain('Not this one.');
+    expect(b).toBe(a);
     const empty = tempTree({ 'bundle.yaml': 'tools: []\n' });
     expect(await buildSystemPrompt(await loadBundle(empty))).toBeUndefined();
   });

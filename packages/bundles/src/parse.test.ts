@@ -88,9 +88,9 @@ describe('YAML bundles', () => {
       '/r/bundle.yaml',
     );
     expect(bundle.context).toEqual([
-      { key: 'ns:context/a.md', ref: 'ns:context/a.md' },
-      { key: 'me:local/b.md', ref: '/r/local/b.md' },
-      { key: 'me:guide', ref: '/r/docs/guide.md' },
+      { key: 'ns:context/a.md', ref: 'ns:context/a.md', declaredIn: '/r/bundle.yaml' },
+      { key: 'me:local/b.md', ref: 'local/b.md', declaredIn: '/r/bundle.yaml' },
+      { key: 'me:guide', ref: 'docs/guide.md', declaredIn: '/r/bundle.yaml' },
     ]);
   });
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { AmplifierError, isPlainObject, MAX_DATA_DEPTH, ownData, setOwn } from '@amplifier/core';
 import { parseDocument } from 'yaml';
 import { BundleLoadError, BundleNotFoundError, BundleValidationError } from './errors.js';
+import { FileReadError, REFERENCE_LIMITS, readRegularFile } from './references.js';
 
 /** A module entry of `providers`, `tools` or `hooks` (and the dict form of the session's modules). */
 export interface ModuleEntry {
@@ -23,8 +24,10 @@ export interface ModuleEntry {
 /** A `context` entry: its key (`ns:path`) and where to find the file. */
 export interface ContextEntry {
   key: string;
-  /** `ns:path` (found through the namespaces once all are known) or an absolute path. */
+  /** As written: `ns:path` (found through the namespaces once all are known) or a path relative to `declaredIn`. */
   ref: string;
+  /** The bundle file that declares it (relative paths start from its folder). */
+  declaredIn: string;
 }
 
 /** What one bundle file declares, or a composition of several (`compose`). */
@@ -47,6 +50,8 @@ export interface BundleData {
   context: ContextEntry[];
   /** The Markdown body (trimmed); undefined when empty or for YAML bundles. */
   instruction?: string | undefined;
+  /** The file whose body is `instruction` (its @mentions start from its folder). */
+  instructionFile?: string | undefined;
   /** The folder of the bundle file. */
   basePath: string;
   /** What the loader was given for this file (an absolute path or a URI). */
@@ -91,15 +96,20 @@ export function bundleFileAt(target: string): string {
   return target;
 }
 
-/** Read and parse the bundle at `target` (a file or a folder). */
-export function readBundleFile(target: string, source: string = target): BundleData {
+/** Read and parse the bundle at `target` (a file or a folder): a regular file of at most `maxBytes` (256 KiB). */
+export function readBundleFile(
+  target: string,
+  source: string = target,
+  maxBytes: number = REFERENCE_LIMITS.maxFileBytes,
+): BundleData {
   const file = bundleFileAt(target);
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularFile(file, maxBytes);
   } catch (error) {
+    if (!(error instanceof FileReadError)) throw error;
     throw new BundleLoadError(
-      `Cannot read the bundle ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      `Cannot read the bundle ${file}: ${error.message}. A bundle is a regular file.`,
     );
   }
   return parseBundleText(text, file, source);
@@ -331,7 +341,7 @@ function agentsSection(
   return roster;
 }
 
-function contextSection(value: unknown, name: string, file: string, dir: string): ContextEntry[] {
+function contextSection(value: unknown, name: string, file: string): ContextEntry[] {
   const entries: ContextEntry[] = [];
   const section = mapping(value, 'context', file);
   const prefixed = (key: string): string => (key.includes(':') || name === '' ? key : `${name}:${key}`);
@@ -346,12 +356,10 @@ function contextSection(value: unknown, name: string, file: string, dir: string)
           throw new BundleValidationError(
             `The bundle ${file} has a malformed context.include entry: paths are strings.`,
           );
-        entries.push(
-          ref.includes(':') ? { key: ref, ref } : { key: prefixed(ref), ref: path.resolve(dir, ref) },
-        );
+        entries.push({ key: ref.includes(':') ? ref : prefixed(ref), ref, declaredIn: file });
       }
     } else if (typeof entry === 'string') {
-      entries.push({ key: prefixed(key), ref: path.resolve(dir, entry) });
+      entries.push({ key: prefixed(key), ref: entry, declaredIn: file });
     } else {
       throw new BundleValidationError(`The bundle ${file} has a malformed context.${key}: a relative path.`);
     }
@@ -385,8 +393,9 @@ function fromData(
     tools: [],
     hooks: [],
     agents: agentsSection(data.agents, file, warnings),
-    context: contextSection(data.context, name, file, dir),
+    context: contextSection(data.context, name, file),
     instruction,
+    instructionFile: instruction === undefined ? undefined : file,
     basePath: dir,
     source,
     warnings,

@@ -8,9 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REALWORLD, removeTempTrees, tempTree, writeTree } from './__fixtures__/files.js';
-import { BundleError } from './errors.js';
-import { type Bundle, loadBundle } from './load.js';
+import { bundleFailure, REALWORLD, removeTempTrees, tempTree, writeTree } from './__fixtures__/files.js';
+import { loadBundle } from './load.js';
 import { buildSystemPrompt } from './mentions.js';
 import { bundlePlanData, bundleToMountPlan } from './plan.js';
 
@@ -18,15 +17,7 @@ afterEach(removeTempTrees);
 
 const file = (rel: string): string => path.join(REALWORLD, rel);
 
-async function failure(promise: Promise<Bundle>): Promise<BundleError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (BundleError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
+const failure = bundleFailure;
 
 describe('real-world bundles that compose as they are', () => {
   it('foundation-bundles-minimal.yaml: a runnable plan, module ids and sources as written', async () => {

@@ -1,5 +1,5 @@
 /**
- * createSpawner with real sessions (loop-basic, context-simple, provider-mock
+ * createSpawner with real sessions (loop-basic, a list context, provider-mock
  * loaded by core's loader from this package's dev dependencies): a child runs
  * the agent's instruction, reports usage, fails as a result, resumes by id,
  * stops at the depth limit and stops when cancelled.
@@ -27,6 +27,8 @@ import {
 } from './spawn.js';
 
 const baseDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** A list-backed context module (context-simple depends on this kit, so its tests cannot load it). */
+const CONTEXT_LIST = path.join(baseDir, 'src', '__fixtures__', 'context-list');
 const sessions: AmplifierSession[] = [];
 afterEach(async () => {
   for (const s of sessions.splice(0)) await s.cleanup();
@@ -43,7 +45,7 @@ async function parentWith(
   extra: Partial<MountPlan> = {},
 ): Promise<Coordinator> {
   const plan = {
-    session: { orchestrator: 'loop-basic', context: 'context-simple' },
+    session: { orchestrator: 'loop-basic', context: { module: 'context-list', source: CONTEXT_LIST } },
     providers: [{ module: 'provider-mock' }],
     agents,
     ...extra,

@@ -14,7 +14,7 @@ import {
 } from '@amplifier/bundles';
 import { type MountPlan, parseMountPlan, setOwn } from '@amplifier/core';
 import { agentDirs } from './agent-dirs.js';
-import { mentionNamespaces } from './bundles.js';
+import { promptOptions } from './bundles.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_OK } from './errors.js';
 import { table } from './modules.js';
@@ -30,7 +30,7 @@ export function cliRoster(cwd: string, bundle?: Bundle, env: NodeJS.ProcessEnv =
   const agents: Record<string, AgentConfig> = {};
   const warnings: string[] = [];
   if (bundle !== undefined) {
-    const resolved = resolveAgents(bundle);
+    const resolved = resolveAgents(bundle, { roots: [cwd] });
     Object.assign(agents, resolved.agents);
     warnings.push(...resolved.warnings);
   }
@@ -180,7 +180,12 @@ export interface RunAgents {
  * and a child's system prompt: the agent's instruction with its @mentions
  * resolved as the bundle's are.
  */
-export function runAgents(plan: MountPlan, cwd: string, bundle?: Bundle): RunAgents {
+export function runAgents(
+  plan: MountPlan,
+  cwd: string,
+  bundle?: Bundle,
+  warn: (message: string) => void = () => {},
+): RunAgents {
   const { agents, warnings } = cliRoster(cwd, bundle);
   const own = (plan.agents ?? {}) as Record<string, unknown>;
   const roster: Record<string, unknown> = { ...rosterPlanData(agents) };
@@ -189,16 +194,17 @@ export function runAgents(plan: MountPlan, cwd: string, bundle?: Bundle): RunAge
   }
   const withRoster =
     Object.keys(roster).length === 0 ? plan : parseMountPlan({ ...plan, agents: roster } as MountPlan);
-  const namespaces = mentionNamespaces(cwd);
+  const prompt = promptOptions(cwd, warn);
   return {
     plan: withRoster,
     spawn: bundle?.spawn as SpawnRule | undefined,
     systemPrompt: async (agent) => {
       if (agent?.instruction === undefined) return undefined;
       if (bundle === undefined) return agent.instruction;
+      // The agent's @mentions start from its own file.
       return buildSystemPrompt(
-        { ...bundle, instruction: agent.instruction, context: [] },
-        { cwd, namespaces },
+        { ...bundle, instruction: agent.instruction, instructionFile: agent.file, context: [] },
+        prompt,
       );
     },
     warnings,

@@ -17,6 +17,7 @@ import {
   loadBundle,
   missingContextFiles,
   notRunnableReason,
+  type SystemPromptOptions,
 } from '@amplifier/bundles';
 import { validateMountPlan } from '@amplifier/core';
 import { stringify } from 'yaml';
@@ -52,6 +53,30 @@ export function bundleCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 /** The CLI's own mention namespaces: `@user:x` in `$AMPLIFIER_HOME`, `@project:x` in `./.amplifier`. */
 export function mentionNamespaces(cwd: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   return { user: amplifierHome(env), project: path.join(cwd, '.amplifier') };
+}
+
+/**
+ * What the CLI gives the reference resolver for a system prompt: the
+ * workspace (`cwd`) as a root besides the bundle's own, the CLI's namespaces,
+ * and a warning (once per reference) for each refused @mention.
+ */
+export function promptOptions(
+  cwd: string,
+  warn: (message: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): SystemPromptOptions {
+  const shown = new Set<string>();
+  return {
+    roots: [cwd],
+    namespaces: mentionNamespaces(cwd, env),
+    // The sessions' transcripts keep secrets verbatim: @user:projects/... never reads them.
+    denied: [path.join(amplifierHome(env), 'projects')],
+    onWarning: (message) => {
+      if (shown.has(message)) return;
+      shown.add(message);
+      warn(message);
+    },
+  };
 }
 
 /** `AMPLIFIER_OFFLINE=1`: git sources come from the cache and --source copies only. */
@@ -91,6 +116,7 @@ export async function loadCliBundle(ref: string, options: BundleOptions): Promis
   try {
     return await loadBundle(ref, {
       baseDir: options.cwd,
+      roots: [options.cwd],
       searchPaths: bundleSearchPaths(options.cwd, env),
       bundles: WELL_KNOWN_BUNDLES,
       resolvers: [gitResolver({ cacheDir: bundleCacheDir(env), offline: isOffline(env) })],
@@ -141,10 +167,10 @@ export async function showBundle(
   const reason = notRunnableReason(bundle);
   if (reason !== undefined) display.warn(`not runnable on its own: ${reason}`);
   if (options.instructions) {
-    const prompt = await buildSystemPrompt(bundle, {
-      cwd: options.cwd,
-      namespaces: mentionNamespaces(options.cwd, options.env),
-    });
+    const prompt = await buildSystemPrompt(
+      bundle,
+      promptOptions(options.cwd, (m) => display.warn(m), options.env),
+    );
     out.write(options.json ? `${JSON.stringify({ instructions: prompt ?? null })}\n` : `${prompt ?? ''}\n`);
     return EXIT_OK;
   }

@@ -149,15 +149,15 @@ export async function runCommand(options: RunOptions): Promise<number> {
     let systemPrompt: (() => Promise<string | undefined>) | undefined;
     if (bundleRef !== undefined) {
       // Loaded on use: a run without a bundle never loads the bundle kit.
-      const { bundlePlan, loadCliBundle, mentionNamespaces } = await import('./bundles.js');
+      const { bundlePlan, loadCliBundle, promptOptions } = await import('./bundles.js');
       const { buildSystemPrompt, notRunnableReason } = await import('@amplifier/bundles');
       const loaded = await loadCliBundle(bundleRef, { cwd, sources });
       const reason = notRunnableReason(loaded);
       if (reason !== undefined) throw new CliError(`Cannot run ${loaded.source}: ${reason}.`);
       bundle = loaded;
       bundleData = bundlePlan(loaded);
-      const namespaces = mentionNamespaces(cwd);
-      systemPrompt = () => buildSystemPrompt(loaded, { cwd, namespaces });
+      const prompt = promptOptions(cwd, (m) => display.warn(m));
+      systemPrompt = () => buildSystemPrompt(loaded, prompt);
     }
     const planned = resolvePlan({
       planFile,
@@ -177,7 +177,9 @@ export async function runCommand(options: RunOptions): Promise<number> {
     let agents: OpenOptions['agents'];
     if (bundle !== undefined || agentDirs(cwd).some((dir) => fs.existsSync(dir))) {
       // Loaded on use, like the bundle kit: a run with no agents anywhere reads none.
-      const setup = (await import('./agents.js')).runAgents(resolved.plan, cwd, bundle);
+      const setup = (await import('./agents.js')).runAgents(resolved.plan, cwd, bundle, (m) =>
+        display.warn(m),
+      );
       resolved.plan = setup.plan;
       agents = { spawn: setup.spawn, systemPrompt: setup.systemPrompt };
       for (const warning of setup.warnings) display.warn(warning);

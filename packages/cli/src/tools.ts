@@ -98,17 +98,17 @@ export async function bundleOption(
     throw new CliError('Give --plan or --bundle, not both.', EXIT_USAGE);
   }
   if (options.bundle === undefined) return { bundle: undefined, systemPrompt: undefined };
-  const { bundlePlan, loadCliBundle, mentionNamespaces } = await import('./bundles.js');
+  const { bundlePlan, loadCliBundle, promptOptions } = await import('./bundles.js');
   const { buildSystemPrompt, notRunnableReason } = await import('@amplifier/bundles');
   const loaded = await loadCliBundle(options.bundle, { cwd, sources: options.sources });
   const reason = notRunnableReason(loaded);
   if (reason !== undefined) throw new CliError(`Cannot mount ${loaded.source}: ${reason}.`);
   const { data, warnings } = bundlePlan(loaded);
   for (const warning of warnings) display.warn(warning);
-  const namespaces = mentionNamespaces(cwd);
+  const prompt = promptOptions(cwd, (m) => display.warn(m));
   return {
     bundle: { data, ref: options.bundle, origin: loaded.source },
-    systemPrompt: () => buildSystemPrompt(loaded, { cwd, namespaces }),
+    systemPrompt: () => buildSystemPrompt(loaded, prompt),
   };
 }
 

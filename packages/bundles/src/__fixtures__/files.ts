@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { BundleError } from '../errors.js';
 
 const made: string[] = [];
 
@@ -61,3 +62,14 @@ export function gitRepo(files: Record<string, string>): string {
 
 /** The real-world bundles (unchanged copies, see SOURCES.md). */
 export const REALWORLD: string = path.join(path.dirname(new URL(import.meta.url).pathname), 'realworld');
+
+/** The BundleError `promise` rejects with (another error is rethrown; success fails the test). */
+export async function bundleFailure(promise: Promise<unknown>): Promise<BundleError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (BundleError.is(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a BundleError');
+}
