@@ -221,7 +221,6 @@ export {
   SENSITIVE_KEYS,
   truncateValues,
 } from './redact.js';
-export { isSecretFileName, isSecretPath, SECRET_HOME_PATHS } from './secret-paths.js';
 // Data: tool and hook results, module types and descriptions
 export type {
   FullHookResult,
@@ -249,6 +248,7 @@ export {
   formatDataErrors,
   loadSchema,
 } from './schemas.js';
+export { isSecretFileName, isSecretPath, SECRET_HOME_PATHS } from './secret-paths.js';
 // Session and mount plan
 export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
 export { AmplifierSession } from './session.js';
