@@ -11,7 +11,7 @@ import { secretlintRules } from './secretlint.js';
 import { SUPPLEMENT_RULES } from './supplement.js';
 
 export {
-  keywordPattern,
+  KeywordIndex,
   type SecretMatch,
   type SecretRule,
   type SecretRuleOrigin,

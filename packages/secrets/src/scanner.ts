@@ -34,49 +34,116 @@ export interface SecretRule {
   find(text: string, report: (start: number, end: number) => void): void;
 }
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /**
- * One pattern for a set of literals, their common prefixes factored out
- * (`sk_(?:live|test)`): irregexp then tries a handful of first characters at
- * each position instead of every keyword.
+ * Which keywords a text holds, in one pass over its characters whatever the
+ * number of keywords (Aho-Corasick, as gitleaks' prefilter): a table of
+ * transitions over ASCII, letters folded to lower case. A character outside
+ * ASCII starts over (keywords are ASCII).
  */
-export function keywordPattern(keywords: readonly string[]): string {
-  interface Node {
-    end: boolean;
-    next: Map<string, Node>;
-  }
-  const root: Node = { end: false, next: new Map() };
-  for (const word of keywords) {
-    let node = root;
-    for (const char of word) {
-      let child = node.next.get(char);
-      if (child === undefined) {
-        child = { end: false, next: new Map() };
-        node.next.set(char, child);
+export class KeywordIndex {
+  /** The keywords (lower case), in the order given, without repeats. */
+  readonly words: readonly string[];
+  /** `state * 128 + char` → next state. */
+  readonly #next: Int32Array;
+  /** Per state: the keywords (indexes into `words`) that end there (none: empty). */
+  readonly #out: readonly (readonly number[])[];
+  /** Per state: 1 when some keyword ends there. */
+  readonly #ends: Uint8Array;
+
+  constructor(keywords: readonly string[]) {
+    this.words = [...new Set(keywords.map((k) => k.toLowerCase()))];
+    const children: Map<number, number>[] = [new Map()];
+    const own: number[][] = [[]];
+    this.words.forEach((word, index) => {
+      if (word === '' || !/^[\x00-\x7f]+$/.test(word)) {
+        throw new TypeError(`A secret rule keyword must be non-empty ASCII; found ${JSON.stringify(word)}.`);
       }
-      node = child;
+      let state = 0;
+      for (let i = 0; i < word.length; i++) {
+        const char = word.charCodeAt(i);
+        let next = (children[state] as Map<number, number>).get(char);
+        if (next === undefined) {
+          next = children.length;
+          children.push(new Map());
+          own.push([]);
+          (children[state] as Map<number, number>).set(char, next);
+        }
+        state = next;
+      }
+      (own[state] as number[]).push(index);
+    });
+    const states = children.length;
+    const next = new Int32Array(states * 128);
+    const fail = new Int32Array(states);
+    const out: (readonly number[] | undefined)[] = new Array(states).fill(undefined);
+    // Breadth first: a state's fail link and transitions are known before its children's.
+    const queue: number[] = [0];
+    for (let head = 0; head < queue.length; head++) {
+      const state = queue[head] as number;
+      const mine = own[state] as number[];
+      const inherited = state === 0 ? undefined : out[fail[state] as number];
+      out[state] = mine.length === 0 ? inherited : inherited === undefined ? mine : [...mine, ...inherited];
+      for (let char = 0; char < 128; char++) {
+        const child = (children[state] as Map<number, number>).get(char);
+        const fallback = state === 0 ? 0 : (next[(fail[state] as number) * 128 + char] as number);
+        if (child === undefined) {
+          next[state * 128 + char] = fallback;
+        } else {
+          next[state * 128 + char] = child;
+          fail[child] = state === 0 ? 0 : fallback;
+          queue.push(child);
+        }
+      }
     }
-    node.end = true;
+    // Upper-case letters go where their lower-case letters go.
+    for (let state = 0; state < states; state++) {
+      for (let char = 65; char <= 90; char++)
+        next[state * 128 + char] = next[state * 128 + char + 32] as number;
+    }
+    this.#next = next;
+    this.#out = out.map((ends) => ends ?? []);
+    this.#ends = Uint8Array.from(out, (ends) => (ends === undefined ? 0 : 1));
   }
-  const emit = (node: Node): string => {
-    // A keyword that ends here makes every longer one redundant (the text has the shorter one).
-    if (node.end) return '';
-    const branches = [...node.next].map(([char, child]) => escapeRegex(char) + emit(child));
-    return branches.length === 1 ? (branches[0] as string) : `(?:${branches.join('|')})`;
-  };
-  return emit(root);
+
+  /** True when `text` holds some keyword (stops at the first). */
+  any(text: string): boolean {
+    const next = this.#next;
+    const ends = this.#ends;
+    const length = text.length;
+    let state = 0;
+    for (let i = 0; i < length; i++) {
+      const char = text.charCodeAt(i);
+      state = char < 128 ? (next[(state << 7) | char] as number) : 0;
+      if (ends[state] === 1) return true;
+    }
+    return false;
+  }
+
+  /** Per keyword (index into `words`), whether `text` holds it; undefined when it holds none. */
+  which(text: string): Uint8Array | undefined {
+    const next = this.#next;
+    const ends = this.#ends;
+    const length = text.length;
+    let found: Uint8Array | undefined;
+    let state = 0;
+    for (let i = 0; i < length; i++) {
+      const char = text.charCodeAt(i);
+      state = char < 128 ? (next[(state << 7) | char] as number) : 0;
+      if (ends[state] === 0) continue;
+      found ??= new Uint8Array(this.words.length);
+      for (const index of this.#out[state] as readonly number[]) found[index] = 1;
+    }
+    return found;
+  }
 }
 
 /** Finds (and replaces) the secrets of a fixed list of rules in text. Stateless after construction. */
 export class SecretScanner {
   readonly rules: readonly SecretRule[];
-  /** Any keyword of any rule; undefined when some rule has none (every text is a candidate). */
-  readonly #gate: RegExp | undefined;
-  /** Per rule, its keywords (lower case); empty: always runs. */
-  readonly #keywords: readonly (readonly string[])[];
+  /** Every keyword of every rule; undefined when some rule has none (every text is a candidate). */
+  readonly #index: KeywordIndex | undefined;
+  /** Per keyword (index into the index's words): the rules (indexes) it lets run. */
+  readonly #rulesOf: readonly (readonly number[])[];
 
   constructor(rules: readonly SecretRule[]) {
     const ids = new Set<string>();
@@ -91,37 +158,54 @@ export class SecretScanner {
       ids.add(rule.id);
     }
     this.rules = [...rules];
-    this.#keywords = this.rules.map((rule) => rule.keywords.map((k) => k.toLowerCase()));
-    const always = this.#keywords.some((words) => words.length === 0);
-    this.#gate = always ? undefined : new RegExp(keywordPattern([...new Set(this.#keywords.flat())]), 'i');
+    const always = this.rules.some((rule) => rule.keywords.length === 0);
+    const index = new KeywordIndex(this.rules.flatMap((rule) => rule.keywords));
+    this.#index = always || index.words.length === 0 ? undefined : index;
+    const rulesOf: number[][] = index.words.map(() => []);
+    this.rules.forEach((rule, r) => {
+      for (const word of rule.keywords)
+        (rulesOf[index.words.indexOf(word.toLowerCase())] as number[]).push(r);
+    });
+    this.#rulesOf = rulesOf;
   }
 
   /** False when no rule can match `text` (no keyword occurs): the one-pass prefilter. */
   mayContain(text: string): boolean {
-    return this.#gate === undefined || this.#gate.test(text);
+    return this.#index === undefined || this.#index.any(text);
   }
 
   /** The secrets in `text`, in order, overlapping matches merged (named after the first rule listed). */
   find(text: string): SecretMatch[] {
-    if (text.length === 0 || !this.mayContain(text)) return [];
-    const lower = text.toLowerCase();
+    if (text.length === 0) return [];
+    const count = this.rules.length;
+    let run: Uint8Array;
+    if (this.#index === undefined) {
+      run = new Uint8Array(count).fill(1);
+    } else {
+      const hits = this.#index.which(text);
+      if (hits === undefined) return [];
+      run = new Uint8Array(count);
+      for (let word = 0; word < hits.length; word++) {
+        if (hits[word] === 1) for (const r of this.#rulesOf[word] as readonly number[]) run[r] = 1;
+      }
+    }
     const found: Array<SecretMatch & { order: number }> = [];
-    for (let i = 0; i < this.rules.length; i++) {
-      const words = this.#keywords[i] as readonly string[];
-      if (words.length > 0 && !words.some((word) => lower.includes(word))) continue;
-      const rule = this.rules[i] as SecretRule;
+    let order = 0;
+    const report = (start: number, end: number): void => {
+      const s = Math.max(0, Math.min(start, text.length));
+      const e = Math.max(s, Math.min(end, text.length));
+      if (e > s) found.push({ rule: (this.rules[order] as SecretRule).id, start: s, end: e, order });
+    };
+    for (order = 0; order < count; order++) {
+      if (run[order] === 0) continue;
       try {
-        rule.find(text, (start, end) => {
-          const s = Math.max(0, Math.min(start, text.length));
-          const e = Math.max(s, Math.min(end, text.length));
-          if (e > s) found.push({ rule: rule.id, start: s, end: e, order: i });
-        });
+        (this.rules[order] as SecretRule).find(text, report);
       } catch {
         // A rule that fails on some text finds nothing in it; the other rules still run.
       }
     }
     if (found.length === 0) return [];
-    found.sort((a, b) => a.start - b.start || a.order - b.order);
+    if (found.length > 1) found.sort((a, b) => a.start - b.start || a.order - b.order);
     const merged: SecretMatch[] = [];
     let current: SecretMatch | undefined;
     for (const { rule, start, end } of found) {

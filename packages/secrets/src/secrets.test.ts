@@ -11,7 +11,7 @@ import {
 import {
   defaultSecretRules,
   isSecretValue,
-  keywordPattern,
+  KeywordIndex,
   redactSecretValues,
   SECRETLINT_KEYWORDS,
   SECRETLINT_NOT_USED,
@@ -201,6 +201,15 @@ describe('the scanner', () => {
     expect(scanner.mayContain('xZZy')).toBe(true);
   });
 
+  it('finds every keyword, also where keywords overlap or one starts inside another', () => {
+    const ran: string[] = [];
+    const scanner = new SecretScanner(
+      ['xox', 'xoxb', 'ab', 'bc', 'c'].map((word) => rule(`r_${word}`, [word], () => ran.push(word))),
+    );
+    scanner.find('..XOXB..abc..');
+    expect(ran.sort()).toEqual(['ab', 'bc', 'c', 'xox', 'xoxb']);
+  });
+
   it('merges overlapping matches into one span named after the first rule, and a failing rule costs only itself', () => {
     const scanner = new SecretScanner([
       rule('first', ['k'], (_t, report) => report(2, 6)),
@@ -225,11 +234,24 @@ describe('the scanner', () => {
     expect(() => new SecretScanner([rule('a', ['x'], () => {}), rule('a', ['y'], () => {})])).toThrow(/"a"/);
   });
 
-  it('factors keywords into one pattern that matches exactly the texts holding one of them', () => {
-    const words = ['sk_live', 'sk_test', 'sk-', 'sk-ant-api0', 'npm_', 'a.b'];
-    const pattern = new RegExp(keywordPattern(words), 'i');
-    for (const word of words) expect(pattern.test(`x ${word.toUpperCase()} y`)).toBe(true);
-    for (const text of ['sk_', 'npm', 'aXb', 'skant']) expect(pattern.test(text)).toBe(false);
+  it('indexes keywords: every one found, case-insensitively, overlapping or inside another, ASCII only', () => {
+    const words = ['sk_live', 'sk_test', 'sk-', 'sk-ant-api0', 'npm_', 'a.b', 'he', 'she', 'hers', '@'];
+    const index = new KeywordIndex(words);
+    const found = (text: string) => {
+      const hits = index.which(text);
+      return hits === undefined ? [] : index.words.filter((_, i) => hits[i] === 1);
+    };
+    for (const word of words) {
+      expect(found(`x ${word.toUpperCase()} y`)).toContain(word);
+      expect(index.any(`x ${word} y`)).toBe(true);
+    }
+    expect(found('USHERS')).toEqual(['he', 'she', 'hers']);
+    expect(found('SK-ANT-API03')).toEqual(['sk-', 'sk-ant-api0']);
+    for (const text of ['sk_', 'npm', 'aXb', 'skant', 'ｓｋ_live', 'sk\u00e9_live']) {
+      expect(index.any(text), text).toBe(false);
+      expect(index.which(text)).toBeUndefined();
+    }
+    expect(() => new KeywordIndex(['caf\u00e9'])).toThrow(/ASCII/);
   });
 
   it('is shared: one instance per process', () => {

@@ -23,8 +23,12 @@ function regexRule({ id, description, keywords, regex }: RegexRuleSpec): SecretR
     description,
     keywords,
     find(text, report) {
+      // exec, not matchAll (which copies the expression on every call).
       regex.lastIndex = 0;
-      for (const match of text.matchAll(regex)) report(match.index, match.index + match[0].length);
+      for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+        report(match.index, match.index + match[0].length);
+        if (match[0] === '') regex.lastIndex++;
+      }
     },
   };
 }
