@@ -73,6 +73,8 @@ export class KeywordIndex {
       (own[state] as number[]).push(index);
     });
     const states = children.length;
+    // Characters in no keyword lead back to the start from every state: the zeros the table starts with.
+    const alphabet = [...new Set(this.words.join(''))].map((char) => char.charCodeAt(0));
     const next = new Int32Array(states * 128);
     const fail = new Int32Array(states);
     const out: (readonly number[] | undefined)[] = new Array(states).fill(undefined);
@@ -83,7 +85,7 @@ export class KeywordIndex {
       const mine = own[state] as number[];
       const inherited = state === 0 ? undefined : out[fail[state] as number];
       out[state] = mine.length === 0 ? inherited : inherited === undefined ? mine : [...mine, ...inherited];
-      for (let char = 0; char < 128; char++) {
+      for (const char of alphabet) {
         const child = (children[state] as Map<number, number>).get(char);
         const fallback = state === 0 ? 0 : (next[(fail[state] as number) * 128 + char] as number);
         if (child === undefined) {
@@ -96,9 +98,9 @@ export class KeywordIndex {
       }
     }
     // Upper-case letters go where their lower-case letters go.
+    const letters = alphabet.filter((char) => char >= 97 && char <= 122);
     for (let state = 0; state < states; state++) {
-      for (let char = 65; char <= 90; char++)
-        next[state * 128 + char] = next[state * 128 + char + 32] as number;
+      for (const char of letters) next[state * 128 + char - 32] = next[state * 128 + char] as number;
     }
     this.#next = next;
     this.#out = out.map((ends) => ends ?? []);
