@@ -146,6 +146,10 @@ describe('redaction', () => {
   it('redacts JWTs signed or not, and Slack webhook URLs', () => {
     expect(redactSecretValues(`t=${fakeJwt(4, false)}`)).toBe('t=[REDACTED:jwt]');
     expect(redactSecretValues(`t=${fakeJwt(4)}`)).toBe('t=[REDACTED:jwt]');
+    // Header and payload written with spaces (`{ "alg": ... }`), no signature.
+    const spaced = (value: string) => Buffer.from(value).toString('base64url');
+    const loose = `${spaced('{ "alg": "none" }')}.${spaced('{ "sub": "u-1234567" }')}.`;
+    expect(redactSecretValues(`t=${loose} x`)).toBe('t=[REDACTED:jwt] x');
     expect(redactSecretValues(`POST ${slackWebhook(2)}`)).toBe('POST [REDACTED:slack]');
   });
 

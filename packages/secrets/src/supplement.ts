@@ -59,9 +59,10 @@ export const SUPPLEMENT_RULES: readonly SecretRule[] = [
   regexRule({
     id: 'jwt',
     description:
-      'JSON Web Tokens (header.payload.signature, base64url, the signature may be empty): no secretlint rule',
+      'JSON Web Tokens (header.payload.signature, base64url of JSON objects; the signature may be empty): no secretlint rule',
     keywords: ['eyj', '.ey'],
-    regex: /\bey[A-Za-z0-9][\w-]{8,}\.ey[\w-]{8,}\.[\w-]*|\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}/g,
+    // Header and payload are base64url of a JSON object: `{` then `"` or a space (ey[I-L], ey[A-D]).
+    regex: /\bey[A-DI-L][\w-]{14,}\.ey[A-DI-L][\w-]{14,}\.[\w-]*|\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}/g,
   }),
   regexRule({
     id: 'sk_key',

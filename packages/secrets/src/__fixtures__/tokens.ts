@@ -196,6 +196,7 @@ export function plainSamples(seed = 2): string[] {
     'Set AWS_ACCESS_KEY_ID in your environment (see the docs).',
     'The private key is kept in the agent; nothing is printed.',
     'eyes on the prize. they key the money.',
+    'eyebrows_and_lashes.eyeliner_and_mascara.txt',
     'msg.content, sg.group, hf_transfer, dapi docs',
     '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----',
     "ghp_ and npm_ are token prefixes; sk_live_ is Stripe's.",
