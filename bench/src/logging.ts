@@ -3,7 +3,9 @@
  * the cleanup that writes everything accepted; every record is counted back
  * from the file), and the latency it adds to each `emit` compared with the
  * same coordinator without the logger. The in-session cost shows in the
- * headline rows "Amplifier + hooks-logging".
+ * headline rows "Amplifier + hooks-logging". And the redactor alone on a
+ * fixed corpus (ns per string): text with no secret (what most of a log is)
+ * and text where every string holds three (the secret-value rules run).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -93,7 +95,62 @@ async function logRate(args: { runs: number; events: number }): Promise<Sample> 
   return out;
 }
 
-export const tasks = { logRate };
+/** A fixed corpus of strings as tools print them: prose, code, listings, ids (2% with a secret); and one where each string holds three. */
+function redactCorpus(): { typical: string[]; dense: string[] } {
+  let state = 7;
+  const body = (n: number): string => {
+    let out = '';
+    for (let i = 0; i < n; i++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      out += 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'[(state >>> 8) % 57];
+    }
+    return out;
+  };
+  // Tokens are built here, never written whole in the source.
+  const stripe = () => ['sk', '_live_', body(32)].join('');
+  const prose =
+    'The function reads the config file, validates each entry against the schema and returns the result. ';
+  const code =
+    'export function merge(a, b) {\n  for (const key of Object.keys(b)) a[key] = b[key];\n  return a;\n}\n';
+  const typical: string[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const k = i % 50;
+    if (k === 0) typical.push(`token ${stripe()} in output`);
+    else if (k < 20) typical.push(`call_${i}_${body(8)}`);
+    else if (k < 35) typical.push(`${prose}${i} ${code}`.repeat(2));
+    else if (k < 45) typical.push(`$ ls -la\n${'drwxr-xr-x 2 user user 4096 Dec  7 11:30 src\n'.repeat(20)}`);
+    else typical.push(`${code.repeat(60)}// line ${i}\n`);
+  }
+  const dense = Array.from(
+    { length: 400 },
+    (_, i) =>
+      `${i}: ${stripe()} and ${['npm', '_', body(36)].join('')} then ${['AI', 'za', body(35)].join('')}`,
+  );
+  return { typical, dense };
+}
+
+/** Child task: ns per string through `Redactor.redactString`, `runs` passes over each corpus after a warm-up. */
+async function redactRate(args: { runs: number }): Promise<{ typical: number[]; dense: number[] }> {
+  const { DEFAULTS, Redactor } = await import('@amplifier/hooks-logging');
+  const redactor = new Redactor({ ...DEFAULTS.redaction, env_values: false }, {});
+  const { typical, dense } = redactCorpus();
+  const pass = (strings: readonly string[]): number => {
+    const start = performance.now();
+    for (const text of strings) redactor.redactString(text, new Set());
+    return ((performance.now() - start) * 1e6) / strings.length;
+  };
+  const out = { typical: [] as number[], dense: [] as number[] };
+  for (let round = -3; round < args.runs; round++) {
+    const t = pass(typical);
+    const d = pass(dense);
+    if (round < 0) continue;
+    out.typical.push(t);
+    out.dense.push(d);
+  }
+  return out;
+}
+
+export const tasks = { logRate, redactRate };
 
 async function run(options: GroupOptions): Promise<Row[]> {
   const reason = await missing('@amplifier/hooks-logging');
@@ -105,6 +162,13 @@ async function run(options: GroupOptions): Promise<Row[]> {
     'logRate',
     JSON.stringify({ runs: Math.max(5, options.runs), events }),
   ]);
+  const redact = await runChild<{ typical: number[]; dense: number[] }>('child.js', [
+    GROUP,
+    'redactRate',
+    JSON.stringify({ runs: Math.max(9, options.runs) }),
+  ]);
+  const typical = summarize(redact.value.typical);
+  const dense = summarize(redact.value.dense);
   const rate = summarize(value.rate);
   const bare = summarize(value.bare);
   const logged = summarize(value.logged);
@@ -138,6 +202,18 @@ async function run(options: GroupOptions): Promise<Row[]> {
       what: "latency hooks-logging adds to each emit, 100,000 back to back (the event is copied and queued; with the queue full, an emit waits for the writer's batch, which builds, redacts and writes the records)",
       value: `${fmt(added / 1000)} µs`,
       target: 'loop never waits on disk',
+    },
+    {
+      group: GROUP,
+      what: 'the redactor alone (`Redactor.redactString`), per string of a fixed corpus of tool output (2,000 strings of 30 B to 5 KB: prose, code, listings, ids; 2% with a secret)',
+      value: `${fmt(typical.median)} ns`,
+      range: `${fmt(typical.min)}–${fmt(typical.max)}`,
+    },
+    {
+      group: GROUP,
+      what: 'the redactor alone, per string holding three secrets (Stripe, npm, Google keys; the secret-value rules of `@amplifier/secrets` run)',
+      value: `${fmt(dense.median)} ns`,
+      range: `${fmt(dense.min)}–${fmt(dense.max)}`,
     },
   ];
 }

@@ -151,7 +151,7 @@ describe('the writer path writes what the emitting call would', () => {
     }
     const line = bothLines('tool:post', data, OPTIONS.default!).written!;
     expect(JSON.parse(line).data.items).toEqual([
-      '[REDACTED:api_key]',
+      '[REDACTED:sk_key]',
       { inner: 'password=[REDACTED:key_value]' },
     ]);
   });

@@ -80,8 +80,8 @@ describe('walks over event data are bounded (issue 16, point 7)', () => {
     expect(rules).toEqual([]);
     // Shallow enough: the secret at the bottom is reached and redacted.
     const shallow = sanitizeValue(nestedObject(10), { redactor: new Redactor(DEFAULTS.redaction, {}) });
-    expect(JSON.stringify(shallow.value)).toContain('"leaf":"[REDACTED:api_key]"');
-    expect(shallow.rules).toEqual(['openai_key']);
+    expect(JSON.stringify(shallow.value)).toContain('"leaf":"[REDACTED:sk_key]"');
+    expect(shallow.rules).toEqual(['sk_key']);
   });
 });
 

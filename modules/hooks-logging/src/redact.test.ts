@@ -61,7 +61,7 @@ describe('redaction (on by default)', () => {
       expect((record.redaction as { rules: string[] }).rules).toEqual(
         expect.arrayContaining([
           'secret_key',
-          'openai_key',
+          'sk_key',
           'aws_access_key',
           'github_token',
           'jwt',

@@ -1,8 +1,9 @@
 /**
  * Secret redaction for log records: values of secret-named keys (core's
  * `isSecretKey`, plus the configured keys), and inside every string the
- * secrets written as text: known key shapes (API keys, AWS keys and the
- * secret next to them, tokens, JWTs, private keys), `name=value` /
+ * secrets written as text: secret values of known formats (the rule set of
+ * `@amplifier/secrets`: secretlint's preset and its supplement), the AWS
+ * secret key next to its key id, `name=value` /
  * `name: value` / `"name": "value"` assignments of secret names (env dumps,
  * `.env`, INI and credentials files, YAML, HTTP headers, JSON inside strings,
  * escaped or not), URL credentials and secret query parameters, password
@@ -10,6 +11,7 @@
  * variables.
  */
 import { isSecretKey as isSecretName, SECRET_NAME_ENDINGS } from '@amplifier/core';
+import { type SecretScanner, secretScanner } from '@amplifier/secrets';
 import type { RedactionConfig } from './config.js';
 
 type Groups = Record<string, string | undefined>;
@@ -67,19 +69,17 @@ function notASecret(value: string): boolean {
 /** The characters of an AWS secret access key (base64 without padding). */
 const B64 = 'A-Za-z0-9/+';
 
-/** An AWS access key id, or what the aws_access_key rule (or an earlier pass) made of one. */
-const AWS_KEY_ID = '(?:\\b(?:AKIA|ASIA)[A-Z0-9]{16}\\b|\\[REDACTED:aws_access_key\\])';
+/**
+ * An AWS access key id, or what the value rules (`@amplifier/secrets`: secretlint's `aws`, the
+ * supplement's `aws_access_key`) or an earlier pass made of one.
+ */
+const AWS_KEY_ID =
+  '(?:\\b(?:A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\\b|\\[REDACTED:aws(?:_access_key)?\\])';
 
 /** A command-line argument: single-quoted, double-quoted or bare. */
 const QUOTED_VALUE = `'[^'\\n]*'|"(?:[^"\\\\\\n]|\\\\.)*"|[^\\s'"]+`;
 
 const BUILTIN_RULES: readonly Rule[] = [
-  {
-    name: 'private_key',
-    regex: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
-    trigger: '-----BEGIN [A-Z0-9 ]*PRIVATE KEY',
-    replace: '[REDACTED:private_key]',
-  },
   {
     // The secret half of an AWS key pair near its key id (credentials CSV, tables, the
     // prompts of `aws configure`), also when the id was already redacted; before the id is.
@@ -92,24 +92,6 @@ const BUILTIN_RULES: readonly Rule[] = [
     ),
     trigger: AWS_KEY_ID,
     replace: '[REDACTED:aws_secret_key]',
-  },
-  {
-    name: 'openai_key',
-    regex: /\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{20,}/g,
-    replace: '[REDACTED:api_key]',
-  },
-  { name: 'aws_access_key', regex: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, replace: '[REDACTED:aws_access_key]' },
-  {
-    name: 'github_token',
-    regex: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g,
-    replace: '[REDACTED:github_token]',
-  },
-  { name: 'slack_token', regex: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, replace: '[REDACTED:slack_token]' },
-  { name: 'google_api_key', regex: /\bAIza[0-9A-Za-z_-]{35}\b/g, replace: '[REDACTED:api_key]' },
-  {
-    name: 'jwt',
-    regex: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
-    replace: '[REDACTED:jwt]',
   },
   {
     name: 'bearer',
@@ -253,12 +235,14 @@ export class Redactor {
   /** Per rule, its trigger when that is not the rule itself: a cheap test before the rule's own. */
   readonly #gates: (RegExp | undefined)[];
   /**
-   * One alternation of the rules' triggers: one pass skips a string with
-   * nothing to redact (most strings). Configured patterns are not in it
+   * One alternation of the rules' triggers: with the value rules' keyword
+   * index, one pass skips a string with nothing to redact (most strings). Configured patterns are not in it
    * (their syntax, back-references included, is not known well enough to
    * combine): when there are any, every string goes through the rules.
    */
   readonly #any: RegExp | undefined;
+  /** The secret formats (`@amplifier/secrets`: secretlint's preset and its supplement), one shared instance. */
+  readonly #values: SecretScanner = secretScanner();
 
   constructor(config: RedactionConfig, env: NodeJS.ProcessEnv = process.env) {
     this.#keys = new Set(config.keys.map(normalizeKey));
@@ -348,7 +332,9 @@ export class Redactor {
             `(?:${quotedValue}|${restValue})`,
           'gi',
         ),
-        trigger: `(?:${endings})\\\\*["']?[ \\t]*,?\\s*(?:-[ \\t]+)?\\\\*["']?value\\\\*["']?[ \\t]*[:=]`,
+        // What the rule cannot do without: the literal `value` and its separator (a literal is
+        // found fast; the name before it is the expensive part, left to the rule).
+        trigger: `value\\\\*["']?[ \\t]*[:=]`,
         replace: (groups) => (secret(groups.name) ? redactValue(groups, 'name_value') : undefined),
       },
       {
@@ -411,8 +397,11 @@ export class Redactor {
   }
 
   #redact(text: string, fired: Set<string>): string {
-    if (this.#any !== undefined && !this.#any.test(text)) return text;
-    let out = text;
+    // Secret values first (the scanner runs only the rules whose keywords the text holds: one
+    // table walk), then the rules that find secrets by their context.
+    const values = this.#values.mayContain(text);
+    if (!values && this.#any !== undefined && !this.#any.test(text)) return text;
+    let out = values ? this.#values.redact(text, fired) : text;
     for (let r = 0; r < this.#rules.length; r++) {
       const rule = this.#rules[r] as Rule;
       if (this.#gates[r]?.test(out) === false) continue;

@@ -27,7 +27,41 @@ async function setup(config: Record<string, unknown> = {}, logger: Logger = sile
   return { coordinator, cleanup, seen };
 }
 
+/** Fake tokens of the formats issue 37 names, built when the test runs (none is committed). */
+function fakeTokens(): string[] {
+  const body = (n: number, seed: number) =>
+    Array.from(
+      { length: n },
+      (_, i) => 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'[(i * 31 + seed * 7) % 57],
+    ).join('');
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  return [
+    ['AS', 'IA', 'Y34FZKBOKMUTVV7A'].join(''),
+    ['sk', '_live_', body(30, 1)].join(''),
+    ['rk', '_test_', body(26, 2)].join(''),
+    ['npm', '_', body(36, 3)].join(''),
+    ['github', '_pat_', body(22, 4), '_', body(59, 5)].join(''),
+    ['xox', 'b-', '1234567890-', '1234567890123-', body(24, 6)].join(''),
+    ['sk', '-proj-', body(48, 7)].join(''),
+    ['sk', '-ant-api03-', body(60, 8)].join(''),
+    ['AI', 'za', body(35, 9)].join(''),
+    [b64({ alg: 'HS256' }), b64({ sub: body(8, 10) }), body(40, 11)].join('.'),
+    ['-----BEGIN EC PRIVATE', ' KEY-----\nMHc', body(60, 12), '\n-----END EC PRIVATE', ' KEY-----'].join(''),
+  ];
+}
+
 describe('hooks-redaction', () => {
+  it('masks every format of the shared rule set (@amplifier/secrets, the event log’s too): AWS ASIA ids, Stripe, npm, GitHub, Slack, OpenAI, Anthropic, Google, JWT, PEM', async () => {
+    const { coordinator, seen } = await setup({ rules: ['secrets'] });
+    const tokens = fakeTokens();
+    await coordinator.hooks.emit<string>('provider:request', {
+      messages: tokens.map((token) => ({ role: 'user', content: `value: ${token} (end)` })),
+    });
+    const written = JSON.stringify(seen[0]!.data);
+    for (const token of tokens) expect(written).not.toContain(token.slice(-16));
+    expect(written.match(/\[REDACTED:SECRET\] \(end\)/g)).toHaveLength(tokens.length);
+  });
+
   it('#4: a secret in an event is masked before a later hook (a logger at 100) sees it, with redaction{applied}', async () => {
     const { coordinator, seen } = await setup();
     const result = await coordinator.hooks.emit<string>('provider:request', {

@@ -3,17 +3,17 @@
  * next to their parent in `<AMPLIFIER_HOME>/projects/<slug>/sessions/<id>/`,
  * the id `<parent16>-<child16>_<agent>` chosen by the delegate tool, a
  * `transcript.jsonl` without system messages and a `metadata.json` with
- * `parent_id`, `agent_name`, `config` (secrets redacted), `agent_overlay`,
+ * `parent_id`, `agent_name`, `config` (redacted as events.jsonl is), `agent_overlay`,
  * `turn_count`, `self_delegation_depth` and `working_dir`, next to this
  * CLI's own keys. hooks-logging writes the child's `events.jsonl` there.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildStore, StoredChild } from '@amplifier/bundles';
-import { type MountPlan, redactSecrets } from '@amplifier/core';
+import type { MountPlan } from '@amplifier/core';
 import { CLI_VERSION } from './modules.js';
 import { planSummary } from './plan.js';
-import { readSessionMetadata, SessionRecord, type SessionStore } from './sessions.js';
+import { readSessionMetadata, SessionRecord, type SessionStore, storedData, storedText } from './sessions.js';
 
 /** The folder of a session of the project at `cwd`. */
 export function sessionDir(store: SessionStore, cwd: string, id: string): string {
@@ -40,7 +40,7 @@ export function cliChildStore(store: SessionStore, cwd: string): ChildStore {
       const first = child.messages.find((m) => m.role === 'user');
       // The task itself, not the parent context the delegate tool puts before it.
       const task = typeof first?.content === 'string' ? first.content.split('[YOUR TASK]').pop() : undefined;
-      const name = task === undefined ? null : task.replace(/\s+/g, ' ').trim().slice(0, 80);
+      const name = task === undefined ? null : storedText(task.replace(/\s+/g, ' ').trim()).slice(0, 80);
       const record =
         existing ??
         new SessionRecord(dir, {
@@ -69,13 +69,11 @@ export function cliChildStore(store: SessionStore, cwd: string): ChildStore {
         ...({
           agent_name: child.agent_name,
           trace_id: child.session_id.split('-')[0],
-          config: redactSecrets(JSON.parse(JSON.stringify(child.config)) as MountPlan),
-          agent_overlay: redactSecrets(
-            JSON.parse(JSON.stringify(child.agent_overlay)) as Record<string, unknown>,
-          ),
+          config: storedData(child.config as MountPlan),
+          agent_overlay: storedData(child.agent_overlay as Record<string, unknown>),
           self_delegation_depth: child.self_delegation_depth,
           delegation_depth: child.delegation_depth,
-          spawn_request: redactSecrets(child.request),
+          spawn_request: storedData(child.request),
           usage: child.usage,
         } as Record<string, unknown>),
       });

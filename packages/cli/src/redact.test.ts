@@ -146,4 +146,33 @@ describe('amplifier run --redact and session show --redact', () => {
     for (const secret of Object.values(SECRETS)) expect(showJson.stdout).not.toContain(secret);
     expect(JSON.parse(showJson.stdout).messages).toHaveLength(4);
   }, 120_000);
+
+  it('secret values (the shared rule set) in a prompt: never in metadata.json, session list or events.jsonl; the transcript is verbatim', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const env = cliEnv(home);
+    // Built when the test runs: nothing in the repository looks like a live token.
+    const body = (n: number) => Array.from({ length: n }, (_, i) => 'Xy7Qw3Er9Tz5'[i % 12]).join('');
+    const stripe = ['sk', '_live_', body(30)].join('');
+    const npm = ['npm', '_', body(36)].join('');
+    const plan = writeMockPlan(cwd, ['done']);
+    const run = await runCli(['run', '--plan', plan, `pay with ${stripe} and publish with ${npm}`], {
+      cwd,
+      env,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const [dir] = sessionDirs(home);
+    const metadata = fs.readFileSync(path.join(dir as string, 'metadata.json'), 'utf8');
+    expect(JSON.parse(metadata).name).toBe('pay with [REDACTED:stripe] and publish with [REDACTED:npm]');
+    const events = fs.readFileSync(path.join(dir as string, 'events.jsonl'), 'utf8');
+    for (const secret of [stripe, npm]) {
+      expect(metadata).not.toContain(secret);
+      expect(events).not.toContain(secret);
+    }
+    expect(fs.readFileSync(path.join(dir as string, 'transcript.jsonl'), 'utf8')).toContain(stripe);
+    const list = await runCli(['session', 'list'], { cwd, env });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain('[REDACTED:stripe]');
+    expect(list.stdout + list.stderr).not.toContain(stripe);
+  }, 120_000);
 });

@@ -17,7 +17,7 @@ import type { Display } from './display.js';
 import { CliError, EXIT_CANCELLED, noProviderMessage } from './errors.js';
 import { CLI_VERSION, createLoader } from './modules.js';
 import { planSummary, type ResolvedPlan } from './plan.js';
-import { repairToolCalls, type SessionRecord, type SessionStore } from './sessions.js';
+import { repairToolCalls, type SessionRecord, type SessionStore, storedText } from './sessions.js';
 import { registerSpawn } from './spawn.js';
 
 /** How a turn ended. */
@@ -263,7 +263,8 @@ export class SessionRunner {
     const metadata = this.record.metadata;
     this.record.saveMetadata({
       status: 'running',
-      ...(metadata.name === null && { name: prompt.replace(/\s+/g, ' ').trim().slice(0, 80) }),
+      // Redacted before the cut, so a cut never hides a secret from the rules.
+      ...(metadata.name === null && { name: storedText(prompt.replace(/\s+/g, ' ').trim()).slice(0, 80) }),
     });
     let outcome: TurnOutcome;
     try {

@@ -3,14 +3,35 @@
  * `<AMPLIFIER_HOME>/projects/<slug>/sessions/<id>/` with `transcript.jsonl`
  * (one message per line, appended as the turn goes), `metadata.json`
  * (written atomically) and `events.jsonl` (written by hooks-logging).
+ * What metadata.json keeps of a prompt or a config goes through the event
+ * log's redactor (`storedText`, `storedData`); the transcript stays verbatim
+ * (resume replays it).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Message, stringifyJson } from '@amplifier/core';
-import { type JsonlNote, readJsonlSync } from '@amplifier/hooks-logging';
+import { DEFAULTS, type JsonlNote, Redactor, readJsonlSync, sanitizeValue } from '@amplifier/hooks-logging';
 import { writeAtomic } from './atomic-write.js';
 import { CliError } from './errors.js';
+
+let redactor: Redactor | undefined;
+
+/** The event log's redactor (secret keys, secret values of `@amplifier/secrets`, secret environment values). */
+function logRedactor(): Redactor {
+  redactor ??= new Redactor(DEFAULTS.redaction);
+  return redactor;
+}
+
+/** `text` as metadata.json keeps it (a session's name is its first prompt): secrets redacted as in events.jsonl. */
+export function storedText(text: string): string {
+  return logRedactor().redactString(text, new Set());
+}
+
+/** A JSON-safe copy of `value` as metadata.json keeps it (a child's config, its spawn request): redacted as in events.jsonl. */
+export function storedData<T>(value: T): T {
+  return sanitizeValue(value, { redactor: logRedactor() }).value as T;
+}
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';

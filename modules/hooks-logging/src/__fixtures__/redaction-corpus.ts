@@ -7,6 +7,94 @@
  * writer's path gives the same lines as the emitting call's.
  */
 const AWS_ID = 'AKIAIOSFODNN7EXAMPLE';
+
+/**
+ * A body of `length` characters of `alphabet` from a fixed seed: the token
+ * cases are built when the tests run, so no string in the repository looks
+ * like a live token (push protection rejects those).
+ */
+function body(
+  seed: number,
+  length: number,
+  alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789',
+): string {
+  let state = seed;
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    out += alphabet[(state >>> 8) % alphabet.length];
+  }
+  return out;
+}
+const b64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+const T = {
+  stripe: ['sk', '_live_', body(1, 32)].join(''),
+  stripeRestricted: ['rk', '_test_', body(2, 24)].join(''),
+  npm: ['npm', '_', body(3, 36)].join(''),
+  githubPat: ['github', '_pat_', body(4, 22), '_', body(5, 59)].join(''),
+  githubClassic: ['gh', 'p_', body(6, 36)].join(''),
+  slack: ['xox', 'b-', body(7, 12, '0123456789'), '-', body(8, 13, '0123456789'), '-', body(9, 24)].join(''),
+  openai: ['sk', '-proj-', body(10, 74), 'T3Blbk', 'FJ', body(11, 74)].join(''),
+  openaiShort: ['sk', '-proj-', body(12, 40)].join(''),
+  anthropic: ['sk', '-ant-api03-', body(13, 93), 'AA'].join(''),
+  google: ['AI', 'za', body(14, 35)].join(''),
+  jwt: [
+    b64url({ alg: 'HS256', typ: 'JWT' }),
+    b64url({ sub: body(15, 10), iat: 1700000000 }),
+    body(16, 43),
+  ].join('.'),
+  pemBody: body(17, 64, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'),
+  asia: ['AS', 'IA', body(18, 16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')].join(''),
+};
+const PEM = [
+  '-----BEGIN ',
+  'OPENSSH PRIVATE',
+  ' KEY-----\nb3BlbnNzaC1rZXktdjE',
+  T.pemBody,
+  '\n',
+  T.pemBody,
+  '\n-----END OPENSSH PRIVATE',
+  ' KEY-----',
+].join('');
+
+/** The formats issue 37 names (T27), each in more than one setting. */
+const TOKEN_CASES: ReadonlyArray<readonly [string, string, readonly string[]]> = [
+  ['Stripe live key in code', `Stripe.apiKey = "${T.stripe}";`, [T.stripe.slice(8)]],
+  ['Stripe restricted key in JSON', `{"stripe": "${T.stripeRestricted}"}`, [T.stripeRestricted.slice(8)]],
+  ['npm token in .npmrc', `//registry.npmjs.org/:_authToken=${T.npm}`, [T.npm.slice(4)]],
+  ['npm token in output', `npm notice token ${T.npm} created`, [T.npm.slice(4)]],
+  [
+    'GitHub fine-grained PAT',
+    `git remote set-url origin https://x:${T.githubPat}@github.com/o/r`,
+    [T.githubPat.slice(11)],
+  ],
+  ['GitHub fine-grained PAT alone', `${T.githubPat}`, [T.githubPat.slice(11)]],
+  ['GitHub classic token in YAML', `github:\n  auth: ${T.githubClassic}`, [T.githubClassic.slice(4)]],
+  ['Slack bot token', `slack client: ${T.slack} (bot)`, [T.slack.slice(5)]],
+  ['OpenAI project key with its marker', `model ready with ${T.openai}`, [T.openai.slice(8)]],
+  ['OpenAI project key without its marker', `using ${T.openaiShort} now`, [T.openaiShort.slice(8)]],
+  ['Anthropic key', `x-api-key: ${T.anthropic}`, [T.anthropic.slice(14)]],
+  [
+    'Google API key in a URL',
+    `https://maps.googleapis.com/maps/api/js?callback=x&libraries=${T.google}`,
+    [T.google.slice(4)],
+  ],
+  ['Google API key in JSON', `{"apiKeyValue":"${T.google}"}`, [T.google.slice(4)]],
+  [
+    'JWT in free text',
+    `session cookie was ${T.jwt} then`,
+    [T.jwt.split('.')[1] as string, T.jwt.split('.')[2] as string],
+  ],
+  ['PEM key, JSON-escaped', JSON.stringify({ key: PEM }), [T.pemBody]],
+  ['PEM key, real newlines', PEM, [T.pemBody]],
+  ['PEM key, cut short', PEM.slice(0, 120), [T.pemBody.slice(0, 40)]],
+  ['AWS session key id (ASIA)', `id=${T.asia},x`, [T.asia]],
+  [
+    'several formats in one output',
+    `${T.stripe}\n${T.npm}\n${T.google}\n${T.jwt}`,
+    [T.stripe.slice(8), T.npm.slice(4), T.google.slice(4), T.jwt.split('.')[2] as string],
+  ],
+];
 const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 
 /** [what, input, the secrets that must not be in the log]. */
@@ -187,6 +275,7 @@ export const SECRET_CASES: ReadonlyArray<readonly [string, string, readonly stri
   ['OpenAI key', 'key is sk-proj-abcdefghijklmnopqrstuvwxyz0123456789', ['sk-proj-abcdefghijklmnop']],
   ['GitHub token', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789AB in the log', ['ghp_abcdefghijklmnop']],
   ['Bearer', 'curl -H "Authorization: Bearer eyFakeBearerToken0123456789abcdef"', ['eyFakeBearerToken']],
+  ...TOKEN_CASES,
 ];
 
 /** Text that must come out exactly as it went in. */
@@ -250,4 +339,11 @@ export const PLAIN_CASES: readonly string[] = [
   // biome-ignore lint/suspicious/noTemplateCurlyInString: references are the test data
   '<password>${env.DB_PASSWORD}</password>',
   'password=$DB_PASSWORD',
+  // hashes, ids and encodings that are not secrets
+  'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  'git log 9fceb02 a94a8fe5ccb19ba61c4c0873d391e987982fbbd3',
+  'request 123e4567-e89b-12d3-a456-426614174000 done',
+  'SGVsbG8sIHdvcmxkISBUaGlzIGlzIG9yZGluYXJ5IHRleHQgaW4gYmFzZTY0Lg==',
+  'integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==',
+  'etag: "33a64df551425fcc55e4d42a148795d9f25f89d4"',
 ];

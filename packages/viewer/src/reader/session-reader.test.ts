@@ -95,6 +95,62 @@ describe('SessionReader', () => {
     expect(detail.offsets.events).toBe(size - '{"ts":"2026-01-01T00:00:03Z","event":"tool'.length);
   });
 
+  it('serves no secret: transcript, metadata (name, config) and an event log written before a rule existed are redacted with the log’s rules', async () => {
+    const home = tempDir();
+    // Built when the test runs: nothing in the repository looks like a live token.
+    const body = (n: number) => Array.from({ length: n }, (_, i) => 'Ab3Cd5Ef7Gh9'[i % 12]).join('');
+    const stripe = ['sk', '_live_', body(30)].join('');
+    const npm = ['npm', '_', body(36)].join('');
+    const pat = ['github', '_pat_', body(22), '_', body(59)].join('');
+    const google = ['AI', 'za', body(35)].join('');
+    const pem = [
+      '-----BEGIN RSA PRIVATE',
+      ' KEY-----\nMIIE',
+      body(60),
+      '\n-----END RSA PRIVATE',
+      ' KEY-----',
+    ].join('');
+    session(home, 'leaky', {
+      'metadata.json': JSON.stringify({
+        session_id: 'leaky',
+        name: `use ${stripe} for billing`,
+        status: 'completed',
+        config: { providers: [{ module: 'provider-openai', config: { api_key: 'plain-config-key-1' } }] },
+      }),
+      'transcript.jsonl': [
+        { role: 'user', content: `deploy with ${npm} and ${pat}` },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            {
+              id: 'c1',
+              tool: 'bash',
+              arguments: { command: `curl -H "x-goog-api-key: ${google}" x`, password: 'pw-in-args-1' },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: `key file:\n${pem}` },
+      ]
+        .map((m) => `${JSON.stringify(m)}\n`)
+        .join(''),
+      'events.jsonl': record('tool:post', '2026-01-01T00:00:00.000Z', {
+        result: { output: `token ${stripe}` },
+      }),
+    });
+    const reader = new SessionReader();
+    const folder = folderOf(home, 'leaky');
+    const served = JSON.stringify([await reader.summary(folder), await reader.detail(folder, [])]);
+    for (const secret of [stripe, npm, pat, google, body(60), 'plain-config-key-1', 'pw-in-args-1']) {
+      expect(served).not.toContain(secret);
+    }
+    expect(served).toContain('use [REDACTED:stripe] for billing');
+    expect(served).toContain('"content":"deploy with [REDACTED:npm] and [REDACTED:github]"');
+    // What is not secret is served as it was.
+    expect(served).toContain('"tool_call_id":"c1"');
+    expect(served).toContain('"module":"provider-openai"');
+  });
+
   it('metadata that is not JSON, or not an object, is a problem, not a failure', async () => {
     const home = tempDir();
     session(home, 'bad-json', { 'metadata.json': '{"session_id": ', 'transcript.jsonl': '' });

@@ -13,7 +13,7 @@ import { SessionFold } from '../model/session-fold.js';
 import type { SessionDetail, SessionSummary } from '../model/summary.js';
 import { readJsonlSnapshot } from './jsonl-snapshot.js';
 import type { SessionFolder } from './session-folder.js';
-import { trimValue } from './trim.js';
+import { redactText, trimValue } from './trim.js';
 
 export interface ReadLimits {
   /** Event records kept for a page; the rest are counted and reported. */
@@ -119,7 +119,8 @@ export function summarize(
     project: folder.project,
     parentId: nonEmpty(m.parent_id) ? m.parent_id : null,
     agent: nonEmpty(m.agent_name) ? m.agent_name : null,
-    name: nonEmpty(m.name) ? m.name : nonEmpty(m.description) ? m.description : null,
+    // The name is the first prompt's start: it may hold what the user pasted.
+    name: nonEmpty(m.name) ? redactText(m.name) : nonEmpty(m.description) ? redactText(m.description) : null,
     status,
     model,
     provider: nonEmpty(m.provider) ? m.provider : (fold.calls[0]?.provider ?? null),
