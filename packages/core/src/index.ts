@@ -221,7 +221,6 @@ export {
   SENSITIVE_KEYS,
   truncateValues,
 } from './redact.js';
-export { isSecretFileName, isSecretPath, SECRET_HOME_PATHS } from './secret-paths.js';
 // Data: tool and hook results, module types and descriptions
 export type {
   FullHookResult,
@@ -249,6 +248,7 @@ export {
   formatDataErrors,
   loadSchema,
 } from './schemas.js';
+export { isSecretFileName, isSecretPath, SECRET_HOME_PATHS } from './secret-paths.js';
 // Session and mount plan
 export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
 export { AmplifierSession } from './session.js';
@@ -265,6 +265,9 @@ export type {
 export { RESUME_CAPABILITY, SPAWN_CAPABILITY } from './spawn.js';
 export type { StepInfo, StepRunner } from './step.js';
 export { STEP_CAPABILITY } from './step.js';
+// Untrusted text on its way to a terminal
+export type { TerminalSafeOptions } from './terminal-text.js';
+export { terminalSafe } from './terminal-text.js';
 export type {
   TurnEvent,
   TurnFinish,
