@@ -267,7 +267,7 @@ export type { StepInfo, StepRunner } from './step.js';
 export { STEP_CAPABILITY } from './step.js';
 // Untrusted text on its way to a terminal
 export type { TerminalSafeOptions } from './terminal-text.js';
-export { terminalSafe } from './terminal-text.js';
+export { terminalSafe, terminalSafeJson } from './terminal-text.js';
 export type {
   TurnEvent,
   TurnFinish,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { terminalSafe } from './terminal-text.js';
+import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 
 const ESC = '\u001b';
 const BEL = '\u0007';
@@ -60,5 +60,15 @@ describe('terminalSafe', () => {
   it('handles a large hostile input in one pass', () => {
     const hostile = `${ESC}[31m\u202e\r`.repeat(50_000);
     expect(terminalSafe(`${hostile}ok`)).toBe('ok');
+  });
+});
+
+describe('terminalSafeJson', () => {
+  it('escapes what JSON.stringify leaves raw, and the data reads back the same', () => {
+    const data = { name: `a\u009b31m\u202eb\u200b${ESC}[0m`, ok: 'plain 東京' };
+    const json = terminalSafeJson(JSON.stringify(data));
+    expect(json).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200b\u202e]/);
+    expect(json).toContain('\\u009b');
+    expect(JSON.parse(json)).toEqual(data);
   });
 });

@@ -66,3 +66,17 @@ export function terminalSafe(text: unknown, options: TerminalSafeOptions = {}): 
   }
   return clean;
 }
+
+// Characters JSON.stringify leaves raw that a terminal acts on or that disguise text.
+const JSON_UNSAFE =
+  /[\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF\uFFF9-\uFFFB]/g;
+
+/**
+ * JSON text (from `JSON.stringify`, which escapes C0 controls but leaves DEL,
+ * C1 controls such as the 8-bit CSI, bidi and zero-width characters raw) with
+ * those characters written as `\uXXXX` escapes: the same data, safe to print.
+ * Only valid on JSON text (outside strings JSON holds nothing but ASCII).
+ */
+export function terminalSafeJson(json: string): string {
+  return json.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
