@@ -261,8 +261,16 @@ export type {
   SpawnRequest,
   SpawnResult,
   SpawnUsage,
+  SubSessionBudget,
 } from './spawn.js';
-export { RESUME_CAPABILITY, SPAWN_CAPABILITY } from './spawn.js';
+export {
+  DEFAULT_MAX_SUB_SESSIONS,
+  RESUME_CAPABILITY,
+  SPAWN_CAPABILITY,
+  SUB_SESSION_BUDGET_CAPABILITY,
+  subSessionBudget,
+  subSessionBudgetMessage,
+} from './spawn.js';
 export type { StepInfo, StepRunner } from './step.js';
 export { STEP_CAPABILITY } from './step.js';
 // Untrusted text on its way to a terminal
