@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { HookRegistry } from '@amplifier/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnv, jsonLines, removeTempDirs, runCli, tempDir, writeMockPlan } from './__fixtures__/cli.js';
+import { CliApproval } from './approval.js';
 import { Display } from './display.js';
 import { table } from './modules.js';
 
@@ -85,6 +86,35 @@ describe('the live display', () => {
     const { stdout } = text();
     expect(stdout).not.toMatch(TERMINAL_CONTROL);
     expect(JSON.stringify(jsonLines(stdout))).toContain(JSON.stringify(name).slice(1, -1));
+  });
+});
+
+describe('the approval question', () => {
+  it.each(HOSTILE)('shows the tool name of the call to approve without its controls: %j', async (name) => {
+    const { out, err, text } = streams();
+    const display = new Display({ stdout: out, stderr: err, env: {} });
+    const asked: string[] = [];
+    const approval = new CliApproval({
+      display,
+      interactive: true,
+      ask: async (question) => {
+        asked.push(question);
+        return 'n';
+      },
+    });
+    const request = {
+      prompt: `Tool call needs approval: ${name}\nArguments:\n{}`,
+      options: ['Allow', 'Deny'],
+      timeout: 30,
+      default: 'deny' as const,
+      hook_name: `hooks-${name}`,
+    };
+    expect(await approval.requestApproval(request)).toBe('deny');
+    expect(asked[0]).toContain('Tool call needs approval: ');
+    expect(asked[0]).not.toMatch(TERMINAL_CONTROL);
+    // Without a terminal the same prompt goes to stderr, stripped too.
+    await new CliApproval({ display, interactive: false }).requestApproval(request);
+    expect(text().stderr).not.toMatch(TERMINAL_CONTROL);
   });
 });
 
