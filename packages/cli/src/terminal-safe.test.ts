@@ -3,11 +3,20 @@
  * server's tool names and descriptions in `tool list`, and the tool names and
  * arguments a model sends back in the live display of a run.
  */
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { HookRegistry } from '@amplifier/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliEnv, jsonLines, removeTempDirs, runCli, tempDir, writeMockPlan } from './__fixtures__/cli.js';
+import {
+  cliEnv,
+  jsonLines,
+  removeTempDirs,
+  runCli,
+  sessionDirs,
+  tempDir,
+  writeMockPlan,
+} from './__fixtures__/cli.js';
 import { CliApproval } from './approval.js';
 import { Display } from './display.js';
 import { table } from './modules.js';
@@ -181,5 +190,11 @@ describe('amplifier run', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('bash');
     expect(result.stderr).not.toMatch(TERMINAL_CONTROL);
+    // `session show` lists the same calls from the transcript, stripped too.
+    const [dir] = sessionDirs(home);
+    const shown = await runCli(['session', 'show', path.basename(dir!)], { cwd, env: cliEnv(home) });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('→ bash');
+    expect(shown.stdout).not.toMatch(TERMINAL_CONTROL);
   });
 });
