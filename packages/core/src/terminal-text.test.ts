@@ -70,5 +70,8 @@ describe('terminalSafeJson', () => {
     expect(json).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200b\u202e]/);
     expect(json).toContain('\\u009b');
     expect(JSON.parse(json)).toEqual(data);
+    // The same on every call (no regex state carried over), and clean JSON as it is.
+    expect(terminalSafeJson(JSON.stringify(data))).toBe(json);
+    expect(terminalSafeJson('{"a":"plain"}')).toBe('{"a":"plain"}');
   });
 });

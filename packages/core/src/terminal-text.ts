@@ -69,7 +69,8 @@ export function terminalSafe(text: unknown, options: TerminalSafeOptions = {}): 
 
 // Characters JSON.stringify leaves raw that a terminal acts on or that disguise text.
 const JSON_UNSAFE =
-  /[\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF\uFFF9-\uFFFB]/g;
+  /[\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF\uFFF9-\uFFFB]/;
+const JSON_UNSAFE_G = new RegExp(JSON_UNSAFE.source, 'g');
 
 /**
  * JSON text (from `JSON.stringify`, which escapes C0 controls but leaves DEL,
@@ -78,5 +79,7 @@ const JSON_UNSAFE =
  * Only valid on JSON text (outside strings JSON holds nothing but ASCII).
  */
 export function terminalSafeJson(json: string): string {
-  return json.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // Fast path: most lines (every streamed delta with --json) have nothing to escape.
+  if (!JSON_UNSAFE.test(json)) return json;
+  return json.replace(JSON_UNSAFE_G, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
