@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS, parseConfig } from './config.js';
 
 describe('parseConfig', () => {
-  it("defaults are the reference's, plus max_depth 3 and max_children 16", () => {
+  it("defaults are the reference's, plus max_depth 3, max_children 16 and max_sub_sessions 32", () => {
     expect(parseConfig({})).toEqual(DEFAULTS);
     expect(DEFAULTS).toMatchObject({
       self_delegation: { enabled: true, max_depth: 3 },
@@ -12,6 +12,7 @@ describe('parseConfig', () => {
       exclude_tools: ['tool-delegate'],
       max_depth: 3,
       max_children: 16,
+      max_sub_sessions: 32,
       timeout_ms: undefined,
     });
   });
@@ -25,7 +26,7 @@ describe('parseConfig', () => {
         provider_selection: { enabled: false },
       },
       settings: { exclude_tools: [], exclude_hooks: ['hooks-x'], timeout: 90 },
-      limits: { max_depth: null, max_children: 2 },
+      limits: { max_depth: null, max_children: 2, max_sub_sessions: 8 },
     });
     expect(config).toEqual({
       self_delegation: { enabled: false, max_depth: 1 },
@@ -37,7 +38,9 @@ describe('parseConfig', () => {
       timeout_ms: 90_000,
       max_depth: null,
       max_children: 2,
+      max_sub_sessions: 8,
     });
+    expect(parseConfig({ limits: { max_sub_sessions: null } }).max_sub_sessions).toBeNull();
   });
 
   it('warns about unknown keys, refuses misspelt limits, fails on wrong types', () => {
@@ -58,6 +61,10 @@ describe('parseConfig', () => {
     expect(String(refused)).toContain("'limits.max_dpeth' is refused");
     expect(() => parseConfig({ limit: { max_depth: 1 } })).toThrow(/looks like a misspelt 'limits'/);
     expect(() => parseConfig({ limits: { max_children: -1 } })).toThrow(/max_children/);
+    expect(() => parseConfig({ limits: { max_sub_sessions: 2.5 } })).toThrow(/max_sub_sessions/);
+    expect(() => parseConfig({ limits: { max_sub_session: 4 } })).toThrow(
+      /'limits.max_sub_session' is refused/,
+    );
     expect(() => parseConfig({ settings: { timeout: 'soon' } })).toThrow(/timeout/);
   });
 });

@@ -1,10 +1,16 @@
 /**
  * tool-delegate configuration, read through core's config policy
  * (`readModuleConfig`): the reference's keys (`features.*`, `settings.*`)
- * with their meaning, plus this project's `limits` (nesting depth and
- * children per session), a safety section.
+ * with their meaning, plus this project's `limits` (nesting depth, children
+ * per session, sub-sessions per top-level turn), a safety section.
  */
-import { configDurationMs, type JSONSchema, type Logger, readModuleConfig } from '@amplifier/core';
+import {
+  configDurationMs,
+  DEFAULT_MAX_SUB_SESSIONS,
+  type JSONSchema,
+  type Logger,
+  readModuleConfig,
+} from '@amplifier/core';
 
 export interface DelegateConfig {
   self_delegation: { enabled: boolean; max_depth: number };
@@ -20,6 +26,11 @@ export interface DelegateConfig {
   max_depth: number | null;
   /** Children one session may start (resumes not counted); null: no limit. */
   max_children: number | null;
+  /**
+   * Sub-sessions (spawned or resumed, at any depth of the tree) one top-level
+   * turn may start, counted by the app's spawner; null: no cap of this tool's own.
+   */
+  max_sub_sessions: number | null;
 }
 
 export const DEFAULTS: Readonly<DelegateConfig> = Object.freeze({
@@ -32,6 +43,7 @@ export const DEFAULTS: Readonly<DelegateConfig> = Object.freeze({
   timeout_ms: undefined,
   max_depth: 3,
   max_children: 16,
+  max_sub_sessions: DEFAULT_MAX_SUB_SESSIONS,
 });
 
 const enabled: JSONSchema = { type: 'object', properties: { enabled: { type: 'boolean' } } };
@@ -68,7 +80,7 @@ export const CONFIG_SCHEMA: JSONSchema = {
     },
     limits: {
       type: 'object',
-      properties: { max_depth: limit, max_children: limit },
+      properties: { max_depth: limit, max_children: limit, max_sub_sessions: limit },
     },
   },
 };
@@ -118,5 +130,6 @@ export function parseConfig(raw: unknown, logger?: Pick<Logger, 'warn'>): Delega
     timeout_ms: configDurationMs(settings, 'timeout', 'tool-delegate'),
     max_depth: pick(limits, 'max_depth', DEFAULTS.max_depth),
     max_children: pick(limits, 'max_children', DEFAULTS.max_children),
+    max_sub_sessions: pick(limits, 'max_sub_sessions', DEFAULTS.max_sub_sessions),
   };
 }

@@ -1,10 +1,17 @@
 /**
  * Limits of delegation: nesting depth (`session.delegation_depth`, registered
  * by the spawner on each child; a root session has none, so 0), children per
- * session, and the reference's self-delegation depth (`self_delegation_depth`).
+ * session, the sub-sessions of the whole tree in one top-level turn (the
+ * budget the app's spawner shares down the tree and counts), and the
+ * reference's self-delegation depth (`self_delegation_depth`).
  * Each check answers the tool's error (message and code) or undefined.
  */
-import type { Coordinator } from '@amplifier/core';
+import {
+  type Coordinator,
+  SUB_SESSION_BUDGET_CAPABILITY,
+  type SubSessionBudget,
+  subSessionBudgetMessage,
+} from '@amplifier/core';
 
 /** Capability the spawner registers on every child: its nesting depth (child of a root = 1). */
 export const DELEGATION_DEPTH_CAPABILITY = 'session.delegation_depth';
@@ -47,4 +54,20 @@ export function checkSelfDepth(depth: number, maxDepth: number): LimitError | un
     code: 'SELF_DELEGATION_DEPTH_EXCEEDED',
     message: `Self-delegation depth limit reached (${depth}/${maxDepth}): this session cannot delegate to 'self' again. Delegate to a named agent or do the task yourself.`,
   };
+}
+
+/**
+ * Refuses a new child once the turn's sub-session budget (when the app's
+ * spawner keeps one) reached `maxSubSessions` (null: no limit of this tool's).
+ * The spawner counts, and checks again, atomically.
+ */
+export function checkSubSessions(
+  coordinator: Coordinator,
+  maxSubSessions: number | null,
+): LimitError | undefined {
+  if (maxSubSessions === null) return undefined;
+  const budget = coordinator.getCapability<SubSessionBudget>(SUB_SESSION_BUDGET_CAPABILITY);
+  const used = typeof budget?.used === 'number' ? budget.used : 0;
+  if (used < maxSubSessions) return undefined;
+  return { code: 'SUB_SESSION_BUDGET_EXCEEDED', message: subSessionBudgetMessage(maxSubSessions) };
 }

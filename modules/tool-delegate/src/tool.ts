@@ -39,6 +39,7 @@ import {
   checkChildren,
   checkDepth,
   checkSelfDepth,
+  checkSubSessions,
   DELEGATION_DEPTH_CAPABILITY,
   depthOf,
   type LimitError,
@@ -245,7 +246,9 @@ export class DelegateTool implements Tool {
     // Checked and counted with no await between, so concurrent calls cannot both take the last slot.
     const depth = depthOf(this.#coordinator, DELEGATION_DEPTH_CAPABILITY);
     const limit =
-      checkDepth(depth, this.#config.max_depth) ?? checkChildren(this.#started, this.#config.max_children);
+      checkDepth(depth, this.#config.max_depth) ??
+      checkChildren(this.#started, this.#config.max_children) ??
+      checkSubSessions(this.#coordinator, this.#config.max_sub_sessions);
     if (limit !== undefined) return this.#refuse(agent, limit, options);
     this.#started++;
     const fullInstruction = withInheritedContext(
@@ -280,6 +283,7 @@ export class DelegateTool implements Tool {
           ...(orchestratorConfig !== undefined && { orchestrator_config: orchestratorConfig }),
           ...(preferences !== undefined && { provider_preferences: preferences }),
           self_delegation_depth: agent === 'self' ? selfDepth + 1 : 0,
+          ...(this.#config.max_sub_sessions !== null && { max_sub_sessions: this.#config.max_sub_sessions }),
           session_metadata: {
             agent_name: agent,
             ...(options.toolCallId !== undefined && { tool_call_id: options.toolCallId }),
@@ -314,6 +318,7 @@ export class DelegateTool implements Tool {
           session_id: sessionId,
           instruction,
           parent_session_id: delegation.parent_session_id,
+          ...(this.#config.max_sub_sessions !== null && { max_sub_sessions: this.#config.max_sub_sessions }),
           signal,
         }),
       options.signal,

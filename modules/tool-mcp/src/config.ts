@@ -45,6 +45,10 @@ export interface McpModuleConfig {
   expose_prompts: boolean;
   /** Give the servers' `instructions` to the model, marked untrusted, with every request (default false). */
   use_instructions: boolean;
+  /** The most tools (resource and prompt tools included) mounted from one server; the rest are dropped (logged). */
+  max_tools_per_server: number;
+  /** The most bytes of tool definitions (name, description, input schema as JSON) this module mounts in all; the rest are dropped (logged). */
+  max_definition_bytes: number;
   sandbox: SandboxPolicy;
 }
 
@@ -58,6 +62,8 @@ export const DEFAULTS = {
   expose_resources: false,
   expose_prompts: false,
   use_instructions: false,
+  max_tools_per_server: 128,
+  max_definition_bytes: 262_144,
 } as const;
 
 const servers: JSONSchema = { type: 'object' };
@@ -81,6 +87,8 @@ export const CONFIG_SCHEMA: JSONSchema = {
     expose_resources: { type: 'boolean' },
     expose_prompts: { type: 'boolean' },
     use_instructions: { type: 'boolean' },
+    max_tools_per_server: { type: 'integer', minimum: 1 },
+    max_definition_bytes: { type: 'integer', minimum: 1 },
     // Accepted from the reference, not implemented yet (warned).
     visibility: { type: 'object' },
     tool_name_format: { type: 'string' },
@@ -90,6 +98,8 @@ export const CONFIG_SCHEMA: JSONSchema = {
 
 export const SAFETY_KEYS: Readonly<Record<string, string>> = {
   on_tool_change: 'ignoring it would keep tools mounted whose definition changed after approval',
+  max_tools_per_server: "ignoring it would mount more of a server's tools than asked",
+  max_definition_bytes: 'ignoring it would send more tool definitions with every request than asked',
   ...SANDBOX_SAFETY_KEYS,
 };
 
@@ -131,6 +141,8 @@ export function parseConfig(
       expose_resources: own<boolean>('expose_resources') ?? DEFAULTS.expose_resources,
       expose_prompts: own<boolean>('expose_prompts') ?? DEFAULTS.expose_prompts,
       use_instructions: own<boolean>('use_instructions') ?? DEFAULTS.use_instructions,
+      max_tools_per_server: own<number>('max_tools_per_server') ?? DEFAULTS.max_tools_per_server,
+      max_definition_bytes: own<number>('max_definition_bytes') ?? DEFAULTS.max_definition_bytes,
       sandbox: sandboxPolicyFrom(config),
     };
   } catch (error) {

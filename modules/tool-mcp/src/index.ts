@@ -20,6 +20,7 @@ import { MODULE_ID, parseConfig } from './config.js';
 import { MCP_EVENTS, MCP_SERVER_FAILED } from './events.js';
 import { McpRuntime } from './runtime.js';
 import { loadMcpServers, mcpConfigPaths } from './servers.js';
+import { safeLogger } from './untrusted.js';
 
 export type { McpModuleConfig } from './config.js';
 export { CONFIG_SCHEMA, parseConfig, SAFETY_KEYS } from './config.js';
@@ -40,7 +41,7 @@ export type { McpProbeResult } from './probe.js';
 export { probeMcpServer } from './probe.js';
 export type { McpToolOutput } from './result.js';
 export { blockText, capContent, toToolResult } from './result.js';
-export { McpRuntime, toolAllowed } from './runtime.js';
+export { definitionBytes, McpRuntime, toolAllowed } from './runtime.js';
 export type { LoadedMcpServers, McpServerConfig } from './servers.js';
 export {
   DEFAULT_STARTUP_TIMEOUT_MS,
@@ -54,6 +55,7 @@ export type { ProcessTransportOptions } from './stdio-transport.js';
 export { ProcessTransport } from './stdio-transport.js';
 export type { McpProgress } from './tool.js';
 export { createMcpTool, requestFailure } from './tool.js';
+export { cleanText, safeLogger, shownName } from './untrusted.js';
 
 function commandLine(command: string | undefined, args: readonly string[] | undefined): string {
   return [command ?? '', ...(args ?? [])]
@@ -73,12 +75,13 @@ export async function mount(
   config: Record<string, unknown> = {},
 ): Promise<Cleanup> {
   requireProcessGroups(MODULE_ID);
-  const settings = parseConfig(config, coordinator.logger);
+  const log = safeLogger(coordinator.logger);
+  const settings = parseConfig(config, log);
   const cwd =
     settings.working_dir ?? coordinator.getCapability<string>('session.working_dir') ?? process.cwd();
   const hostEnv = process.env;
   const loaded = loadMcpServers({ cwd, env: hostEnv, inline: settings.inline, files: settings.config_files });
-  for (const warning of loaded.warnings) coordinator.logger.warn(warning);
+  for (const warning of loaded.warnings) log.warn(warning);
   coordinator.registerContributor(OBSERVABILITY_EVENTS_CHANNEL, MODULE_ID, () => [...MCP_EVENTS]);
 
   const projectFile = mcpConfigPaths({ cwd, env: hostEnv }).project;
@@ -86,13 +89,13 @@ export async function mount(
   for (const [name, server] of Object.entries(servers)) {
     if (loaded.sources[name] !== projectFile || settings.trust_project || !server.enabled) continue;
     delete servers[name];
-    coordinator.logger.warn(
+    log.warn(
       `tool-mcp: server '${name}' from ${projectFile} is not started: a project's MCP config runs ${server.type === 'stdio' ? `the command \`${commandLine(server.command, server.args)}\`` : `a connection to ${server.url}`}. Review it, then set trust_project: true in tool-mcp's config (or AMPLIFIER_MCP_TRUST_PROJECT=1)`,
     );
   }
   const failed = Object.entries(loaded.failed);
   for (const [name, error] of failed) {
-    coordinator.logger.error(`tool-mcp: ${error}; the server is not started`);
+    log.error(`tool-mcp: ${error}; the server is not started`);
     void Promise.resolve(
       coordinator.hooks.emit(MCP_SERVER_FAILED, { server: name, error, required: false }),
     ).catch(() => {});
@@ -103,7 +106,7 @@ export async function mount(
     try {
       sandbox = new Sandbox(settings.sandbox, {
         module: MODULE_ID,
-        notice: (message) => coordinator.logger.warn(message),
+        notice: (message) => log.warn(message),
       });
     } catch (error) {
       if (error instanceof SandboxUnavailableError) throw new AmplifierError('MOUNT_FAILED', error.message);

@@ -1,11 +1,14 @@
 /**
  * `probeMcpServer`: start one server, list its tools, call none, and stop it
- * with its whole process group (the CLI's `amplifier mcp test`).
+ * with its whole process group (the CLI's `amplifier mcp test`). The names,
+ * descriptions and server info it returns are terminal-safe (`shownName`,
+ * `cleanText`); `mountedName` is the name tools are mounted under.
  */
 import { Sandbox, sandboxPolicyFrom } from '@amplifier/process';
 import { McpConnection } from './connection.js';
 import { mountedToolName } from './names.js';
 import type { McpServerConfig } from './servers.js';
+import { cleanText, shownName } from './untrusted.js';
 
 export interface McpProbeResult {
   serverInfo: { name: string; version: string };
@@ -43,11 +46,16 @@ export async function probeMcpServer(
     const tools = connection.tools.map((tool) => {
       const mountedName = mountedToolName(name, tool.name, (candidate) => taken.has(candidate)) ?? tool.name;
       taken.add(mountedName);
-      return { name: tool.name, mountedName, ...(tool.description ? { description: tool.description } : {}) };
+      // The server's text, made terminal-safe at the door: the CLI prints it.
+      return {
+        name: shownName(tool.name),
+        mountedName,
+        ...(tool.description ? { description: cleanText(tool.description) } : {}),
+      };
     });
     const info = connection.serverInfo;
     return {
-      serverInfo: { name: info?.name ?? name, version: info?.version ?? '' },
+      serverInfo: { name: shownName(info?.name ?? name), version: shownName(info?.version ?? '') },
       tools,
       transport: connection.transportKind,
     };

@@ -22,6 +22,8 @@ import type { ModuleEntry } from './parse.js';
 export interface SpawnRule {
   tools?: string[];
   exclude_tools?: string[];
+  /** The most sub-sessions one top-level turn may start (the whole tree); only lowers the spawner's cap. */
+  max_sub_sessions?: number;
 }
 
 /** Which modules a caller lets a child inherit (`SpawnRequest.tool_inheritance`). */

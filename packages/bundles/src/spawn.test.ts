@@ -14,6 +14,7 @@ import {
   RESUME_CAPABILITY,
   SPAWN_CAPABILITY,
   type SpawnRequest,
+  SUB_SESSION_BUDGET_CAPABILITY,
 } from '@amplifier/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentConfig } from './agents.js';
@@ -243,5 +244,69 @@ describe('createSpawner', () => {
     await parent.requestCancel({ immediate: true });
     expect((await second).status).toBe('cancelled');
     expect((await spawner.spawn(parent, request('slow', 'late'))).status).toBe('cancelled');
+  });
+});
+
+describe('the sub-session budget of a turn', () => {
+  const helper = () => agent('helper', { respond: () => ({ content: [{ type: 'text', text: 'ok' }] }) });
+
+  it('parallel spawns past the budget: exactly the budget start, the others fail with the reason', async () => {
+    const parent = await parentWith({ helper: helper() });
+    const spawner = createSpawner({ maxSubSessions: 4 });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => spawner.spawn(parent, request('helper', `task ${i}`))),
+    );
+    expect(results.filter((r) => r.status === 'success')).toHaveLength(4);
+    const refused = results.filter((r) => r.status === 'error');
+    expect(refused).toHaveLength(6);
+    for (const r of refused) {
+      expect(r.error?.code).toBe('SUB_SESSION_BUDGET_EXCEEDED');
+      expect(r.error?.message).toMatch(/^The sub-session budget of 4 for this turn is used up/);
+    }
+  });
+
+  it('the whole tree shares it: a child counts against its root, and a new top-level turn starts again at 0', async () => {
+    const parent = await parentWith({ helper: helper() });
+    const children: Coordinator[] = [];
+    const spawner = createSpawner({
+      maxSubSessions: 3,
+      onChild: (info) => void children.push(info.session.coordinator),
+    });
+    expect((await spawner.spawn(parent, request('helper', 'a'))).status).toBe('success');
+    // A grandchild, spawned from the child: same budget object.
+    const child = children[0]!;
+    expect(child.getCapability(SUB_SESSION_BUDGET_CAPABILITY)).toBe(
+      parent.getCapability(SUB_SESSION_BUDGET_CAPABILITY),
+    );
+    expect((await spawner.spawn(child, request('helper', 'b'))).status).toBe('success');
+    const resumed = await spawner.resume(parent, {
+      session_id: (await spawner.spawn(parent, request('helper', 'c'))).session_id,
+      instruction: 'again',
+      parent_session_id: parent.sessionId,
+    });
+    // Two spawns and a grandchild used 3: the resume is a fourth sub-session.
+    expect(resumed.error?.code).toBe('SUB_SESSION_BUDGET_EXCEEDED');
+    await parent.hooks.emit('prompt:submit', { prompt: 'next turn' });
+    expect((await spawner.spawn(parent, request('helper', 'd'))).status).toBe('success');
+  });
+
+  it("the lowest cap wins: the spawner's (default 32), the bundle's spawn.max_sub_sessions, the caller's", async () => {
+    const parent = await parentWith({ helper: helper() });
+    const used = async (spawner: ReturnType<typeof createSpawner>, more: Partial<SpawnRequest> = {}) => {
+      await parent.hooks.emit('prompt:submit', { prompt: 'turn' });
+      let n = 0;
+      while (n < 40 && (await spawner.spawn(parent, request('helper', 'x', more))).status === 'success') n++;
+      return n;
+    };
+    expect(await used(createSpawner())).toBe(32);
+    expect(await used(createSpawner({ spawn: { max_sub_sessions: 2 } }))).toBe(2);
+    expect(await used(createSpawner({ maxSubSessions: 5 }), { max_sub_sessions: 3 })).toBe(3);
+    // A bundle or a caller cannot raise it.
+    expect(
+      await used(createSpawner({ maxSubSessions: 2, spawn: { max_sub_sessions: 100 } }), {
+        max_sub_sessions: 100,
+      }),
+    ).toBe(2);
+    expect(await used(createSpawner({ maxSubSessions: 0 }))).toBe(0);
   });
 });

@@ -7,6 +7,10 @@
  * `ChildStore`: in memory by default, the CLI's writes session folders) and
  * cleaned up. Each child gets its own `session.spawn` / `session.resume`, so
  * nesting works, and `session.delegation_depth` / `self_delegation_depth`.
+ * Every child, resumed ones too, counts against the sub-session budget of the
+ * root's current turn (core's `subSessionBudget`, shared down the tree):
+ * `maxSubSessions` (default 32), the bundle's `spawn.max_sub_sessions` and the
+ * caller's `max_sub_sessions`, the lowest wins.
  * Cancelling the parent cancels the child; a child's failure is a result
  * with `status: 'error'`, never an exception in the parent.
  */
@@ -14,6 +18,7 @@ import {
   AmplifierSession,
   type ContextManager,
   type Coordinator,
+  DEFAULT_MAX_SUB_SESSIONS,
   errorMessage,
   type Message,
   type MountPlan,
@@ -25,6 +30,9 @@ import {
   type SpawnRequest,
   type SpawnResult,
   type SpawnUsage,
+  SUB_SESSION_BUDGET_CAPABILITY,
+  subSessionBudget,
+  subSessionBudgetMessage,
 } from '@amplifier/core';
 import { type AgentConfig, agentFromData, agentOverlay } from './agents.js';
 import { applySystemPrompt } from './instructions.js';
@@ -86,6 +94,12 @@ export interface SpawnerOptions {
   store?: ChildStore;
   /** Deepest delegation allowed (a root's child is 1). Default 5; deeper spawns fail with `DELEGATION_DEPTH_EXCEEDED`. */
   maxDepth?: number;
+  /**
+   * The most sub-sessions (spawned or resumed, at any depth) one top-level turn
+   * of the root may start. Default 32 (core's `DEFAULT_MAX_SUB_SESSIONS`); `null`: no cap of its own.
+   * The bundle's `spawn.max_sub_sessions` and a request's `max_sub_sessions` can only lower it.
+   */
+  maxSubSessions?: number | null;
   /** The child's system prompt (default: the agent's instruction; `self`: none). */
   systemPrompt?: (agent: AgentConfig | undefined) => Promise<string | undefined>;
   /** More session options for a child (default: the parent's approval, display, logger, loader, working dir). */
@@ -123,6 +137,20 @@ interface RunInput {
   request: StoredChild['request'];
   signal: AbortSignal | undefined;
   resumed?: StoredChild | undefined;
+  /** The caller's cap on the sub-sessions of this turn. */
+  maxSubSessions?: number | undefined;
+}
+
+/** A cap as given: a whole number >= 0, else none. */
+function validLimit(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+/** The lowest of the caps that are set (null: none is). */
+function lowest(a: number | null, b: unknown): number | null {
+  const other = validLimit(b);
+  if (a === null) return other;
+  return other === null ? a : Math.min(a, other);
 }
 
 function emptyUsage(): SpawnUsage {
@@ -180,6 +208,10 @@ async function modelsFor(
 export function createSpawner(options: SpawnerOptions = {}): Spawner {
   const store = options.store ?? memoryChildStore();
   const maxDepth = options.maxDepth ?? 5;
+  const maxSubSessions = lowest(
+    options.maxSubSessions === undefined ? DEFAULT_MAX_SUB_SESSIONS : options.maxSubSessions,
+    options.spawn?.max_sub_sessions,
+  );
   const usageOf = new WeakMap<Coordinator, SpawnUsage>();
 
   /** A root's roster is `options.agents` (else its plan's); a child's is in its plan, already filtered. */
@@ -226,6 +258,7 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
       instruction: request.instruction,
       selfDepth: request.self_delegation_depth,
       signal: request.signal,
+      maxSubSessions: request.max_sub_sessions,
       request: {
         ...(request.tool_inheritance && { tool_inheritance: request.tool_inheritance }),
         ...(request.hook_inheritance && { hook_inheritance: request.hook_inheritance }),
@@ -273,6 +306,7 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
       signal: request.signal,
       request: stored.request,
       resumed: stored,
+      maxSubSessions: request.max_sub_sessions,
     });
   }
 
@@ -289,6 +323,12 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
     if (parent.cancellation.isCancelled || input.signal?.aborted) {
       return failure(sessionId, 'Cancelled before the agent started.', 'CANCELLED', 'cancelled');
     }
+    // Checked and counted before any await: parallel delegations cannot both take the last slot.
+    const budget = subSessionBudget(parent);
+    const limit = lowest(maxSubSessions, validLimit(input.maxSubSessions));
+    if (limit !== null && budget.used >= limit)
+      return failure(sessionId, subSessionBudgetMessage(limit), 'SUB_SESSION_BUDGET_EXCEEDED');
+    budget.used++;
     const preferences = input.request.provider_preferences?.length
       ? input.request.provider_preferences
       : (agent?.provider_preferences ?? []);
@@ -335,6 +375,7 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
     if (resolver !== undefined) coordinator.mount('module-source-resolver', resolver);
     register(coordinator);
     coordinator.registerCapability(DELEGATION_DEPTH_CAPABILITY, depth);
+    coordinator.registerCapability(SUB_SESSION_BUDGET_CAPABILITY, budget);
     coordinator.registerCapability(SELF_DELEGATION_DEPTH_CAPABILITY, input.selfDepth);
     coordinator.hooks.register(
       'llm:response',

@@ -5,7 +5,7 @@
  * the hook says otherwise.
  */
 import { isatty } from 'node:tty';
-import type { ApprovalProvider, ApprovalRequest } from '@amplifier/core';
+import { type ApprovalProvider, type ApprovalRequest, terminalSafe } from '@amplifier/core';
 import type { Display } from './display.js';
 
 /** Asks one question and resolves with the typed line; rejects when `signal` aborts. */
@@ -94,9 +94,12 @@ export class CliApproval implements ApprovalProvider {
 
   async requestApproval(request: ApprovalRequest, options: { signal?: AbortSignal } = {}): Promise<string> {
     const c = this.#display.colors;
-    const source = request.hook_name ? ` (${request.hook_name})` : '';
+    // The prompt quotes the model's tool name and arguments: no escape sequence of theirs may
+    // redraw the question the user answers.
+    const source = request.hook_name ? ` (${terminalSafe(request.hook_name)})` : '';
+    const prompt = terminalSafe(request.prompt, { multiline: true });
     if (!this.#interactive) {
-      this.#display.warn(`Approval needed${source}: ${request.prompt}`);
+      this.#display.warn(`Approval needed${source}: ${prompt}`);
       this.#display.warn(
         `→ ${request.default === 'allow' ? 'allowed' : 'denied'}: ${this.unattended} (default)`,
       );
@@ -106,7 +109,7 @@ export class CliApproval implements ApprovalProvider {
     const always = alwaysOption(request.options);
     const hint = `${request.default === 'allow' ? '[Y/n' : '[y/N'}${always ? '/a' : ''}]`;
     const timeout = Number.isFinite(request.timeout) ? `, ${request.default} in ${request.timeout} s` : '';
-    const question = `${c.yellow('?')} ${c.bold(`Approve${source}:`)} ${request.prompt} ${hint}${c.dim(timeout)} `;
+    const question = `${c.yellow('?')} ${c.bold(`Approve${source}:`)} ${prompt} ${hint}${c.dim(timeout)} `;
     const signal = options.signal ?? new AbortController().signal;
     try {
       const decision = interpretAnswer(await this.ask(question, signal), request.default, request.options);

@@ -10,6 +10,11 @@
  * `redact`, everything printed also goes through the event log's string rules
  * (hooks-logging's `Redactor`: keys, tokens, passwords in commands, URLs,
  * headers, ...).
+ *
+ * Text the session did not write itself (tool names and arguments the model
+ * sends, tool errors, hook messages, log lines quoting MCP servers) goes
+ * through core's `terminalSafe` first: no escape sequence, control or bidi
+ * character of theirs reaches the terminal; JSON lines escape them.
  */
 
 import { createRequire } from 'node:module';
@@ -22,6 +27,8 @@ import {
   type MessageLevel,
   redactSecrets,
   stringifyJson,
+  terminalSafe,
+  terminalSafeJson,
 } from '@amplifier/core';
 import { DEFAULTS, Redactor, sanitizeValue } from '@amplifier/hooks-logging';
 import pc from 'picocolors';
@@ -104,8 +111,9 @@ function roundedSeconds(seconds: number): string {
   return (Math.round(seconds * 10) / 10).toString();
 }
 
+/** The first non-blank line of untrusted text, terminal-safe and capped. */
 function firstLine(text: string, max = 100): string {
-  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  const line = terminalSafe(text.split(/[\r\n]/).find((l) => terminalSafe(l).trim() !== '') ?? '');
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -202,12 +210,14 @@ export class Display implements DisplaySystem {
     this.#stderr.write(`${this.safeText(text)}\n`);
   }
 
+  /** An error line: the text made terminal-safe (it often quotes a server, a file or a model), then coloured. */
   error(text: string): void {
-    this.problem(this.colors.red(`Error: ${text}`));
+    this.problem(this.colors.red(`Error: ${terminalSafe(text, { multiline: true })}`));
   }
 
+  /** A warning line: the text made terminal-safe, then coloured. */
   warn(text: string): void {
-    this.problem(this.colors.yellow(text));
+    this.problem(this.colors.yellow(terminalSafe(text, { multiline: true })));
   }
 
   /** A debug line, only with --verbose. */
@@ -285,7 +295,7 @@ export class Display implements DisplaySystem {
 
   /** One JSON object per line on stdout (--json), through `safeData`. */
   emitJson(record: Record<string, unknown>): void {
-    if (this.json) this.#stdout.write(`${stringifyJson(this.safeData(record))}\n`);
+    if (this.json) this.#stdout.write(`${terminalSafeJson(stringifyJson(this.safeData(record)))}\n`);
   }
 
   /** Hook `user_message`s: `[source] message` on stderr, coloured by level. */
@@ -296,7 +306,7 @@ export class Display implements DisplaySystem {
     }
     const paint =
       level === 'error' ? this.colors.red : level === 'warning' ? this.colors.yellow : this.colors.cyan;
-    this.problem(paint(`[${source}] ${message}`));
+    this.problem(paint(`[${terminalSafe(source)}] ${terminalSafe(message, { multiline: true })}`));
   }
 
   /** Stop the spinner, e.g. before asking the user something. */
@@ -510,15 +520,16 @@ export class Display implements DisplaySystem {
     if (!this.#narrate || block?.type !== 'text' || typeof block.text !== 'string') return;
     // Already on stdout as it streamed.
     if (this.#streamedText !== '') return;
-    const text = block.text.trim();
+    const text = terminalSafe(block.text, { multiline: true }).trim();
     if (text !== '') this.line(this.colors.dim(text));
   }
 
   #onToolPre(data: EventData, place?: CallPlace): void {
     const id = place?.key ?? String(data.tool_call_id ?? '');
     const indent = place?.indent ?? '';
-    const name = String(data.tool_name ?? 'tool');
-    const args = summarizeArgs(name, redactSecrets(data.tool_input));
+    // The model chose the name and the arguments: never printed raw.
+    const name = terminalSafe(data.tool_name ?? 'tool', { max: 80 });
+    const args = terminalSafe(summarizeArgs(name, redactSecrets(data.tool_input)));
     this.#running.set(id, { name, args, started: performance.now(), indent });
     if (this.interactive) {
       this.#spin(this.#running.size === 1 ? `${name} ${args}` : `${this.#running.size} tools running`);

@@ -11,12 +11,13 @@ import {
   ServiceSetupError,
   writeRuntimeFile,
 } from '@amplifier/server';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { MIN_MAX_LINE_BYTES, parseByteSize } from './commands/options.js';
 import { Display } from './display.js';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { AgentBackend } from './mcp-agent.js';
 import { serveHttp } from './mcp-http.js';
 import { createMcpServer, type ServeBackend } from './mcp-server.js';
+import { BoundedStdioTransport, DEFAULT_MAX_LINE_BYTES } from './mcp-stdio.js';
 import { openToolSession, ToolsBackend } from './mcp-tools.js';
 import { resolvePlan } from './plan.js';
 import { resolveCwd } from './run.js';
@@ -46,6 +47,8 @@ export interface ServeOptions {
   unix?: string | undefined;
   allowOrigins?: string[] | undefined;
   allowHosts?: string[] | undefined;
+  /** stdio: the largest request line in bytes (default `AMPLIFIER_MCP_MAX_LINE_BYTES`, else 4 MiB). */
+  maxLineBytes?: number | undefined;
 }
 
 /** The environment variable that may hold `mcp serve --http`'s token. */
@@ -88,6 +91,8 @@ function checkFlags(options: ServeOptions): void {
       ] as const
     ).find(([, value]) => value !== undefined);
     if (stray) throw new CliError(`${stray[0]} applies to --http only (stdio is the default).`, EXIT_USAGE);
+  } else if (options.maxLineBytes !== undefined) {
+    throw new CliError('--max-line-bytes applies to stdio only (not --http).', EXIT_USAGE);
   }
   if (options.unix !== undefined && (options.host !== undefined || options.port !== undefined)) {
     throw new CliError('--unix listens on a socket file instead of TCP: drop --host and --port.', EXIT_USAGE);
@@ -196,10 +201,25 @@ function stopRequested(stdio: boolean): { done: Promise<string>; dispose(): void
   };
 }
 
+/** `--max-line-bytes`, else `AMPLIFIER_MCP_MAX_LINE_BYTES`, else 4 MiB; a bad value is a usage error. */
+export function maxLineBytes(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): number {
+  if (options.maxLineBytes !== undefined) return options.maxLineBytes;
+  const raw = env.AMPLIFIER_MCP_MAX_LINE_BYTES;
+  if (raw === undefined || raw === '') return DEFAULT_MAX_LINE_BYTES;
+  const value = parseByteSize(raw);
+  if (value === undefined)
+    throw new CliError(
+      `AMPLIFIER_MCP_MAX_LINE_BYTES must be a size of at least ${MIN_MAX_LINE_BYTES} bytes (4194304, 512KiB, 4MiB); found ${JSON.stringify(raw)}. Unset it for the default (4MiB).`,
+      EXIT_USAGE,
+    );
+  return value;
+}
+
 export async function serveCommand(options: ServeOptions): Promise<number> {
   // The display never writes to stdout here: that is the protocol's.
   const display = new Display({ stdout: process.stderr, verbose: options.verbose });
   checkFlags(options);
+  const lineCap = options.http ? DEFAULT_MAX_LINE_BYTES : maxLineBytes(options);
   const cwd = resolveCwd(options.cwd);
   const token = options.http ? httpToken(options) : null;
   const stop = stopRequested(!options.http);
@@ -209,6 +229,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     throw error;
   });
   let closeTransport: () => Promise<void>;
+  let stdio: BoundedStdioTransport | undefined;
   try {
     if (options.http) {
       const serving = await serveHttp(backend, {
@@ -254,7 +275,12 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       if (runtime !== undefined) display.line(`  (URL and token also in ${runtime.path}, mode 0600)`);
     } else {
       const server = createMcpServer(backend, { principal: 'stdio', stopping: stopping.signal });
-      await server.connect(new StdioServerTransport());
+      const transport = new BoundedStdioTransport({
+        maxLineBytes: lineCap,
+        log: (m) => display.warn(m),
+      });
+      await server.connect(transport);
+      stdio = transport;
       closeTransport = () => server.close();
       display.debug('amplifier mcp serve: serving over stdio');
     }
@@ -265,6 +291,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   }
   const why = await stop.done;
   stop.dispose();
+  // A last request without its newline at the end of stdin is still answered (bounded).
+  await stdio?.settled(STOP_GRACE_MS);
   display.debug(`amplifier mcp serve: stopping (${why})`);
   // Cleanup gets a bounded time: a stuck module must not keep a host waiting on the process.
   setTimeout(() => process.exit(EXIT_OK), STOP_GRACE_MS).unref();

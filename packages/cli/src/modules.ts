@@ -13,6 +13,7 @@ import {
   type ModuleInfo,
   ModuleLoader,
   type ModuleType,
+  terminalSafe,
 } from '@amplifier/core';
 import type { Display } from './display.js';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
@@ -124,8 +125,13 @@ function publicInfo(m: ModuleInfo): Record<string, unknown> {
   };
 }
 
-/** Left-aligned columns separated by two spaces. */
-export function table(header: string[], rows: string[][]): string {
+/**
+ * Left-aligned columns separated by two spaces. Every cell is made
+ * terminal-safe on one line first (core's `terminalSafe`): tables list names
+ * and descriptions from MCP servers, tools, bundles and project files.
+ */
+export function table(header: string[], rawRows: string[][]): string {
+  const rows = rawRows.map((row) => row.map((cell) => terminalSafe(cell)));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const format = (cells: string[]): string =>
     cells

@@ -124,8 +124,8 @@ describe('one-shot runs', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('finished\n');
     expect(result.stderr).toMatch(/→ bash echo ok/);
-    expect(result.stderr).toMatch(/✓ bash echo ok \d+ ms/);
-    expect(result.stderr).toMatch(/✗ bash exit 3 \d+ ms .*exited with code 3/i);
+    expect(result.stderr).toMatch(/✓ bash echo ok [\d.]+ m?s/);
+    expect(result.stderr).toMatch(/✗ bash exit 3 [\d.]+ m?s .*exited with code 3/i);
     // Not a terminal: no colours, no spinner.
     expect(result.stderr).not.toContain('\u001b[');
   });

@@ -3,7 +3,13 @@
  * project (or all projects with --all).
  */
 import path from 'node:path';
-import { errorMessage, fromMessageToolCall, type Message } from '@amplifier/core';
+import {
+  errorMessage,
+  fromMessageToolCall,
+  type Message,
+  terminalSafe,
+  terminalSafeJson,
+} from '@amplifier/core';
 import { type JsonlNote, readEventLog } from '@amplifier/hooks-logging';
 import { childrenOf } from './child-sessions.js';
 import type { Display } from './display.js';
@@ -198,7 +204,7 @@ export async function showSession(
     ...(m.bundle ? [`${c.bold('bundle')}    ${m.bundle}`] : []),
     ...(m.parent_id ? [`${c.bold('parent')}    ${m.parent_id}`] : []),
     ...(typeof (m as { agent_name?: unknown }).agent_name === 'string'
-      ? [`${c.bold('agent')}     ${(m as { agent_name?: string }).agent_name}`]
+      ? [`${c.bold('agent')}     ${terminalSafe((m as { agent_name?: string }).agent_name)}`]
       : []),
     `${c.bold('cwd')}       ${m.cwd || '(not recorded)'}`,
     `${c.bold('files')}     ${path.join(record.dir, '')}`,
@@ -212,7 +218,7 @@ export async function showSession(
   for (const message of messages) {
     const role = message.role.padEnd(9);
     if (message.role === 'tool') {
-      const first = (display.safeText(text(message.content)).split('\n')[0] ?? '').slice(0, 120);
+      const first = terminalSafe(display.safeText(text(message.content)).split('\n')[0] ?? '').slice(0, 120);
       lines.push(`${c.dim(role)} ${c.dim(first)}`);
       continue;
     }
@@ -221,7 +227,10 @@ export async function showSession(
     for (const stored of message.tool_calls ?? []) {
       const call = fromMessageToolCall(stored);
       const args = (JSON.stringify(display.safeData(call.arguments)) ?? '').slice(0, 100);
-      lines.push(`${c.dim(role)} ${c.cyan('→')} ${call.name} ${args}`);
+      // The model chose the name: never printed raw (core's terminalSafe).
+      lines.push(
+        `${c.dim(role)} ${c.cyan('→')} ${terminalSafe(call.name, { max: 80 })} ${terminalSafeJson(args)}`,
+      );
     }
   }
   out.write(`${lines.join('\n')}\n`);

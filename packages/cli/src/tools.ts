@@ -14,6 +14,7 @@ import {
   type Logger,
   type Tool,
   type ToolResult,
+  terminalSafeJson,
 } from '@amplifier/core';
 import {
   describeProblem,
@@ -193,7 +194,7 @@ export async function listTools(
         description: t.description,
         input_schema: t.inputSchema ?? {},
       }));
-      out.write(`${JSON.stringify(list, null, 2)}\n`);
+      out.write(`${terminalSafeJson(JSON.stringify(list, null, 2))}\n`);
     } else {
       out.write(
         table(

@@ -261,10 +261,21 @@ export type {
   SpawnRequest,
   SpawnResult,
   SpawnUsage,
+  SubSessionBudget,
 } from './spawn.js';
-export { RESUME_CAPABILITY, SPAWN_CAPABILITY } from './spawn.js';
+export {
+  DEFAULT_MAX_SUB_SESSIONS,
+  RESUME_CAPABILITY,
+  SPAWN_CAPABILITY,
+  SUB_SESSION_BUDGET_CAPABILITY,
+  subSessionBudget,
+  subSessionBudgetMessage,
+} from './spawn.js';
 export type { StepInfo, StepRunner } from './step.js';
 export { STEP_CAPABILITY } from './step.js';
+// Untrusted text on its way to a terminal
+export type { TerminalSafeOptions } from './terminal-text.js';
+export { terminalSafe, terminalSafeJson } from './terminal-text.js';
 export type {
   TurnEvent,
   TurnFinish,

@@ -7,6 +7,9 @@
  * reference's spawn call (snake_case data).
  */
 
+import type { Coordinator } from './coordinator.js';
+import { PROMPT_SUBMIT } from './events.js';
+
 /** A provider the child should prefer; `model` may be a glob (`claude-*`). */
 export interface ProviderPreference {
   provider: string;
@@ -44,6 +47,11 @@ export interface SpawnRequest {
   >;
   /** Aborting it cancels the child's turn (and everything it started). */
   signal?: AbortSignal;
+  /**
+   * The caller's own cap on the sub-sessions of this top-level turn (tool-delegate's
+   * `limits.max_sub_sessions`); the spawner applies the lower of it and its own.
+   */
+  max_sub_sessions?: number;
 }
 
 /** Token usage a child reports up to its parent. */
@@ -72,6 +80,8 @@ export interface ResumeRequest {
   instruction: string;
   parent_session_id: string;
   signal?: AbortSignal;
+  /** As `SpawnRequest.max_sub_sessions`: a resumed child is a sub-session started in this turn too. */
+  max_sub_sessions?: number;
 }
 
 /** The function registered as the `session.spawn` capability. */
@@ -83,3 +93,50 @@ export type ResumeCapability = (request: ResumeRequest) => Promise<SpawnResult>;
 export const SPAWN_CAPABILITY = 'session.spawn';
 /** Name of the capability that continues a stored child session by id (`ResumeCapability`). */
 export const RESUME_CAPABILITY = 'session.resume';
+
+// ------------------------------------------------------------ sub-session budget
+
+/**
+ * Capability: the sub-session budget of the current top-level turn, one
+ * object shared by a root session and every session under it (the spawner
+ * registers the parent's on each child), so the whole delegation tree
+ * counts against it, not only depth x fan-out.
+ */
+export const SUB_SESSION_BUDGET_CAPABILITY = 'session.sub_session_budget';
+
+/** The default cap on the sub-sessions started within one top-level turn. */
+export const DEFAULT_MAX_SUB_SESSIONS = 32;
+
+/** How many sub-sessions the current top-level turn started (spawns and resumes, the whole tree). */
+export interface SubSessionBudget {
+  used: number;
+}
+
+function isBudget(value: unknown): value is SubSessionBudget {
+  return typeof value === 'object' && value !== null && typeof (value as SubSessionBudget).used === 'number';
+}
+
+/**
+ * The budget `coordinator` counts against: the one registered on it (a child's
+ * is its root's), else a new one registered on it, which is then a root's and
+ * goes back to 0 at each of its `prompt:submit` (a new top-level turn).
+ */
+export function subSessionBudget(coordinator: Coordinator): SubSessionBudget {
+  const existing = coordinator.getCapability(SUB_SESSION_BUDGET_CAPABILITY);
+  if (isBudget(existing)) return existing;
+  const budget: SubSessionBudget = { used: 0 };
+  coordinator.registerCapability(SUB_SESSION_BUDGET_CAPABILITY, budget);
+  coordinator.hooks.register(
+    PROMPT_SUBMIT,
+    () => {
+      budget.used = 0;
+    },
+    { name: 'sub-session-budget', priority: -1000 },
+  );
+  return budget;
+}
+
+/** What the model reads when the budget of `limit` is used up. */
+export function subSessionBudgetMessage(limit: number): string {
+  return `The sub-session budget of ${limit} for this turn is used up: ${limit} agent sessions were already started under this prompt (the whole delegation tree counts, resumed ones too), so no other agent can start before the next prompt. Do the rest of the task yourself with the results you have, or return them to the parent session.`;
+}

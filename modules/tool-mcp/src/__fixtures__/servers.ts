@@ -14,7 +14,7 @@ function binOf(pkg: string): string {
 export const EVERYTHING_BIN: string = binOf('@modelcontextprotocol/server-everything');
 export const FILESYSTEM_BIN: string = binOf('@modelcontextprotocol/server-filesystem');
 export const FIXTURES_DIR: string = path.dirname(fileURLToPath(import.meta.url));
-/** A hostile server of this folder (`crash`, `garbage`, `silent`, `stubborn`, `changing`). */
+/** A hostile server of this folder (`crash`, `garbage`, `silent`, `stubborn`, `changing`, `flood`). */
 export function hostile(name: string): string {
   return path.join(FIXTURES_DIR, `${name}-server.mjs`);
 }

@@ -4,7 +4,7 @@
 import { type Command, Option } from 'commander';
 import { resolveCwd } from '../run.js';
 import { action, display } from './action.js';
-import { type Common, collect, common, port, seconds } from './options.js';
+import { byteSize, type Common, collect, common, port, seconds } from './options.js';
 
 type ServeFlags = Common & {
   plan?: string;
@@ -22,6 +22,7 @@ type ServeFlags = Common & {
   unix?: string;
   allowOrigin?: string[];
   allowHost?: string[];
+  maxLineBytes?: number;
 };
 
 type McpFileFlags = Common & { project?: boolean };
@@ -74,6 +75,11 @@ export function defineMcpCommands(program: Command): void {
       collect,
       undefined,
     )
+    .option(
+      '--max-line-bytes <size>',
+      'stdio: the largest request line (default 4MiB, or $AMPLIFIER_MCP_MAX_LINE_BYTES); a longer one is discarded and answered with an error',
+      byteSize,
+    )
     .action(
       action(async (flags: ServeFlags) => {
         const { serveCommand } = await import('../mcp-serve.js');
@@ -95,6 +101,7 @@ export function defineMcpCommands(program: Command): void {
           unix: flags.unix,
           allowOrigins: flags.allowOrigin,
           allowHosts: flags.allowHost,
+          maxLineBytes: flags.maxLineBytes,
         });
       }),
     );

@@ -33,6 +33,30 @@ export function port(value: string): number {
   return n;
 }
 
+/** The smallest line cap accepted: an `initialize` request must fit. */
+export const MIN_MAX_LINE_BYTES: number = 1024;
+
+/**
+ * A size in bytes as given on the command line or in the environment:
+ * `4194304`, `512KiB`, `4MiB` (`k`, `kb`, `m`, `mb` are read as KiB and MiB
+ * too); undefined when it is not one, or under `MIN_MAX_LINE_BYTES`.
+ */
+export function parseByteSize(text: string): number | undefined {
+  const match = /^\s*(\d+)\s*(k|kb|kib|m|mb|mib)?\s*$/i.exec(text);
+  if (!match) return undefined;
+  const unit = (match[2] ?? '').toLowerCase();
+  const value = Number(match[1]) * (unit.startsWith('m') ? 1024 * 1024 : unit.startsWith('k') ? 1024 : 1);
+  return Number.isSafeInteger(value) && value >= MIN_MAX_LINE_BYTES ? value : undefined;
+}
+
+/** A size in bytes: `4194304`, `512KiB`, `4MiB`, at least 1024. */
+export function byteSize(value: string): number {
+  const n = parseByteSize(value);
+  if (n === undefined)
+    throw new InvalidArgumentError('a size of at least 1024 bytes: 4194304, 512KiB or 4MiB');
+  return n;
+}
+
 /** A number of seconds above 0. */
 export function seconds(value: string): number {
   const n = Number(value);
