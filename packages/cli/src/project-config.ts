@@ -2,11 +2,12 @@
  * What a workspace's `.amplifier/` may change in a session (docs/trust.md).
  *
  * - An agent of an untrusted folder keeps who it is (name, description,
- *   instruction, provider and model preferences, roster filter) and only the
- *   tightening keys of tools the session already mounts (`TIGHTENING`), each
- *   kept only when it is at least as strict as the session's own value. Every
- *   other key (a module `source:`, a new module, providers, hooks, `session`,
- *   a looser value) is dropped and reported.
+ *   instruction, provider and model preferences, roster filter), the settings
+ *   of providers the session already mounts (not their endpoints), and only
+ *   the tightening keys of tools the session already mounts (`TIGHTENING`),
+ *   each kept only when it is at least as strict as the session's own value.
+ *   Every other key (a module `source:`, a new module, hooks, `session`, a
+ *   looser value) is dropped and reported.
  * - Whatever the trust, provider endpoints and credentials (`base_url`,
  *   headers, key variables...), `sandbox: off` and writable paths outside the
  *   workspace never come from a project file: they are dropped and reported.
@@ -230,16 +231,25 @@ export function restrictProjectAgent(
   const out: AgentConfig = { ...agent };
   const planTools = (context.plan.tools ?? []) as ModuleSpec[];
   if (agent.providers !== undefined) {
-    if (context.trusted) out.providers = restrictProviders(agent.providers, file, ignored);
-    else {
-      delete out.providers;
-      for (const entry of agent.providers)
+    const planProviders = (context.plan.providers ?? []) as ModuleSpec[];
+    const providers: ModuleEntry[] = [];
+    for (const entry of agent.providers) {
+      const at = `providers[${entryKey(entry)}]`;
+      if (!context.trusted && !planProviders.some((p) => entryKey(p) === entryKey(entry))) {
         ignored.push({
           file,
-          key: `providers[${entryKey(entry)}]`,
-          why: `a provider entry (its module, endpoint and credentials): ${NOT_TRUSTED}`,
+          key: at,
+          why: `it adds the provider '${entryKey(entry)}', which the session does not mount: ${NOT_TRUSTED}`,
         });
+        continue;
+      }
+      if (entry.source !== undefined && !context.trusted) {
+        ignored.push({ file, key: `${at}.source`, why: `it loads code (${show(entry.source)}): ${NOT_TRUSTED}` });
+        const { source: _dropped, ...rest } = entry;
+        providers.push(rest);
+      } else providers.push(entry);
     }
+    out.providers = restrictProviders(providers, file, ignored);
   }
   if (!context.trusted) {
     if (agent.hooks !== undefined) {

@@ -120,10 +120,17 @@ export async function describeProject(trust: WorkspaceTrust): Promise<string[]> 
   const loosening: IgnoredKey[] = [];
   const sources: string[] = [];
   for (const agent of agents) {
+    // Against a session that mounts what the agent names: every key is checked, not only the modules.
+    const mounted = (list: readonly { module?: string | undefined; id?: string | undefined }[] | undefined) =>
+      (list ?? []).map((e) => ({ module: e.module ?? '', ...(e.id !== undefined && { id: e.id }) }));
     const { ignored } = restrictProjectAgent(agent, {
       trusted: false,
       workspace: trust.cwd,
-      plan: { session: { orchestrator: 'loop-basic', context: 'context-simple' } },
+      plan: {
+        session: { orchestrator: 'loop-basic', context: 'context-simple' },
+        tools: mounted(agent.tools),
+        providers: mounted(agent.providers),
+      },
     });
     for (const item of ignored) {
       if (item.key.endsWith('.source')) sources.push(`${path.basename(item.file)}: ${item.key}`);
