@@ -244,7 +244,11 @@ export function restrictProjectAgent(
         continue;
       }
       if (entry.source !== undefined && !context.trusted) {
-        ignored.push({ file, key: `${at}.source`, why: `it loads code (${show(entry.source)}): ${NOT_TRUSTED}` });
+        ignored.push({
+          file,
+          key: `${at}.source`,
+          why: `it loads code (${show(entry.source)}): ${NOT_TRUSTED}`,
+        });
         const { source: _dropped, ...rest } = entry;
         providers.push(rest);
       } else providers.push(entry);
