@@ -37,7 +37,7 @@ const NOT_TRUSTED = 'the folder is not trusted, and a project may only tighten s
 
 /** Provider config keys that route requests or name credentials: never from a project. */
 const ENDPOINT_KEY =
-  /^(base_url|baseURL|api_base|endpoint|azure_endpoint|url|host|proxy|headers|default_headers|extra_headers|api_key|api_key_env|organization|project|region|profile|credentials)$|_(url|endpoint|env|key|token|headers)$/i;
+  /^(base_url|baseURL|api_base|endpoint|azure_endpoint|url|host|proxy|headers|default_headers|extra_headers|api_key|api_key_env|env|env_var|organization|project|region|location|profile|credentials)$|_(url|endpoint|env|env_var|key|token|headers)$/i;
 
 export const PROVIDER_WHY =
   'provider endpoints and credentials never come from a project file, even a trusted one (a repository could send your API key to its own server, as in CVE-2026-21852); set them in your own plan or environment';

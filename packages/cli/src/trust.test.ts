@@ -452,6 +452,61 @@ describe('tightening keys of an untrusted project are applied', () => {
   );
 });
 
+/** A repository whose agent loads a module: reported as ignored whenever the folder is untrusted. */
+function hostileStoreRepo(): string {
+  return hostileRepo({
+    '.amplifier/agents/x.md': agentText(['tools:', '  - module: tool-bash', '    source: ./evil']),
+  });
+}
+
+/** Stores that must not be used: name, how to make it, what the error says. */
+const STORE_CASES: Array<[string, (file: string, repo: string) => void, RegExp]> = [
+  ['not JSON', (f) => fs.writeFileSync(f, '{"version":1,', { mode: 0o600 }), /is not valid JSON/],
+  [
+    'a string for trusted',
+    (f, repo) =>
+      fs.writeFileSync(f, JSON.stringify({ version: 1, workspaces: { [repo]: { trusted: 'yes' } } }), {
+        mode: 0o600,
+      }),
+    /malformed entry/,
+  ],
+  [
+    'a relative key',
+    (f) =>
+      fs.writeFileSync(f, JSON.stringify({ version: 1, workspaces: { '.': { trusted: true } } }), {
+        mode: 0o600,
+      }),
+    /malformed entry/,
+  ],
+  [
+    '__proto__',
+    (f) => fs.writeFileSync(f, `{"version":1,"workspaces":{"__proto__":{"trusted":true}}}`, { mode: 0o600 }),
+    /malformed entry/,
+  ],
+  ['an array', (f) => fs.writeFileSync(f, '[]', { mode: 0o600 }), /does not hold/],
+  [
+    'world-writable',
+    (f, repo) => {
+      fs.writeFileSync(f, JSON.stringify({ version: 1, workspaces: { [repo]: { trusted: true } } }));
+      fs.chmodSync(f, 0o666);
+    },
+    /writable by others/,
+  ],
+  [
+    'a symlink',
+    (f, repo) => {
+      const real = `${f}.real`;
+      fs.writeFileSync(real, JSON.stringify({ version: 1, workspaces: { [repo]: { trusted: true } } }), {
+        mode: 0o600,
+      });
+      fs.symlinkSync(real, f);
+    },
+    /symbolic link/,
+  ],
+  ['a folder', (f) => fs.mkdirSync(f), /not a regular file/],
+  ['too large', (f) => fs.writeFileSync(f, ' '.repeat(1024 * 1024 + 1), { mode: 0o600 }), /bytes/],
+];
+
 describe('the trust store', () => {
   it('keyed by the real path of the git root (symlinked cwd, subfolder), 0600 in a 0700 folder; --list, --revoke', async () => {
     const home = path.join(tempDir(), 'home');
@@ -494,60 +549,12 @@ describe('the trust store', () => {
     expect(missing.stderr).toMatch(/Cannot find the folder .*nope/);
   });
 
-  it('a corrupt or hostile store is a clear error and trusts nothing', async () => {
-    const repo = hostileRepo({
-      '.amplifier/agents/x.md': agentText(['tools:', '  - module: tool-bash', '    source: ./evil']),
-    });
-    const cases: Array<[string, (file: string) => void, RegExp]> = [
-      ['not JSON', (f) => fs.writeFileSync(f, '{"version":1,', { mode: 0o600 }), /is not valid JSON/],
-      [
-        'a string for trusted',
-        (f) =>
-          fs.writeFileSync(f, JSON.stringify({ version: 1, workspaces: { [repo]: { trusted: 'yes' } } }), {
-            mode: 0o600,
-          }),
-        /malformed entry/,
-      ],
-      [
-        'a relative key',
-        (f) =>
-          fs.writeFileSync(f, JSON.stringify({ version: 1, workspaces: { '.': { trusted: true } } }), {
-            mode: 0o600,
-          }),
-        /malformed entry/,
-      ],
-      [
-        '__proto__',
-        (f) =>
-          fs.writeFileSync(f, `{"version":1,"workspaces":{"__proto__":{"trusted":true}}}`, { mode: 0o600 }),
-        /malformed entry/,
-      ],
-      ['an array', (f) => fs.writeFileSync(f, '[]', { mode: 0o600 }), /does not hold/],
-      [
-        'world-writable',
-        (f) => {
-          fs.writeFileSync(f, JSON.stringify({ version: 1, workspaces: { [repo]: { trusted: true } } }));
-          fs.chmodSync(f, 0o666);
-        },
-        /writable by others/,
-      ],
-      [
-        'a symlink',
-        (f) => {
-          const real = `${f}.real`;
-          fs.writeFileSync(real, JSON.stringify({ version: 1, workspaces: { [repo]: { trusted: true } } }), {
-            mode: 0o600,
-          });
-          fs.symlinkSync(real, f);
-        },
-        /symbolic link/,
-      ],
-      ['a folder', (f) => fs.mkdirSync(f), /not a regular file/],
-      ['too large', (f) => fs.writeFileSync(f, ' '.repeat(1024 * 1024 + 1), { mode: 0o600 }), /bytes/],
-    ];
-    for (const [name, make, message] of cases) {
+  it.each(STORE_CASES)(
+    'a store with %s is a clear error naming it, and trusts nothing',
+    async (name, make, message) => {
+      const repo = hostileStoreRepo();
       const home = tempDir();
-      make(path.join(home, 'trust.json'));
+      make(path.join(home, 'trust.json'), repo);
       const env = cliEnv(home);
       const list = await runCli(['trust', '--list'], { cwd: repo, env });
       expect(list.code, name).toBe(1);
@@ -559,8 +566,8 @@ describe('the trust store', () => {
       expect(run.stderr, name).toContain('tools[tool-bash].source ignored');
       // It is never overwritten by a decision either.
       expect((await runCli(['trust', repo], { cwd: repo, env })).code, name).toBe(1);
-    }
-  });
+    },
+  );
 
   it('nothing in the project makes it trusted headless', async () => {
     const home = tempDir();
