@@ -57,6 +57,11 @@ export function workspaceKey(dir: string): string {
       `Cannot find the folder ${path.resolve(dir)} (${(error as NodeJS.ErrnoException).code ?? error}): give an existing folder.`,
     );
   }
+  if (!fs.statSync(real).isDirectory()) {
+    throw new CliError(
+      `${path.resolve(dir)} is not a folder: give the folder to trust (or the one you run in).`,
+    );
+  }
   for (let at = real; ; at = path.dirname(at)) {
     if (fs.existsSync(path.join(at, '.git'))) return at;
     if (path.dirname(at) === at) return real;
