@@ -5,7 +5,7 @@
  * that is corrupt, too large, a symlink, owned by another user or writable by
  * others is a `TrustStoreError` that says what to do: it never trusts anything.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isPlainObject, setOwn } from '@amplifier/core';
@@ -17,6 +17,12 @@ export interface TrustDecision {
   trusted: boolean;
   /** ISO time of the decision. */
   decided_at: string;
+  /**
+   * What was trusted: the fingerprint of each `.amplifier/` folder (by real
+   * path) when the decision was made. A folder whose content differs now, or
+   * that has none recorded, is undecided again.
+   */
+  fingerprints?: Record<string, string>;
 }
 
 /** The whole store: decisions by workspace key (an absolute real path). */
@@ -112,12 +118,88 @@ export function readTrustStore(env: NodeJS.ProcessEnv = process.env): TrustStore
         `has a malformed entry ${JSON.stringify(key).slice(0, 200)} (each is an absolute folder path -> ${shape.slice(37, -4)})`,
       );
     }
-    setOwn(workspaces, key, {
+    const prints = entry.fingerprints;
+    if (
+      prints !== undefined &&
+      (!isPlainObject(prints) || !Object.values(prints).every((v) => typeof v === 'string'))
+    ) {
+      throw new TrustStoreError(
+        file,
+        `has malformed fingerprints for ${JSON.stringify(key).slice(0, 200)} (an object of folder -> hash)`,
+      );
+    }
+    const decision: TrustDecision = {
       trusted: entry.trusted,
       decided_at: typeof entry.decided_at === 'string' ? entry.decided_at : '',
-    });
+    };
+    if (prints !== undefined) {
+      decision.fingerprints = {};
+      for (const [folder, hash] of Object.entries(prints)) setOwn(decision.fingerprints, folder, hash);
+    }
+    setOwn(workspaces, key, decision);
   }
   return { version: 1, workspaces };
+}
+
+const MAX_FINGERPRINT_FILES = 5000;
+const MAX_FINGERPRINT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A hash of a `.amplifier/` folder: every entry's relative path and kind, a
+ * file's content, a symlink's target (not followed), sorted; `none` when there
+ * is no folder. Over 5,000 entries or 64 MiB it is `too-large` (never equal to
+ * a recorded one: such a folder is asked about every time).
+ */
+export function projectFingerprint(dir: string): string {
+  if (!fs.lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return 'none';
+  const hash = createHash('sha256');
+  let files = 0;
+  let bytes = 0;
+  const walk = (at: string, rel: string): boolean => {
+    let names: string[];
+    try {
+      names = fs.readdirSync(at).sort();
+    } catch {
+      hash.update(`unreadable\0${rel}\0`);
+      return true;
+    }
+    for (const name of names) {
+      if (++files > MAX_FINGERPRINT_FILES) return false;
+      const full = path.join(at, name);
+      const relName = rel === '' ? name : `${rel}/${name}`;
+      const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+      if (stat === undefined) continue;
+      if (stat.isSymbolicLink()) hash.update(`link\0${relName}\0${fs.readlinkSync(full)}\0`);
+      else if (stat.isDirectory()) {
+        hash.update(`dir\0${relName}\0`);
+        if (!walk(full, relName)) return false;
+      } else if (stat.isFile()) {
+        bytes += stat.size;
+        if (bytes > MAX_FINGERPRINT_BYTES) return false;
+        hash.update(`file\0${relName}\0${stat.size}\0`);
+        hash.update(fs.readFileSync(full));
+        hash.update('\0');
+      } else hash.update(`other\0${relName}\0`);
+    }
+    return true;
+  };
+  return walk(dir, '') ? `sha256:${hash.digest('hex')}` : 'too-large';
+}
+
+/** The fingerprints to record for `.amplifier/` folders (by real path), those that exist. */
+export function fingerprintsOf(dirs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const dir of dirs) {
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      continue;
+    }
+    const print = projectFingerprint(real);
+    if (print !== 'none') setOwn(out, real, print);
+  }
+  return out;
 }
 
 /** The stored decision for a workspace key, if any. */
@@ -137,6 +219,11 @@ export function writeDecision(
   const data = readTrustStore(env);
   const workspaces: Record<string, TrustDecision> = {};
   for (const [k, v] of Object.entries(data.workspaces)) if (k !== key) setOwn(workspaces, k, v);
+  const before = storedDecision(data, key);
+  if (decision?.trusted && before?.trusted && before.fingerprints !== undefined) {
+    // Trusting one .amplifier/ of the workspace keeps what was trusted of the others.
+    decision = { ...decision, fingerprints: { ...before.fingerprints, ...decision.fingerprints } };
+  }
   if (decision !== undefined) setOwn(workspaces, key, decision);
   const file = trustStorePath(env);
   const dir = path.dirname(file);

@@ -547,6 +547,19 @@ const STORE_CASES: Array<[string, (file: string, repo: string) => void, RegExp]>
     /symbolic link/,
   ],
   ['a folder', (f) => fs.mkdirSync(f), /not a regular file/],
+  [
+    'malformed fingerprints',
+    (f, repo) =>
+      fs.writeFileSync(
+        f,
+        JSON.stringify({
+          version: 1,
+          workspaces: { [repo]: { trusted: true, fingerprints: { [repo]: 1 } } },
+        }),
+        { mode: 0o600 },
+      ),
+    /malformed fingerprints/,
+  ],
   ['too large', (f) => fs.writeFileSync(f, ' '.repeat(1024 * 1024 + 1), { mode: 0o600 }), /bytes/],
 ];
 
@@ -617,6 +630,56 @@ describe('the trust store', () => {
       expect((await runCli(['trust', repo], { cwd: repo, env })).code, name).toBe(1);
     },
   );
+
+  it('trust covers the content trusted: a one-byte edit, a new file or a new .amplifier/ asks again', async () => {
+    const home = tempDir();
+    const repo = hostileRepo({
+      '.amplifier/agents/x.md': agentText([
+        'tools:',
+        '  - module: tool-bash',
+        '    config:',
+        '      allowed_commands: [rm]',
+      ]),
+    });
+    const env = cliEnv(home);
+    const run = (cwd = repo) => runCli(['run', '--provider', 'mock', 'hi'], { cwd, env });
+    expect((await runCli(['trust', repo], { cwd: repo, env })).code).toBe(0);
+    const trusted = await run();
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stderr).not.toContain('ignored');
+    const edits: Array<[string, () => void]> = [
+      ['one byte', () => fs.appendFileSync(path.join(repo, '.amplifier', 'agents', 'x.md'), ' ')],
+      ['a new file', () => writeFile(path.join(repo, '.amplifier', 'agents', 'y.md'), agentText([]))],
+      [
+        'a symlink swapped in',
+        () => {
+          const file = path.join(repo, '.amplifier', 'agents', 'x.md');
+          const elsewhere = writeFile(path.join(tempDir(), 'x.md'), fs.readFileSync(file, 'utf8'));
+          fs.rmSync(file);
+          fs.symlinkSync(elsewhere, file);
+        },
+      ],
+    ];
+    for (const [name, edit] of edits) {
+      edit();
+      const changed = await run();
+      expect(changed.code, name).toBe(0);
+      expect(changed.stderr, name).toContain(
+        `${path.join(repo, '.amplifier')} changed since you trusted ${repo}`,
+      );
+      expect(changed.stderr, name).toContain('config.allowed_commands ignored');
+      expect((await runCli(['trust'], { cwd: repo, env })).code, name).toBe(0);
+      expect((await run()).stderr, name).not.toContain('ignored');
+    }
+    // A subfolder's .amplifier/ that was not there when the workspace was trusted is not trusted.
+    writeFile(
+      path.join(repo, 'src', '.amplifier', 'agents', 'x.md'),
+      agentText(['tools:', '  - module: tool-bash', '    config:', '      allowed_commands: [rm]']),
+    );
+    const sub = await run(path.join(repo, 'src'));
+    expect(sub.stderr).toContain('changed since you trusted');
+    expect(sub.stderr).toContain('config.allowed_commands ignored');
+  });
 
   it('nothing in the project makes it trusted headless', async () => {
     const home = tempDir();

@@ -15,6 +15,8 @@ import { CliError, EXIT_CANCELLED } from './errors.js';
 import type { IgnoredKey } from './project-config.js';
 import { amplifierHome } from './sessions.js';
 import {
+  fingerprintsOf,
+  projectFingerprint,
   readTrustStore,
   storedDecision,
   TrustStoreError,
@@ -33,8 +35,10 @@ export interface WorkspaceTrust {
   trusted: boolean;
   /** Why, for messages: `amplifier trust`, `--trust-project`, `no terminal to ask on`... */
   reason: string;
-  /** Undecided (nothing stored, no flag): a terminal run may ask. */
+  /** Undecided (nothing stored, no flag, or changed since trusted): a terminal run may ask. */
   undecided: boolean;
+  /** Trusted before, but its `.amplifier/` changed since. */
+  changed?: boolean;
 }
 
 function truthy(value: string | undefined): boolean {
@@ -83,10 +87,27 @@ export function workspaceTrust(
     options.warn?.(error.message);
     return { ...base, trusted: false, reason: 'the trust store cannot be read' };
   }
+  if (decision !== undefined && !decision.trusted) {
+    return { ...base, trusted: false, reason: `you chose not to trust ${root} (amplifier trust --revoke)` };
+  }
   if (decision !== undefined) {
-    return decision.trusted
-      ? { ...base, trusted: true, reason: `you trusted ${root} (amplifier trust)` }
-      : { ...base, trusted: false, reason: `you chose not to trust ${root} (amplifier trust --revoke)` };
+    // Trust covers the content that was trusted: a changed (or new) .amplifier/ is undecided again.
+    const now = projectFingerprint(projectDir);
+    const real = realOrSelf(projectDir);
+    const then =
+      decision.fingerprints !== undefined && Object.hasOwn(decision.fingerprints, real)
+        ? decision.fingerprints[real]
+        : undefined;
+    if (now === 'none' || now === then) {
+      return { ...base, trusted: true, reason: `you trusted ${root} (amplifier trust)` };
+    }
+    return {
+      ...base,
+      trusted: false,
+      undecided: true,
+      changed: true,
+      reason: `${projectDir} changed since you trusted ${root}; trust it again as it is now with: amplifier trust ${cwd}`,
+    };
   }
   return { ...base, trusted: false, undecided: true, reason: 'you have not decided on it' };
 }
@@ -181,9 +202,14 @@ export async function decideWorkspaceTrust(
   if (!trust.undecided) return trust;
   if (!hasProjectConfig(trust)) return trust;
   const terminal = process.stdin.isTTY === true && process.stderr.isTTY === true;
-  if (!terminal) return { ...trust, reason: 'no decision is stored, and there is no terminal to ask on' };
+  if (!terminal) {
+    return trust.changed
+      ? trust
+      : { ...trust, reason: 'no decision is stored, and there is no terminal to ask on' };
+  }
   const items = await describeProject(trust);
   const lines = [
+    ...(trust.changed ? [`${trust.projectDir} changed since you trusted it.`] : []),
     `This folder has project configuration: ${trust.projectDir}`,
     `Trusting ${trust.root} lets its .amplifier/ add to your sessions:`,
     ...(items.length > 0 ? items.map((i) => `  - ${i}`) : ['  (nothing it could add was found)']),
@@ -203,7 +229,15 @@ export async function decideWorkspaceTrust(
   if (answer === 'q' || answer === 'quit')
     throw new CliError('Stopped: no decision on the folder.', EXIT_CANCELLED);
   const trusted = answer === 'y' || answer === 'yes';
-  writeDecision(trust.root, { trusted, decided_at: new Date().toISOString() }, options.env);
+  writeDecision(
+    trust.root,
+    {
+      trusted,
+      decided_at: new Date().toISOString(),
+      ...(trusted && { fingerprints: fingerprintsOf([trust.projectDir]) }),
+    },
+    options.env,
+  );
   display.line(
     trusted
       ? `Trusted ${trust.root}. Revoke it with: amplifier trust --revoke ${trust.root}`

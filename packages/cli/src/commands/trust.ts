@@ -2,9 +2,16 @@
  * `amplifier trust [dir]`, `amplifier trust --revoke [dir]`, `amplifier trust --list`:
  * the workspace trust decisions in `$AMPLIFIER_HOME/trust.json` (docs/trust.md).
  */
+import path from 'node:path';
 import type { Command } from 'commander';
 import { CliError, EXIT_OK, EXIT_USAGE } from '../errors.js';
-import { readTrustStore, trustStorePath, workspaceKey, writeDecision } from '../trust-store.js';
+import {
+  fingerprintsOf,
+  readTrustStore,
+  trustStorePath,
+  workspaceKey,
+  writeDecision,
+} from '../trust-store.js';
 import { action, display } from './action.js';
 import type { Common } from './options.js';
 
@@ -40,7 +47,17 @@ async function decide(dir: string | undefined, flags: TrustFlags): Promise<numbe
   const given = dir ?? process.cwd();
   const key = workspaceKey(given);
   const trusted = flags.revoke !== true;
-  writeDecision(key, { trusted, decided_at: new Date().toISOString() });
+  writeDecision(key, {
+    trusted,
+    decided_at: new Date().toISOString(),
+    // What is trusted is the content seen now: the workspace's .amplifier/ and the given folder's.
+    ...(trusted && {
+      fingerprints: fingerprintsOf([
+        path.join(key, '.amplifier'),
+        path.join(path.resolve(given), '.amplifier'),
+      ]),
+    }),
+  });
   const out = display(flags);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ workspace: key, trusted, file: trustStorePath() })}\n`);
@@ -49,7 +66,7 @@ async function decide(dir: string | undefined, flags: TrustFlags): Promise<numbe
   const which = key === given ? key : `${key} (the workspace of ${given})`;
   out.line(
     trusted
-      ? `Trusted ${which}: its .amplifier/ (agents, bundles, mcp.json servers, module sources) is used. Provider endpoints and credentials still never come from it. Undo with: amplifier trust --revoke ${key}`
+      ? `Trusted ${which}: its .amplifier/ as it is now (agents, bundles, mcp.json servers, module sources) is used; a change to it asks again. Provider endpoints and credentials still never come from it. Undo with: amplifier trust --revoke ${key}`
       : `Not trusted: ${which}. Its .amplifier/ may only tighten safety. Trust it again with: amplifier trust ${key}`,
   );
   return EXIT_OK;
