@@ -23,7 +23,7 @@ import { mentionNamespaces } from './bundles.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_OK } from './errors.js';
 import { table } from './modules.js';
-import { type IgnoredKey, type ProjectContext, restrictProjectAgent } from './project-config.js';
+import { type IgnoredKey, type ProjectContext, printable, restrictProjectAgent } from './project-config.js';
 
 /** The agents a session may delegate to, what could not be read, and the project keys not used. */
 export interface Roster {
@@ -71,7 +71,9 @@ export function cliRoster(
       if (!fromProject) continue;
       const alias = `project:${name}`;
       warnings.push(
-        `agent '${name}': using ${agents[name]?.file ?? "the bundle's"}. The project's ${found.file} has the same name and never replaces it (project files never shadow yours); it is offered as '${alias}'.`,
+        printable(
+          `agent '${name}': using ${agents[name]?.file ?? "the bundle's"}. The project's ${found.file} has the same name and never replaces it (project files never shadow yours); it is offered as '${alias}'.`,
+        ),
       );
       if (!Object.hasOwn(agents, alias)) setOwn(agents, alias, { ...agent, name: alias });
     }

@@ -8,7 +8,12 @@ import { parseAgentText } from '@amplifier/bundles';
 import type { MountPlan } from '@amplifier/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from './__fixtures__/cli.js';
-import { restrictProjectAgent, restrictProjectPlanData, withProjectMcpTrust } from './project-config.js';
+import {
+  printable,
+  restrictProjectAgent,
+  restrictProjectPlanData,
+  withProjectMcpTrust,
+} from './project-config.js';
 
 afterEach(removeTempDirs);
 
@@ -233,5 +238,15 @@ describe('tool-mcp and the folder trust', () => {
       { module: 'tool-bash' },
     ]);
     expect(withProjectMcpTrust({ ...plan, tools: [{ module: 'tool-bash' }] })).toBeUndefined();
+  });
+});
+
+describe('printable', () => {
+  it('strips what a terminal acts on from names a project chose', () => {
+    const hostile = 'tool-\u001b]0;owned\u0007bash\u001b[31m\r\u202eevil\u200b\u0085\u007f';
+    const { keys } = restrict(`tools:\n  - module: ${JSON.stringify(hostile)}`);
+    const line = printable(keys.join(' '));
+    expect(line).toBe('tools[tool-]0;ownedbash[31mevil]');
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200b\u202e]/);
   });
 });

@@ -16,6 +16,17 @@ import path from 'node:path';
 import type { AgentConfig, ModuleEntry } from '@amplifier/bundles';
 import { isPlainObject, type ModuleSpec, type MountPlan, setOwn } from '@amplifier/core';
 
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
+/**
+ * `text` without what a terminal would act on: C0 and C1 controls (ESC
+ * sequences, `\r`), DEL, bidi overrides and isolates, zero-width characters.
+ * Project files name things (agents, keys, files, commands) that are printed.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, '');
+}
+
 /** A project key that was not used, and why. */
 export interface IgnoredKey {
   file: string;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Display } from './display.js';
 import { CliError, EXIT_CANCELLED } from './errors.js';
-import type { IgnoredKey } from './project-config.js';
+import { type IgnoredKey, printable } from './project-config.js';
 import { amplifierHome } from './sessions.js';
 import {
   fingerprintsOf,
@@ -216,7 +216,7 @@ export async function decideWorkspaceTrust(
     'Untrusted, it may only tighten safety; its agents run with their tightening keys only.',
     'Provider endpoints and credentials never come from a project, trusted or not.',
   ];
-  for (const line of lines) display.line(line);
+  for (const line of lines) display.problem(printable(line));
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   let answer: string;
   try {
@@ -238,7 +238,7 @@ export async function decideWorkspaceTrust(
     },
     options.env,
   );
-  display.line(
+  display.problem(
     trusted
       ? `Trusted ${trust.root}. Revoke it with: amplifier trust --revoke ${trust.root}`
       : `Not trusted: ${trust.root}. Trust it later with: amplifier trust ${trust.root}`,
@@ -260,7 +260,7 @@ export function reportIgnored(
   if (ignored.length === 0) return;
   const seen = new Set<string>();
   for (const item of ignored) {
-    const line = `${item.file}: ${item.key} ignored: ${item.why}`;
+    const line = printable(`${item.file}: ${item.key} ignored: ${item.why}`);
     if (seen.has(line)) continue;
     seen.add(line);
     display.warn(line);
