@@ -1,9 +1,14 @@
 /**
  * Agents for the CLI: the bundle's roster (its `agents:`, filled from
- * `agents/<name>.md`) plus the agent folders (`./.amplifier/agents`, then
- * `<AMPLIFIER_HOME>/agents`), and `amplifier agents list | show | dirs`.
- * The bundle's agents win over a folder's of the same name.
+ * `agents/<name>.md`) plus the agent folders (`<AMPLIFIER_HOME>/agents`, then
+ * `./.amplifier/agents`), and `amplifier agents list | show | dirs`. The
+ * bundle's agents win over a folder's of the same name, the user's over the
+ * project's: a project agent whose name is taken is offered as
+ * `project:<name>`, and a notice says so. A project agent is restricted by the
+ * folder's trust (project-config.ts).
  */
+
+import path from 'node:path';
 import {
   type AgentConfig,
   type Bundle,
@@ -12,36 +17,68 @@ import {
   resolveAgents,
   type SpawnRule,
 } from '@amplifier/bundles';
-import { type MountPlan, parseMountPlan, setOwn } from '@amplifier/core';
-import { agentDirs } from './agent-dirs.js';
+import { type MountPlan, parseMountPlan, setOwn, terminalSafe } from '@amplifier/core';
+import { agentDirs, projectAgentDir } from './agent-dirs.js';
 import { promptOptions } from './bundles.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_OK } from './errors.js';
 import { table } from './modules.js';
+import { type IgnoredKey, type ProjectContext, restrictProjectAgent } from './project-config.js';
 
-/** The agents a session may delegate to, and what could not be read. */
+/** The agents a session may delegate to, what could not be read, and the project keys not used. */
 export interface Roster {
   agents: Record<string, AgentConfig>;
   warnings: string[];
+  ignored: IgnoredKey[];
 }
 
-/** The bundle's roster (if any), then the agent folders' agents that it does not name. */
-export function cliRoster(cwd: string, bundle?: Bundle, env: NodeJS.ProcessEnv = process.env): Roster {
+/**
+ * The bundle's roster (if any), then the user's agent folder's agents that it
+ * does not name, then the project's (as `project:<name>` when the name is
+ * taken), each restricted by `project` (the folder's trust and the session's
+ * plan) when given.
+ */
+export function cliRoster(
+  cwd: string,
+  bundle?: Bundle,
+  env: NodeJS.ProcessEnv = process.env,
+  project?: ProjectContext,
+): Roster {
   const agents: Record<string, AgentConfig> = {};
   const warnings: string[] = [];
+  const ignored: IgnoredKey[] = [];
   if (bundle !== undefined) {
     const resolved = resolveAgents(bundle, { roots: [cwd] });
     Object.assign(agents, resolved.agents);
     warnings.push(...resolved.warnings);
   }
+  const projectDir = projectAgentDir(cwd);
   for (const dir of agentDirs(cwd, env)) {
+    const fromProject = path.resolve(dir) === path.resolve(projectDir);
     const listing = loadAgentDir(dir);
     warnings.push(...listing.problems);
-    for (const [name, agent] of Object.entries(listing.agents)) {
-      if (!Object.hasOwn(agents, name)) setOwn(agents, name, agent);
+    for (const [name, found] of Object.entries(listing.agents)) {
+      let agent = found;
+      if (fromProject && project !== undefined) {
+        const restricted = restrictProjectAgent(found, project);
+        agent = restricted.agent;
+        ignored.push(...restricted.ignored);
+      }
+      if (!Object.hasOwn(agents, name)) {
+        setOwn(agents, name, agent);
+        continue;
+      }
+      if (!fromProject) continue;
+      const alias = `project:${name}`;
+      warnings.push(
+        terminalSafe(
+          `agent '${name}': using ${agents[name]?.file ?? "the bundle's"}. The project's ${found.file} has the same name and never replaces it (project files never shadow yours); it is offered as '${alias}'.`,
+        ),
+      );
+      if (!Object.hasOwn(agents, alias)) setOwn(agents, alias, { ...agent, name: alias });
     }
   }
-  return { agents, warnings };
+  return { agents, warnings, ignored };
 }
 
 /** The roster as plan data (the plan's `agents` section): what the delegate tool lists and spawns. */
@@ -56,15 +93,33 @@ interface AgentsOptions {
   json: boolean;
   bundle?: string | undefined;
   sources?: string[] | undefined;
+  /** The folder's `.amplifier/` is trusted. */
+  projectTrusted?: boolean | undefined;
+  trustReason?: string | undefined;
 }
 
 async function roster(options: AgentsOptions): Promise<Roster> {
   let bundle: Bundle | undefined;
+  const warnings: string[] = [];
   if (options.bundle !== undefined) {
     const { loadCliBundle } = await import('./bundles.js');
-    bundle = await loadCliBundle(options.bundle, { cwd: options.cwd, sources: options.sources });
+    bundle = await loadCliBundle(options.bundle, {
+      cwd: options.cwd,
+      sources: options.sources,
+      projectTrusted: options.projectTrusted,
+      trustReason: options.trustReason,
+      notice: (m) => warnings.push(m),
+    });
   }
-  return cliRoster(options.cwd, bundle);
+  const found = cliRoster(options.cwd, bundle);
+  const projectDir = projectAgentDir(options.cwd);
+  const fromProject = Object.values(found.agents).some((a) => a.file?.startsWith(projectDir + path.sep));
+  if (fromProject && options.projectTrusted !== true) {
+    warnings.push(
+      `The agents of ${projectDir} are shown as written; this folder is not trusted (${options.trustReason ?? 'not decided'}), so a session uses only their tightening keys. Trust it with: amplifier trust ${options.cwd}`,
+    );
+  }
+  return { ...found, warnings: [...warnings, ...found.warnings] };
 }
 
 function firstLine(text: string): string {
@@ -172,6 +227,8 @@ export interface RunAgents {
   spawn?: SpawnRule | undefined;
   systemPrompt: (agent: AgentConfig | undefined) => Promise<string | undefined>;
   warnings: string[];
+  /** Project keys the roster does not use (shown once with the run's other ignored keys). */
+  ignored: IgnoredKey[];
 }
 
 /**
@@ -183,10 +240,15 @@ export interface RunAgents {
 export function runAgents(
   plan: MountPlan,
   cwd: string,
-  bundle?: Bundle,
+  bundle: Bundle | undefined,
+  projectTrusted: boolean,
   warn: (message: string) => void = () => {},
 ): RunAgents {
-  const { agents, warnings } = cliRoster(cwd, bundle);
+  const { agents, warnings, ignored } = cliRoster(cwd, bundle, process.env, {
+    trusted: projectTrusted,
+    workspace: cwd,
+    plan,
+  });
   const own = (plan.agents ?? {}) as Record<string, unknown>;
   const roster: Record<string, unknown> = { ...rosterPlanData(agents) };
   for (const [name, value] of Object.entries(own)) {
@@ -194,8 +256,9 @@ export function runAgents(
   }
   const withRoster =
     Object.keys(roster).length === 0 ? plan : parseMountPlan({ ...plan, agents: roster } as MountPlan);
-  const prompt = promptOptions(cwd, warn);
+  const prompt = promptOptions(cwd, warn, process.env, projectTrusted);
   return {
+    ignored,
     plan: withRoster,
     spawn: bundle?.spawn as SpawnRule | undefined,
     systemPrompt: async (agent) => {

@@ -242,7 +242,7 @@ describe('the default bundle', () => {
 });
 
 describe('amplifier bundle list', () => {
-  it('the project, user and shipped bundles by name, then the well-known ones', async () => {
+  it('the user, shipped and project bundles by name (the project marked untrusted, a taken name as project:<name>), then the well-known ones', async () => {
     const home = tempDir();
     const cwd = tempDir();
     writeFile(
@@ -257,14 +257,30 @@ describe('amplifier bundle list', () => {
     expect(result.code, result.stderr).toBe(0);
     const { bundles } = JSON.parse(result.stdout) as { bundles: Array<{ name: string; origin: string }> };
     expect(bundles.map((b) => [b.name, b.origin])).toEqual([
-      ['mine', 'project'],
       ['user-one', 'user'],
       ['default', 'shipped'],
+      ['mine', 'project (untrusted)'],
       ['foundation', 'well-known'],
       ['anchors', 'well-known'],
     ]);
     const text = await runCli(['bundle', 'list'], { cwd, env: cliEnv(home) });
     expect(text.stdout).toMatch(/^user-one +user +.*user-one\.yaml$/m);
+    expect(text.stderr).toContain('the folder is not trusted');
+    // Trusted: listed plainly; a project bundle named like a shipped one is only project:<name>.
+    writeFile(path.join(cwd, '.amplifier', 'bundles', 'default.md'), '---\nbundle: {name: default}\n---\n');
+    const trusted = await runCli(['bundle', 'list', '--json'], {
+      cwd,
+      env: cliEnv(home, { AMPLIFIER_TRUST_PROJECT: '1' }),
+    });
+    const listed = JSON.parse(trusted.stdout) as { bundles: Array<{ name: string; origin: string }> };
+    expect(listed.bundles.map((b) => [b.name, b.origin])).toEqual([
+      ['user-one', 'user'],
+      ['default', 'shipped'],
+      ['project:default', 'project (name taken: --bundle project:default)'],
+      ['mine', 'project'],
+      ['foundation', 'well-known'],
+      ['anchors', 'well-known'],
+    ]);
   });
 });
 

@@ -27,6 +27,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Define
   ['tool', async () => (await import('./commands/tool.js')).defineToolCommands],
   ['mcp', async () => (await import('./commands/mcp.js')).defineMcpCommands],
   ['serve', async () => (await import('./commands/serve.js')).defineServeCommand],
+  ['trust', async () => (await import('./commands/trust.js')).defineTrustCommand],
 ];
 
 const program = new Command('amplifier')
@@ -55,7 +56,8 @@ Without a command, "amplifier" is "amplifier run".
 Exit codes: 0 ok, 1 error, 2 usage, 130 cancelled (Ctrl+C).
 Environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL (provider choice; none: the offline
 demo), AMPLIFIER_HOME (default ~/.amplifier), AMPLIFIER_MODULES (extra module folders),
-AMPLIFIER_OFFLINE=1 (bundle git sources from the cache and --source copies only), NO_COLOR.`,
+AMPLIFIER_OFFLINE=1 (bundle git sources from the cache and --source copies only),
+AMPLIFIER_TRUST_PROJECT=1 (trust this folder's .amplifier/ for the run, as --trust-project), NO_COLOR.`,
 );
 
 // A reader that went away (`amplifier run --json | head`) is not an error: stop writing, keep cleaning up.

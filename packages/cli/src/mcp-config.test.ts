@@ -159,6 +159,10 @@ describe('amplifier mcp list|test', () => {
         },
       }),
     );
+    // Untrusted (the default): the project's server is listed as not started.
+    const untrusted = await runCli(['mcp', 'list'], { cwd, env });
+    expect(untrusted.stdout).toMatch(/shared\s+project\s+http\s+not started: folder not trusted/);
+    env.AMPLIFIER_TRUST_PROJECT = '1';
     const text = await runCli(['mcp', 'list'], { cwd, env });
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/secretive\s+user\s+stdio\s+ok\s+srv\s+API_KEY=\*\*\*/);

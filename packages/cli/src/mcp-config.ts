@@ -233,7 +233,7 @@ interface ListedServer {
 
 /** `amplifier mcp list`: every layer's servers, where each comes from, values of env and headers masked. */
 export function listServers(
-  options: { cwd: string; json: boolean },
+  options: { cwd: string; json: boolean; projectTrusted?: boolean },
   display: Display,
   out: NodeJS.WritableStream,
 ): number {
@@ -271,6 +271,9 @@ export function listServers(
         const winner = loaded.sources[name];
         row.status = `overridden by ${layers.find(([, f]) => f === winner)?.[0] ?? winner}`;
       }
+      if (scope === 'project' && options.projectTrusted !== true) {
+        row.status = `not started: folder not trusted (amplifier trust)`;
+      }
       rows.push(row);
     }
   }
@@ -300,14 +303,60 @@ export function listServers(
   return EXIT_OK;
 }
 
+/**
+ * The servers as a command that starts one should see them: a server of the
+ * folder's `.amplifier/mcp.json` only when the folder is trusted (else the
+ * user's entry of that name, if any, with a notice); a project entry that
+ * replaces the user's is said so.
+ */
+function trustedServers(
+  name: string,
+  options: { cwd: string; projectTrusted?: boolean | undefined; trustReason?: string | undefined },
+  display: Display,
+): ReturnType<typeof loadMcpServers> {
+  const loaded = loadMcpServers({ cwd: options.cwd });
+  const paths = mcpConfigPaths({ cwd: options.cwd });
+  if (loaded.sources[name] !== paths.project) return loaded;
+  const mine = fileEntries(paths.user) ?? {};
+  const hasMine = Object.hasOwn(mine, name);
+  if (options.projectTrusted === true) {
+    if (hasMine)
+      display.warn(
+        `'${name}': the project's ${paths.project} replaces yours in ${paths.user} (the folder is trusted). Rename one to keep both.`,
+      );
+    return loaded;
+  }
+  const why = `the folder is not trusted${options.trustReason ? ` (${options.trustReason})` : ''}`;
+  if (!hasMine) {
+    throw new CliError(
+      `Server '${name}' is defined by ${paths.project}, and ${why}: testing it would start a program a cloned repository chose. Review it, then run: amplifier trust ${options.cwd} (or set AMPLIFIER_TRUST_PROJECT=1 for one run).`,
+    );
+  }
+  display.warn(
+    `'${name}': using yours from ${paths.user}; the project's ${paths.project} entry is ignored: ${why}.`,
+  );
+  const user = loadMcpServers({ cwd: options.cwd, files: false, inline: { [name]: mine[name] } });
+  return {
+    ...user,
+    sources: { ...loaded.sources, [name]: paths.user },
+    warnings: loaded.warnings,
+  };
+}
+
 /** `amplifier mcp test <name>`: start the server, list its tools, call none, stop it. */
 export async function testServer(
   name: string,
-  options: { cwd: string; json: boolean; timeoutMs?: number | undefined },
+  options: {
+    cwd: string;
+    json: boolean;
+    timeoutMs?: number | undefined;
+    projectTrusted?: boolean | undefined;
+    trustReason?: string | undefined;
+  },
   display: Display,
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  const loaded = loadMcpServers({ cwd: options.cwd });
+  const loaded = trustedServers(name, options, display);
   const failed = loaded.failed[name];
   if (failed !== undefined)
     throw new CliError(`Server '${name}' (${loaded.sources[name]}) cannot start: ${failed}`);

@@ -12,10 +12,12 @@ import { commandName } from './command-name.js';
 import { DEMO_PROMPT } from './demo.js';
 import { Display } from './display.js';
 import { CliError, describeError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
-import { resolvePlan } from './plan.js';
+import { parsePlan, resolvePlan } from './plan.js';
+import type { IgnoredKey } from './project-config.js';
 import { type OpenOptions, SessionRunner, type TurnOutcome } from './runner.js';
 import { type SessionRecord, SessionStore } from './sessions.js';
 import { startTelemetry, type Telemetry } from './telemetry.js';
+import type { WorkspaceTrust } from './workspace-trust.js';
 
 /** Flags of `run` and `continue`. */
 export interface RunOptions {
@@ -39,6 +41,8 @@ export interface RunOptions {
   resume?: string | undefined;
   /** Resume the most recent session of the project (`amplifier continue`). */
   continueLatest?: boolean;
+  /** Trust the folder's `.amplifier/` for this run (`--trust-project`). */
+  trustProject?: boolean;
 }
 
 /** The directory a run works in: --cwd (must be a directory) or the current one. */
@@ -133,6 +137,14 @@ export async function runCommand(options: RunOptions): Promise<number> {
       );
     }
     const cwd = resolveCwd(options.cwd ?? record?.metadata.cwd);
+    // The folder's trust (docs/trust.md): decided before anything of its .amplifier/ is read.
+    let trust: WorkspaceTrust | undefined;
+    const ignored: IgnoredKey[] = [];
+    if (options.trustProject === true || fs.existsSync(path.join(cwd, '.amplifier'))) {
+      const { decideWorkspaceTrust } = await import('./workspace-trust.js');
+      trust = await decideWorkspaceTrust(cwd, { flag: options.trustProject, display });
+    }
+    const projectTrusted = trust?.trusted === true;
     const provider = options.provider ?? remembered?.provider ?? undefined;
     const model = options.model ?? remembered?.model ?? undefined;
     const maxIterations = options.maxIterations ?? remembered?.max_iterations ?? undefined;
@@ -145,18 +157,25 @@ export async function runCommand(options: RunOptions): Promise<number> {
       planFile === undefined ? (options.bundle ?? remembered?.bundle ?? undefined) : undefined;
     const sources = options.sources ?? remembered?.sources ?? undefined;
     let bundle: Bundle | undefined;
-    let bundleData: { data: Record<string, unknown>; warnings: string[] } | undefined;
+    let bundleData: { data: Record<string, unknown>; warnings: string[]; ignored: IgnoredKey[] } | undefined;
     let systemPrompt: (() => Promise<string | undefined>) | undefined;
     if (bundleRef !== undefined) {
       // Loaded on use: a run without a bundle never loads the bundle kit.
       const { bundlePlan, loadCliBundle, promptOptions } = await import('./bundles.js');
       const { buildSystemPrompt, notRunnableReason } = await import('@amplifier/bundles');
-      const loaded = await loadCliBundle(bundleRef, { cwd, sources });
+      const loaded = await loadCliBundle(bundleRef, {
+        cwd,
+        sources,
+        projectTrusted,
+        trustReason: trust?.reason,
+        notice: (m) => display.warn(m),
+      });
       const reason = notRunnableReason(loaded);
       if (reason !== undefined) throw new CliError(`Cannot run ${loaded.source}: ${reason}.`);
       bundle = loaded;
-      bundleData = bundlePlan(loaded);
-      const prompt = promptOptions(cwd, (m) => display.warn(m));
+      bundleData = bundlePlan(loaded, process.env, cwd);
+      ignored.push(...bundleData.ignored);
+      const prompt = promptOptions(cwd, (m) => display.warn(m), process.env, projectTrusted);
       systemPrompt = () => buildSystemPrompt(loaded, prompt);
     }
     const planned = resolvePlan({
@@ -177,12 +196,23 @@ export async function runCommand(options: RunOptions): Promise<number> {
     let agents: OpenOptions['agents'];
     if (bundle !== undefined || agentDirs(cwd).some((dir) => fs.existsSync(dir))) {
       // Loaded on use, like the bundle kit: a run with no agents anywhere reads none.
-      const setup = (await import('./agents.js')).runAgents(resolved.plan, cwd, bundle, (m) =>
+      const setup = (await import('./agents.js')).runAgents(resolved.plan, cwd, bundle, projectTrusted, (m) =>
         display.warn(m),
       );
       resolved.plan = setup.plan;
       agents = { spawn: setup.spawn, systemPrompt: setup.systemPrompt };
       for (const warning of setup.warnings) display.warn(warning);
+      ignored.push(...setup.ignored);
+    }
+    if (projectTrusted) {
+      // tool-mcp starts the folder's .amplifier/mcp.json servers once the folder is trusted.
+      const { withProjectMcpTrust } = await import('./project-config.js');
+      const changed = withProjectMcpTrust(resolved.plan);
+      if (changed !== undefined) resolved.plan = parsePlan(changed, '(with the project trusted)');
+    }
+    if (trust !== undefined) {
+      const { reportIgnored } = await import('./workspace-trust.js');
+      reportIgnored(ignored, trust, display);
     }
 
     let prompt = options.prompt;

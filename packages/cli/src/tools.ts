@@ -101,12 +101,20 @@ export async function bundleOption(
   if (options.bundle === undefined) return { bundle: undefined, systemPrompt: undefined };
   const { bundlePlan, loadCliBundle, promptOptions } = await import('./bundles.js');
   const { buildSystemPrompt, notRunnableReason } = await import('@amplifier/bundles');
-  const loaded = await loadCliBundle(options.bundle, { cwd, sources: options.sources });
+  const { readOnlyTrust } = await import('./workspace-trust.js');
+  const trust = readOnlyTrust(cwd, display);
+  const loaded = await loadCliBundle(options.bundle, {
+    cwd,
+    sources: options.sources,
+    ...trust,
+    notice: (m) => display.warn(m),
+  });
   const reason = notRunnableReason(loaded);
   if (reason !== undefined) throw new CliError(`Cannot mount ${loaded.source}: ${reason}.`);
-  const { data, warnings } = bundlePlan(loaded);
+  const { data, warnings, ignored } = bundlePlan(loaded, process.env, cwd);
   for (const warning of warnings) display.warn(warning);
-  const prompt = promptOptions(cwd, (m) => display.warn(m));
+  for (const item of ignored) display.warn(`${item.file}: ${item.key} ignored: ${item.why}`);
+  const prompt = promptOptions(cwd, (m) => display.warn(m), process.env, trust.projectTrusted);
   return {
     bundle: { data, ref: options.bundle, origin: loaded.source },
     systemPrompt: () => buildSystemPrompt(loaded, prompt),

@@ -9,14 +9,19 @@ import { type Common, collect, common } from './options.js';
 type AgentFlags = Common & { bundle?: string; source?: string[] };
 
 /** The bundle flags of `agents list|show`. */
-function agentsOptions(flags: AgentFlags): {
+async function agentsOptions(flags: AgentFlags): Promise<{
   cwd: string;
   json: boolean;
   bundle?: string;
   sources?: string[];
-} {
+  projectTrusted: boolean;
+  trustReason: string;
+}> {
+  const cwd = resolveCwd(flags.cwd);
+  const { readOnlyTrust } = await import('../workspace-trust.js');
   return {
-    cwd: resolveCwd(flags.cwd),
+    cwd,
+    ...readOnlyTrust(cwd, display(flags)),
     json: flags.json ?? false,
     ...(flags.bundle !== undefined && { bundle: flags.bundle }),
     ...(flags.source !== undefined && { sources: flags.source }),
@@ -36,7 +41,7 @@ export function defineAgentsCommands(program: Command): void {
     .description("agents a session can delegate to: the bundle's roster and the agent folders");
   agentsBundleFlags(agents.command('list').description('agents by name, with their description')).action(
     action(async (flags: AgentFlags) =>
-      (await import('../agents.js')).listAgents(agentsOptions(flags), display(flags), process.stdout),
+      (await import('../agents.js')).listAgents(await agentsOptions(flags), display(flags), process.stdout),
     ),
   );
   agentsBundleFlags(
@@ -46,7 +51,12 @@ export function defineAgentsCommands(program: Command): void {
       .argument('<name>', 'agent name'),
   ).action(
     action(async (name: string, flags: AgentFlags) =>
-      (await import('../agents.js')).showAgent(name, agentsOptions(flags), display(flags), process.stdout),
+      (await import('../agents.js')).showAgent(
+        name,
+        await agentsOptions(flags),
+        display(flags),
+        process.stdout,
+      ),
     ),
   );
   common(agents.command('dirs').description('the folders agent files are read from')).action(

@@ -11,17 +11,16 @@ export function defineBundleCommands(program: Command): void {
   const bundle = program
     .command('bundle')
     .description(
-      'Amplifier bundles: named ones (project, user, shipped, well-known) and their composed plans',
+      'Amplifier bundles: named ones (user, shipped, trusted project, well-known) and their composed plans',
     );
   common(bundle.command('list').description('bundles found by name, first hit wins')).action(
     action(async (flags: Common) => {
       // Loaded on use: a run without bundles never loads the bundle kit.
       const { listBundles } = await import('../bundles.js');
-      return listBundles(
-        { cwd: resolveCwd(flags.cwd), json: flags.json ?? false },
-        display(flags),
-        process.stdout,
-      );
+      const { readOnlyTrust } = await import('../workspace-trust.js');
+      const cwd = resolveCwd(flags.cwd);
+      const out = display(flags);
+      return listBundles({ cwd, json: flags.json ?? false, ...readOnlyTrust(cwd, out) }, out, process.stdout);
     }),
   );
   common(
@@ -33,18 +32,22 @@ export function defineBundleCommands(program: Command): void {
     .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined)
     .option('--instructions', 'print the system prompt (body, context files, @mentions) instead of the plan')
     .action(
-      action(async (ref: string, flags: Common & { source?: string[]; instructions?: boolean }) =>
-        (await import('../bundles.js')).showBundle(
+      action(async (ref: string, flags: Common & { source?: string[]; instructions?: boolean }) => {
+        const { readOnlyTrust } = await import('../workspace-trust.js');
+        const cwd = resolveCwd(flags.cwd);
+        const out = display(flags);
+        return (await import('../bundles.js')).showBundle(
           ref,
           {
-            cwd: resolveCwd(flags.cwd),
+            cwd,
             json: flags.json ?? false,
             sources: flags.source,
             instructions: flags.instructions ?? false,
+            ...readOnlyTrust(cwd, out),
           },
-          display(flags),
+          out,
           process.stdout,
-        ),
-      ),
+        );
+      }),
     );
 }

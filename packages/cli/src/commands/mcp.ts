@@ -112,11 +112,10 @@ export function defineMcpCommands(program: Command): void {
   ).action(
     action(async (flags: Common) => {
       const { listServers } = await import('../mcp-config.js');
-      return listServers(
-        { cwd: resolveCwd(flags.cwd), json: flags.json ?? false },
-        display(flags),
-        process.stdout,
-      );
+      const { readOnlyTrust } = await import('../workspace-trust.js');
+      const cwd = resolveCwd(flags.cwd);
+      const out = display(flags);
+      return listServers({ cwd, json: flags.json ?? false, ...readOnlyTrust(cwd, out) }, out, process.stdout);
     }),
   );
   common(
@@ -202,14 +201,18 @@ export function defineMcpCommands(program: Command): void {
     .action(
       action(async (name: string, flags: Common & { timeout?: number }) => {
         const { testServer } = await import('../mcp-config.js');
+        const { readOnlyTrust } = await import('../workspace-trust.js');
+        const cwd = resolveCwd(flags.cwd);
+        const out = display(flags);
         return testServer(
           name,
           {
-            cwd: resolveCwd(flags.cwd),
+            cwd,
             json: flags.json ?? false,
             ...(flags.timeout !== undefined && { timeoutMs: Math.round(flags.timeout * 1000) }),
+            ...readOnlyTrust(cwd, out),
           },
-          display(flags),
+          out,
           process.stdout,
         );
       }),

@@ -28,7 +28,11 @@ function runOptions(command: Command): Command {
       .option('-m, --model <model>', 'model id for the provider')
       .option('--max-iterations <n>', 'provider calls per turn before the loop wraps up', integer)
       .option('--redact', "apply the event log's secret redaction to everything printed (--json included)")
-      .option('--no-thinking', "hide the model's streamed thinking (shown dimmed on stderr by default)"),
+      .option('--no-thinking', "hide the model's streamed thinking (shown dimmed on stderr by default)")
+      .option(
+        '--trust-project',
+        "trust this folder's .amplifier/ for this run only (see amplifier trust; env AMPLIFIER_TRUST_PROJECT=1)",
+      ),
   );
 }
 
@@ -42,6 +46,7 @@ type RunFlags = Common & {
   resume?: string;
   redact?: boolean;
   thinking?: boolean;
+  trustProject?: boolean;
 };
 
 /** `run` and `continue`: the prompt words and flags as runCommand's options. */
@@ -60,6 +65,7 @@ function runOptionsOf(words: string[], flags: RunFlags): RunOptions {
     redact: flags.redact ?? false,
     thinking: flags.thinking ?? true,
     resume: flags.resume,
+    trustProject: flags.trustProject ?? false,
   };
 }
 
