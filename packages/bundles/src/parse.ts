@@ -105,7 +105,9 @@ export function readBundleFile(
   const file = bundleFileAt(target);
   let text: string;
   try {
-    text = readRegularFile(file, maxBytes);
+    // A bundle named by its path may be a symlink (the user's choice, or an include the resolver
+    // already confined by its real path): read what it points at, still a regular file only.
+    text = readRegularFile(realpathOr(file), maxBytes);
   } catch (error) {
     if (!(error instanceof FileReadError)) throw error;
     throw new BundleLoadError(
@@ -402,4 +404,13 @@ function fromData(
   };
   for (const section of MODULE_SECTIONS) bundle[section] = moduleList(data[section], section, file, dir);
   return bundle;
+}
+
+/** The real path of `file`, or `file` itself when it cannot be resolved (the read then says why). */
+function realpathOr(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
 }
