@@ -9,8 +9,14 @@
  * The keywords are this kit's (the preset has none), one line per rule; a
  * test fails when the preset gains a rule that has none, and such a rule runs
  * on every text meanwhile (safe, slower).
+ *
+ * The preset is one 230 KB module that takes ~20 ms to load (more than the
+ * rest of the event logger): it is loaded on the first text that holds one of
+ * its rules' keywords, not at import. Most sessions never pay for it. It is
+ * loaded synchronously (`require` of an ES module, Node >= 20.19), because
+ * redaction is synchronous.
  */
-import { rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
+import { createRequire } from 'node:module';
 import type { SecretRule } from './scanner.js';
 
 /** What this kit uses of a secretlint rule creator (`@secretlint/types`' `SecretLintRuleCreator`). */
@@ -121,9 +127,21 @@ function spanOf(text: string, range: readonly number[], message: unknown): [numb
   return [start, end];
 }
 
-/** One preset rule as a scanner rule. */
-function adapt(creator: SecretlintRuleCreator): SecretRule {
-  const name = creator.meta.id.startsWith(PREFIX) ? creator.meta.id.slice(PREFIX.length) : creator.meta.id;
+let loaded: readonly SecretlintRuleCreator[] | undefined;
+
+/** The preset's rule creators, loaded on first use. */
+function presetRules(): readonly SecretlintRuleCreator[] {
+  if (loaded === undefined) {
+    const preset = createRequire(import.meta.url)('@secretlint/secretlint-rule-preset-recommend') as {
+      rules: readonly SecretlintRuleCreator[];
+    };
+    loaded = preset.rules;
+  }
+  return loaded;
+}
+
+/** The `find` of one preset rule: its handler, created once with a synchronous context. */
+function finder(creator: SecretlintRuleCreator, name: string): SecretRule['find'] {
   let text = '';
   let sink: ((start: number, end: number) => void) | undefined;
   const context: SecretlintContext = {
@@ -146,38 +164,53 @@ function adapt(creator: SecretlintRuleCreator): SecretRule {
     contentType: 'text',
     content: '',
   };
-  return {
-    id: name.replace(/[^\w]/g, '_'),
-    origin: 'secretlint',
-    description: `secretlint's ${creator.meta.id}${creator.meta.docs?.url ? ` (${creator.meta.docs.url})` : ''}`,
-    keywords: Object.hasOwn(SECRETLINT_KEYWORDS, name)
-      ? (SECRETLINT_KEYWORDS[name] as readonly string[])
-      : [],
-    find(input, report) {
-      text = input;
-      source.content = input;
-      sink = report;
-      try {
-        handler.file?.(source);
-      } finally {
-        sink = undefined;
-        text = '';
-        source.content = '';
-      }
-    },
+  return (input, report) => {
+    text = input;
+    source.content = input;
+    sink = report;
+    try {
+      handler.file?.(source);
+    } finally {
+      sink = undefined;
+      text = '';
+      source.content = '';
+    }
   };
 }
 
-/** The preset's rule ids (without the `@secretlint/secretlint-rule-` prefix), as the installed preset lists them. */
+/** The preset's rule ids (without the `@secretlint/secretlint-rule-` prefix), as the installed preset lists them (loads it). */
 export function secretlintRuleNames(): string[] {
-  return (presetRules as unknown as readonly SecretlintRuleCreator[]).map((rule) =>
+  return presetRules().map((rule) =>
     rule.meta.id.startsWith(PREFIX) ? rule.meta.id.slice(PREFIX.length) : rule.meta.id,
   );
 }
 
-/** secretlint's recommended preset, less the rules in `SECRETLINT_NOT_USED`, as scanner rules. */
+/**
+ * secretlint's recommended preset, less the rules in `SECRETLINT_NOT_USED`, as
+ * scanner rules: one per rule of `SECRETLINT_KEYWORDS` (a test keeps that list
+ * equal to the installed preset's). The preset itself is loaded by the first
+ * `find`, which only runs on a text that holds one of the rule's keywords.
+ */
 export function secretlintRules(): SecretRule[] {
-  return (presetRules as unknown as readonly SecretlintRuleCreator[])
-    .filter((rule) => !Object.hasOwn(SECRETLINT_NOT_USED, rule.meta.id.slice(PREFIX.length)))
-    .map(adapt);
+  return Object.keys(SECRETLINT_KEYWORDS).map((name) => {
+    let find: SecretRule['find'] | undefined;
+    return {
+      id: name.replace(/[^\w]/g, '_'),
+      origin: 'secretlint',
+      description: `secretlint's ${PREFIX}${name}`,
+      keywords: SECRETLINT_KEYWORDS[name] as readonly string[],
+      find(input, report) {
+        if (find === undefined) {
+          const creator = presetRules().find((rule) => rule.meta.id === `${PREFIX}${name}`);
+          if (creator === undefined) {
+            throw new Error(
+              `@amplifier/secrets: the installed secretlint preset has no rule ${PREFIX}${name}; reinstall @amplifier/secrets`,
+            );
+          }
+          find = finder(creator, name);
+        }
+        find(input, report);
+      },
+    };
+  });
 }

@@ -284,3 +284,30 @@ describe('isSecretValue agrees with core', () => {
     expect(isSecretValue(stripe as string)).toBe(true);
   });
 });
+
+describe('loading the preset', () => {
+  it('waits for the first text that holds one of its keywords (a fresh process: the preset is not loaded at import)', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const entry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const script = `
+      import { createRequire } from 'node:module';
+      const { redactSecretValues } = await import(${JSON.stringify(entry)});
+      const cache = createRequire(import.meta.url).cache;
+      const loaded = () => Object.keys(cache).some((k) => k.includes('secretlint-rule-preset-recommend'));
+      const out = [loaded()];
+      out.push(redactSecretValues('an ordinary line of tool output, 42 files'), loaded());
+      out.push(redactSecretValues('GITHUB_TOKEN=' + 'ghp_' + 'x1'.repeat(18)), loaded());
+      console.log(JSON.stringify(out));`;
+    const printed = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(printed)).toEqual([
+      false,
+      'an ordinary line of tool output, 42 files',
+      false,
+      'GITHUB_TOKEN=[REDACTED:github]',
+      true,
+    ]);
+  });
+});
