@@ -302,6 +302,34 @@ describe.skipIf(!gate.run).each(['cold', 'pre-started'] as const)(
       }
     });
 
+    it('the kernel keyring is out of reach (network off and on): the session keyring it inherits can be neither read nor written', async () => {
+      const where = setup();
+      const calls =
+        process.arch === 'arm64'
+          ? { add: 217, request: 218, keyctl: 219 }
+          : { add: 248, request: 249, keyctl: 250 };
+      const reads = [
+        `syscall(${calls.keyctl}, 0, -3, 0)`, // keyctl(GET_KEYRING_ID, @s)
+        `syscall(${calls.keyctl}, 11, -3, $b, 256)`, // keyctl(READ, @s): the ids of its keys
+        `syscall(${calls.keyctl}, 11, -4, $b, 256)`, // keyctl(READ, @u)
+      ];
+      const writes = [
+        `syscall(${calls.add}, $t, $d, $v, 1, -3)`, // add_key(user, @s): plant a key for the host
+        `syscall(${calls.request}, $t, $d, 0, 0)`,
+        `syscall(${calls.keyctl}, 1, 0)`, // keyctl(JOIN_SESSION_KEYRING)
+      ];
+      const perl = (list: string[]): string =>
+        `perl -e 'my $b = "\\0" x 256; my ($t, $d, $v) = ("user", "amplifier-planted", "x"); my @r = (${list.join(', ')}); print join(" ", map { $_ < 0 ? "refused" : "allowed" } @r), "\\n"'`;
+      // The test can fail: unconfined, the reads reach the keyring (the writes are not tried on the host).
+      const host = spawnSync('bash', ['-c', perl(reads)], { encoding: 'utf8' });
+      expect(host.stdout.trim()).toBe('allowed allowed allowed');
+      const probe = perl([...reads, ...writes]);
+      for (const network of [false, true]) {
+        const r = await run(probe, where, { network });
+        expect(r.out.trim(), `network ${network}`).toBe('refused refused refused refused refused refused');
+      }
+    });
+
     it('the host socket folders are empty: /run, /var/run, $XDG_RUNTIME_DIR and the ssh-agent folder (both network settings)', async () => {
       const where = setup();
       const runtime = path.join(where.outside, 'runtime');

@@ -364,7 +364,7 @@ export class Sandbox {
       args: limited.args,
       env: confinedEnvironment(env),
       confined: true,
-      ...(this.policy.network ? {} : { seccomp: this.#filter() }),
+      seccomp: this.#filter(),
       finish: () => limited.release(),
     };
   }
@@ -420,7 +420,7 @@ export class Sandbox {
 
   /** The seccomp filter of this CPU (the probe refused the sandbox where there is none). */
   #filter(): Buffer {
-    const filter = unixSocketFilter();
+    const filter = unixSocketFilter(process.arch, { unixSockets: !this.policy.network });
     if (filter === undefined)
       throw new SandboxUnavailableError(this.#module, 'no seccomp filter for this CPU');
     return filter;
@@ -440,7 +440,7 @@ export class Sandbox {
         stdio,
         maxProcesses: this.policy.max_processes,
         env,
-        ...(this.policy.network ? {} : { seccomp: this.#filter() }),
+        seccomp: this.#filter(),
         ...(this.#runAs === undefined ? {} : { runAs: { ...this.#runAs, prefix: this.#runAsPrefix()! } }),
       });
     } catch {
@@ -492,9 +492,9 @@ export interface SetupOptions {
 
 /**
  * bubblewrap's set-up arguments: everything up to `--chdir` and the command
- * (the sandbox a spare can be). With the network off, bwrap reads the seccomp
- * filter (`unixSocketFilter()`) from descriptor `SECCOMP_FD`, which the
- * caller must give it.
+ * (the sandbox a spare can be). bwrap reads the seccomp filter
+ * (`unixSocketFilter()`, with unix sockets allowed when the network is on)
+ * from descriptor `SECCOMP_FD`, which the caller must give it.
  */
 export function bwrapSetup(options: SetupOptions): string[] {
   const { policy, home } = options;
@@ -537,7 +537,9 @@ export function bwrapSetup(options: SetupOptions): string[] {
   out.push(...NO_PRIVILEGES);
   if (options.disableUserns !== false) out.push('--disable-userns');
   out.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  if (!policy.network) out.push('--unshare-net', '--seccomp', String(SECCOMP_FD));
+  // The filter always (it refuses the keyring calls); with the network off it refuses unix sockets too.
+  if (!policy.network) out.push('--unshare-net');
+  out.push('--seccomp', String(SECCOMP_FD));
   out.push('--die-with-parent');
   return out;
 }
