@@ -330,6 +330,27 @@ describe.skipIf(!gate.run).each(['cold', 'pre-started'] as const)(
       }
     });
 
+    it('a masked secret stays masked where a bind of its parent shows it again (as root: a real second mount; as a user: no mount can be made, the table test covers it)', async () => {
+      const where = setup();
+      const alias = path.join(path.dirname(where.home), 'alias-of-home');
+      fs.mkdirSync(alias);
+      // A bind of the home elsewhere, as containers and devcontainers do with volumes.
+      const bound = asRoot && spawnSync('mount', ['--bind', where.home, alias]).status === 0;
+      try {
+        if (!bound) {
+          expect(asRoot).toBe(false);
+          return;
+        }
+        // The test can fail: unconfined, the second path shows the key.
+        expect(fs.readFileSync(path.join(alias, '.ssh', 'id_rsa'), 'utf8')).toBe('SSH-KEY-MARKER');
+        const r = await run(`cat ${where.home}/.ssh/id_rsa ${alias}/.ssh/id_rsa; ls -A ${alias}/.ssh`, where);
+        expect(r.out).not.toContain('SSH-KEY-MARKER');
+        expect(r.err).toContain(`${alias}/.ssh/id_rsa: No such file`);
+      } finally {
+        if (bound) spawnSync('umount', [alias]);
+      }
+    });
+
     it('the host socket folders are empty: /run, /var/run, $XDG_RUNTIME_DIR and the ssh-agent folder (both network settings)', async () => {
       const where = setup();
       const runtime = path.join(where.outside, 'runtime');
