@@ -351,6 +351,77 @@ describe.skipIf(!gate.run).each(['cold', 'pre-started'] as const)(
       }
     });
 
+    it("git's hooks and config and .amplifier/ stay read-only in the writable workspace (they would run code outside later); the rest of .git stays writable", async () => {
+      const where = setup();
+      const ws = where.workspace;
+      fs.mkdirSync(path.join(ws, '.git', 'objects'), { recursive: true });
+      fs.writeFileSync(path.join(ws, '.git', 'config'), '[core]\n\tbare = false\n');
+      fs.mkdirSync(path.join(ws, '.amplifier', 'agents'), { recursive: true });
+      fs.writeFileSync(path.join(ws, '.amplifier', 'settings.yaml'), 'ORIGINAL\n');
+      const attempts = [
+        'echo evil > .git/hooks/pre-commit',
+        'ln -s /bin/sh .git/hooks/post-checkout',
+        'echo "[core] fsmonitor = evil" >> .git/config',
+        'mv .git/config .git/config.old',
+        'mv .git/hooks .git/hooks.old',
+        'rm -rf .git/hooks',
+        'echo evil > .amplifier/agents/evil.md',
+        'echo evil >> .amplifier/settings.yaml',
+        'mv .amplifier .amplifier.old',
+      ];
+      const script = attempts
+        .map((a) => `if ( ${a} ) 2>/dev/null; then echo "ALLOWED: ${a.replaceAll('"', '')}"; fi`)
+        .join('\n');
+      const r = await run(
+        `${script}\necho obj > .git/objects/new && echo OBJECTS-WRITABLE; echo work > file && echo WORK-WRITABLE`,
+        where,
+        {
+          writable: [],
+        },
+      );
+      expect(r.out).not.toContain('ALLOWED');
+      expect(r.out).toContain('OBJECTS-WRITABLE');
+      expect(r.out).toContain('WORK-WRITABLE');
+      expect(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n\tbare = false\n');
+      expect(fs.readdirSync(path.join(ws, '.git', 'hooks'))).toEqual([]);
+      expect(fs.readdirSync(path.join(ws, '.amplifier', 'agents'))).toEqual([]);
+      // The test can fail: without the protection the same script writes them (checked unconfined).
+      const free = spawnSync('bash', ['-c', 'echo x > .git/hooks/probe && echo ALLOWED'], {
+        cwd: ws,
+        encoding: 'utf8',
+      });
+      expect(free.stdout).toContain('ALLOWED');
+      fs.rmSync(path.join(ws, '.git', 'hooks', 'probe'));
+    });
+
+    it('a linked worktree (.git is a file): the file, its git folder and the common one keep hooks and config read-only', async () => {
+      const where = setup();
+      // The main repository sits in another writable folder; the workspace is its linked worktree.
+      const main = path.join(where.outside, 'main.git');
+      const linked = path.join(main, 'worktrees', 'wt');
+      fs.mkdirSync(linked, { recursive: true });
+      fs.writeFileSync(path.join(main, 'config'), '[core]\n');
+      fs.writeFileSync(path.join(linked, 'commondir'), '../..\n');
+      fs.writeFileSync(path.join(where.workspace, '.git'), `gitdir: ${linked}\n`);
+      const attempts = [
+        'echo "gitdir: /tmp" > .git',
+        `echo evil > ${main}/hooks/post-checkout`,
+        `echo "[core] hooksPath = /tmp" >> ${main}/config`,
+        `echo evil > ${linked}/hooks/post-checkout`,
+      ];
+      const script = attempts
+        .map((a) => `if ( ${a} ) 2>/dev/null; then echo "ALLOWED: ${a.replaceAll('"', '')}"; fi`)
+        .join('\n');
+      const r = await run(`${script}\necho x > ${main}/HEAD && echo COMMON-WRITABLE`, where, {
+        writable: [where.outside],
+      });
+      expect(r.out).not.toContain('ALLOWED');
+      expect(r.out).toContain('COMMON-WRITABLE');
+      expect(fs.readFileSync(path.join(where.workspace, '.git'), 'utf8')).toBe(`gitdir: ${linked}\n`);
+      expect(fs.readFileSync(path.join(main, 'config'), 'utf8')).toBe('[core]\n');
+      expect(fs.readdirSync(path.join(main, 'hooks'))).toEqual([]);
+    });
+
     it('the host socket folders are empty: /run, /var/run, $XDG_RUNTIME_DIR and the ssh-agent folder (both network settings)', async () => {
       const where = setup();
       const runtime = path.join(where.outside, 'runtime');

@@ -225,6 +225,70 @@ export function aliasesOf(real: string, table: readonly MountEntry[]): string[] 
   return [...out];
 }
 
+/**
+ * What in a writable folder runs or configures code outside the sandbox
+ * later, without the user running the project: git's hooks and config
+ * (`core.hooksPath`, `core.fsmonitor` run on the next `git status`, a shell
+ * prompt's included) and Amplifier's own project config (`.amplifier/`).
+ * Returned as real paths that exist, to be bound back read-only after the
+ * writable binds; a repository's missing `hooks` folder is made first (as
+ * `git init` would), so that it cannot be planted either. A `.git` file (a
+ * worktree or submodule) leads to its git folder and that folder's common
+ * one. Only the top of each writable folder is looked at: a repository nested
+ * deeper stays writable.
+ */
+export function protectedPaths(writable: readonly string[]): string[] {
+  const out = new Set<string>();
+  const gitDirs = new Set<string>();
+  for (const dir of writable) {
+    const amplifier = path.join(dir, '.amplifier');
+    if (fs.existsSync(amplifier)) out.add(realpathOr(amplifier));
+    const git = path.join(dir, '.git');
+    const stat = fs.lstatSync(git, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) gitDirs.add(realpathOr(git));
+    else if (stat?.isFile()) {
+      out.add(realpathOr(git));
+      const linked = /^gitdir:\s*(.+?)\s*$/m.exec(readSmall(git))?.[1];
+      if (linked !== undefined) {
+        const gitDir = realpathOr(path.resolve(dir, linked));
+        gitDirs.add(gitDir);
+        const common = readSmall(path.join(gitDir, 'commondir')).trim();
+        if (common !== '') gitDirs.add(realpathOr(path.resolve(gitDir, common)));
+      }
+    }
+  }
+  for (const gitDir of gitDirs) {
+    if (!fs.statSync(gitDir, { throwIfNoEntry: false })?.isDirectory()) continue;
+    // Outside every writable folder it is read-only already.
+    if (!writable.some((w) => within(gitDir, realpathOr(w)))) continue;
+    const hooks = path.join(gitDir, 'hooks');
+    try {
+      fs.mkdirSync(hooks, { recursive: true });
+    } catch {
+      // not ours to make: then it cannot be bound, and the command (same user) cannot make it either
+    }
+    for (const entry of [hooks, path.join(gitDir, 'config'), path.join(gitDir, 'config.worktree')]) {
+      if (fs.existsSync(entry)) out.add(realpathOr(entry));
+    }
+  }
+  return [...out];
+}
+
+/** The first 4 KiB of a small text file, or '' (a `.git` file, `commondir`). */
+function readSmall(file: string): string {
+  try {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    try {
+      const buffer = Buffer.alloc(4096);
+      return buffer.subarray(0, fs.readSync(fd, buffer, 0, 4096, 0)).toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
+}
+
 /** The real path, or the resolved one when it does not exist. */
 export function realpathOr(p: string): string {
   try {

@@ -15,7 +15,7 @@ import type { ChildProcess, StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { maskArguments, realpathOr, resolverArguments } from './masks.js';
+import { maskArguments, protectedPaths, realpathOr, resolverArguments } from './masks.js';
 import { limitProcesses, type PidsLimitKind, pidsLimitKind } from './pids-limit.js';
 import { childProcess } from './platform.js';
 import { CALL_MARKER, killMarked, newMarker, SESSION_MARKER } from './reaper.js';
@@ -503,6 +503,10 @@ export function bwrapSetup(options: SetupOptions): string[] {
   out.push('--size', String(policy.tmp_size_mb * 1024 * 1024), '--tmpfs', '/tmp');
   const writable = [workspace, ...policy.writable.map((p) => realpathOr(policyPath(p, workspace, home)))];
   for (const dir of writable) if (fs.existsSync(dir)) out.push('--bind', dir, dir);
+  // Git's hooks and config and .amplifier/ stay read-only inside them: they would run code outside later.
+  for (const entry of protectedPaths(writable.filter((dir) => fs.existsSync(dir)))) {
+    out.push('--ro-bind', entry, entry);
+  }
   // The working directory is readable even where the private /tmp would hide it (a tool folder in /tmp).
   const cwd = realpathOr(options.cwd);
   if (!writable.some((w) => cwd === w || cwd.startsWith(`${w}${path.sep}`)) && fs.existsSync(cwd)) {
