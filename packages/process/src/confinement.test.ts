@@ -422,6 +422,41 @@ describe.skipIf(!gate.run).each(['cold', 'pre-started'] as const)(
       expect(fs.readdirSync(path.join(main, 'hooks'))).toEqual([]);
     });
 
+    it('descriptors the kernel process inherited without close-on-exec do not reach the command (a directory one would open files behind every mask)', () => {
+      const where = setup();
+      const kit = new URL('../dist/index.js', import.meta.url).href;
+      const probe =
+        'for fd in 4 9 200; do cat /proc/self/fd/$fd/.ssh/id_rsa; done; echo written >&9; echo DONE';
+      // A host started with open descriptors (a shell's exec 200<dir, a CI runner's pipes): one cold call, one in a spare.
+      const script = `
+        const kit = await import(${JSON.stringify(kit)});
+        const sandbox = new kit.Sandbox({ ...kit.SANDBOX_DEFAULTS, mode: 'required' }, { module: 'test', home: ${JSON.stringify(where.home)} });
+        const options = { cwd: ${JSON.stringify(where.workspace)}, env: { PATH: process.env.PATH }, timeoutMs: 60000, graceMs: 100,
+          capture: { headBytes: 10000, tailBytes: 0 }, sandbox: { sandbox, workspace: ${JSON.stringify(where.workspace)} } };
+        const cold = await kit.runInGroup('bash', ['-c', ${JSON.stringify(probe)}], options);
+        await sandbox.spareReady();
+        const warm = await kit.runInGroup('bash', ['-c', 'test -d /tmp/.amplifier-call && echo PRE-STARTED; ' + ${JSON.stringify(probe)}], options);
+        sandbox.cleanup();
+        console.log(cold.stdout.head.toString() + warm.stdout.head.toString());
+      `;
+      const log = path.join(where.outside, 'log');
+      fs.writeFileSync(log, '');
+      const host = (program: string) =>
+        spawnSync('bash', ['-c', `exec 4<"$HOMEDIR" 200<"$HOMEDIR" 9>>"$LOG"; ${program}`], {
+          env: { ...process.env, HOMEDIR: where.home, LOG: log },
+          encoding: 'utf8',
+        });
+      // The test can fail: unconfined, the descriptors open the key and write the log.
+      const free = host(probe);
+      expect(free.stdout).toContain('SSH-KEY-MARKER');
+      fs.writeFileSync(log, '');
+      const r = host(`exec ${JSON.stringify(process.execPath)} --input-type=module -e ${shellQuote(script)}`);
+      expect(r.stdout.match(/DONE/g), r.stderr).toHaveLength(2);
+      expect(r.stdout).toContain('PRE-STARTED');
+      expect(r.stdout).not.toContain('SSH-KEY-MARKER');
+      expect(fs.readFileSync(log, 'utf8')).toBe('');
+    });
+
     it('the host socket folders are empty: /run, /var/run, $XDG_RUNTIME_DIR and the ssh-agent folder (both network settings)', async () => {
       const where = setup();
       const runtime = path.join(where.outside, 'runtime');
