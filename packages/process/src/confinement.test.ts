@@ -302,6 +302,162 @@ describe.skipIf(!gate.run).each(['cold', 'pre-started'] as const)(
       }
     });
 
+    it('the kernel keyring is out of reach (network off and on): the session keyring it inherits can be neither read nor written', async () => {
+      const where = setup();
+      const calls =
+        process.arch === 'arm64'
+          ? { add: 217, request: 218, keyctl: 219 }
+          : { add: 248, request: 249, keyctl: 250 };
+      const reads = [
+        `syscall(${calls.keyctl}, 0, -3, 0)`, // keyctl(GET_KEYRING_ID, @s)
+        `syscall(${calls.keyctl}, 11, -3, $b, 256)`, // keyctl(READ, @s): the ids of its keys
+        `syscall(${calls.keyctl}, 11, -4, $b, 256)`, // keyctl(READ, @u)
+      ];
+      const writes = [
+        `syscall(${calls.add}, $t, $d, $v, 1, -3)`, // add_key(user, @s): plant a key for the host
+        `syscall(${calls.request}, $t, $d, 0, 0)`,
+        `syscall(${calls.keyctl}, 1, 0)`, // keyctl(JOIN_SESSION_KEYRING)
+      ];
+      const perl = (list: string[]): string =>
+        `perl -e 'my $b = "\\0" x 256; my ($t, $d, $v) = ("user", "amplifier-planted", "x"); my @r = (${list.join(', ')}); print join(" ", map { $_ < 0 ? "refused" : "allowed" } @r), "\\n"'`;
+      // The test can fail: unconfined, the reads reach the keyring (the writes are not tried on the host),
+      // unless the host itself refuses keyrings (a container's seccomp profile): then so must the sandbox.
+      const host = spawnSync('bash', ['-c', perl(reads)], { encoding: 'utf8' });
+      expect(host.stdout.trim()).toMatch(/^(allowed allowed allowed|refused refused refused)$/);
+      const probe = perl([...reads, ...writes]);
+      for (const network of [false, true]) {
+        const r = await run(probe, where, { network });
+        expect(r.out.trim(), `network ${network}`).toBe('refused refused refused refused refused refused');
+      }
+    });
+
+    it('a masked secret stays masked where a bind of its parent shows it again (as root: a real second mount; as a user: no mount can be made, the table test covers it)', async () => {
+      const where = setup();
+      const alias = path.join(path.dirname(where.home), 'alias-of-home');
+      fs.mkdirSync(alias);
+      // A bind of the home elsewhere, as containers and devcontainers do with volumes.
+      const bound = asRoot && spawnSync('mount', ['--bind', where.home, alias]).status === 0;
+      try {
+        if (!bound) {
+          expect(asRoot).toBe(false);
+          return;
+        }
+        // The test can fail: unconfined, the second path shows the key.
+        expect(fs.readFileSync(path.join(alias, '.ssh', 'id_rsa'), 'utf8')).toBe('SSH-KEY-MARKER');
+        const r = await run(`cat ${where.home}/.ssh/id_rsa ${alias}/.ssh/id_rsa; ls -A ${alias}/.ssh`, where);
+        expect(r.out).not.toContain('SSH-KEY-MARKER');
+        expect(r.err).toContain(`${alias}/.ssh/id_rsa: No such file`);
+      } finally {
+        if (bound) spawnSync('umount', [alias]);
+      }
+    });
+
+    it("git's hooks and config and .amplifier/ stay read-only in the writable workspace (they would run code outside later); the rest of .git stays writable", async () => {
+      const where = setup();
+      const ws = where.workspace;
+      fs.mkdirSync(path.join(ws, '.git', 'objects'), { recursive: true });
+      fs.writeFileSync(path.join(ws, '.git', 'config'), '[core]\n\tbare = false\n');
+      fs.mkdirSync(path.join(ws, '.amplifier', 'agents'), { recursive: true });
+      fs.writeFileSync(path.join(ws, '.amplifier', 'settings.yaml'), 'ORIGINAL\n');
+      const attempts = [
+        'echo evil > .git/hooks/pre-commit',
+        'ln -s /bin/sh .git/hooks/post-checkout',
+        'echo "[core] fsmonitor = evil" >> .git/config',
+        'mv .git/config .git/config.old',
+        'mv .git/hooks .git/hooks.old',
+        'rm -rf .git/hooks',
+        'echo evil > .amplifier/agents/evil.md',
+        'echo evil >> .amplifier/settings.yaml',
+        'mv .amplifier .amplifier.old',
+      ];
+      const script = attempts
+        .map((a) => `if ( ${a} ) 2>/dev/null; then echo "ALLOWED: ${a.replaceAll('"', '')}"; fi`)
+        .join('\n');
+      const r = await run(
+        `${script}\necho obj > .git/objects/new && echo OBJECTS-WRITABLE; echo work > file && echo WORK-WRITABLE`,
+        where,
+        {
+          writable: [],
+        },
+      );
+      expect(r.out).not.toContain('ALLOWED');
+      expect(r.out).toContain('OBJECTS-WRITABLE');
+      expect(r.out).toContain('WORK-WRITABLE');
+      expect(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n\tbare = false\n');
+      expect(fs.readdirSync(path.join(ws, '.git', 'hooks'))).toEqual([]);
+      expect(fs.readdirSync(path.join(ws, '.amplifier', 'agents'))).toEqual([]);
+      // The test can fail: without the protection the same script writes them (checked unconfined).
+      const free = spawnSync('bash', ['-c', 'echo x > .git/hooks/probe && echo ALLOWED'], {
+        cwd: ws,
+        encoding: 'utf8',
+      });
+      expect(free.stdout).toContain('ALLOWED');
+      fs.rmSync(path.join(ws, '.git', 'hooks', 'probe'));
+    });
+
+    it('a linked worktree (.git is a file): the file, its git folder and the common one keep hooks and config read-only', async () => {
+      const where = setup();
+      // The main repository sits in another writable folder; the workspace is its linked worktree.
+      const main = path.join(where.outside, 'main.git');
+      const linked = path.join(main, 'worktrees', 'wt');
+      fs.mkdirSync(linked, { recursive: true });
+      fs.writeFileSync(path.join(main, 'config'), '[core]\n');
+      fs.writeFileSync(path.join(linked, 'commondir'), '../..\n');
+      fs.writeFileSync(path.join(where.workspace, '.git'), `gitdir: ${linked}\n`);
+      const attempts = [
+        'echo "gitdir: /tmp" > .git',
+        `echo evil > ${main}/hooks/post-checkout`,
+        `echo "[core] hooksPath = /tmp" >> ${main}/config`,
+        `echo evil > ${linked}/hooks/post-checkout`,
+      ];
+      const script = attempts
+        .map((a) => `if ( ${a} ) 2>/dev/null; then echo "ALLOWED: ${a.replaceAll('"', '')}"; fi`)
+        .join('\n');
+      const r = await run(`${script}\necho x > ${main}/HEAD && echo COMMON-WRITABLE`, where, {
+        writable: [where.outside],
+      });
+      expect(r.out).not.toContain('ALLOWED');
+      expect(r.out).toContain('COMMON-WRITABLE');
+      expect(fs.readFileSync(path.join(where.workspace, '.git'), 'utf8')).toBe(`gitdir: ${linked}\n`);
+      expect(fs.readFileSync(path.join(main, 'config'), 'utf8')).toBe('[core]\n');
+      expect(fs.readdirSync(path.join(main, 'hooks'))).toEqual([]);
+    });
+
+    it('descriptors the kernel process inherited without close-on-exec do not reach the command (a directory one would open files behind every mask)', () => {
+      const where = setup();
+      const kit = new URL('../dist/index.js', import.meta.url).href;
+      const probe =
+        'for fd in 4 9 200; do cat /proc/self/fd/$fd/.ssh/id_rsa; done; echo written >&9; echo DONE';
+      // A host started with open descriptors (a shell's exec 200<dir, a CI runner's pipes): one cold call, one in a spare.
+      const script = `
+        const kit = await import(${JSON.stringify(kit)});
+        const sandbox = new kit.Sandbox({ ...kit.SANDBOX_DEFAULTS, mode: 'required' }, { module: 'test', home: ${JSON.stringify(where.home)} });
+        const options = { cwd: ${JSON.stringify(where.workspace)}, env: { PATH: process.env.PATH }, timeoutMs: 60000, graceMs: 100,
+          capture: { headBytes: 10000, tailBytes: 0 }, sandbox: { sandbox, workspace: ${JSON.stringify(where.workspace)} } };
+        const cold = await kit.runInGroup('bash', ['-c', ${JSON.stringify(probe)}], options);
+        await sandbox.spareReady();
+        const warm = await kit.runInGroup('bash', ['-c', 'test -d /tmp/.amplifier-call && echo PRE-STARTED; ' + ${JSON.stringify(probe)}], options);
+        sandbox.cleanup();
+        console.log(cold.stdout.head.toString() + warm.stdout.head.toString());
+      `;
+      const log = path.join(where.outside, 'log');
+      fs.writeFileSync(log, '');
+      const host = (program: string) =>
+        spawnSync('bash', ['-c', `exec 4<"$HOMEDIR" 200<"$HOMEDIR" 9>>"$LOG"; ${program}`], {
+          env: { ...process.env, HOMEDIR: where.home, LOG: log },
+          encoding: 'utf8',
+        });
+      // The test can fail: unconfined, the descriptors open the key and write the log.
+      const free = host(probe);
+      expect(free.stdout).toContain('SSH-KEY-MARKER');
+      fs.writeFileSync(log, '');
+      const r = host(`exec ${JSON.stringify(process.execPath)} --input-type=module -e ${shellQuote(script)}`);
+      expect(r.stdout.match(/DONE/g), r.stderr).toHaveLength(2);
+      expect(r.stdout).toContain('PRE-STARTED');
+      expect(r.stdout).not.toContain('SSH-KEY-MARKER');
+      expect(fs.readFileSync(log, 'utf8')).toBe('');
+    });
+
     it('the host socket folders are empty: /run, /var/run, $XDG_RUNTIME_DIR and the ssh-agent folder (both network settings)', async () => {
       const where = setup();
       const runtime = path.join(where.outside, 'runtime');

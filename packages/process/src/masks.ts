@@ -12,6 +12,9 @@
  *   change them), so root's 0600 files stay readable unless masked: the
  *   secrets of every home, `/etc/shadow`, `/etc/gshadow`, `/etc/sudoers*`,
  *   ssh host keys, and the like (`ROOT_ONLY_SECRETS`).
+ * Each mask is also put wherever the same folder shows through another
+ * mount of its filesystem (`/proc/self/mountinfo`: a bind of a parent, a
+ * volume mounted twice), since a mask covers one path, not the files.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -77,6 +80,14 @@ export function maskArguments(options: MaskOptions): string[] {
       // EACCES: a folder on the way this user cannot search; bubblewrap (the same user) could not mask it, nor can the command read it
     }
     if (stat !== undefined) wanted.set(realpathOr(candidate), stat);
+  }
+  // The same folder mounted a second time (a bind of a parent, a volume mounted twice) shows it unmasked there.
+  const table = mountTable();
+  for (const [entry] of [...wanted]) {
+    for (const alias of aliasesOf(entry, table)) {
+      const stat = fs.statSync(alias, { throwIfNoEntry: false });
+      if (stat !== undefined && !wanted.has(alias)) wanted.set(alias, stat);
+    }
   }
   const keep = options.keep.map(realpathOr);
   const out: string[] = [];
@@ -153,6 +164,128 @@ function sshHostKeys(): string[] {
       .map((name) => path.join('/etc/ssh', name));
   } catch {
     return [];
+  }
+}
+
+/** One line of `/proc/self/mountinfo`: which filesystem (`device`), which of its folders (`root`), where (`point`). */
+export interface MountEntry {
+  device: string;
+  root: string;
+  point: string;
+}
+
+/** `\040` and kin in mountinfo paths. */
+function unescapeMount(field: string): string {
+  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+}
+
+/** This process's mounts (empty where `/proc/self/mountinfo` cannot be read). */
+export function mountTable(source = '/proc/self/mountinfo'): MountEntry[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(source, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: MountEntry[] = [];
+  for (const line of text.split('\n')) {
+    const fields = line.split(' ');
+    if (fields.length < 5) continue;
+    out.push({ device: fields[2]!, root: unescapeMount(fields[3]!), point: unescapeMount(fields[4]!) });
+  }
+  return out;
+}
+
+function within(child: string, parent: string): boolean {
+  return parent === '/' ? child.startsWith('/') : child === parent || child.startsWith(`${parent}/`);
+}
+
+/**
+ * The other paths where `real` (a real path) can be reached: its folder of
+ * its filesystem seen through every other mount of that filesystem whose
+ * root holds it (a bind of a parent, a volume mounted twice). A mask at
+ * `real` alone leaves those open.
+ */
+export function aliasesOf(real: string, table: readonly MountEntry[]): string[] {
+  let holder: MountEntry | undefined;
+  // The last mount covering the path is the one it resolves through (later mounts stack on earlier ones).
+  for (const mount of table) {
+    if (within(real, mount.point) && (holder === undefined || mount.point.length >= holder.point.length)) {
+      holder = mount;
+    }
+  }
+  if (holder === undefined) return [];
+  const inside = path.posix.join(holder.root, path.posix.relative(holder.point, real));
+  const out = new Set<string>();
+  for (const mount of table) {
+    if (mount === holder || mount.device !== holder.device || !within(inside, mount.root)) continue;
+    const alias = path.posix.join(mount.point, path.posix.relative(mount.root, inside));
+    if (alias !== real) out.add(alias);
+  }
+  return [...out];
+}
+
+/**
+ * What in a writable folder runs or configures code outside the sandbox
+ * later, without the user running the project: git's hooks and config
+ * (`core.hooksPath`, `core.fsmonitor` run on the next `git status`, a shell
+ * prompt's included) and Amplifier's own project config (`.amplifier/`).
+ * Returned as real paths that exist, to be bound back read-only after the
+ * writable binds; a repository's missing `hooks` folder is made first (as
+ * `git init` would), so that it cannot be planted either. A `.git` file (a
+ * worktree or submodule) leads to its git folder and that folder's common
+ * one. Only the top of each writable folder is looked at: a repository nested
+ * deeper stays writable.
+ */
+export function protectedPaths(writable: readonly string[]): string[] {
+  const out = new Set<string>();
+  const gitDirs = new Set<string>();
+  for (const dir of writable) {
+    const amplifier = path.join(dir, '.amplifier');
+    if (fs.existsSync(amplifier)) out.add(realpathOr(amplifier));
+    const git = path.join(dir, '.git');
+    const stat = fs.lstatSync(git, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) gitDirs.add(realpathOr(git));
+    else if (stat?.isFile()) {
+      out.add(realpathOr(git));
+      const linked = /^gitdir:\s*(.+?)\s*$/m.exec(readSmall(git))?.[1];
+      if (linked !== undefined) {
+        const gitDir = realpathOr(path.resolve(dir, linked));
+        gitDirs.add(gitDir);
+        const common = readSmall(path.join(gitDir, 'commondir')).trim();
+        if (common !== '') gitDirs.add(realpathOr(path.resolve(gitDir, common)));
+      }
+    }
+  }
+  for (const gitDir of gitDirs) {
+    if (!fs.statSync(gitDir, { throwIfNoEntry: false })?.isDirectory()) continue;
+    // Outside every writable folder it is read-only already.
+    if (!writable.some((w) => within(gitDir, realpathOr(w)))) continue;
+    const hooks = path.join(gitDir, 'hooks');
+    try {
+      fs.mkdirSync(hooks, { recursive: true });
+    } catch {
+      // not ours to make: then it cannot be bound, and the command (same user) cannot make it either
+    }
+    for (const entry of [hooks, path.join(gitDir, 'config'), path.join(gitDir, 'config.worktree')]) {
+      if (fs.existsSync(entry)) out.add(realpathOr(entry));
+    }
+  }
+  return [...out];
+}
+
+/** The first 4 KiB of a small text file, or '' (a `.git` file, `commondir`). */
+function readSmall(file: string): string {
+  try {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    try {
+      const buffer = Buffer.alloc(4096);
+      return buffer.subarray(0, fs.readSync(fd, buffer, 0, 4096, 0)).toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return '';
   }
 }
 

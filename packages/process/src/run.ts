@@ -10,6 +10,7 @@ import type { ChildProcess, StdioOptions } from 'node:child_process';
 import os from 'node:os';
 import type { Writable } from 'node:stream';
 import { BoundedCapture, type CapturedBytes, type CaptureLimits } from './capture.js';
+import { closePlugs, plugInherited } from './descriptors.js';
 import { childEnvironment } from './env.js';
 import { ProcessGroup } from './group.js';
 import { childProcess } from './platform.js';
@@ -94,6 +95,11 @@ export async function spawnInGroup(
         : await sandboxed.sandbox.launch(command, args, run);
   }
   const warm = 'child' in started;
+  // Confined: what this process inherited without close-on-exec must not reach the sandbox (descriptors.ts).
+  const plugs =
+    'child' in started || !started.confined
+      ? { stdio, plugged: [] }
+      : plugInherited(started.seccomp === undefined ? stdio : withSeccompPipe(stdio), 3);
   const child: ChildProcess =
     'child' in started
       ? started.child
@@ -101,8 +107,13 @@ export async function spawnInGroup(
           cwd: options.cwd,
           env: started.env,
           detached: true,
-          stdio: 'child' in started || started.seccomp === undefined ? stdio : withSeccompPipe(stdio),
+          stdio: started.confined
+            ? plugs.stdio
+            : started.seccomp === undefined
+              ? stdio
+              : withSeccompPipe(stdio),
         });
+  closePlugs(child, plugs.plugged);
   const filter = 'child' in started ? undefined : started.seccomp;
   if (filter !== undefined) {
     const pipe = (child.stdio as unknown[])[SECCOMP_FD] as Writable | null | undefined;

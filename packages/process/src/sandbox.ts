@@ -15,7 +15,7 @@ import type { ChildProcess, StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { maskArguments, realpathOr, resolverArguments } from './masks.js';
+import { maskArguments, protectedPaths, realpathOr, resolverArguments } from './masks.js';
 import { limitProcesses, type PidsLimitKind, pidsLimitKind } from './pids-limit.js';
 import { childProcess } from './platform.js';
 import { CALL_MARKER, killMarked, newMarker, SESSION_MARKER } from './reaper.js';
@@ -364,7 +364,7 @@ export class Sandbox {
       args: limited.args,
       env: confinedEnvironment(env),
       confined: true,
-      ...(this.policy.network ? {} : { seccomp: this.#filter() }),
+      seccomp: this.#filter(),
       finish: () => limited.release(),
     };
   }
@@ -420,7 +420,7 @@ export class Sandbox {
 
   /** The seccomp filter of this CPU (the probe refused the sandbox where there is none). */
   #filter(): Buffer {
-    const filter = unixSocketFilter();
+    const filter = unixSocketFilter(process.arch, { unixSockets: !this.policy.network });
     if (filter === undefined)
       throw new SandboxUnavailableError(this.#module, 'no seccomp filter for this CPU');
     return filter;
@@ -440,7 +440,7 @@ export class Sandbox {
         stdio,
         maxProcesses: this.policy.max_processes,
         env,
-        ...(this.policy.network ? {} : { seccomp: this.#filter() }),
+        seccomp: this.#filter(),
         ...(this.#runAs === undefined ? {} : { runAs: { ...this.#runAs, prefix: this.#runAsPrefix()! } }),
       });
     } catch {
@@ -492,9 +492,9 @@ export interface SetupOptions {
 
 /**
  * bubblewrap's set-up arguments: everything up to `--chdir` and the command
- * (the sandbox a spare can be). With the network off, bwrap reads the seccomp
- * filter (`unixSocketFilter()`) from descriptor `SECCOMP_FD`, which the
- * caller must give it.
+ * (the sandbox a spare can be). bwrap reads the seccomp filter
+ * (`unixSocketFilter()`, with unix sockets allowed when the network is on)
+ * from descriptor `SECCOMP_FD`, which the caller must give it.
  */
 export function bwrapSetup(options: SetupOptions): string[] {
   const { policy, home } = options;
@@ -503,6 +503,10 @@ export function bwrapSetup(options: SetupOptions): string[] {
   out.push('--size', String(policy.tmp_size_mb * 1024 * 1024), '--tmpfs', '/tmp');
   const writable = [workspace, ...policy.writable.map((p) => realpathOr(policyPath(p, workspace, home)))];
   for (const dir of writable) if (fs.existsSync(dir)) out.push('--bind', dir, dir);
+  // Git's hooks and config and .amplifier/ stay read-only inside them: they would run code outside later.
+  for (const entry of protectedPaths(writable.filter((dir) => fs.existsSync(dir)))) {
+    out.push('--ro-bind', entry, entry);
+  }
   // The working directory is readable even where the private /tmp would hide it (a tool folder in /tmp).
   const cwd = realpathOr(options.cwd);
   if (!writable.some((w) => cwd === w || cwd.startsWith(`${w}${path.sep}`)) && fs.existsSync(cwd)) {
@@ -537,7 +541,9 @@ export function bwrapSetup(options: SetupOptions): string[] {
   out.push(...NO_PRIVILEGES);
   if (options.disableUserns !== false) out.push('--disable-userns');
   out.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  if (!policy.network) out.push('--unshare-net', '--seccomp', String(SECCOMP_FD));
+  // The filter always (it refuses the keyring calls); with the network off it refuses unix sockets too.
+  if (!policy.network) out.push('--unshare-net');
+  out.push('--seccomp', String(SECCOMP_FD));
   out.push('--die-with-parent');
   return out;
 }

@@ -67,6 +67,22 @@ describe('the seccomp filter (no unix sockets with the network off)', () => {
     }
   });
 
+  it('refuses the keyring calls (keyctl, add_key, request_key) with the network off and on; network on allows unix sockets', () => {
+    const x64On = unixSocketFilter('x64', { unixSockets: false })!;
+    const arm64On = unixSocketFilter('arm64', { unixSockets: false })!;
+    for (const program of [x64, x64On]) {
+      for (const nr of [248, 249, 250]) expect(evaluate(program, { arch: X86_64, nr, arg0: 1 })).toBe(EPERM);
+    }
+    for (const program of [arm64, arm64On]) {
+      for (const nr of [217, 218, 219]) expect(evaluate(program, { arch: AARCH64, nr, arg0: 1 })).toBe(EPERM);
+    }
+    expect(evaluate(x64On, { arch: X86_64, nr: 41, arg0: 1 })).toBe(ALLOW);
+    expect(evaluate(arm64On, { arch: AARCH64, nr: 198, arg0: 1 })).toBe(ALLOW);
+    // The other ABIs are still killed with the network on (their keyctl and socketcall).
+    expect(evaluate(x64On, { arch: I386, nr: 288 })).toBe(KILL);
+    expect(evaluate(x64On, { arch: X86_64, nr: 0x40000000 + 250 })).toBe(KILL);
+  });
+
   it('kills a call of another ABI: 32-bit socketcall (i386, arm), x32, and the other 64-bit table', () => {
     // i386 socketcall(SYS_SOCKET) and socket; arm's socket
     expect(evaluate(x64, { arch: I386, nr: 102, arg0: 1 })).toBe(KILL);

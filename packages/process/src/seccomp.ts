@@ -1,7 +1,12 @@
 /**
- * The seccomp filter of a confined command with the network off: a classic
- * BPF program, generated here, that bubblewrap installs (`--seccomp FD`)
- * right before it runs the command. `--unshare-net` already cuts IP and
+ * The seccomp filter of every confined command: a classic BPF program,
+ * generated here, that bubblewrap installs (`--seccomp FD`) right before it
+ * runs the command. Whatever the network setting, the kernel keyring calls
+ * (`keyctl`, `add_key`, `request_key`) fail with EPERM: keyrings are not
+ * namespaced by bubblewrap, so without this a confined command reads the
+ * keys of the session keyring it inherits (Kerberos tickets, `keyctl padd`
+ * secrets) and plants its own there for the host to use. With the network
+ * off, unix sockets are refused too: `--unshare-net` already cuts IP and
  * abstract unix sockets off; pathname unix sockets (a Docker socket, an
  * ssh-agent, D-Bus, any listener in a folder the command can see) are files,
  * and a network namespace does not stop them. So the filter makes
@@ -42,8 +47,8 @@ const X32_BIT = 0x40000000;
 
 /** The native system call numbers the filter refuses, per architecture. */
 const SYSCALLS = {
-  x64: { arch: AUDIT_ARCH_X86_64, socket: 41, ioUring: [425, 426, 427] },
-  arm64: { arch: AUDIT_ARCH_AARCH64, socket: 198, ioUring: [425, 426, 427] },
+  x64: { arch: AUDIT_ARCH_X86_64, socket: 41, ioUring: [425, 426, 427], keyring: [248, 249, 250] },
+  arm64: { arch: AUDIT_ARCH_AARCH64, socket: 198, ioUring: [425, 426, 427], keyring: [217, 218, 219] },
 } as const;
 
 /** The CPU architectures (`process.arch`) the filter knows. */
@@ -51,11 +56,22 @@ export const SECCOMP_ARCHES: readonly string[] = Object.keys(SYSCALLS);
 
 type Step = { label: string } | { op: number; k: number; jt?: string; jf?: string };
 
+/** What the filter refuses besides the keyring calls. */
+export interface FilterOptions {
+  /** Refuse `socket(AF_UNIX)` and io_uring (default true: the network is off). */
+  unixSockets?: boolean;
+}
+
 /**
  * The filter's program (an array of `struct sock_filter`, little-endian),
  * as bubblewrap reads it; undefined on a CPU architecture it does not know.
+ * The keyring calls are always refused; unix sockets and io_uring unless
+ * `options.unixSockets` is false (a command with the network on).
  */
-export function unixSocketFilter(arch: string = process.arch): Buffer | undefined {
+export function unixSocketFilter(
+  arch: string = process.arch,
+  options: FilterOptions = {},
+): Buffer | undefined {
   // Little-endian only: big-endian aarch64 reports another architecture, and args[0]'s low half moves.
   if (!Object.hasOwn(SYSCALLS, arch) || os.endianness() !== 'LE') return undefined;
   const native = SYSCALLS[arch as keyof typeof SYSCALLS];
@@ -65,8 +81,11 @@ export function unixSocketFilter(arch: string = process.arch): Buffer | undefine
     { op: LD_W_ABS, k: NR },
   ];
   if (arch === 'x64') steps.push({ op: JGE_K, k: X32_BIT, jt: 'kill' });
-  steps.push({ op: JEQ_K, k: native.socket, jt: 'socket' });
-  for (const nr of native.ioUring) steps.push({ op: JEQ_K, k: nr, jt: 'eperm' });
+  for (const nr of native.keyring) steps.push({ op: JEQ_K, k: nr, jt: 'eperm' });
+  if (options.unixSockets !== false) {
+    steps.push({ op: JEQ_K, k: native.socket, jt: 'socket' });
+    for (const nr of native.ioUring) steps.push({ op: JEQ_K, k: nr, jt: 'eperm' });
+  }
   steps.push(
     { op: RET_K, k: ALLOW },
     { label: 'socket' },

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { closePlugs, plugInherited } from './descriptors.js';
 import { limitProcesses } from './pids-limit.js';
 import { childProcess } from './platform.js';
 import { SECCOMP_FD } from './seccomp.js';
@@ -95,12 +96,18 @@ export class Spare {
             options.maxProcesses,
           );
     this.#release = limited.release;
+    // What this process inherited without close-on-exec must not reach the sandbox (descriptors.ts).
+    const plugs = plugInherited(
+      [...options.stdio, 'pipe', 'pipe', options.seccomp === undefined ? 'ignore' : 'pipe'],
+      3,
+    );
     this.child = childProcess().spawn(limited.command, limited.args, {
       env: options.env,
       detached: true,
-      stdio: [...options.stdio, 'pipe', 'pipe', options.seccomp === undefined ? 'ignore' : 'pipe'],
+      stdio: plugs.stdio,
     });
     const child = this.child;
+    closePlugs(child, plugs.plugged);
     if (options.seccomp !== undefined)
       ((child.stdio as unknown[])[SECCOMP_FD] as Writable | null | undefined)?.end(options.seccomp);
     // An idle spare never keeps the host alive (bubblewrap dies with it: --die-with-parent).

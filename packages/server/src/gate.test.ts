@@ -5,7 +5,7 @@
  * `?token=` to cookie trade, and upgrades.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGate, type GateOptions, hostNameOf, tokenEquals } from './gate.js';
 import { newToken } from './token.js';
@@ -297,5 +297,183 @@ describe('a unix socket gate (token null)', () => {
     expect((await request(port, '/')).status).toBe(200);
     expect((await request(port, '/', { host: 'evil.example' })).status).toBe(403);
     expect((await request(port, '/', { origin: 'http://evil.example' })).status).toBe(403);
+  });
+});
+
+/** One raw HTTP/1.x exchange (what http.request would not send: duplicates, absolute targets, bad framing); the status line of each answer. */
+function raw(port: number, text: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let out = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      out += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(out.match(/^HTTP\/1\.[01] \d{3}[^\r]*/gm) ?? []));
+    // Every request asks to close (or is HTTP/1.0): the server ends the socket after answering.
+    socket.end(text);
+  });
+}
+
+describe('raw request variants (what browsers, proxies and rebinding hosts can send)', () => {
+  it('a second Host, Origin or Authorization header is refused, whichever comes first', async () => {
+    const { port, token } = await gated();
+    const own = `127.0.0.1:${port}`;
+    const auth = `Authorization: Bearer ${token}\r\n`;
+    const variants = [
+      `Host: ${own}\r\nHost: evil.example\r\n${auth}`,
+      `Host: evil.example\r\nHost: ${own}\r\n${auth}`,
+      `Host: ${own}\r\nHost: ${own}\r\n${auth}`,
+      `Host: ${own}\r\nOrigin: http://${own}\r\nOrigin: http://evil.example\r\n${auth}`,
+      `Host: ${own}\r\n${auth}Authorization: Bearer wrong\r\n`,
+      `Host: ${own}\r\n${auth}authorization: Basic x\r\n`,
+    ];
+    for (const headers of variants) {
+      const [status] = await raw(port, `GET /api/sessions HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`);
+      expect(status, headers).toBe('HTTP/1.1 403 Forbidden');
+    }
+    const [ok] = await raw(
+      port,
+      `GET /api/sessions HTTP/1.1\r\nHost: ${own}\r\n${auth}Connection: close\r\n\r\n`,
+    );
+    expect(ok).toBe('HTTP/1.1 200 OK');
+  });
+
+  it('an absolute-form target must name an accepted host too (HTTP says it wins over Host)', async () => {
+    const { port, token } = await gated();
+    const head = `Host: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`;
+    for (const target of [
+      'http://evil.example/api/sessions',
+      'http://evil.example:80/',
+      'https://127.0.0.1.evil.example/',
+      'http://user@127.0.0.1/',
+      'http://127.1/',
+      'ws://evil.example/',
+      'mailto:x@evil.example',
+    ]) {
+      const [status] = await raw(port, `GET ${target} HTTP/1.1\r\n${head}`);
+      // 400: Node's parser refuses the target before the gate sees it.
+      expect(status, target).toMatch(/^HTTP\/1\.1 (403|400) /);
+    }
+    const [ok] = await raw(port, `GET http://localhost:${port}/api/sessions HTTP/1.1\r\n${head}`);
+    expect(ok).toBe('HTTP/1.1 200 OK');
+  });
+
+  it('other spellings of loopback, a bad port, no Host (HTTP/1.0) and an empty one are refused, not normalized', async () => {
+    const { port, token } = await gated();
+    const auth = `Authorization: Bearer ${token}\r\nConnection: close\r\n\r\n`;
+    for (const host of [
+      'localhost.',
+      `localhost.:${port}`,
+      '127.1',
+      '0x7f.1',
+      '0x7f000001',
+      '2130706433',
+      '017700000001',
+      '[::ffff:127.0.0.1]',
+      '[0:0:0:0:0:0:0:1]',
+      '[::1%lo]',
+      'localhost:99999',
+      'localhost:0',
+      'localhost:',
+      'localhost:80:80',
+      'localhost evil.example',
+      'localhost,evil.example',
+      'evil.example#@localhost',
+    ]) {
+      const [status] = await raw(port, `GET / HTTP/1.1\r\nHost: ${host}\r\n${auth}`);
+      expect(status, host).toMatch(/^HTTP\/1\.1 (403|400) /);
+    }
+    expect(await raw(port, `GET / HTTP/1.0\r\n${auth}`)).toEqual(['HTTP/1.1 403 Forbidden']);
+    expect(await raw(port, `GET / HTTP/1.1\r\nHost: \r\n${auth}`)).toEqual(['HTTP/1.1 403 Forbidden']);
+  });
+
+  it('an Origin that is not exactly a serialized origin is refused: a path, a user, a default port, a trailing slash, a case change', async () => {
+    const { port, token } = await gated();
+    const own = `127.0.0.1:${port}`;
+    for (const origin of [
+      `http://${own}/`,
+      `http://${own}/evil`,
+      `http://evil@${own}`,
+      `HTTP://${own}`,
+      `http://${own}?x`,
+      `http://${own}#x`,
+      `http://127.0.0.1:${port}.evil.example`,
+      'http://localhost.:1',
+    ]) {
+      const [status] = await raw(
+        port,
+        `GET / HTTP/1.1\r\nHost: ${own}\r\nOrigin: ${origin}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(status, origin).toBe('HTTP/1.1 403 Forbidden');
+    }
+    const [defaultPort] = await raw(
+      port,
+      `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://127.0.0.1:80\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(defaultPort).toBe('HTTP/1.1 403 Forbidden');
+  });
+
+  it('each pipelined request is gated on its own: a passed one does not carry the next', async () => {
+    const { port, token } = await gated();
+    const own = `127.0.0.1:${port}`;
+    const statuses = await raw(
+      port,
+      `GET /a HTTP/1.1\r\nHost: ${own}\r\nAuthorization: Bearer ${token}\r\n\r\n` +
+        `GET /b HTTP/1.1\r\nHost: ${own}\r\n\r\n` +
+        `GET /c HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer ${token}\r\n\r\n` +
+        `GET /d HTTP/1.1\r\nHost: ${own}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(statuses).toEqual([
+      'HTTP/1.1 200 OK',
+      'HTTP/1.1 401 Unauthorized',
+      'HTTP/1.1 403 Forbidden',
+      'HTTP/1.1 200 OK',
+    ]);
+  });
+
+  it('the token only in the Authorization header: not in a query on an API, a cookie without the cookie trade, odd schemes or spacing', async () => {
+    const { port, token } = await gated();
+    const own = `127.0.0.1:${port}`;
+    for (const [target, header] of [
+      [`/api/sessions?token=${token}`, ''],
+      [`/mcp?access_token=${token}`, ''],
+      ['/mcp', `Cookie: token=${token}\r\n`],
+      ['/mcp', `Authorization: Bearer\t\t${token}x\r\n`],
+      ['/mcp', `Authorization: Bearer${token}\r\n`],
+      ['/mcp', `Authorization: Bearer "${token}"\r\n`],
+      ['/mcp', `Authorization: Bearer ${token.toUpperCase()}\r\n`],
+      ['/mcp', `X-Authorization: Bearer ${token}\r\n`],
+      ['/mcp', `Proxy-Authorization: Bearer ${token}\r\n`],
+    ] as const) {
+      const [status] = await raw(
+        port,
+        `GET ${target} HTTP/1.1\r\nHost: ${own}\r\n${header}Connection: close\r\n\r\n`,
+      );
+      expect(status, `${target} ${header}`).toBe('HTTP/1.1 401 Unauthorized');
+    }
+    for (const header of [`Authorization: bearer ${token}`, `Authorization: BEARER   ${token}  `]) {
+      const [status] = await raw(
+        port,
+        `GET /mcp HTTP/1.1\r\nHost: ${own}\r\n${header}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(status, header).toBe('HTTP/1.1 200 OK');
+    }
+  });
+
+  it('very long headers and conflicting framing are refused by the parser before the routes', async () => {
+    const { port, token } = await gated();
+    const own = `127.0.0.1:${port}`;
+    const [long] = await raw(
+      port,
+      `GET / HTTP/1.1\r\nHost: ${own}\r\nX: ${'a'.repeat(70_000)}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(long).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    const smuggled = await raw(
+      port,
+      `POST /a HTTP/1.1\r\nHost: ${own}\r\nAuthorization: Bearer ${token}\r\nContent-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: ${own}\r\n\r\n`,
+    );
+    expect(smuggled).toEqual(['HTTP/1.1 400 Bad Request']);
   });
 });

@@ -2,12 +2,16 @@
  * The gate every local Amplifier HTTP service puts in front of every route
  * (pages, static assets, APIs, upgrades), in this order:
  *
- * 1. Host: a loopback name (`localhost`, `127.0.0.1`, `[::1]`, any port),
- *    the address the server is bound to, or a configured name; else 403,
- *    even with a valid token (DNS rebinding).
+ * 1. Host: exactly one Host header naming a loopback name (`localhost`,
+ *    `127.0.0.1`, `[::1]`, any valid port), the address the server is bound
+ *    to, or a configured name; an absolute-form request target
+ *    (`GET http://name/ HTTP/1.1`) must name one too; else 403, even with a
+ *    valid token (DNS rebinding). Other spellings (`localhost.`, `127.1`,
+ *    `0x7f.1`, `[::ffff:127.0.0.1]`) are refused, not normalized.
  * 2. Origin: absent is a non-browser client (it still needs the token);
- *    present must be this server's own origin (`http://` + the Host it
- *    asked for) or a configured one, else 403. `null` and IP literals get
+ *    present (once) must be exactly, as a browser serializes it, this
+ *    server's own origin (`http://` + the Host it asked for) or a configured
+ *    one, else 403. `null` and IP literals get
  *    no special trust.
  * 3. Token: `Authorization: Bearer <token>`, or (when the service enables
  *    it for a browser UI) the cookie that `?token=` was traded for; compared
@@ -93,13 +97,39 @@ export function hostNameOf(hostHeader: string): string | undefined {
     const end = header.indexOf(']');
     if (end < 0) return undefined;
     const rest = header.slice(end + 1);
-    if (rest !== '' && !/^:\d{1,5}$/.test(rest)) return undefined;
+    if (rest !== '' && !isPort(rest)) return undefined;
     return header.slice(0, end + 1);
   }
   const colon = header.indexOf(':');
   if (colon < 0) return header;
-  if (!/^:\d{1,5}$/.test(header.slice(colon))) return undefined;
+  if (!isPort(header.slice(colon))) return undefined;
   return header.slice(0, colon);
+}
+
+/** `:8080`: a colon and a TCP port (1 to 65535). */
+function isPort(text: string): boolean {
+  const match = /^:(\d{1,5})$/.exec(text);
+  return match !== null && Number(match[1]) >= 1 && Number(match[1]) <= 65535;
+}
+
+/** How many times the request carried header `name` (Node keeps only the first Host, Authorization or Origin). */
+function headerCount(request: http.IncomingMessage, name: string): number {
+  let count = 0;
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    if (request.rawHeaders[i]!.toLowerCase() === name) count++;
+  }
+  return count;
+}
+
+/**
+ * The authority of an absolute-form request target (`GET http://evil/ HTTP/1.1`),
+ * which HTTP says wins over the Host header; `null` for the usual origin
+ * form (`/path`) and `*`; undefined when it cannot be read.
+ */
+function targetAuthority(target: string): string | null | undefined {
+  if (target.startsWith('/') || target === '*') return null;
+  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(target);
+  return match === null ? undefined : match[1];
 }
 
 function bracketed(host: string): string {
@@ -126,7 +156,24 @@ function normalizeOrigin(origin: string): string | undefined {
   }
 }
 
+/**
+ * An Origin header as a browser sends it: exactly its serialized form
+ * (`scheme://host[:port]`, lowercase, no default port, no path, user or
+ * trailing slash); anything else is not an origin and is refused.
+ */
+function exactOrigin(header: string): string | undefined {
+  const normal = normalizeOrigin(header);
+  return normal === header ? normal : undefined;
+}
+
 const COOKIE_NAME = /^[A-Za-z0-9_-]+$/;
+
+/** Headers a request may carry once (lowercase name, name in messages). */
+const SINGLE_HEADERS: readonly (readonly [string, string])[] = [
+  ['host', 'Host'],
+  ['origin', 'Origin'],
+  ['authorization', 'Authorization'],
+];
 
 /** Make the gate of one server. Throws for a malformed option (a cookie name that is not a token). */
 export function createGate(options: GateOptions): Gate {
@@ -177,6 +224,19 @@ export function createGate(options: GateOptions): Gate {
   });
 
   const check = (request: http.IncomingMessage): GateDecision => {
+    for (const [name, shown] of SINGLE_HEADERS) {
+      // Two of them are two answers to one question: a proxy or another parser may pick the other one.
+      if (headerCount(request, name) > 1) {
+        return refuse(403, `Forbidden: the request carries more than one ${shown} header. Send one.`);
+      }
+    }
+    const authority = targetAuthority(request.url ?? '/');
+    if (authority !== null && (authority === undefined || !hostAllowed(authority))) {
+      return refuse(
+        403,
+        `Forbidden: this server does not answer for the request target '${request.url ?? ''}'. Send a path (GET /...), not a URL for another host.`,
+      );
+    }
     const hostHeader = request.headers.host;
     if (hostHeader === undefined || !hostAllowed(hostHeader)) {
       return refuse(
@@ -188,7 +248,7 @@ export function createGate(options: GateOptions): Gate {
     if (originHeader !== undefined) {
       const host = hostHeader.trim().toLowerCase();
       const own = [normalizeOrigin(`http://${host}`), normalizeOrigin(`https://${host}`)];
-      const normal = normalizeOrigin(originHeader);
+      const normal = exactOrigin(originHeader);
       const ok = normal !== undefined && (own.includes(normal) || origins.has(normal));
       if (!ok) {
         return refuse(

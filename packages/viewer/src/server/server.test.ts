@@ -162,6 +162,30 @@ describe('the viewer server (real HTTP on 127.0.0.1)', () => {
     expect(await rawGet(v.port, '/assets/client/../../package.json', `127.0.0.1:${v.port}`)).toBe(404);
     expect(await rawGet(v.port, '/assets/%2e%2e/package.json', `127.0.0.1:${v.port}`)).toBe(404);
     expect(await rawGet(v.port, '/assets/reader/session-reader.js', `127.0.0.1:${v.port}`)).toBe(404);
+    // Other spellings of a way out of the asset folders: never a file outside them.
+    for (const trick of [
+      '/assets/client/%2e%2e/%2e%2e/package.json',
+      '/assets/client%2f..%2f..%2fpackage.json',
+      '/assets/client/..%2f..%2fpackage.json',
+      '/assets/client/%2E%2E/%2E%2E/package.json',
+      '/assets/client/..%5c..%5cpackage.json',
+      '/assets/client//app.js',
+      '/assets//etc/passwd',
+      '/assets/%2fetc%2fpasswd.js',
+      '/assets/client/app.js%00.html',
+      '/assets/client/../../../../../../etc/passwd',
+    ]) {
+      expect(await rawGet(v.port, trick, `127.0.0.1:${v.port}`), trick).toBe(404);
+    }
+    // Malformed escapes are the client's error (400), not the server's (500).
+    for (const bad of [
+      '/assets/client/%',
+      '/assets/client/%E0%A4%A.js',
+      '/api/sessions/%zz',
+      '/api/sessions/%E0/live',
+    ]) {
+      expect(await rawGet(v.port, bad, `127.0.0.1:${v.port}`), bad).toBe(400);
+    }
     const missing = await getJson<{ error: string }>(`${v.url}api/sessions/..%2F..%2Fetc`);
     expect(missing.status).toBe(404);
     expect(missing.body.error).toContain("No session '../../etc'");

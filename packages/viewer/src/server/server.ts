@@ -78,6 +78,15 @@ function offset(value: string | null): number {
   return Number.isSafeInteger(n) && n >= 0 ? n : 0;
 }
 
+/** `decodeURIComponent`, or undefined for malformed escapes (`%`, `%E0`): a 400, not a 500. */
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> {
   const home = path.resolve(options.home ?? amplifierHome());
   const root = assetRoot();
@@ -116,7 +125,14 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
       return;
     }
     if (route.startsWith('/assets/')) {
-      const asset = readAsset(root, decodeURIComponent(route.slice('/assets/'.length)));
+      const rel = decoded(route.slice('/assets/'.length));
+      if (rel === undefined) {
+        json(response, 400, {
+          error: `Malformed percent-encoding in ${route}: send a path with valid %XX escapes.`,
+        });
+        return;
+      }
+      const asset = readAsset(root, rel);
       if (asset === undefined) {
         json(response, 404, { error: `No asset ${route}.` });
         return;
@@ -131,7 +147,13 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
     }
     const match = /^\/api\/sessions\/([^/]+)(\/live)?$/.exec(route);
     if (match !== null) {
-      const id = decodeURIComponent(match[1]!);
+      const id = decoded(match[1]!);
+      if (id === undefined) {
+        json(response, 400, {
+          error: `Malformed percent-encoding in ${route}: send a session id with valid %XX escapes.`,
+        });
+        return;
+      }
       const folder = index.get(id);
       if (folder === undefined) {
         json(response, 404, { error: `No session '${id}' under ${path.join(home, 'projects')}.` });
