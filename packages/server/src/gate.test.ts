@@ -19,11 +19,15 @@ afterEach(async () => {
 });
 
 /** A server whose every route (page, asset, API) answers 200 behind the gate, and refuses upgrades it has not passed. */
-async function gated(options: Partial<GateOptions> = {}): Promise<{ port: number; token: string }> {
+async function gated(
+  options: Partial<GateOptions> = {},
+): Promise<{ port: number; token: string; routed: string[] }> {
   const token = newToken();
   const gate = createGate({ token, boundHost: '127.0.0.1', ...options });
+  const routed: string[] = [];
   const server = http.createServer((request, response) => {
     if (!gate.admit(request, response)) return;
+    routed.push(request.url ?? '');
     response.writeHead(200, { 'content-type': 'text/plain' });
     response.end(`route ${request.url}`);
   });
@@ -33,7 +37,7 @@ async function gated(options: Partial<GateOptions> = {}): Promise<{ port: number
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, token };
+  return { port: (server.address() as AddressInfo).port, token, routed };
 }
 
 interface Answer {
@@ -316,6 +320,25 @@ function raw(port: number, text: string): Promise<string[]> {
   });
 }
 
+/** Like `raw`, but a connection reset by the server is an outcome (with what arrived before it), not an error. */
+function rawOutcome(port: number, text: string): Promise<{ statuses: string[]; reset: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let out = '';
+    let reset = false;
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      out += chunk;
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET' || error.code === 'EPIPE') reset = true;
+      else reject(error);
+    });
+    socket.on('close', () => resolve({ statuses: out.match(/^HTTP\/1\.[01] \d{3}[^\r]*/gm) ?? [], reset }));
+    socket.end(text);
+  });
+}
+
 describe('raw request variants (what browsers, proxies and rebinding hosts can send)', () => {
   it('a second Host, Origin or Authorization header is refused, whichever comes first', async () => {
     const { port, token } = await gated();
@@ -463,17 +486,22 @@ describe('raw request variants (what browsers, proxies and rebinding hosts can s
   });
 
   it('very long headers and conflicting framing are refused by the parser before the routes', async () => {
-    const { port, token } = await gated();
+    const { port, token, routed } = await gated();
     const own = `127.0.0.1:${port}`;
-    const [long] = await raw(
+    // The parser answers 431 and closes while the client may still be sending the 70 KB: then the
+    // client sees a reset instead of the answer (Node 24 closes sooner than Node 20). Either way
+    // the request must never reach a route.
+    const long = await rawOutcome(
       port,
-      `GET / HTTP/1.1\r\nHost: ${own}\r\nX: ${'a'.repeat(70_000)}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+      `GET /long HTTP/1.1\r\nHost: ${own}\r\nX: ${'a'.repeat(70_000)}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
     );
-    expect(long).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    if (long.reset) expect(long.statuses.filter((s) => !s.includes(' 431 '))).toEqual([]);
+    else expect(long.statuses).toEqual(['HTTP/1.1 431 Request Header Fields Too Large']);
     const smuggled = await raw(
       port,
       `POST /a HTTP/1.1\r\nHost: ${own}\r\nAuthorization: Bearer ${token}\r\nContent-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: ${own}\r\n\r\n`,
     );
     expect(smuggled).toEqual(['HTTP/1.1 400 Bad Request']);
+    expect(routed).toEqual([]);
   });
 });
