@@ -60,8 +60,9 @@ function h2(
     });
     request.on('response', (h) => {
       resolve(Number(h[':status']));
-      request.close();
-      session.close();
+      // Only the status is read: end the connection now (a close would wait for the unread body,
+      // and the worker's close waits for this connection on Node 24).
+      session.destroy();
     });
     request.on('error', reject);
     request.end(body);
