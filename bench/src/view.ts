@@ -153,6 +153,9 @@ async function run(options: GroupOptions): Promise<Row[]> {
       });
       await response.arrayBuffer();
       const a = performance.now() - a0;
+      // The API lives under the viewer's secret base path (viewer.url): a 404 here would time nothing.
+      if (!response.ok)
+        throw new Error(`view bench: GET ${viewer.base}api/sessions/${ID} answered ${response.status}.`);
       const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const p0 = performance.now();
       // The token URL sets the viewer's cookie (one 302) and keeps the fragment.

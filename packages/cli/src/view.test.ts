@@ -28,7 +28,7 @@ async function startView(
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      const match = /Viewer: (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(stderr);
+      const match = /Viewer: (http:\/\/127\.0\.0\.1:\d+\/v\/[0-9a-f]{32}\/\?token=\S+)/.exec(stderr);
       if (match && stderr.includes('mode 0600')) resolve(match[1]!);
     });
     child.on('exit', (code) => reject(new Error(`view exited with ${code}: ${stderr}`)));
@@ -49,7 +49,9 @@ describe('amplifier view', () => {
 
     const { url: tokenUrl, child, exited } = await startView(home, cwd);
     const token = tokenUrl.searchParams.get('token')!;
-    const url = `${tokenUrl.origin}/`;
+    // Everything is under a secret base path (the viewer's cookie is scoped to it).
+    expect(tokenUrl.pathname).toMatch(/^\/v\/[0-9a-f]{32}\/$/);
+    const url = `${tokenUrl.origin}${tokenUrl.pathname}`;
     const auth = { headers: { authorization: `Bearer ${token}` } };
     const list = (await (await fetch(`${url}api/sessions`, auth)).json()) as {
       sessions: { name: string; status: string }[];
@@ -60,6 +62,10 @@ describe('amplifier view', () => {
     for (const route of ['', 'api/sessions', 'assets/client/app.js']) {
       expect((await fetch(`${url}${route}`)).status, route).toBe(401);
     }
+    // With the token, outside the base: a 404 that does not name the base.
+    const outside = await fetch(`${tokenUrl.origin}/api/sessions`, auth);
+    expect(outside.status).toBe(404);
+    expect(await outside.text()).not.toContain(tokenUrl.pathname);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
   });
@@ -107,7 +113,7 @@ describe('amplifier view', () => {
       ).toBe(0);
       const view = await startView(home, cwd);
       try {
-        const base = `${view.url.origin}/`;
+        const base = `${view.url.origin}${view.url.pathname}`;
         const file = path.join(view.runtimeDir, 'amplifier', `view-${view.url.port}.json`);
         for (const route of ['api/sessions', '', 'assets/client/app.js']) {
           const probe = await other!.node(probeScript(`${base}${route}`, { file }));

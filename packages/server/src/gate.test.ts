@@ -268,6 +268,43 @@ describe('the browser UI cookie', () => {
     expect((await request(port, '/api/sessions', { cookie: `other=1; ${pair}` })).status).toBe(200);
   });
 
+  it('cookiePath scopes the traded cookie to a base path (cookies are shared by every port of a host)', async () => {
+    const { port, token } = await gated({ cookieName: 'amplifier-test', cookiePath: '/v/0123abcd/' });
+    const answer = await request(port, `/v/0123abcd/?token=${token}`);
+    expect(answer.status).toBe(302);
+    expect(answer.headers.location).toBe('/v/0123abcd/');
+    const cookie = answer.headers['set-cookie']![0]!;
+    expect(cookie.split(';').map((p) => p.trim())).toContain('Path=/v/0123abcd/');
+    expect(cookie).not.toMatch(/Path=\/(;|$)/);
+  });
+
+  it('refuses a cookie path that is not a plain slash-ended URL path', () => {
+    for (const bad of [
+      '',
+      'v/abc/',
+      '/v/abc',
+      '/v/abc/; Domain=evil.example/',
+      '/v/a b/',
+      '/v/%2e%2e/',
+      '/v/../',
+      '/v/./',
+      '//',
+      '/v//x/',
+      '/v/\r\nx/',
+      '/v/ä/',
+      '/v/a;b/',
+      '/v/a?b/',
+      '/v/a#b/',
+    ]) {
+      expect(() => createGate({ token: 'x', cookieName: 'c', cookiePath: bad }), JSON.stringify(bad)).toThrow(
+        /cookie path must start and end with '\/'.*got/,
+      );
+    }
+    for (const good of ['/', '/v/', '/v/0123abcdef/', '/a.b/c~d_e-f/']) {
+      expect(() => createGate({ token: 'x', cookieName: 'c', cookiePath: good })).not.toThrow();
+    }
+  });
+
   it('a wrong cookie, a wrong ?token= and a ?token= on a POST are refused', async () => {
     const name = `amplifier-test-${process.pid}`;
     const { port, token } = await gated({ cookieName: name });

@@ -43,10 +43,18 @@ export interface GateOptions {
   allowedOrigins?: readonly string[];
   /**
    * For a browser UI: the cookie name that `GET <path>?token=<token>` is
-   * traded for (`HttpOnly; SameSite=Strict; Path=/`), then accepted as the
+   * traded for (`HttpOnly; SameSite=Strict; Path=<cookiePath>`), then accepted as the
    * credential. Unset: bearer header only.
    */
   cookieName?: string;
+  /**
+   * The cookie's `Path` (default `/`). Cookies are not isolated by port, so
+   * a UI served under a secret base path (`/v/<hex>/`) scopes its cookie to
+   * it: a server on another port of the same host never receives it. Must
+   * start and end with `/` and hold only unreserved URL path characters
+   * (letters, digits, `-._~`, `/`); a malformed one is refused.
+   */
+  cookiePath?: string;
 }
 
 /** Why a request was refused: the status, a sentence for the client, headers to send. */
@@ -167,6 +175,12 @@ function exactOrigin(header: string): string | undefined {
 }
 
 const COOKIE_NAME = /^[A-Za-z0-9_-]+$/;
+/** `/`, or `/a/b/`: unreserved characters in segments, no empty, `.` or `..` segment. */
+const COOKIE_PATH = /^\/(?:[A-Za-z0-9._~-]+\/)*$/;
+
+function cookiePathOk(value: string): boolean {
+  return COOKIE_PATH.test(value) && !value.split('/').some((segment) => segment === '.' || segment === '..');
+}
 
 /** Headers a request may carry once (lowercase name, name in messages). */
 const SINGLE_HEADERS: readonly (readonly [string, string])[] = [
@@ -175,7 +189,7 @@ const SINGLE_HEADERS: readonly (readonly [string, string])[] = [
   ['authorization', 'Authorization'],
 ];
 
-/** Make the gate of one server. Throws for a malformed option (a cookie name that is not a token). */
+/** Make the gate of one server. Throws for a malformed option (a cookie name that is not a token, a malformed cookie path). */
 export function createGate(options: GateOptions): Gate {
   if (options.token !== null && options.token.length === 0) {
     throw new TypeError('The gate needs a non-empty token, or null for a unix socket (got an empty string).');
@@ -183,6 +197,12 @@ export function createGate(options: GateOptions): Gate {
   if (options.cookieName !== undefined && !COOKIE_NAME.test(options.cookieName)) {
     throw new TypeError(
       `The gate's cookie name must be letters, digits, '-' or '_' (got '${options.cookieName}').`,
+    );
+  }
+  const cookiePath = options.cookiePath ?? '/';
+  if (!cookiePathOk(cookiePath)) {
+    throw new TypeError(
+      `The gate's cookie path must start and end with '/' and hold only letters, digits, '-', '.', '_', '~' and '/' (no '.' or '..' segment), like '/v/abc/' (got '${cookiePath}').`,
     );
   }
   const hosts = new Set<string>();
@@ -290,7 +310,7 @@ export function createGate(options: GateOptions): Gate {
           location,
           headers: {
             location,
-            'set-cookie': `${options.cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+            'set-cookie': `${options.cookieName}=${token}; HttpOnly; SameSite=Strict; Path=${cookiePath}`,
             'cache-control': 'no-store',
           },
         };

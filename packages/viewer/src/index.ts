@@ -11,4 +11,4 @@ export type { LiveUpdate, SessionDetail, SessionSummary } from './model/summary.
 export { findSessionFolders, type SessionFolder } from './reader/session-folder.js';
 export { DEFAULT_LIMITS, type ReadLimits, SessionReader } from './reader/session-reader.js';
 export { parsePort, type ServeOptions, type Serving, serveSessions, VIEW_TOKEN_ENV } from './serve.js';
-export { startViewer, type Viewer, type ViewerOptions } from './server/server.js';
+export { basePath, startViewer, type Viewer, type ViewerOptions } from './server/server.js';

@@ -1,4 +1,4 @@
-/** The server's JSON API. */
+/** The server's JSON API, by URLs relative to the page (the viewer lives under a secret base path). */
 import type { SessionDetail, SessionSummary } from '../model/summary.js';
 
 async function getJson<T>(url: string): Promise<T> {
@@ -9,11 +9,11 @@ async function getJson<T>(url: string): Promise<T> {
 }
 
 export function fetchSessions(): Promise<{ home: string; sessions: SessionSummary[] }> {
-  return getJson('/api/sessions');
+  return getJson('api/sessions');
 }
 
 export function fetchSession(id: string): Promise<SessionDetail> {
-  return getJson(`/api/sessions/${encodeURIComponent(id)}`);
+  return getJson(`api/sessions/${encodeURIComponent(id)}`);
 }
 
 export function sessionHref(id: string): string {

@@ -243,5 +243,62 @@ describe.skipIf(missing !== null)(
         await context.close();
       }
     });
+
+    it('the viewer cookie never reaches a server on another port of 127.0.0.1 (cookies ignore ports; its Path is the secret base)', async () => {
+      const context = await browser.newContext();
+      const seen: { path: string; cookie: string }[] = [];
+      const other = http.createServer((request, answer) => {
+        seen.push({ path: request.url ?? '', cookie: request.headers.cookie ?? '' });
+        answer.writeHead(200, { 'content-type': 'text/html' });
+        answer.end('<!doctype html><title>another local user</title>');
+      });
+      await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+      const otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      try {
+        // The user opens the viewer: the browser now holds its cookie.
+        const user = await context.newPage();
+        await user.goto(viewer.tokenUrl);
+        await user.locator('tr.session-row').first().waitFor();
+        const held = (await context.cookies()).filter((c) => c.name === `amplifier-view-${viewer.port}`);
+        expect(held.map((c) => c.path)).toEqual([viewer.base]);
+        // A control cookie at Path=/ of the same host shows the recorder does see cookies from this browser.
+        await context.addCookies([{ name: 'control', value: '1', domain: '127.0.0.1', path: '/' }]);
+        const hex = viewer.base.split('/')[2]!;
+        const paths = [
+          '/',
+          '/index.html',
+          '/api/sessions',
+          '/assets/client/app.js',
+          '/v/',
+          `/v/${hex.slice(0, 31)}/`,
+          `/v/${hex.toUpperCase()}/`,
+          `/x${viewer.base}`,
+        ];
+        const page = await context.newPage();
+        for (const target of paths) await page.goto(`${otherOrigin}${target}`);
+        // Its own same-origin fetches, with credentials, and a form-less top-level hop back.
+        await page.evaluate(async (targets) => {
+          for (const target of targets) {
+            await fetch(target, { credentials: 'include' });
+            await fetch(target);
+          }
+        }, paths);
+        await page.goto(`${otherOrigin}/`);
+        expect(seen.length).toBeGreaterThanOrEqual(paths.length * 3 + 1);
+        for (const request of seen) {
+          expect(request.cookie, request.path).not.toContain(`amplifier-view-${viewer.port}`);
+          expect(request.cookie, request.path).not.toContain(viewer.token);
+          expect(request.cookie, request.path).toContain('control=1');
+        }
+        // The path is the whole secret: a server that knew it would get the cookie (why it is derived from the token).
+        seen.length = 0;
+        await page.evaluate((target) => fetch(target).then(() => undefined), viewer.base);
+        expect(seen.map((r) => r.cookie).join(' ')).toContain(`amplifier-view-${viewer.port}=`);
+      } finally {
+        await context.close();
+        other.closeAllConnections();
+        await new Promise<void>((resolve) => other.close(() => resolve()));
+      }
+    });
   },
 );

@@ -55,7 +55,7 @@ export function SessionPage({ id }: { id: string }) {
       const current = ref.current;
       if (stopped || current === null) return;
       source = new EventSource(
-        `/api/sessions/${encodeURIComponent(id)}/live?events=${current.offsets.events}&transcript=${current.offsets.transcript}`,
+        `api/sessions/${encodeURIComponent(id)}/live?events=${current.offsets.events}&transcript=${current.offsets.transcript}`,
       );
       source.onmessage = (message) => {
         const state = ref.current;

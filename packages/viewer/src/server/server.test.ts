@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -5,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, scriptedRun, tempDir } from '../__fixtures__/scripted-run.js';
 import type { LiveUpdate, SessionDetail, SessionSummary } from '../model/summary.js';
-import { startViewer, type Viewer } from './server.js';
+import { basePath, startViewer, type Viewer } from './server.js';
 
 const PYTHON_HOME = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -39,7 +40,7 @@ async function getJson<T>(url: string): Promise<{ status: number; body: T }> {
   return { status: response.status, body: (await response.json()) as T };
 }
 
-/** A GET with a chosen Host header (fetch does not let a caller set it). */
+/** A GET with a chosen Host header (fetch does not let a caller set it); `pathname` is relative to the viewer's base (`/api/...` is `<base>api/...`). */
 function rawGet(
   port: number,
   pathname: string,
@@ -53,7 +54,7 @@ function rawGet(
       {
         host: '127.0.0.1',
         port,
-        path: pathname,
+        path: v === undefined ? pathname : `${v.base}${pathname.slice(1)}`,
         method,
         headers: { host, ...(v !== undefined && { authorization: `Bearer ${v.token}` }), ...headers },
       },
@@ -112,7 +113,8 @@ describe('the viewer server (real HTTP on 127.0.0.1)', () => {
     fs.cpSync(PYTHON_HOME, home, { recursive: true });
     const run = await scriptedRun(home);
     const v = await viewer(home);
-    expect(v.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(v.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v\/[0-9a-f]{32}\/$/);
+    expect(v.url).toBe(`http://127.0.0.1:${v.port}${v.base}`);
     const list = await getJson<{ home: string; sessions: SessionSummary[] }>(`${v.url}api/sessions`);
     expect(list.status).toBe(200);
     expect(list.body.sessions.map((s) => s.id)[0]).toBe(run.id);
@@ -269,16 +271,18 @@ describe('the viewer behind its gate (attacks)', () => {
     const run = await scriptedRun(home);
     const v = await viewer(home);
     const routes = [
-      '/',
-      '/index.html',
-      '/assets/client/app.js',
-      '/assets/vendor/preact.mjs',
-      '/assets/client/style.css',
-      '/api/sessions',
-      `/api/sessions/${run.id}`,
-      `/api/sessions/${run.id}/live?events=0&transcript=0`,
-      '/nowhere',
-    ];
+      '',
+      'index.html',
+      'assets/client/app.js',
+      'assets/vendor/preact.mjs',
+      'assets/client/style.css',
+      'api/sessions',
+      `api/sessions/${run.id}`,
+      `api/sessions/${run.id}/live?events=0&transcript=0`,
+      'nowhere',
+    ].map((route) => `${v.base}${route}`);
+    // The routes as they were before the base path, and the base without its slash.
+    routes.push('/', '/api/sessions', '/assets/client/app.js', v.base.slice(0, -1));
     return { v, routes };
   }
 
@@ -292,13 +296,13 @@ describe('the viewer behind its gate (attacks)', () => {
       }
     }
     for (const authorization of [`Bearer ${v.token.slice(0, -2)}`, 'Bearer x', `Basic ${v.token}`, v.token]) {
-      expect((await bare(v, '/api/sessions', { authorization })).status, authorization).toBe(401);
+      expect((await bare(v, `${v.base}api/sessions`, { authorization })).status, authorization).toBe(401);
     }
     const upgrade = await new Promise<number>((resolve, reject) => {
       const request = http.request({
         host: '127.0.0.1',
         port: v.port,
-        path: '/api/sessions',
+        path: `${v.base}api/sessions`,
         headers: { host: `127.0.0.1:${v.port}`, connection: 'Upgrade', upgrade: 'websocket' },
       });
       request.on('upgrade', (response, socket) => {
@@ -340,7 +344,7 @@ describe('the viewer behind its gate (attacks)', () => {
     }
     const preflight = await bare(
       v,
-      '/api/sessions',
+      `${v.base}api/sessions`,
       { origin: 'http://evil.example', 'access-control-request-method': 'GET' },
       'OPTIONS',
     );
@@ -348,21 +352,58 @@ describe('the viewer behind its gate (attacks)', () => {
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('the printed ?token= URL is traded for an HttpOnly SameSite=Strict cookie per port, and a wrong one is 401', async () => {
+  it('the printed ?token= URL is traded for an HttpOnly SameSite=Strict cookie scoped to the secret base path, and a wrong one is 401', async () => {
     const { v } = await withSession();
+    expect(v.base).toMatch(/^\/v\/[0-9a-f]{32}\/$/);
     expect(v.tokenUrl).toBe(`${v.url}?token=${v.token}`);
-    const trade = await bare(v, `/?token=${v.token}`);
+    const trade = await bare(v, `${v.base}?token=${v.token}`);
     expect(trade.status).toBe(302);
-    expect(trade.headers.location).toBe('/');
+    expect(trade.headers.location).toBe(v.base);
     const cookie = trade.headers['set-cookie']![0]!;
     expect(cookie).toMatch(new RegExp(`^amplifier-view-${v.port}=`));
-    expect(cookie).toContain('HttpOnly');
-    expect(cookie).toContain('SameSite=Strict');
+    const attributes = cookie.split(';').map((part) => part.trim());
+    expect(attributes).toContain('HttpOnly');
+    expect(attributes).toContain('SameSite=Strict');
+    // Cookies are shared by every port of a host: the Path keeps this one from a server on another port.
+    expect(attributes.filter((a) => a.startsWith('Path='))).toEqual([`Path=${v.base}`]);
     const pair = cookie.split(';')[0]!;
-    expect((await bare(v, '/assets/client/app.js', { cookie: pair })).status).toBe(200);
-    expect((await bare(v, '/api/sessions', { cookie: pair })).status).toBe(200);
-    expect((await bare(v, `/?token=${v.token.slice(1)}`)).status).toBe(401);
-    expect((await bare(v, '/api/sessions', { cookie: `amplifier-view-${v.port}=nope` })).status).toBe(401);
+    expect((await bare(v, `${v.base}assets/client/app.js`, { cookie: pair })).status).toBe(200);
+    expect((await bare(v, `${v.base}api/sessions`, { cookie: pair })).status).toBe(200);
+    expect((await bare(v, `${v.base}?token=${v.token.slice(1)}`)).status).toBe(401);
+    expect((await bare(v, `${v.base}api/sessions`, { cookie: `amplifier-view-${v.port}=nope` })).status).toBe(
+      401,
+    );
+  });
+
+  it('outside the base path even the token gets a 404 that names nothing secret; the base without its slash redirects', async () => {
+    const { v } = await withSession();
+    const authorization = `Bearer ${v.token}`;
+    const hex = v.base.split('/')[2]!;
+    for (const outside of [
+      '/',
+      '/index.html',
+      '/api/sessions',
+      '/assets/client/app.js',
+      '/v/',
+      `/v/${hex.slice(0, -1)}/`,
+      `/v/${hex.slice(0, -1)}${hex.endsWith('0') ? '1' : '0'}/api/sessions`,
+      `/v/${hex.toUpperCase()}/api/sessions`,
+      `/v/${hex}x/`,
+      `/V/${hex}/`,
+      `${v.base}../api/sessions`,
+      `/x${v.base}`,
+    ]) {
+      const answer = await bare(v, outside, { authorization });
+      expect(answer.status, outside).toBe(404);
+      expect(answer.body, outside).not.toContain(hex);
+      expect(answer.body, outside).not.toContain(v.token);
+      expect(answer.headers.location, outside).toBeUndefined();
+    }
+    const redirect = await bare(v, `${v.base.slice(0, -1)}?x=1`, { authorization });
+    expect(redirect.status).toBe(301);
+    expect(redirect.headers.location).toBe(`${v.base}?x=1`);
+    // Without the token the base is no different from any other path.
+    expect((await bare(v, v.base.slice(0, -1))).status).toBe(401);
   });
 
   it('the token differs per start unless given', async () => {
@@ -373,6 +414,18 @@ describe('the viewer behind its gate (attacks)', () => {
     const given = await startViewer({ home: tempDir(), token: 'my-own-token' });
     viewers.push(given);
     expect(given.token).toBe('my-own-token');
-    expect((await bare(given, '/api/sessions', { authorization: 'Bearer my-own-token' })).status).toBe(200);
+    expect(
+      (await bare(given, `${given.base}api/sessions`, { authorization: 'Bearer my-own-token' })).status,
+    ).toBe(200);
+    // The base path is the token's: a given token keeps its URL, another token gets another path.
+    const again = await startViewer({ home: tempDir(), token: 'my-own-token' });
+    viewers.push(again);
+    expect(again.base).toBe(given.base);
+    expect(basePath('my-own-token')).toBe(given.base);
+    expect(basePath('my-own-token')).toBe(
+      `/v/${createHmac('sha256', 'my-own-token').update('amplifier-view-path').digest('hex').slice(0, 32)}/`,
+    );
+    expect(a.base).not.toBe(b.base);
+    expect(a.base).not.toContain(a.token);
   });
 });

@@ -1,24 +1,29 @@
 /**
  * The viewer's HTTP server (node:http, 127.0.0.1 only): the page, its
- * assets, and a small JSON API over the sessions on disk.
+ * assets, and a small JSON API over the sessions on disk, all under a secret
+ * base path `<base>` = `/v/<hex>/` (see `basePath`). Routes, relative to it:
  *
- * - `GET /`: the page (a nonce per response for its import map; the
+ * - `GET <base>`: the page (a nonce per response for its import map; the
  *   Content-Security-Policy allows scripts from this server only).
- * - `GET /assets/...`: the page's files (see static-assets.ts).
- * - `GET /api/sessions`: every session's summary, newest first.
- * - `GET /api/sessions/<id>`: one session (metadata, transcript, events,
+ * - `GET <base>assets/...`: the page's files (see static-assets.ts).
+ * - `GET <base>api/sessions`: every session's summary, newest first.
+ * - `GET <base>api/sessions/<id>`: one session (metadata, transcript, events,
  *   offsets for the live view, its agent sessions).
- * - `GET /api/sessions/<id>/live?events=<n>&transcript=<n>`: server-sent
+ * - `GET <base>api/sessions/<id>/live?events=<n>&transcript=<n>`: server-sent
  *   events from those byte offsets on.
  *
  * Every request, on every route (the page and its assets included) and
  * every upgrade, passes @amplifier/server's gate first: a Host other than a
  * loopback name gets 403 (DNS rebinding), a foreign Origin 403, and a
  * request without the token 401. The token is new at each start (or given);
- * the browser opens `/?token=<token>`, which is traded for an `HttpOnly;
- * SameSite=Strict` cookie and dropped from the URL.
+ * the browser opens `<base>?token=<token>`, which is traded for an `HttpOnly;
+ * SameSite=Strict; Path=<base>` cookie and dropped from the URL. Browsers
+ * send a host's cookies to every port of it, so the cookie's Path is the
+ * secret base: a server on another local port never receives it. After the
+ * gate, a path outside the base is a 404 and `<base without the slash>`
+ * redirects to the base.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,11 +54,13 @@ export interface ViewerOptions {
 }
 
 export interface Viewer {
-  /** `http://127.0.0.1:<port>/` (every route needs the token). */
+  /** `http://127.0.0.1:<port>/v/<hex>/` (every route needs the token). */
   url: string;
+  /** The secret base path every route is under: `/v/<hex>/`. */
+  base: string;
   /** The credential: `Authorization: Bearer <token>`, or open `tokenUrl` in a browser. */
   token: string;
-  /** `http://127.0.0.1:<port>/?token=<token>`: what to open in a browser (the token becomes a cookie). */
+  /** `http://127.0.0.1:<port>/v/<hex>/?token=<token>`: what to open in a browser (the token becomes a cookie). */
   tokenUrl: string;
   port: number;
   home: string;
@@ -87,6 +94,20 @@ function decoded(text: string): string | undefined {
   }
 }
 
+/**
+ * The viewer's base path for a token: `/v/` + the first 16 bytes (32 hex
+ * digits) of HMAC-SHA256(token, "amplifier-view-path") + `/`. Stable for a
+ * given token (a `--token` user keeps the URL), unguessable without it.
+ */
+export function basePath(token: string): string {
+  const hex = createHmac('sha256', token)
+    .update('amplifier-view-path')
+    .digest()
+    .subarray(0, 16)
+    .toString('hex');
+  return `/v/${hex}/`;
+}
+
 export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> {
   const home = path.resolve(options.home ?? amplifierHome());
   const root = assetRoot();
@@ -95,6 +116,7 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
   const reader = new SessionReader(options.limits);
   const streams = new Set<() => void>();
   const token = options.token ?? newToken();
+  const base = basePath(token);
   let port = 0;
   // The cookie name carries the port: cookies are shared by every port of a host.
   let gate = createGate({ token, boundHost: '127.0.0.1' });
@@ -112,7 +134,19 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
       return;
     }
     const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
-    const route = url.pathname;
+    if (url.pathname === base.slice(0, -1)) {
+      response.writeHead(301, { location: `${base}${url.search}`, 'cache-control': 'no-store' });
+      response.end();
+      return;
+    }
+    if (!url.pathname.startsWith(base)) {
+      json(response, 404, {
+        error: "Nothing here: the viewer's pages are under the URL it printed at start.",
+      });
+      return;
+    }
+    // Routes are relative to the base; `route` is the same path seen from `/`.
+    const route = `/${url.pathname.slice(base.length)}`;
     if (route === '/' || route === '/index.html') {
       const nonce = randomBytes(16).toString('base64');
       response.writeHead(200, {
@@ -128,13 +162,13 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
       const rel = decoded(route.slice('/assets/'.length));
       if (rel === undefined) {
         json(response, 400, {
-          error: `Malformed percent-encoding in ${route}: send a path with valid %XX escapes.`,
+          error: `Malformed percent-encoding in ${route.slice(1)}: send a path with valid %XX escapes.`,
         });
         return;
       }
       const asset = readAsset(root, rel);
       if (asset === undefined) {
-        json(response, 404, { error: `No asset ${route}.` });
+        json(response, 404, { error: `No asset ${route.slice(1)}.` });
         return;
       }
       response.writeHead(200, { 'content-type': asset.type, 'x-content-type-options': 'nosniff' });
@@ -150,7 +184,7 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
       const id = decoded(match[1]!);
       if (id === undefined) {
         json(response, 400, {
-          error: `Malformed percent-encoding in ${route}: send a session id with valid %XX escapes.`,
+          error: `Malformed percent-encoding in ${route.slice(1)}: send a session id with valid %XX escapes.`,
         });
         return;
       }
@@ -186,7 +220,7 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
       });
       return;
     }
-    json(response, 404, { error: `Nothing at ${route}.` });
+    json(response, 404, { error: `Nothing at ${route.slice(1)}.` });
   };
 
   const server = http.createServer((request, response) => {
@@ -209,13 +243,15 @@ export async function startViewer(options: ViewerOptions = {}): Promise<Viewer> 
     token,
     boundHost: '127.0.0.1',
     cookieName: `amplifier-view-${port}`,
+    cookiePath: base,
     allowedHosts: options.allowedHosts ?? [],
     allowedOrigins: options.allowedOrigins ?? [],
   });
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}${base}`,
+    base,
     token,
-    tokenUrl: `http://127.0.0.1:${port}/?token=${token}`,
+    tokenUrl: `http://127.0.0.1:${port}${base}?token=${encodeURIComponent(token)}`,
     port,
     home,
     close: async () => {
