@@ -9,6 +9,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import path from 'node:path';
 import { findRestateServerBinary, startLocalRestate } from '@amplifier/durable-restate';
+import { tcpListenPorts } from '@amplifier/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CliProcess, cliEnv, removeTempDirs, runCli, tempDir } from './__fixtures__/cli.js';
 import { otherUser, probeScript } from './__fixtures__/other-user.js';
@@ -258,29 +259,6 @@ describe.skipIf(missing)('amplifier serve --durable: attacks', () => {
     }
   });
 });
-
-/** The TCP ports a process listens on, from /proc (Linux). */
-function tcpListenPorts(pid: number): number[] {
-  const inodes = new Set<string>();
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const match = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (match) inodes.add(match[1]!);
-    } catch {
-      // closed meanwhile
-    }
-  }
-  const ports: number[] = [];
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    if (!fs.existsSync(table)) continue;
-    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols.length < 10 || cols[3] !== '0A') continue;
-      if (inodes.has(cols[9]!)) ports.push(Number.parseInt(cols[1]!.split(':')[1]!, 16));
-    }
-  }
-  return ports;
-}
 
 describe.skipIf(missing)('amplifier serve --durable against an existing cluster', () => {
   it('starts no server, registers with the given admin API and serves turns from its ingress', async () => {

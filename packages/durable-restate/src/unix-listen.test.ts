@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http2 from 'node:http2';
 import os from 'node:os';
 import path from 'node:path';
+import { tcpListenPorts } from '@amplifier/test-fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipReason } from './__fixtures__/cluster.js';
 import { registerDeployment } from './admin.js';
@@ -19,29 +20,6 @@ import { startWorker, type Worker } from './worker.js';
 
 const reason = skipReason();
 if (reason) console.log(`durable-restate unix tests skipped: ${reason}`);
-
-/** The TCP ports a process listens on, from /proc (Linux): its socket inodes matched against /proc/net/tcp{,6}. */
-function tcpListenPorts(pid: number): number[] {
-  const inodes = new Set<string>();
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const match = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (match) inodes.add(match[1]!);
-    } catch {
-      // closed meanwhile
-    }
-  }
-  const ports: number[] = [];
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    if (!fs.existsSync(table)) continue;
-    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols.length < 10 || cols[3] !== '0A') continue; // 0A: LISTEN
-      if (inodes.has(cols[9]!)) ports.push(Number.parseInt(cols[1]!.split(':')[1]!, 16));
-    }
-  }
-  return ports;
-}
 
 /** An HTTP/2 cleartext request to the worker (what Restate speaks to it): the status. */
 function h2(

@@ -30,6 +30,7 @@ export {
   writePackage,
   writeProject,
 } from './package-trees.js';
+export { tcpListenPorts } from './proc-net.js';
 export type { CodeBlock } from './readme-examples.js';
 export { codeBlocks, shownExample } from './readme-examples.js';
 export type { ReadyChild } from './ready-child.js';
