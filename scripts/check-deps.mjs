@@ -9,8 +9,9 @@
  * `@amplifier/testing`, `@amplifier/test-fixtures` and every `<kit>/testing` subpath.
  *
  * 1. Core depends on no workspace package; only its tests may use kernel-free test kits.
- * 2. A kit depends on core, as a peer only, and on nothing else of the workspace but
- *    `@amplifier/test-fixtures` (a test kit may build on it).
+ * 2. A kit depends on core, as a peer only, and may build on other kits (a runtime dependency,
+ *    never a module or the app layer); the kits' dependencies form no cycle. A test kit may
+ *    build on `@amplifier/test-fixtures`.
  * 3. A module depends on core (peer only) and kits, never on another module (a dev dependency
  *    on a module, for a test that runs a real session, ships nowhere and is allowed).
  * 4. Published production code (src/ minus tests and __fixtures__; test kits and private
@@ -31,6 +32,30 @@ import { fileURLToPath } from 'node:url';
 
 const TEST_KIT_ROOTS = new Set(['@amplifier/testing', '@amplifier/test-fixtures']);
 const KERNEL_FREE_TEST_KITS = new Set(['@amplifier/test-fixtures']);
+
+/**
+ * A cycle of runtime dependencies among kits that starts and ends at `start`, or undefined.
+ * `byName` maps a workspace package's name to `{ pkg, layer }`.
+ */
+function kitCycle(start, byName) {
+  const name = start.pkg.name;
+  const kitDeps = (p) =>
+    Object.keys({ ...p.pkg.dependencies, ...p.pkg.optionalDependencies }).filter(
+      (n) => byName.get(n)?.layer === 'kit',
+    );
+  const seen = new Set();
+  const walk = (p, trail) => {
+    for (const dep of kitDeps(p)) {
+      if (dep === name) return [...trail, dep];
+      if (seen.has(dep)) continue;
+      seen.add(dep);
+      const found = walk(byName.get(dep), [...trail, dep]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(start, [name]);
+}
 
 /** Whether an import specifier names a test-kit entry point. */
 export function isTestKitEntry(specifier) {
@@ -133,11 +158,14 @@ export function checkWorkspace(root) {
     }
     if (layer === 'kit') {
       for (const name of inWorkspace(runtime)) {
+        const target = byName.get(name);
         if (name === '@amplifier/core')
           say(p, 'a kit takes @amplifier/core as a peer dependency, not a dependency');
-        else if (!KERNEL_FREE_TEST_KITS.has(name))
-          say(p, `a kit depends on ${name}: a kit depends only on core`);
+        else if (target.layer !== 'kit' && !KERNEL_FREE_TEST_KITS.has(name))
+          say(p, `a kit depends on ${name} (${target.layer}): a kit depends only on core and other kits`);
       }
+      const cycle = kitCycle(p, byName);
+      if (cycle) say(p, `the kits depend on one another in a cycle: ${cycle.join(' -> ')}`);
       for (const name of inWorkspace(peers))
         if (name !== '@amplifier/core') say(p, `a kit depends on ${name} (peer): a kit depends only on core`);
     }

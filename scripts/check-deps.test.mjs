@@ -142,12 +142,26 @@ describe('checkWorkspace', () => {
     );
   });
 
-  it('a kit depending on another kit, a module, or on core other than as a peer', () => {
-    expectOne(
+  it('a kit depending on a module, on kits in a cycle, or on core other than as a peer', () => {
+    assert.deepEqual(
       workspace((f) => {
         f['packages/process/package.json'].dependencies = { '@amplifier/provider-http': 'workspace:^' };
       }),
-      /a kit depends on @amplifier\/provider-http/,
+      [],
+    );
+    const cyclic = workspace((f) => {
+      f['packages/process/package.json'].dependencies = { '@amplifier/provider-http': 'workspace:^' };
+      f['packages/provider-http/package.json'].dependencies = { '@amplifier/process': 'workspace:^' };
+    });
+    assert.ok(
+      cyclic.some((p) => /in a cycle: @amplifier\/process -> @amplifier\/provider-http -> @amplifier\/process/.test(p)),
+      cyclic.join('\n'),
+    );
+    expectOne(
+      workspace((f) => {
+        f['packages/process/package.json'].dependencies = { '@amplifier/tool-a': 'workspace:^' };
+      }),
+      /a kit depends on @amplifier\/tool-a \(module\)/,
     );
     expectOne(
       workspace((f) => {
