@@ -42,7 +42,7 @@ const CELLS: readonly Cell[] = [
   { key: '8x10', steps: 10, tools: 8, conversations: 20, label: 'µs/step, 8 tool calls/step, 10 steps' },
 ];
 
-/** DESIGN.md targets, by system and measurement. */
+/** The targets of bench/README.md, by system and measurement. */
 const TARGETS: Record<string, Record<string, { text: string; bound: number }>> = {
   amplifier: {
     '1x1000': { text: '≤ 5 µs/step', bound: 5 },

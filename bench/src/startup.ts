@@ -20,7 +20,7 @@ import { cliBin } from './stream-cli.js';
 
 const GROUP = 'startup';
 
-/** The six modules of the plan, as DESIGN.md's start-up target names them. */
+/** The six modules of the plan, as the start-up target in bench/README.md names them. */
 const PLAN = {
   session: { orchestrator: 'loop-basic', context: 'context-simple' },
   providers: [{ module: 'provider-mock', config: { script: ['Hello!'] } }],
@@ -28,7 +28,7 @@ const PLAN = {
   hooks: [{ module: 'hooks-logging' }],
 };
 
-/** DESIGN.md's targets by Node major. */
+/** The start-up targets of bench/README.md by Node major. */
 const TARGETS: Record<number, number> = { 20: 160, 24: 110 };
 
 /** Node 24: `AMPLIFIER_NODE24`, else the newest `node-24.*` that `.ci/run` installed in its cache. */

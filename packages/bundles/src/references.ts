@@ -2,7 +2,7 @@
  * Files that config may read: the one resolver for every file reference that
  * config makes (bundle @mentions, includes, `context` files, agent files, a
  * context module's memory files). Config is not trusted to name any file on
- * the machine (DESIGN.md, "trust"): a reference
+ * the machine (docs/trust.md): a reference
  *
  * 1. is refused lexically when it starts with `~`, holds NUL or a control
  *    character, a backslash, a `$`, a URL scheme, a drive letter or a
