@@ -5,6 +5,8 @@
  * sockets); stdio lines are bounded (an oversized line is a JSON-RPC error,
  * the server goes on).
  */
+
+export { ServiceSetupError } from '@amplifier/server';
 export {
   AGENT_TOOL,
   AgentBackend,
@@ -50,6 +52,5 @@ export {
   type ServedCallOptions,
   type ServedCallResult,
 } from './served-call.js';
-export { BoundedStdioTransport, type BoundedStdioOptions, DEFAULT_MAX_LINE_BYTES } from './stdio.js';
+export { type BoundedStdioOptions, BoundedStdioTransport, DEFAULT_MAX_LINE_BYTES } from './stdio.js';
 export { mcpInputSchema, type ToolFilter, ToolsBackend } from './tools.js';
-export { ServiceSetupError } from '@amplifier/server';

@@ -16,7 +16,7 @@ import {
   type McpHttpHandler,
 } from './http.js';
 import { createProtocolServer, type ServeBackend, type ServerInfo } from './protocol.js';
-import { BoundedStdioTransport, type BoundedStdioOptions } from './stdio.js';
+import { type BoundedStdioOptions, BoundedStdioTransport } from './stdio.js';
 import { type ToolFilter, ToolsBackend } from './tools.js';
 
 /** Serve the tools mounted on a session (or a coordinator), through its hooks. */

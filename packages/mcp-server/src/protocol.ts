@@ -124,10 +124,9 @@ export interface ConnectionOptions {
 
 /** A new SDK server for one connection (stdio, or one HTTP session) over `backend`. */
 export function createProtocolServer(backend: ServeBackend, options: ConnectionOptions): Server {
-  const server = new Server(
-    options.info ?? { name: 'amplifier', version: PACKAGE_VERSION },
-    { capabilities: { tools: { listChanged: true } } },
-  );
+  const server = new Server(options.info ?? { name: 'amplifier', version: PACKAGE_VERSION }, {
+    capabilities: { tools: { listChanged: true } },
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: backend.listTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
