@@ -1,10 +1,21 @@
 /**
  * `amplifier mcp serve`: the plan's tools (or, with `--agent`, the whole
  * agent as one tool) as an MCP server over stdio (default) or Streamable HTTP
- * (`--http`). stdout carries protocol messages only: everything else goes to
- * stderr. Stops on stdin EOF (stdio), SIGTERM and SIGINT: running calls are
- * aborted, then the sessions are cleaned up.
+ * (`--http`), a thin command over `@amplifier/mcp-server`: this file reads
+ * the flags, opens the session from the plan, prints where it listens and
+ * writes the runtime file. stdout carries protocol messages only: everything
+ * else goes to stderr. Stops on stdin EOF (stdio), SIGTERM and SIGINT:
+ * running calls are aborted, then the sessions are cleaned up.
  */
+import {
+  createMcpServer,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_MAX_LINE_BYTES,
+  type McpServer,
+  type McpServerOptions,
+  type StdioServing,
+  ToolsBackend,
+} from '@amplifier/mcp-server';
 import {
   type RuntimeFile,
   resolveServiceToken,
@@ -14,11 +25,9 @@ import {
 import { MIN_MAX_LINE_BYTES, parseByteSize } from './commands/options.js';
 import { Display } from './display.js';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors.js';
-import { AgentBackend } from './mcp-agent.js';
-import { serveHttp } from './mcp-http.js';
-import { createMcpServer, type ServeBackend } from './mcp-server.js';
-import { BoundedStdioTransport, DEFAULT_MAX_LINE_BYTES } from './mcp-stdio.js';
-import { openToolSession, ToolsBackend } from './mcp-tools.js';
+import { cliAgentOptions } from './mcp-agent.js';
+import { openToolSession } from './mcp-tools.js';
+import { CLI_VERSION } from './modules.js';
 import { resolvePlan } from './plan.js';
 import { resolveCwd } from './run.js';
 import { SessionStore } from './sessions.js';
@@ -76,7 +85,7 @@ function httpToken(options: ServeOptions): string | null {
 /** How long cleanup may take after a stop before the process leaves anyway. */
 const STOP_GRACE_MS = 2000;
 
-export const DEFAULT_MCP_PORT = 8808;
+export const DEFAULT_MCP_PORT: number = DEFAULT_HTTP_PORT;
 
 function checkFlags(options: ServeOptions): void {
   if (!options.http) {
@@ -111,12 +120,12 @@ function checkFlags(options: ServeOptions): void {
   }
 }
 
-/** The backend and its cleanup, from the plan or bundle. */
-async function openBackend(
+/** What the server exposes and its cleanup (the tools' session), from the plan or bundle. */
+async function openExposure(
   options: ServeOptions,
   cwd: string,
   display: Display,
-): Promise<{ backend: ServeBackend; close(): Promise<void> }> {
+): Promise<{ exposure: McpServerOptions; close(): Promise<void> }> {
   const { bundle, systemPrompt } = await bundleOption(options, cwd, display);
   if (options.agent) {
     const resolved = resolvePlan({
@@ -127,14 +136,15 @@ async function openBackend(
       model: options.model,
     });
     for (const warning of resolved.warnings) display.warn(warning);
-    const backend = new AgentBackend({
+    const agent = cliAgentOptions({
       resolved,
       cwd,
       store: new SessionStore(),
       verbose: options.verbose,
       systemPrompt,
     });
-    return { backend, close: () => backend.close() };
+    // The agent's sessions end with the server (`McpServer.close`).
+    return { exposure: { expose: 'agent', ...agent }, close: async () => {} };
   }
   const resolved = resolvePlan({
     planFile: options.plan,
@@ -154,7 +164,6 @@ async function openBackend(
             .map((t) => t.trim())
             .filter(Boolean),
         );
-  const backend = new ToolsBackend(session, { allow, includeMcp: options.includeMcp });
   const mounted = new Set([...session.coordinator.get('tools').values()].map((t) => t.name));
   const missing = [...(allow ?? [])].filter((name) => !mounted.has(name));
   if (missing.length > 0) {
@@ -164,15 +173,8 @@ async function openBackend(
       EXIT_USAGE,
     );
   }
-  display.debug(
-    `serving ${
-      backend
-        .exposed()
-        .map((t) => t.name)
-        .join(', ') || 'no tools'
-    }`,
-  );
-  return { backend, close: () => session.cleanup() };
+  const exposure: McpServerOptions = { expose: 'tools', session, allow, includeMcp: options.includeMcp };
+  return { exposure, close: () => session.cleanup() };
 }
 
 /** Resolves when the server should stop: SIGTERM, SIGINT, or (stdio) the end of stdin. */
@@ -223,26 +225,33 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const cwd = resolveCwd(options.cwd);
   const token = options.http ? httpToken(options) : null;
   const stop = stopRequested(!options.http);
-  const stopping = new AbortController();
-  const { backend, close } = await openBackend(options, cwd, display).catch((error: unknown) => {
+  const { exposure, close } = await openExposure(options, cwd, display).catch((error: unknown) => {
     stop.dispose();
     throw error;
   });
-  let closeTransport: () => Promise<void>;
-  let stdio: BoundedStdioTransport | undefined;
+  const mcp: McpServer = createMcpServer({ ...exposure, info: { name: 'amplifier', version: CLI_VERSION } });
+  if (mcp.backend instanceof ToolsBackend) {
+    const names = mcp.backend.exposed().map((t) => t.name);
+    display.debug(`serving ${names.join(', ') || 'no tools'}`);
+  }
+  let runtime: RuntimeFile | undefined;
+  let stdio: StdioServing | undefined;
   try {
     if (options.http) {
-      const serving = await serveHttp(backend, {
-        host: options.host ?? '127.0.0.1',
-        port: options.port ?? DEFAULT_MCP_PORT,
-        unix: options.unix,
-        token,
-        allowedOrigins: options.allowOrigins ?? [],
-        allowedHosts: options.allowHosts ?? [],
-        stopping: stopping.signal,
-        log: (m) => display.debug(m),
-      });
-      let runtime: RuntimeFile | undefined;
+      const serving = await mcp
+        .listen({
+          host: options.host ?? '127.0.0.1',
+          port: options.port ?? DEFAULT_MCP_PORT,
+          unix: options.unix,
+          token,
+          allowedOrigins: options.allowOrigins ?? [],
+          allowedHosts: options.allowHosts ?? [],
+          log: (m) => display.debug(m),
+        })
+        .catch((error: unknown) => {
+          if (error instanceof ServiceSetupError) throw new CliError(error.message, EXIT_USAGE);
+          throw error;
+        });
       try {
         const port = serving.socket === undefined ? new URL(serving.url).port : undefined;
         runtime = writeRuntimeFile(port === undefined ? `mcp-unix-${process.pid}` : `mcp-${port}`, {
@@ -257,10 +266,6 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
           `could not write the runtime file (${(error as Error).message}); the URL and token are below`,
         );
       }
-      closeTransport = async () => {
-        runtime?.remove();
-        await serving.close();
-      };
       if (serving.socket !== undefined) {
         display.line(
           `amplifier mcp serve: listening on ${serving.url} over the unix socket ${serving.socket}`,
@@ -274,30 +279,32 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       if (token !== null) display.line(`  send the header: Authorization: Bearer ${token}`);
       if (runtime !== undefined) display.line(`  (URL and token also in ${runtime.path}, mode 0600)`);
     } else {
-      const server = createMcpServer(backend, { principal: 'stdio', stopping: stopping.signal });
-      const transport = new BoundedStdioTransport({
+      stdio = await mcp.serveStdio({
         maxLineBytes: lineCap,
+        name: 'amplifier mcp serve',
+        limitHint: '--max-line-bytes',
         log: (m) => display.warn(m),
       });
-      await server.connect(transport);
-      stdio = transport;
-      closeTransport = () => server.close();
       display.debug('amplifier mcp serve: serving over stdio');
     }
   } catch (error) {
     stop.dispose();
+    await mcp.close().catch(() => undefined);
     await close().catch(() => undefined);
     throw error;
   }
   const why = await stop.done;
   stop.dispose();
   // A last request without its newline at the end of stdin is still answered (bounded).
-  await stdio?.settled(STOP_GRACE_MS);
+  await stdio?.transport.settled(STOP_GRACE_MS);
   display.debug(`amplifier mcp serve: stopping (${why})`);
   // Cleanup gets a bounded time: a stuck module must not keep a host waiting on the process.
   setTimeout(() => process.exit(EXIT_OK), STOP_GRACE_MS).unref();
-  stopping.abort(new Error(`the server is stopping (${why})`));
-  await closeTransport().catch(() => undefined);
+  runtime?.remove();
+  // Aborts running calls, ends the connections and the agent's sessions.
+  await mcp
+    .close(`the server is stopping (${why})`)
+    .catch((error: unknown) => display.error(`cleanup failed: ${(error as Error).message}`));
   await close().catch((error: unknown) => display.error(`cleanup failed: ${(error as Error).message}`));
   return EXIT_OK;
 }

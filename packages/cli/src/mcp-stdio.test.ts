@@ -2,14 +2,12 @@
  * `amplifier mcp serve` over stdio keeps serving whatever a client writes
  * (issue 37): an oversized line, garbage, a line that is not JSON, JSON that
  * is not JSON-RPC, a last line without its newline. Against a real child
- * process, and the transport alone for chunk boundaries.
+ * process: the command over @amplifier/mcp-server's transport (whose own
+ * tests cover chunk boundaries).
  */
-import { PassThrough } from 'node:stream';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliProcess, cliEnv, removeTempDirs, runCli } from './__fixtures__/cli.js';
 import { mcpProject } from './__fixtures__/mcp.js';
-import { BoundedStdioTransport } from './mcp-stdio.js';
 
 afterEach(removeTempDirs);
 
@@ -193,62 +191,5 @@ describe('amplifier mcp serve (stdio) under hostile input', () => {
     });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(message);
-  });
-});
-
-describe('BoundedStdioTransport', () => {
-  async function transport(maxLineBytes: number) {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const messages: JSONRPCMessage[] = [];
-    const logs: string[] = [];
-    let written = '';
-    output.on('data', (chunk: Buffer) => {
-      written += chunk.toString('utf8');
-    });
-    const t = new BoundedStdioTransport({ input, output, maxLineBytes, log: (m) => logs.push(m) });
-    t.onmessage = (m) => messages.push(m);
-    await t.start();
-    const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
-    return { input, t, messages, logs, written: () => written, flush };
-  }
-
-  it('reads lines split across chunks anywhere, a multi-byte character included', async () => {
-    const { input, messages, flush } = await transport(1024);
-    const bytes = Buffer.from(
-      `${line({ jsonrpc: '2.0', id: 1, method: 'ping', params: { text: 'é東🚀' } })}${line({ jsonrpc: '2.0', method: 'notifications/initialized' })}`,
-    );
-    for (const byte of bytes) input.write(Buffer.from([byte]));
-    await flush();
-    expect(messages).toEqual([
-      { jsonrpc: '2.0', id: 1, method: 'ping', params: { text: 'é東🚀' } },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-    ]);
-  });
-
-  it('discards 50 MB without a newline in small chunks, answers once, and reads the next line', async () => {
-    const { input, messages, written, logs, flush } = await transport(4096);
-    const chunk = Buffer.alloc(64 * 1024, 0x61);
-    for (let i = 0; i < 800; i++) input.write(chunk);
-    input.write(`\n${line({ jsonrpc: '2.0', id: 2, method: 'ping' })}`);
-    await flush();
-    expect(messages).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
-    expect(responses(written())).toEqual([
-      {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32600, message: expect.stringContaining('the line has 52428800 bytes') },
-      },
-    ]);
-    expect(logs).toHaveLength(1);
-  });
-
-  it('logs the first malformed lines, then says it stops logging them, and answers every one', async () => {
-    const { input, written, logs, flush } = await transport(1024);
-    for (let i = 0; i < 25; i++) input.write(`nonsense ${i}\n`);
-    await flush();
-    expect(responses(written())).toHaveLength(25);
-    expect(logs).toHaveLength(11);
-    expect(logs[10]).toMatch(/next ones are answered but not logged/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The stdio transport of `amplifier mcp serve`: newline-delimited JSON-RPC on
+ * The stdio transport: newline-delimited JSON-RPC on
  * stdin and stdout, bounded. The SDK's own transport buffers a line whole and,
  * past 10 MB, closes itself (the server then never answers again, and says
  * nothing); a line that is not JSON-RPC gets no answer at all. Here:
@@ -14,6 +14,7 @@
  *   `settled()` lets the caller wait (bounded) for its answer before stopping.
  */
 import type { Readable, Writable } from 'node:stream';
+import { terminalSafe } from '@amplifier/core';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -29,13 +30,23 @@ const NEWLINE = 0x0a;
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 
+/** How a `BoundedStdioTransport` reads, writes and logs. */
 export interface BoundedStdioOptions {
-  /** The largest line accepted, in bytes (without its newline). */
-  maxLineBytes?: number;
-  /** One line for the operator (stderr): an oversized or malformed line. */
-  log?: (message: string) => void;
-  input?: Readable;
-  output?: Writable;
+  /** The largest line accepted, in bytes (without its newline). Default `DEFAULT_MAX_LINE_BYTES`. */
+  maxLineBytes?: number | undefined;
+  /**
+   * One line for the operator (stderr): an oversized or malformed line. The
+   * text is terminal-safe (what the client sent is stripped of escapes and controls).
+   */
+  log?: ((message: string) => void) | undefined;
+  /** Who logs, at the start of each log line (default `mcp server`). */
+  name?: string | undefined;
+  /** How the operator raises the limit, in the log line (default `maxLineBytes`; the CLI: `--max-line-bytes`). */
+  limitHint?: string | undefined;
+  /** Default `process.stdin`. */
+  input?: Readable | undefined;
+  /** Default `process.stdout`. */
+  output?: Writable | undefined;
 }
 
 type Id = string | number;
@@ -46,7 +57,10 @@ export class BoundedStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
+  /** The largest line accepted, in bytes. */
   readonly maxLineBytes: number;
+  readonly #name: string;
+  readonly #limitHint: string;
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #log: (message: string) => void;
@@ -62,13 +76,23 @@ export class BoundedStdioTransport implements Transport {
   readonly #final = new Set<Id>();
   #finalAnswered: (() => void) | undefined;
 
+  /** A transport over `options.input`/`options.output` (stdin and stdout by default). */
   constructor(options: BoundedStdioOptions = {}) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!Number.isSafeInteger(this.maxLineBytes) || this.maxLineBytes < 1) {
+      throw new RangeError(
+        `maxLineBytes must be a positive integer (bytes); found ${String(options.maxLineBytes)}`,
+      );
+    }
+    this.#name = options.name ?? 'mcp server';
+    this.#limitHint = options.limitHint ?? 'maxLineBytes';
     this.#input = options.input ?? process.stdin;
     this.#output = options.output ?? process.stdout;
-    this.#log = options.log ?? (() => {});
+    const log = options.log ?? (() => {});
+    this.#log = (message) => log(terminalSafe(message));
   }
 
+  /** Start reading (the SDK calls it on `connect`). */
   async start(): Promise<void> {
     if (this.#started) throw new Error('BoundedStdioTransport already started');
     this.#started = true;
@@ -122,11 +146,11 @@ export class BoundedStdioTransport implements Transport {
     this.#discarding = false;
     if (discarded) {
       this.#log(
-        `amplifier mcp serve: a request line of ${size} bytes is over the limit of ${this.maxLineBytes} bytes (--max-line-bytes); it was discarded and answered with a JSON-RPC error (-32600)`,
+        `${this.#name}: a request line of ${size} bytes is over the limit of ${this.maxLineBytes} bytes (${this.#limitHint}); it was discarded and answered with a JSON-RPC error (-32600)`,
       );
       this.#reject(
         INVALID_REQUEST,
-        `Request too large: the line has ${size} bytes, over the limit of ${this.maxLineBytes}; it was discarded. Send smaller requests (the server's operator can raise --max-line-bytes).`,
+        `Request too large: the line has ${size} bytes, over the limit of ${this.maxLineBytes}; it was discarded. Send smaller requests (the server's operator can raise ${this.#limitHint}).`,
         null,
       );
       return;
@@ -164,10 +188,10 @@ export class BoundedStdioTransport implements Transport {
   #bad(what: string): void {
     this.#badLines++;
     if (this.#badLines <= LOGGED_BAD_LINES)
-      this.#log(`amplifier mcp serve: answered ${what} with a JSON-RPC error; the server goes on`);
+      this.#log(`${this.#name}: answered ${what} with a JSON-RPC error; the server goes on`);
     if (this.#badLines === LOGGED_BAD_LINES)
       this.#log(
-        `amplifier mcp serve: ${LOGGED_BAD_LINES} malformed lines; the next ones are answered but not logged`,
+        `${this.#name}: ${LOGGED_BAD_LINES} malformed lines; the next ones are answered but not logged`,
       );
   }
 
@@ -184,6 +208,7 @@ export class BoundedStdioTransport implements Transport {
     });
   }
 
+  /** Write one message as a line. */
   async send(message: JSONRPCMessage): Promise<void> {
     await this.#write(`${JSON.stringify(message)}\n`);
     const id = 'id' in message ? message.id : undefined;
@@ -208,6 +233,7 @@ export class BoundedStdioTransport implements Transport {
     });
   }
 
+  /** Stop reading (stdin is paused when nothing else reads it); idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

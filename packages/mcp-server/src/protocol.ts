@@ -1,9 +1,11 @@
 /**
- * The MCP server side of `amplifier mcp serve`: an SDK low-level `Server` with
- * `tools/list` and `tools/call` handlers (JSON Schema tools) over a backend
- * (the plan's tools, or the agent as one tool). Progress a call reports becomes
- * `notifications/progress` when the request carries a `progressToken`.
+ * The protocol half of the server: an SDK low-level `Server` with `tools/list`
+ * and `tools/call` handlers (JSON Schema tools) over a backend (a session's
+ * tools, or the agent as one tool), one per connection. Progress a call
+ * reports becomes `notifications/progress` when the request carries a
+ * `progressToken`.
  */
+import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -13,7 +15,6 @@ import {
   McpError,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CLI_VERSION } from './modules.js';
 
 /** What a served call gets besides its arguments. */
 export interface ServedCallContext {
@@ -28,10 +29,11 @@ export interface ServedCallContext {
   principal: string;
 }
 
-/** The tools one server exposes and how a call runs. */
+/** The tools one server exposes and how a call runs (`toolsBackend`, `agentBackend`, or an app's own). */
 export interface ServeBackend {
+  /** The tools to list, as MCP tool descriptions. */
   listTools(): McpTool[];
-  /** `undefined` when no exposed tool has this name. */
+  /** Run one call; `undefined` when no exposed tool has this name. */
   callTool(
     name: string,
     args: Record<string, unknown>,
@@ -58,10 +60,12 @@ export class ProgressReporter {
   #timer: NodeJS.Timeout | undefined;
   readonly #send: Send;
 
+  /** `send` writes one notification's params. */
   constructor(send: Send) {
     this.#send = send;
   }
 
+  /** Record an update (a number, a message, or `{progress, total, message}`); `each` sends it now. */
   report(update: unknown, each = false): void {
     const record = typeof update === 'object' && update !== null ? (update as Record<string, unknown>) : {};
     const given = typeof update === 'number' ? update : record.progress;
@@ -97,15 +101,32 @@ export class ProgressReporter {
   }
 }
 
+/** How the server names itself in `initialize` (`serverInfo`). */
+export interface ServerInfo {
+  name: string;
+  version: string;
+}
+
+/** This package's version, the default `serverInfo.version`. */
+export const PACKAGE_VERSION: string = (
+  createRequire(import.meta.url)('@amplifier/mcp-server/package.json') as { version: string }
+).version;
+
+/** What one connection's server needs besides its backend. */
+export interface ConnectionOptions {
+  /** Who is calling: `stdio`, or `http:<random>` per MCP session. */
+  principal: string;
+  /** Aborts every running call when the server stops. */
+  stopping: AbortSignal;
+  /** Default: `{ name: 'amplifier', version: <this package's version> }`. */
+  info?: ServerInfo | undefined;
+}
+
 /** A new SDK server for one connection (stdio, or one HTTP session) over `backend`. */
-export function createMcpServer(
-  backend: ServeBackend,
-  options: { principal: string; stopping: AbortSignal },
-): Server {
-  const server = new Server(
-    { name: 'amplifier', version: CLI_VERSION },
-    { capabilities: { tools: { listChanged: true } } },
-  );
+export function createProtocolServer(backend: ServeBackend, options: ConnectionOptions): Server {
+  const server = new Server(options.info ?? { name: 'amplifier', version: PACKAGE_VERSION }, {
+    capabilities: { tools: { listChanged: true } },
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: backend.listTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;

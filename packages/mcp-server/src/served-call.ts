@@ -1,6 +1,5 @@
 /**
- * One tool call coming from outside the loop (an MCP host through
- * `amplifier mcp serve`), run the way loop-basic runs a model's call: `tool:pre`
+ * One tool call coming from outside the loop (an MCP host), run the way loop-basic runs a model's call: `tool:pre`
  * (a `deny` refuses it, `ask_user` goes to the approval provider, `modify`
  * rewrites the input), the input checked against the tool's schema, `execute`
  * with the caller's signal and progress callback, then `tool:post` (a `modify`
@@ -32,9 +31,12 @@ export interface ServedCallResult {
   refused?: 'denied' | 'invalid_input';
 }
 
+/** How one served call runs. */
 export interface ServedCallOptions {
+  /** Aborts the call (the host cancelled it, or the server stops). */
   signal: AbortSignal;
-  onProgress?: (progress: unknown) => void;
+  /** Progress the tool reports (`options.onProgress` of its `execute`). */
+  onProgress?: ((progress: unknown) => void) | undefined;
   /** The call id events carry (default: a fresh `mcp_<uuid>`). */
   toolCallId?: string;
 }
