@@ -305,17 +305,17 @@ export async function runInGroup(
   }
 }
 
-/** How often `sandboxGone` looks whether the sandbox is gone. */
-const SANDBOX_POLL_MS = 1;
+/** How often `sandboxGone` looks whether the sandbox is gone: at first, and at most (doubling in between). */
+const SANDBOX_POLL_MS = [1, 10] as const;
 
 /**
  * After bubblewrap reported its command's exit, what is left of the sandbox is
  * its PID namespace being torn down: the kernel SIGKILLs every process in it
  * once its init is gone, so no stray outlives the command and none gets a
  * grace period. Sends the group SIGKILL at once (what the kernel does anyway)
- * and resolves when nothing is left, looking every millisecond: at the call's
- * cgroup (`empty`: one small read) where there is one, else through `/proc`
- * as for any group. Gives up after `EXIT_STATUS_MS` (a process stuck in the
+ * and resolves when nothing is left, looking after 1 ms, then 2, 4, 8 and every
+ * 10 ms: at the call's cgroup (`empty`: one small read) where there is one,
+ * else through `/proc` as for any group. Gives up after `EXIT_STATUS_MS` (a process stuck in the
  * kernel), as `ProcessGroup.kill` does.
  */
 async function sandboxGone(group: ProcessGroup, empty: (() => boolean) | undefined): Promise<void> {
@@ -323,7 +323,10 @@ async function sandboxGone(group: ProcessGroup, empty: (() => boolean) | undefin
   if (gone()) return;
   group.signal('SIGKILL');
   const deadline = performance.now() + EXIT_STATUS_MS;
-  while (!gone() && performance.now() < deadline) await pause(SANDBOX_POLL_MS);
+  for (let wait: number = SANDBOX_POLL_MS[0]; !gone() && performance.now() < deadline; ) {
+    await pause(wait);
+    wait = Math.min(wait * 2, SANDBOX_POLL_MS[1]);
+  }
 }
 
 /** Resolves once the child has started; rejects with the spawn error. */
