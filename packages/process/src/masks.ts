@@ -292,7 +292,7 @@ function readSmall(file: string): string {
 /** The real path, or the resolved one when it does not exist. */
 export function realpathOr(p: string): string {
   try {
-    return fs.realpathSync(p);
+    return fs.realpathSync.native(p);
   } catch {
     return path.resolve(p);
   }

@@ -69,6 +69,12 @@ export interface LimitedCommand {
   kind: PidsLimitKind;
   /** Once the command has exited: SIGKILL what is left in the call's cgroup, then remove it. */
   release(): Promise<void>;
+  /**
+   * Whether no process is left in the call's cgroup (a process leaves it once
+   * the kernel has torn it down: a zombie is not in it). One small read, where
+   * a look for a process group scans all of `/proc`. Only with a cgroup.
+   */
+  empty?(): boolean;
 }
 
 /** Wrap `command args` so that it and its descendants are at most `max` processes. */
@@ -84,6 +90,7 @@ export function limitProcesses(command: string, args: readonly string[], max: nu
         args: ['-c', 'echo $$ > "$0" && exec "$@"', path.join(dir, 'cgroup.procs'), command, ...args],
         kind: 'cgroup',
         release: () => removeCgroup(dir),
+        empty: () => (members(dir)?.length ?? 0) === 0,
       };
     } catch {
       void removeCgroup(dir);
@@ -121,14 +128,19 @@ async function removeCgroup(dir: string): Promise<void> {
   void removeWhenEmpty(dir, performance.now() + RELEASE_MS);
 }
 
+/** The pids in the cgroup; undefined when the cgroup is gone. */
+function members(dir: string): string[] | undefined {
+  try {
+    return fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return undefined;
+  }
+}
+
 /** SIGKILL every process of the cgroup; false when the cgroup is already gone. */
 function killMembers(dir: string): boolean {
-  let pids: string[];
-  try {
-    pids = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return false;
-  }
+  const pids = members(dir);
+  if (pids === undefined) return false;
   for (const pid of pids) {
     try {
       process.kill(Number(pid), 'SIGKILL');

@@ -9,6 +9,7 @@
 import type { ChildProcess, StdioOptions } from 'node:child_process';
 import os from 'node:os';
 import type { Writable } from 'node:stream';
+import { setTimeout as pause } from 'node:timers/promises';
 import { BoundedCapture, type CapturedBytes, type CaptureLimits } from './capture.js';
 import { closePlugs, plugInherited } from './descriptors.js';
 import { childEnvironment } from './env.js';
@@ -68,6 +69,8 @@ export interface GroupChild {
   readonly finish: () => Promise<void>;
   /** Started under bubblewrap: its PID namespace holds every process it starts. */
   readonly confined: boolean;
+  /** Confined: whether no process of its sandbox is left, where one read tells (the call's cgroup). */
+  readonly empty?: () => boolean;
 }
 
 /**
@@ -135,7 +138,8 @@ export async function spawnInGroup(
   }
   const pid = child.pid!;
   const group = new ProcessGroup(pid, { followEscapees: options.followEscapees ?? false });
-  return { pid, child, group, exited, finish, confined };
+  const empty = started.empty;
+  return { pid, child, group, exited, finish, confined, ...(empty === undefined ? {} : { empty }) };
 }
 
 /** `stdio` with a pipe at `SECCOMP_FD`, where bubblewrap reads the seccomp filter. */
@@ -214,7 +218,7 @@ export async function runInGroup(
   options: RunInGroupOptions,
 ): Promise<RunInGroupResult> {
   const started = performance.now();
-  const { child, group, exited, finish, confined } = await spawnInGroup(command, args, {
+  const { child, group, exited, finish, confined, empty } = await spawnInGroup(command, args, {
     cwd: options.cwd,
     env: options.env,
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -275,12 +279,16 @@ export async function runInGroup(
     if (typeof first === 'object') {
       // Read what is left; something that still holds the pipes gets `drainMs`, then is stopped.
       await within(closed, drainMs);
+      if (confined) {
+        await sandboxGone(group, empty);
+        await within(closed, drainMs);
+        return result(overflowed ? 'overflow' : 'exited', first, false);
+      }
       const strays = group.alive();
       if (strays) await group.kill({ graceMs: options.graceMs });
       await within(closed, drainMs);
-      // An overflow seen while draining still counts. Confined, what is left is the
-      // PID namespace being torn down: it never outlives the command, so no strays.
-      return result(overflowed ? 'overflow' : 'exited', first, strays && !confined);
+      // An overflow seen while draining still counts.
+      return result(overflowed ? 'overflow' : 'exited', first, strays);
     }
     await group.kill({ graceMs: options.graceMs });
     const status = (await within(exited, EXIT_STATUS_MS)) ?? { code: null, signal: null };
@@ -294,6 +302,30 @@ export async function runInGroup(
     stderrStream.destroy();
     group.release();
     await finish();
+  }
+}
+
+/** How often `sandboxGone` looks whether the sandbox is gone: at first, and at most (doubling in between). */
+const SANDBOX_POLL_MS = [1, 10] as const;
+
+/**
+ * After bubblewrap reported its command's exit, what is left of the sandbox is
+ * its PID namespace being torn down: the kernel SIGKILLs every process in it
+ * once its init is gone, so no stray outlives the command and none gets a
+ * grace period. Sends the group SIGKILL at once (what the kernel does anyway)
+ * and resolves when nothing is left, looking after 1 ms, then 2, 4, 8 and every
+ * 10 ms: at the call's cgroup (`empty`: one small read) where there is one,
+ * else through `/proc` as for any group. Gives up after `EXIT_STATUS_MS` (a process stuck in the
+ * kernel), as `ProcessGroup.kill` does.
+ */
+async function sandboxGone(group: ProcessGroup, empty: (() => boolean) | undefined): Promise<void> {
+  const gone = empty ?? ((): boolean => !group.alive());
+  if (gone()) return;
+  group.signal('SIGKILL');
+  const deadline = performance.now() + EXIT_STATUS_MS;
+  for (let wait: number = SANDBOX_POLL_MS[0]; !gone() && performance.now() < deadline; ) {
+    await pause(wait);
+    wait = Math.min(wait * 2, SANDBOX_POLL_MS[1]);
   }
 }
 

@@ -175,6 +175,8 @@ export interface LaunchedCommand {
   child: ChildProcess;
   /** After the command (and its group) ended: release the sandbox's resources. */
   finish(): Promise<void>;
+  /** Whether no process of the sandbox is left: only where one read tells (its cgroup). */
+  empty?: () => boolean;
 }
 
 /** A command ready to start, and what to do once it has ended. */
@@ -192,6 +194,8 @@ export interface PreparedCommand {
   seccomp?: Buffer;
   /** After the command (and its group) ended: kill what escaped and release the call's resources. */
   finish(): Promise<void>;
+  /** Confined: whether no process of the sandbox is left: only where one read tells (its cgroup). */
+  empty?: () => boolean;
 }
 
 /** Thrown when `required` cannot be honoured. */
@@ -366,6 +370,7 @@ export class Sandbox {
       confined: true,
       seccomp: this.#filter(),
       finish: () => limited.release(),
+      ...(limited.empty === undefined ? {} : { empty: limited.empty }),
     };
   }
 
@@ -408,7 +413,11 @@ export class Sandbox {
       spare?.key === key &&
       (await spare.launch(command, args, options.cwd, confinedEnvironment(options.env)))
     ) {
-      return { child: spare.child, finish: () => spare.finish() };
+      return {
+        child: spare.child,
+        finish: () => spare.finish(),
+        ...(spare.empty === undefined ? {} : { empty: spare.empty }),
+      };
     }
     return this.#cold(command, args, options.cwd, options.env, setup);
   }

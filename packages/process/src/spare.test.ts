@@ -218,6 +218,40 @@ describe.skipIf(!gate.run)(gate.title('Spare sandboxes (started ahead of the cal
     }
   });
 
+  it('what a call leaves running is gone when it returns, SIGTERM ignored or not, in a spare and started cold', async () => {
+    const box = sandbox();
+    const ws = workspace();
+    const base = options(box, ws);
+    const cold = { ...base, sandbox: { sandbox: box, workspace: ws, prestart: false } };
+    try {
+      await runInGroup('true', [], base);
+      for (const [how, run] of [
+        ['spare', base],
+        ['cold', cold],
+      ] as const) {
+        if (how === 'spare') expect(await box.spareReady()).toBe(true);
+        const stubborn = `${4000 + ++serial}.25`;
+        const plain = `${4000 + ++serial}.5`;
+        const r = await runInGroup(
+          'sh',
+          [
+            '-c',
+            `(trap '' TERM; exec sleep ${stubborn}) </dev/null >/dev/null 2>&1 & sleep ${plain} </dev/null >/dev/null 2>&1 &
+             until pgrep -fx 'sleep ${stubborn}' >/dev/null && pgrep -fx 'sleep ${plain}' >/dev/null; do :; done
+             test -d /tmp/.amplifier-call && echo spare || echo cold`,
+          ],
+          run,
+        );
+        expect(r).toMatchObject({ outcome: 'exited', exitCode: 0, strays: false });
+        expect(r.stdout.head.toString()).toBe(`${how}\n`);
+        expect(processesWith(`sleep\0${stubborn}`)).toEqual([]);
+        expect(processesWith(`sleep\0${plain}`)).toEqual([]);
+      }
+    } finally {
+      box.cleanup();
+    }
+  });
+
   it('a run with prestart: false neither uses nor makes a spare (long-lived servers)', async () => {
     const box = sandbox();
     const ws = workspace();

@@ -55,6 +55,8 @@ export class Spare {
   readonly child: ChildProcess;
   /** Resolves true once the sandbox waits for its command, false if it died first. */
   readonly ready: Promise<boolean>;
+  /** Whether no process of the sandbox is left (its cgroup is empty); only with a cgroup (see pids-limit.ts). */
+  readonly empty?: () => boolean;
   readonly #dir: string;
   readonly #release: () => Promise<void>;
   readonly #owner: { uid: number; gid: number } | undefined;
@@ -96,6 +98,7 @@ export class Spare {
             options.maxProcesses,
           );
     this.#release = limited.release;
+    if (limited.empty !== undefined) this.empty = limited.empty;
     // What this process inherited without close-on-exec must not reach the sandbox (descriptors.ts).
     const plugs = plugInherited(
       [...options.stdio, 'pipe', 'pipe', options.seccomp === undefined ? 'ignore' : 'pipe'],
