@@ -8,8 +8,8 @@
  * `__proto__` stay keys (own data properties, never the prototype).
  */
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from '@amplifier/core';
+import type { Redactor } from '@amplifier/secrets';
 import type { CapturedEvent } from './capture.js';
-import type { Redactor } from './redact.js';
 
 export const LOG_SCHEMA: Readonly<{ name: string; ver: string }> = Object.freeze({
   name: 'amplifier.log',
