@@ -36,7 +36,7 @@ export function isUnstoredRole(role: string): boolean {
  * a line that is not a message). A missing file has none; other read errors
  * are thrown.
  */
-export function readTranscript<M extends TranscriptMessage = TranscriptMessage>(
+export function readTranscript<M extends { role: string } = TranscriptMessage>(
   file: string,
 ): { messages: M[]; notes: JsonlNote[] } {
   const notes: JsonlNote[] = [];
@@ -49,7 +49,7 @@ export function readTranscript<M extends TranscriptMessage = TranscriptMessage>(
 }
 
 /** The transcript's text for `messages` (system and developer left out): for writing it whole. */
-export function transcriptText(messages: readonly TranscriptMessage[]): string {
+export function transcriptText(messages: readonly { role: string }[]): string {
   let text = '';
   for (const message of messages) if (!isUnstoredRole(message.role)) text += `${stringifyJson(message)}\n`;
   return text;
@@ -69,7 +69,7 @@ export class TranscriptAppender {
   }
 
   /** Write `message` as one line with one write call (system and developer messages are skipped). */
-  append(message: TranscriptMessage): void {
+  append(message: { role: string }): void {
     if (isUnstoredRole(message.role)) return;
     if (this.#fd === undefined) {
       this.#fd = fs.openSync(this.file, 'a+');
