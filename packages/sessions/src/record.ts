@@ -11,6 +11,7 @@ import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from '@amplifier/core';
 import type { Redactor } from '@amplifier/secrets';
 import type { CapturedEvent } from './capture.js';
 
+/** The `schema` of every record: Amplifier's log format, `amplifier.log` 1.0.0. */
 export const LOG_SCHEMA: Readonly<{ name: string; ver: string }> = Object.freeze({
   name: 'amplifier.log',
   ver: '1.0.0',
@@ -30,6 +31,7 @@ const PROMOTED: ReadonlySet<string> = new Set([
   'session_id',
 ]);
 
+/** How a record is built: the redactor (none: not redacted), whether `raw` payloads are dropped, the longest string kept. */
 export interface RecordOptions {
   redactor: Redactor | undefined;
   stripRaw: boolean;
