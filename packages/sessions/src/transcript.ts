@@ -49,7 +49,7 @@ export function readTranscript<M extends { role: string } = TranscriptMessage>(
 }
 
 /** The transcript's text for `messages` (system and developer left out): for writing it whole. */
-export function transcriptText(messages: readonly { role: string }[]): string {
+export function transcriptText<M extends { role: string }>(messages: readonly M[]): string {
   let text = '';
   for (const message of messages) if (!isUnstoredRole(message.role)) text += `${stringifyJson(message)}\n`;
   return text;
@@ -69,7 +69,7 @@ export class TranscriptAppender {
   }
 
   /** Write `message` as one line with one write call (system and developer messages are skipped). */
-  append(message: { role: string }): void {
+  append<M extends { role: string }>(message: M): void {
     if (isUnstoredRole(message.role)) return;
     if (this.#fd === undefined) {
       this.#fd = fs.openSync(this.file, 'a+');
