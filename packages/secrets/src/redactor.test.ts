@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { DEFAULT_REDACTION, Redactor, sharedRedactor } from './index.js';
+import { AWS_KEY_ID_PREFIXES, DEFAULT_REDACTION, Redactor, sharedRedactor } from './index.js';
 
 const DEFAULTS = { redaction: DEFAULT_REDACTION };
 const SECRETS = {
@@ -85,5 +85,47 @@ describe('one redactor per config and environment', () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+});
+
+describe('one list of AWS key id prefixes', () => {
+  // Built when the test runs: no string in the repository looks like a live key pair.
+  const secretKey = (seed: number): string => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+';
+    let state = seed;
+    let out = '';
+    for (let i = 0; i < 40; i++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      out += alphabet[(state >>> 8) % alphabet.length];
+    }
+    return `Ab${out.slice(2)}`;
+  };
+  const keyId = (prefix: string): string =>
+    `${prefix}${prefix.length === 3 ? 'Q' : ''}${'7'.repeat(4)}EXAMPLEKEY12`;
+
+  it('every prefix the value rule knows (AKIA, ASIA, ...) also finds the secret key written next to its id, in each layout', () => {
+    const redactor = new Redactor(DEFAULT_REDACTION, {});
+    expect(AWS_KEY_ID_PREFIXES).toEqual(expect.arrayContaining(['AKIA', 'ASIA']));
+    AWS_KEY_ID_PREFIXES.forEach((prefix, i) => {
+      const id = keyId(prefix);
+      const secret = secretKey(i + 1);
+      for (const text of [
+        `User name,Access key ID,Secret access key\nci,${id},${secret}`,
+        `| ${id} | ${secret} |`,
+        `${secret} ${id}`,
+      ]) {
+        const fired = new Set<string>();
+        const out = redactor.redactString(text, fired);
+        expect(out, `${prefix}: ${text}`).not.toContain(id);
+        expect(out, `${prefix}: ${text}`).not.toContain(secret);
+        expect([...fired]).toContain('aws_secret_key');
+      }
+    });
+  });
+
+  it('a 40-character string next to something that is not a key id stays', () => {
+    const redactor = new Redactor(DEFAULT_REDACTION, {});
+    const text = `commit ${keyId('AXYZ')} ${secretKey(99)}`;
+    expect(redactor.redactString(text, new Set())).toBe(text);
   });
 });
