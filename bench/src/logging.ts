@@ -131,8 +131,8 @@ function redactCorpus(): { typical: string[]; dense: string[] } {
 
 /** Child task: ns per string through `Redactor.redactString`, `runs` passes over each corpus after a warm-up. */
 async function redactRate(args: { runs: number }): Promise<{ typical: number[]; dense: number[] }> {
-  const { DEFAULTS, Redactor } = await import('@amplifier/hooks-logging');
-  const redactor = new Redactor({ ...DEFAULTS.redaction, env_values: false }, {});
+  const { DEFAULT_REDACTION, Redactor } = await import('@amplifier/secrets');
+  const redactor = new Redactor({ ...DEFAULT_REDACTION, env_values: false }, {});
   const { typical, dense } = redactCorpus();
   const pass = (strings: readonly string[]): number => {
     const start = performance.now();

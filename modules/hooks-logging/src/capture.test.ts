@@ -3,10 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redactor } from '@amplifier/secrets';
+import { buildRecord, MAX_CAPTURE_DEPTH } from '@amplifier/sessions';
 import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MAX_CAPTURE_DEPTH } from './capture.js';
-import { buildRecord, mount, Redactor } from './index.js';
+import { mount } from './index.js';
 
 let tmp: string;
 beforeEach(() => {

@@ -13,19 +13,12 @@ import {
   readModuleConfig,
   warnConfigKey,
 } from '@amplifier/core';
+import { DEFAULT_REDACTION, type RedactionConfig } from '@amplifier/secrets';
+import { amplifierHome, projectSlug, sessionFolderName } from '@amplifier/sessions';
+
+export type { RedactionConfig };
 
 export type ConsoleLevel = 'debug' | 'info' | 'warn' | 'error';
-
-export interface RedactionConfig {
-  /** Default true. */
-  enabled: boolean;
-  /** Extra key names (case-insensitive, `-`/`_` ignored) whose values are secrets. */
-  keys: string[];
-  /** Extra regular expressions (JavaScript syntax) whose matches are secrets. */
-  patterns: string[];
-  /** Also redact exact values of secret-looking environment variables. Default true. */
-  env_values: boolean;
-}
 
 export interface LoggingConfig {
   priority: number;
@@ -72,7 +65,7 @@ export const DEFAULTS: Readonly<LoggingConfig> = Object.freeze({
   additional_events: [],
   exclude_events: ['llm:stream_*delta'],
   strip_raw: false,
-  redaction: { enabled: true, keys: [], patterns: [], env_values: true },
+  redaction: { ...DEFAULT_REDACTION, keys: [], patterns: [] },
   max_file_bytes: 100 * 1024 * 1024,
   max_files: 5,
   max_value_chars: 1_000_000,
@@ -221,20 +214,9 @@ function parseRedaction(given: unknown): RedactionConfig {
   return redaction;
 }
 
-/** `/home/u/app` -> `-home-u-app` (the reference's project slug). */
-export function projectSlug(workingDir: string): string {
-  const slug = path.resolve(workingDir).replace(/[/\\]/g, '-').replace(/:/g, '');
-  return slug.startsWith('-') ? slug : `-${slug}`;
-}
-
-/** Where `AMPLIFIER_HOME` points, else `~/.amplifier`. */
-export function amplifierHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.AMPLIFIER_HOME || path.join(os.homedir(), '.amplifier');
-}
-
 /** Fill the template's `{amplifier_home}`, `{project}` and `{session_id}`, expand `~`; a relative path is taken from `workingDir`. */
 export function logPath(template: string, sessionId: string, workingDir: string): string {
-  const safeId = sessionId.replace(/[^A-Za-z0-9._-]/g, '_');
+  const safeId = sessionFolderName(sessionId);
   let file = template
     .replaceAll('{amplifier_home}', amplifierHome())
     .replaceAll('{project}', projectSlug(workingDir))

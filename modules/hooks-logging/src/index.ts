@@ -1,24 +1,18 @@
 /**
  * @amplifier/hooks-logging: one JSON record per event (Amplifier's log format)
  * in `<AMPLIFIER_HOME>/projects/<project>/sessions/<session_id>/events.jsonl`,
- * redacted, batched off the hot path, size-bounded with rotation; and the
- * reader that gets the records back from a log a crash left torn.
+ * redacted, batched off the hot path, size-bounded with rotation. The format,
+ * its writer and its reader are `@amplifier/sessions`' (read a log with its
+ * `readEventLog`); the redactor is `@amplifier/secrets`'. This module is the
+ * hook: which events, which file, when to write.
  */
 import type { Cleanup, Coordinator } from '@amplifier/core';
 import { parseConfig } from './config.js';
 import { EventLogger } from './logger.js';
 
 export type { ConsoleLevel, LoggingConfig, RedactionConfig } from './config.js';
-export { amplifierHome, DEFAULTS, logPath, parseConfig, projectSlug } from './config.js';
-export type { EventLog, LogRecord, ReadEventLogOptions } from './event-log.js';
-export { eventLogFiles, isLogRecord, loadEventLog, readEventLog } from './event-log.js';
-export type { JsonlNote, JsonlOptions } from './jsonl.js';
-export { JsonlParser, readJsonl, readJsonlSync } from './jsonl.js';
+export { DEFAULTS, logPath, parseConfig } from './config.js';
 export { EventLogger } from './logger.js';
-export type { SanitizedValue } from './record.js';
-export { buildRecord, LOG_SCHEMA, sanitizeValue } from './record.js';
-export { Redactor } from './redact.js';
-export { LogWriter } from './writer.js';
 
 const loggers = new WeakMap<Coordinator, EventLogger>();
 

@@ -10,13 +10,18 @@ import {
   errorMessage,
   OBSERVABILITY_EVENTS_CHANNEL,
 } from '@amplifier/core';
-import { type CapturedEvent, captureEvent } from './capture.js';
+import { sharedRedactor } from '@amplifier/secrets';
+import {
+  buildCapturedRecord,
+  buildRecord,
+  type CapturedEvent,
+  captureEvent,
+  LogWriter,
+  type RecordOptions,
+} from '@amplifier/sessions';
 import type { ConsoleLevel, LoggingConfig } from './config.js';
 import { levelRank, logPath } from './config.js';
 import { eventMatcher } from './event-match.js';
-import { buildCapturedRecord, buildRecord, type RecordOptions } from './record.js';
-import { sharedRedactor } from './redact.js';
-import { LogWriter } from './writer.js';
 
 const CONSOLE_RANK: Record<string, number> = { DEBUG: 0, INFO: 1, WARN: 2, WARNING: 2, ERROR: 3 };
 const CONSOLE_MIN: Record<ConsoleLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };

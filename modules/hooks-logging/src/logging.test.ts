@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ALL_EVENTS, type Cleanup, OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
+import { projectSlug } from '@amplifier/sessions';
 import { createTestCoordinator, RecordingLogger, type TestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getEventLogger, logPath, mount, onSessionReady, projectSlug } from './index.js';
+import { getEventLogger, logPath, mount, onSessionReady } from './index.js';
 
 let tmp: string;
 beforeEach(() => {

@@ -2,10 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER } from '@amplifier/core';
+import { Redactor } from '@amplifier/secrets';
+import { sanitizeValue } from '@amplifier/sessions';
 import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from './config.js';
-import { mount, Redactor, sanitizeValue } from './index.js';
+import { mount } from './index.js';
 
 let tmp: string;
 beforeEach(() => {

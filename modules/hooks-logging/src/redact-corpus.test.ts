@@ -6,9 +6,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import {
+  REDACTION_PLAIN_CASES as PLAIN_CASES,
+  REDACTION_SECRET_CASES as SECRET_CASES,
+} from '@amplifier/test-fixtures';
 import { createTestCoordinator } from '@amplifier/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLAIN_CASES, SECRET_CASES } from './__fixtures__/redaction-corpus.js';
 import { mount } from './index.js';
 
 let tmp: string;

@@ -3,9 +3,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LogWriter } from '@amplifier/sessions';
 import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getEventLogger, LogWriter, mount } from './index.js';
+import { getEventLogger, mount } from './index.js';
 
 let tmp: string;
 beforeEach(() => {

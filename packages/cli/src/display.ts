@@ -8,7 +8,7 @@
  * What is printed is the session's data as it is, with one exception: values
  * of secret-named keys (core's `isSecretKey`) are never printed. With
  * `redact`, everything printed also goes through the event log's string rules
- * (hooks-logging's `Redactor`: keys, tokens, passwords in commands, URLs,
+ * (`@amplifier/secrets`' `Redactor`: keys, tokens, passwords in commands, URLs,
  * headers, ...).
  *
  * Text the session did not write itself (tool names and arguments the model
@@ -30,7 +30,8 @@ import {
   terminalSafe,
   terminalSafeJson,
 } from '@amplifier/core';
-import { DEFAULTS, Redactor, sanitizeValue } from '@amplifier/hooks-logging';
+import { DEFAULT_REDACTION, Redactor } from '@amplifier/secrets';
+import { sanitizeValue } from '@amplifier/sessions';
 import pc from 'picocolors';
 import type { Spinner } from 'yocto-spinner';
 
@@ -175,7 +176,7 @@ export class Display implements DisplaySystem {
     this.json = options.json ?? false;
     this.verbose = options.verbose ?? false;
     this.thinking = options.thinking ?? true;
-    this.#redactor = options.redact ? new Redactor(DEFAULTS.redaction, env) : undefined;
+    this.#redactor = options.redact ? new Redactor(DEFAULT_REDACTION, env) : undefined;
     this.colors = pc.createColors(useColor(stderr, env));
     this.interactive = stderr.isTTY === true && env.TERM !== 'dumb' && !('CI' in env);
   }

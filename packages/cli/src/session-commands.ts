@@ -10,7 +10,7 @@ import {
   terminalSafe,
   terminalSafeJson,
 } from '@amplifier/core';
-import { type JsonlNote, readEventLog } from '@amplifier/hooks-logging';
+import { type JsonlNote, readEventLog } from '@amplifier/sessions';
 import { childrenOf } from './child-sessions.js';
 import type { Display } from './display.js';
 import { EXIT_OK } from './errors.js';

@@ -3,156 +3,36 @@
  * `<AMPLIFIER_HOME>/projects/<slug>/sessions/<id>/` with `transcript.jsonl`
  * (one message per line, appended as the turn goes), `metadata.json`
  * (written atomically) and `events.jsonl` (written by hooks-logging).
- * What metadata.json keeps of a prompt or a config goes through the event
- * log's redactor (`storedText`, `storedData`); the transcript stays verbatim
- * (resume replays it).
+ * The format (paths, metadata keys ours and Python Amplifier's, torn-line
+ * tolerant reading, the redaction of what metadata.json keeps of a prompt or
+ * a config) is `@amplifier/sessions`'; this file is the CLI's store over it.
+ * The transcript stays verbatim (resume replays it).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { type Message, stringifyJson } from '@amplifier/core';
-import { DEFAULTS, type JsonlNote, Redactor, readJsonlSync, sanitizeValue } from '@amplifier/hooks-logging';
+import type { Message } from '@amplifier/core';
+import {
+  amplifierHome,
+  displayStatus,
+  type JsonlNote,
+  projectSessionsDir,
+  readSessionMetadata,
+  readTranscript,
+  SESSION_FILES,
+  type SessionMetadata,
+  TranscriptAppender,
+  transcriptText,
+} from '@amplifier/sessions';
 import { writeAtomic } from './atomic-write.js';
 import { CliError } from './errors.js';
 
-let redactor: Redactor | undefined;
-
-/** The event log's redactor (secret keys, secret values of `@amplifier/secrets`, secret environment values). */
-function logRedactor(): Redactor {
-  redactor ??= new Redactor(DEFAULTS.redaction);
-  return redactor;
-}
-
-/** `text` as metadata.json keeps it (a session's name is its first prompt): secrets redacted as in events.jsonl. */
-export function storedText(text: string): string {
-  return logRedactor().redactString(text, new Set());
-}
-
-/** A JSON-safe copy of `value` as metadata.json keeps it (a child's config, its spawn request): redacted as in events.jsonl. */
-export function storedData<T>(value: T): T {
-  return sanitizeValue(value, { redactor: logRedactor() }).value as T;
-}
-
-const isString = (value: unknown): value is string => typeof value === 'string';
-const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
-
-/**
- * A `metadata.json` as this CLI uses it, from what this CLI or Python
- * Amplifier's CLI wrote (`~/.amplifier/projects/<slug>/sessions/<id>/`).
- * Python's keys, with their meaning there:
- * - `working_dir`: the working directory (our `cwd`);
- * - `created` (ISO 8601, `+00:00` offset): creation time; with no `updated`,
- *   the last update is the file's modification time;
- * - `turn_count`, `name`, `model` (`"unknown"` means none), `parent_id`;
- * - `bundle` (`bundle:<name>`), `description`, `agent_name`, `trace_id`,
- *   `config`, `bundle_context`, `self_delegation_depth`: kept as found.
- * A session without `status` was not written by a running process here: it
- * is `completed`. Keys are never dropped: writing the metadata back keeps
- * Python's keys next to ours. Returns undefined when `raw` is not an object.
- */
-export function readSessionMetadata(raw: unknown, dir: string): SessionMetadata | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const found = raw as Record<string, unknown>;
-  const options = (
-    typeof found.options === 'object' && found.options !== null ? found.options : {}
-  ) as Record<string, unknown>;
-  const cwd = nonEmpty(found.cwd) ? found.cwd : nonEmpty(found.working_dir) ? found.working_dir : '';
-  let mtime: string | undefined;
-  try {
-    mtime = fs.statSync(path.join(dir, METADATA)).mtime.toISOString();
-  } catch {
-    mtime = undefined;
-  }
-  const created = nonEmpty(found.created) ? found.created : (mtime ?? new Date(0).toISOString());
-  const model = nonEmpty(found.model) && found.model !== 'unknown' ? found.model : null;
-  return {
-    ...found,
-    session_id: nonEmpty(found.session_id) ? found.session_id : path.basename(dir),
-    created,
-    updated: nonEmpty(found.updated) ? found.updated : (mtime ?? created),
-    cwd,
-    ...(cwd === '' ? {} : { working_dir: cwd }),
-    parent_id: nonEmpty(found.parent_id) ? found.parent_id : null,
-    provider: isString(found.provider) ? found.provider : '',
-    model,
-    plan: (typeof found.plan === 'object' && found.plan !== null ? found.plan : {}) as Record<
-      string,
-      unknown
-    >,
-    options: {
-      // Options written by other versions are kept; the ones read here are normalised.
-      ...options,
-      plan_file: nonEmpty(options.plan_file) ? options.plan_file : null,
-      bundle: nonEmpty(options.bundle) ? options.bundle : null,
-      sources: Array.isArray(options.sources) ? options.sources.filter(isString) : null,
-      provider: nonEmpty(options.provider) ? options.provider : null,
-      model: nonEmpty(options.model) ? options.model : null,
-      max_iterations: typeof options.max_iterations === 'number' ? options.max_iterations : null,
-    },
-    turn_count: typeof found.turn_count === 'number' ? found.turn_count : 0,
-    status: nonEmpty(found.status) ? found.status : 'completed',
-    name: nonEmpty(found.name) ? found.name : null,
-    pid: typeof found.pid === 'number' ? found.pid : 0,
-    cli_version: isString(found.cli_version) ? found.cli_version : '',
-  };
-}
+export type { SessionMetadata } from '@amplifier/sessions';
+export { amplifierHome, projectSlug, readSessionMetadata, storedData, storedText } from '@amplifier/sessions';
 
 /** Milliseconds of an ISO time for ordering ('Z' and '+00:00' alike); 0 when unreadable. */
 function timeOf(iso: string): number {
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? 0 : ms;
-}
-
-/** `AMPLIFIER_HOME`, else `~/.amplifier`. */
-export function amplifierHome(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(env.AMPLIFIER_HOME || path.join(os.homedir(), '.amplifier'));
-}
-
-/** `/home/u/app` → `-home-u-app` (the same slug hooks-logging uses for events.jsonl). */
-export function projectSlug(cwd: string): string {
-  const slug = path.resolve(cwd).replace(/[/\\]/g, '-').replace(/:/g, '');
-  return slug.startsWith('-') ? slug : `-${slug}`;
-}
-
-/**
- * What `metadata.json` holds. The file also carries the keys Python
- * Amplifier's CLI writes and reads (`working_dir`, `parent_id`, `bundle`...,
- * see `readSessionMetadata`), and keeps any other key it was found with.
- */
-export interface SessionMetadata {
-  session_id: string;
-  created: string;
-  updated: string;
-  /** The working directory ('' when a session written elsewhere recorded none). */
-  cwd: string;
-  /** Python Amplifier's name for `cwd`; written with the same value. */
-  working_dir?: string;
-  /** The parent session (sub-sessions); null for a top-level session, as the reference writes it. */
-  parent_id?: string | null;
-  /** Python Amplifier's bundle (`bundle:foundation`), kept as found. */
-  bundle?: string;
-  provider: string;
-  model: string | null;
-  /** Module ids per section. */
-  plan: Record<string, unknown>;
-  /** How the run was set up, so `--resume` and `continue` rebuild the same plan. */
-  options: {
-    plan_file: string | null;
-    /** The bundle of `--bundle` (a path made absolute, a name or a URI), and its `--source` mappings. */
-    bundle?: string | null;
-    sources?: string[] | null;
-    provider: string | null;
-    model: string | null;
-    max_iterations: number | null;
-  };
-  turn_count: number;
-  /** running, completed, cancelled, failed. */
-  status: string;
-  /** The first prompt, shortened. */
-  name: string | null;
-  /** The process that last ran the session (to tell a crashed run from a live one). */
-  pid: number;
-  cli_version: string;
 }
 
 /** A transcript read back: the messages, and the lines that were skipped (torn by a crash), with why. */
@@ -162,16 +42,6 @@ export interface Transcript {
   notes: JsonlNote[];
 }
 
-function isMessage(value: unknown): value is Message {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    typeof (value as { role?: unknown }).role === 'string'
-  );
-}
-
-const TRANSCRIPT = 'transcript.jsonl';
 /** The result given to a tool call that never got one (the process died mid-call). */
 export const INTERRUPTED_RESULT =
   'Error: the session ended before this tool call finished (the process was interrupted); its result is unknown.';
@@ -202,22 +72,12 @@ export function repairToolCalls(messages: readonly Message[]): { messages: Messa
   }
   return { messages: out, repaired };
 }
-const METADATA = 'metadata.json';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** One session folder. */
 export class SessionRecord {
   readonly dir: string;
   metadata: SessionMetadata;
-  #fd: number | undefined;
+  #transcript: TranscriptAppender | undefined;
 
   constructor(dir: string, metadata: SessionMetadata) {
     this.dir = dir;
@@ -229,18 +89,16 @@ export class SessionRecord {
   }
 
   get transcriptPath(): string {
-    return path.join(this.dir, TRANSCRIPT);
+    return path.join(this.dir, SESSION_FILES.transcript);
   }
 
   get eventsPath(): string {
-    return path.join(this.dir, 'events.jsonl');
+    return path.join(this.dir, SESSION_FILES.events);
   }
 
   /** The status to show: a `running` session whose process is gone was interrupted (a crash or kill -9). */
   get displayStatus(): string {
-    const { status, pid } = this.metadata;
-    if (status === 'running' && pid !== process.pid && (pid <= 0 || !isAlive(pid))) return 'interrupted';
-    return status;
+    return displayStatus(this.metadata.status, this.metadata.pid);
   }
 
   /** Merge `patch` into the metadata, stamp `updated`, and write it atomically (temp file + rename). */
@@ -254,7 +112,7 @@ export class SessionRecord {
       updated: new Date().toISOString(),
     };
     fs.mkdirSync(this.dir, { recursive: true });
-    writeAtomic(path.join(this.dir, METADATA), `${JSON.stringify(this.metadata, null, 2)}\n`);
+    writeAtomic(path.join(this.dir, SESSION_FILES.metadata), `${JSON.stringify(this.metadata, null, 2)}\n`);
   }
 
   /**
@@ -262,19 +120,11 @@ export class SessionRecord {
    * most a torn last line. System and developer messages are not stored.
    */
   appendMessage(message: Message): void {
-    if (message.role === 'system' || message.role === 'developer') return;
-    if (this.#fd === undefined) {
+    if (this.#transcript === undefined) {
       fs.mkdirSync(this.dir, { recursive: true });
-      this.#fd = fs.openSync(this.transcriptPath, 'a+');
-      const { size } = fs.fstatSync(this.#fd);
-      if (size > 0) {
-        const last = Buffer.alloc(1);
-        fs.readSync(this.#fd, last, 0, 1, size - 1);
-        // A torn line from a crash: start on a fresh line so every new record parses.
-        if (last[0] !== 0x0a) fs.writeSync(this.#fd, '\n');
-      }
+      this.#transcript = new TranscriptAppender(this.transcriptPath);
     }
-    fs.writeSync(this.#fd, `${stringifyJson(message)}\n`);
+    this.#transcript.append(message);
   }
 
   /**
@@ -283,35 +133,27 @@ export class SessionRecord {
    * appended after) is skipped with a note; every whole message is returned.
    */
   readTranscript(): Transcript {
-    const notes: JsonlNote[] = [];
-    let messages: Message[];
+    let read: { messages: Message[]; notes: JsonlNote[] };
     try {
-      messages = readJsonlSync<Message>(this.transcriptPath, {
-        accept: isMessage,
-        what: 'message',
-        onNote: (note) => notes.push(note),
-      });
+      read = readTranscript<Message>(this.transcriptPath);
     } catch (error) {
       throw new CliError(
         `Cannot read the transcript ${this.transcriptPath}: ${(error as Error).message}. Check that the file is readable.`,
       );
     }
-    return { messages, skipped: notes.length, notes };
+    return { messages: read.messages, skipped: read.notes.length, notes: read.notes };
   }
 
   /** Replace the transcript (atomically): `/clear`, and repairing a torn file on resume. */
   rewriteTranscript(messages: readonly Message[]): void {
     this.close();
     fs.mkdirSync(this.dir, { recursive: true });
-    const kept = messages.filter((m) => m.role !== 'system' && m.role !== 'developer');
-    writeAtomic(this.transcriptPath, kept.map((m) => `${stringifyJson(m)}\n`).join(''));
+    writeAtomic(this.transcriptPath, transcriptText(messages));
   }
 
   close(): void {
-    if (this.#fd !== undefined) {
-      fs.closeSync(this.#fd);
-      this.#fd = undefined;
-    }
+    this.#transcript?.close();
+    this.#transcript = undefined;
   }
 }
 
@@ -324,7 +166,7 @@ export class SessionStore {
   }
 
   projectDir(cwd: string): string {
-    return path.join(this.home, 'projects', projectSlug(cwd), 'sessions');
+    return projectSessionsDir(this.home, cwd);
   }
 
   /** A new session folder with its first metadata written. */
@@ -337,7 +179,7 @@ export class SessionStore {
   #read(dir: string): SessionRecord | undefined {
     try {
       const metadata = readSessionMetadata(
-        JSON.parse(fs.readFileSync(path.join(dir, METADATA), 'utf8')),
+        JSON.parse(fs.readFileSync(path.join(dir, SESSION_FILES.metadata), 'utf8')),
         dir,
       );
       return metadata === undefined ? undefined : new SessionRecord(dir, metadata);

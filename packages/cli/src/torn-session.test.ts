@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadEventLog } from '@amplifier/hooks-logging';
+import { loadEventLog } from '@amplifier/sessions';
 import { startReadyChild } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {

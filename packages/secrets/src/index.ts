@@ -4,12 +4,12 @@
  * preset plus a small documented supplement, compiled once and prefiltered by
  * keyword. The event log (hooks-logging), hooks-redaction, the CLI and the
  * viewer redact with it; core's `isSecretValue` is a dependency-free subset.
+ * And the one redactor built on them (`Redactor`): secret values, secret-named
+ * keys and assignments, credentials in URLs, headers and command lines.
  */
-import { isSecretValue as isStructuralSecret } from '@amplifier/core';
-import { type SecretRule, SecretScanner } from './scanner.js';
-import { secretlintRules } from './secretlint.js';
-import { SUPPLEMENT_RULES } from './supplement.js';
 
+export { defaultSecretRules, isSecretValue, redactSecretValues, secretScanner } from './default-scanner.js';
+export { DEFAULT_REDACTION, type RedactionConfig, Redactor, sharedRedactor } from './redactor.js';
 export {
   KeywordIndex,
   type SecretMatch,
@@ -23,33 +23,4 @@ export {
   secretlintRuleNames,
   secretlintRules,
 } from './secretlint.js';
-export { SUPPLEMENT_RULES } from './supplement.js';
-
-let shared: SecretScanner | undefined;
-
-/** Every rule of the default set: secretlint's recommended preset first, then the supplement. */
-export function defaultSecretRules(): readonly SecretRule[] {
-  return secretScanner().rules;
-}
-
-/**
- * The default scanner (secretlint's preset, then the supplement), built on
- * first use and shared by the whole process: it holds no per-text state.
- */
-export function secretScanner(): SecretScanner {
-  shared ??= new SecretScanner([...secretlintRules(), ...SUPPLEMENT_RULES]);
-  return shared;
-}
-
-/** `text` with every secret value replaced by `[REDACTED:<rule id>]`; the ids that fired are added to `fired`. */
-export function redactSecretValues(text: string, fired?: Set<string>): string {
-  return secretScanner().redact(text, fired);
-}
-
-/**
- * True when `value` is a secret whatever its name: core's `isSecretValue` (a
- * URL with a password, a PEM private key) or any rule of the default set.
- */
-export function isSecretValue(value: string): boolean {
-  return isStructuralSecret(value) || secretScanner().test(value);
-}
+export { AWS_KEY_ID_PREFIXES, AWS_KEY_ID_SOURCE, SUPPLEMENT_RULES } from './supplement.js';

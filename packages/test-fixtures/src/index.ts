@@ -9,6 +9,8 @@
  *   `createLargeProject`.
  * - Hostile data: `nestedValue`, `nestedJson`, `randomDeepValue`,
  *   `seededRandom`, `depthOf`.
+ * - Secrets as text: `REDACTION_SECRET_CASES` and `REDACTION_PLAIN_CASES`,
+ *   the redaction corpus (what a redactor must hide, what it must leave).
  * - Telemetry: `startOtlpReceiver`, an OTLP/HTTP (JSON) receiver on
  *   127.0.0.1 that decodes the spans it is sent.
  * - Waiting without sleeping: `waitFor(condition)`, and `startReadyChild`,
@@ -35,6 +37,10 @@ export type { CodeBlock } from './readme-examples.js';
 export { codeBlocks, shownExample } from './readme-examples.js';
 export type { ReadyChild } from './ready-child.js';
 export { startReadyChild } from './ready-child.js';
+export {
+  PLAIN_CASES as REDACTION_PLAIN_CASES,
+  SECRET_CASES as REDACTION_SECRET_CASES,
+} from './redaction-corpus.js';
 export type { SandboxGate } from './sandbox-gate.js';
 export { sandboxGate } from './sandbox-gate.js';
 export type { WaitForOptions } from './wait-for.js';

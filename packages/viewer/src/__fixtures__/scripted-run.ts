@@ -13,9 +13,10 @@ import path from 'node:path';
 import { mount as mountContext } from '@amplifier/context-simple';
 import { AmplifierSession, type ModuleLoaderLike, type MountFunction, silentLogger } from '@amplifier/core';
 import { mount as mountApproval } from '@amplifier/hooks-approval';
-import { mount as mountLogging, onSessionReady, projectSlug } from '@amplifier/hooks-logging';
+import { mount as mountLogging, onSessionReady } from '@amplifier/hooks-logging';
 import { mount as mountLoop } from '@amplifier/loop-basic';
 import { mount as mountMock } from '@amplifier/provider-mock';
+import { projectSlug } from '@amplifier/sessions';
 import { mount as mountBash } from '@amplifier/tool-bash';
 import { mount as mountFilesystem } from '@amplifier/tool-filesystem';
 

@@ -6,7 +6,7 @@
  * notes, never errors); past `maxRecords` the rest is counted, not kept.
  */
 import fs from 'node:fs';
-import { type JsonlNote, JsonlParser } from '@amplifier/hooks-logging';
+import { type JsonlNote, JsonlParser } from '@amplifier/sessions';
 
 export interface JsonlSnapshot<T> {
   records: T[];

@@ -7,7 +7,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isLogRecord, type JsonlNote } from '@amplifier/hooks-logging';
+import {
+  displayStatus,
+  isLogRecord,
+  isTranscriptMessage,
+  type JsonlNote,
+  readMetadataFile,
+} from '@amplifier/sessions';
 import type { EventRecord } from '../model/records.js';
 import { SessionFold } from '../model/session-fold.js';
 import type { SessionDetail, SessionSummary } from '../model/summary.js';
@@ -26,58 +32,6 @@ export const DEFAULT_LIMITS: ReadLimits = { maxEvents: 50_000, maxMessages: 20_0
 
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
-function isMessage(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    typeof (value as { role?: unknown }).role === 'string'
-  );
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-export interface MetadataRead {
-  metadata: Record<string, unknown> | null;
-  problem: string | null;
-}
-
-export function readMetadata(dir: string): MetadataRead {
-  const file = path.join(dir, 'metadata.json');
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return {
-      metadata: null,
-      problem:
-        code === 'ENOENT'
-          ? 'metadata.json is missing: status, model and name come from the event log where it has them'
-          : `metadata.json cannot be read (${code ?? (error as Error).message})`,
-    };
-  }
-  try {
-    const raw: unknown = JSON.parse(text);
-    if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
-      return { metadata: raw as Record<string, unknown>, problem: null };
-    }
-    return { metadata: null, problem: 'metadata.json is not a JSON object; it is ignored' };
-  } catch (error) {
-    return {
-      metadata: null,
-      problem: `metadata.json is not valid JSON (${(error as Error).message}); it is ignored`,
-    };
-  }
-}
-
 function noteText(note: JsonlNote): string {
   // The parser's message starts with the file's path: the folder is the session's, the name is enough.
   return note.message.startsWith(note.file)
@@ -94,11 +48,10 @@ export function summarize(
 ): SessionSummary {
   const m = metadata ?? {};
   const totals = fold.totals();
-  let status = nonEmpty(m.status)
-    ? m.status
-    : (fold.endStatus ?? (metadata !== null ? 'completed' : 'unknown'));
-  const pid = typeof m.pid === 'number' ? m.pid : 0;
-  if (status === 'running' && pid !== process.pid && (pid <= 0 || !isAlive(pid))) status = 'interrupted';
+  const status = displayStatus(
+    nonEmpty(m.status) ? m.status : (fold.endStatus ?? (metadata !== null ? 'completed' : 'unknown')),
+    typeof m.pid === 'number' ? m.pid : 0,
+  );
   const created = nonEmpty(m.created)
     ? m.created
     : fold.start !== null
@@ -154,7 +107,7 @@ interface Read {
 
 async function readFolder(folder: SessionFolder, limits: ReadLimits, withMessages: boolean): Promise<Read> {
   const problems: string[] = [];
-  const { metadata, problem } = readMetadata(folder.dir);
+  const { metadata, problem } = readMetadataFile(folder.dir);
   if (problem !== null) problems.push(problem);
   const fold = new SessionFold();
   const events = await readJsonlSnapshot<EventRecord>(path.join(folder.dir, 'events.jsonl'), {
@@ -175,7 +128,7 @@ async function readFolder(folder: SessionFolder, limits: ReadLimits, withMessage
   for (const note of events.notes) problems.push(noteText(note));
   const transcript = withMessages
     ? await readJsonlSnapshot<Record<string, unknown>>(path.join(folder.dir, 'transcript.jsonl'), {
-        accept: isMessage,
+        accept: isTranscriptMessage,
         what: 'message',
         maxRecords: limits.maxMessages,
       })

@@ -1,7 +1,7 @@
 /**
  * Values made safe and small enough for a page. Secrets are redacted with
- * the event log's rules (hooks-logging's `Redactor`, whose secret-value rules
- * are `@amplifier/secrets`): transcripts and metadata are stored as written,
+ * the event log's rules (`@amplifier/secrets`' `Redactor`, which hooks-logging
+ * applies when it writes): transcripts and metadata are stored as written,
  * and an event log may predate a rule, so everything the viewer serves goes
  * through them here, before any cut (a cut never hides a secret from them).
  * A string longer than `maxChars` is cut with a note of what was left out,
@@ -9,13 +9,13 @@
  * 50 MB file read) then costs the browser a few kilobytes, and says so where
  * it is shown.
  */
-import { DEFAULTS, Redactor } from '@amplifier/hooks-logging';
+import { DEFAULT_REDACTION, Redactor } from '@amplifier/secrets';
 
 let shared: Redactor | undefined;
 
 /** The event log's redactor with its default config (and this process's secret environment values). */
 function redactor(): Redactor {
-  shared ??= new Redactor(DEFAULTS.redaction);
+  shared ??= new Redactor(DEFAULT_REDACTION);
   return shared;
 }
 

@@ -5,7 +5,7 @@
  * rotated) is read again from its start.
  */
 import fs from 'node:fs';
-import type { JsonlParser } from '@amplifier/hooks-logging';
+import type { JsonlParser } from '@amplifier/sessions';
 
 const CHUNK = 256 * 1024;
 

@@ -8,18 +8,12 @@
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import { isLogRecord, JsonlParser } from '@amplifier/hooks-logging';
+import { isLogRecord, isTranscriptMessage, JsonlParser, SESSION_FILES } from '@amplifier/sessions';
 import type { EventRecord } from '../model/records.js';
 import type { LiveUpdate, SessionSummary } from '../model/summary.js';
 import type { SessionFolder } from '../reader/session-folder.js';
 import { trimValue } from '../reader/trim.js';
 import { JsonlTail } from './jsonl-tail.js';
-
-function isMessage(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === 'object' && value !== null && typeof (value as { role?: unknown }).role === 'string'
-  );
-}
 
 export interface LiveOptions {
   folder: SessionFolder;
@@ -35,14 +29,19 @@ export function streamSession(response: ServerResponse, options: LiveOptions): (
     if (note.kind !== 'torn_last_line') problems.push(note.message);
   };
   const events = new JsonlTail<EventRecord>(
-    path.join(folder.dir, 'events.jsonl'),
+    path.join(folder.dir, SESSION_FILES.events),
     options.offsets.events,
     () => new JsonlParser<EventRecord>('events.jsonl', { accept: isLogRecord, what: 'log record', onNote }),
   );
   const transcript = new JsonlTail<Record<string, unknown>>(
-    path.join(folder.dir, 'transcript.jsonl'),
+    path.join(folder.dir, SESSION_FILES.transcript),
     options.offsets.transcript,
-    () => new JsonlParser('transcript.jsonl', { accept: isMessage, what: 'message', onNote }),
+    () =>
+      new JsonlParser<Record<string, unknown>>('transcript.jsonl', {
+        accept: isTranscriptMessage,
+        what: 'message',
+        onNote,
+      }),
   );
   let lastStatus = '';
   let closed = false;

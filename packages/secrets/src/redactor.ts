@@ -1,5 +1,6 @@
 /**
- * Secret redaction for log records: values of secret-named keys (core's
+ * The one redactor of text and keys meant for people (event logs, session
+ * metadata, the CLI's display, the viewer): values of secret-named keys (core's
  * `isSecretKey`, plus the configured keys), and inside every string the
  * secrets written as text: secret values of known formats (the rule set of
  * `@amplifier/secrets`: secretlint's preset and its supplement), the AWS
@@ -11,8 +12,29 @@
  * variables.
  */
 import { isSecretKey as isSecretName, SECRET_NAME_ENDINGS } from '@amplifier/core';
-import { type SecretScanner, secretScanner } from '@amplifier/secrets';
-import type { RedactionConfig } from './config.js';
+import { secretScanner } from './default-scanner.js';
+import type { SecretScanner } from './scanner.js';
+import { AWS_KEY_ID_SOURCE } from './supplement.js';
+
+/** What to redact, as the `redaction` section of hooks-logging's config spells it (plain JSON data). */
+export interface RedactionConfig {
+  /** Default true. The redactor itself ignores it: whoever applies the redactor checks it. */
+  enabled: boolean;
+  /** Extra key names (case-insensitive, `-`/`_`/`.` ignored) whose values are secrets. */
+  keys: string[];
+  /** Extra regular expressions (JavaScript syntax) whose matches are secrets. */
+  patterns: string[];
+  /** Also redact exact values of secret-named environment variables (8 characters or more). Default true. */
+  env_values: boolean;
+}
+
+/** The default redaction: on, no extra keys or patterns, environment values included. */
+export const DEFAULT_REDACTION: Readonly<RedactionConfig> = Object.freeze({
+  enabled: true,
+  keys: [],
+  patterns: [],
+  env_values: true,
+});
 
 type Groups = Record<string, string | undefined>;
 
@@ -73,8 +95,7 @@ const B64 = 'A-Za-z0-9/+';
  * An AWS access key id, or what the value rules (`@amplifier/secrets`: secretlint's `aws`, the
  * supplement's `aws_access_key`) or an earlier pass made of one.
  */
-const AWS_KEY_ID =
-  '(?:\\b(?:A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\\b|\\[REDACTED:aws(?:_access_key)?\\])';
+const AWS_KEY_ID = `(?:${AWS_KEY_ID_SOURCE}|\\[REDACTED:aws(?:_access_key)?\\])`;
 
 /** A command-line argument: single-quoted, double-quoted or bare. */
 const QUOTED_VALUE = `'[^'\\n]*'|"(?:[^"\\\\\\n]|\\\\.)*"|[^\\s'"]+`;
@@ -447,7 +468,10 @@ const namers = new Map<string, Redactor>();
  * about 1.5 µs here): the names come from one listing, judged by the memo of
  * the config's last redactor.
  */
-export function sharedRedactor(config: RedactionConfig, env: NodeJS.ProcessEnv = process.env): Redactor {
+export function sharedRedactor(
+  config: Readonly<RedactionConfig>,
+  env: NodeJS.ProcessEnv = process.env,
+): Redactor {
   const configKey = JSON.stringify([config.keys, config.patterns, config.env_values]);
   let made: Redactor | undefined;
   let namer = namers.get(configKey);

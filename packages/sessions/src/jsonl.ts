@@ -27,6 +27,7 @@ export interface JsonlNote {
   message: string;
 }
 
+/** How a JSONL reader tells records from other lines, and where it reports what it skipped. */
 export interface JsonlOptions<T> {
   /** Which parsed values are records (others are skipped with a note); default: any JSON object. */
   accept?: (value: unknown) => value is T;
@@ -38,6 +39,7 @@ export interface JsonlOptions<T> {
   maxLineBytes?: number;
 }
 
+/** Lines longer than this (256 MiB) are skipped with a note unless `maxLineBytes` says otherwise. */
 export const DEFAULT_MAX_LINE_BYTES: number = 256 * 1024 * 1024;
 
 const CHUNK_BYTES = 64 * 1024;

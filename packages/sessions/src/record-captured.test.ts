@@ -6,12 +6,16 @@
  * payloads mixing its texts with secret key names and values JSON has no
  * form for.
  */
-import { seededRandom } from '@amplifier/test-fixtures';
+
+import { Redactor } from '@amplifier/secrets';
+import {
+  REDACTION_PLAIN_CASES as PLAIN_CASES,
+  REDACTION_SECRET_CASES as SECRET_CASES,
+  seededRandom,
+} from '@amplifier/test-fixtures';
 import { describe, expect, it } from 'vitest';
-import { PLAIN_CASES, SECRET_CASES } from './__fixtures__/redaction-corpus.js';
 import { captureEvent } from './capture.js';
 import { buildCapturedRecord, buildRecord, type RecordOptions } from './record.js';
-import { Redactor } from './redact.js';
 
 const TS = '2026-11-26T10:00:00.000+00:00';
 const TEXTS: readonly string[] = [...SECRET_CASES.map(([, text]) => text), ...PLAIN_CASES];

@@ -8,9 +8,10 @@
  * `__proto__` stay keys (own data properties, never the prototype).
  */
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from '@amplifier/core';
+import type { Redactor } from '@amplifier/secrets';
 import type { CapturedEvent } from './capture.js';
-import type { Redactor } from './redact.js';
 
+/** The `schema` of every record: Amplifier's log format, `amplifier.log` 1.0.0. */
 export const LOG_SCHEMA: Readonly<{ name: string; ver: string }> = Object.freeze({
   name: 'amplifier.log',
   ver: '1.0.0',
@@ -30,6 +31,7 @@ const PROMOTED: ReadonlySet<string> = new Set([
   'session_id',
 ]);
 
+/** How a record is built: the redactor (none: not redacted), whether `raw` payloads are dropped, the longest string kept. */
 export interface RecordOptions {
   redactor: Redactor | undefined;
   stripRaw: boolean;

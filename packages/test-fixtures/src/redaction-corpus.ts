@@ -3,8 +3,9 @@
  * tools use (env dumps, .env, INI and credentials files, YAML, JSON inside
  * strings, URLs, HTTP headers, command lines, connection strings), and text
  * that must come out unchanged (prose, token counts, paths, code). Used by
- * the corpus test (through the real logger) and by the test that the
- * writer's path gives the same lines as the emitting call's.
+ * the redactor's tests (`@amplifier/secrets`), the event-log record tests
+ * (`@amplifier/sessions`) and the corpus test through the real logger
+ * (hooks-logging).
  */
 const AWS_ID = 'AKIAIOSFODNN7EXAMPLE';
 

@@ -13,6 +13,7 @@ export interface LogRecord {
   [key: string]: unknown;
 }
 
+/** How `readEventLog` reads. */
 export interface ReadEventLogOptions {
   /** Called once per skipped line (torn, invalid, too long). */
   onNote?: (note: JsonlNote) => void;
@@ -28,6 +29,7 @@ export interface EventLog {
   notes: JsonlNote[];
 }
 
+/** True for a JSON object with a string `event`: a log record (ours, Python Amplifier's); anything else on a line is skipped by the readers. */
 export function isLogRecord(value: unknown): value is LogRecord {
   return (
     typeof value === 'object' &&

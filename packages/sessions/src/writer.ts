@@ -15,6 +15,7 @@ import { LOG_SCHEMA } from './record.js';
 /** A queued entry: a whole line, or an event whose line `format` makes in the batch. */
 export type QueuedEntry = string | CapturedEvent;
 
+/** The bounds of a `LogWriter`'s queue and file, and where it reports problems. */
 export interface WriterOptions {
   maxRecords: number;
   maxBytes: number;
@@ -31,6 +32,10 @@ export interface WriterOptions {
 
 const sizeOf = (entry: QueuedEntry): number => (typeof entry === 'string' ? entry.length : entry.bytes);
 
+/**
+ * The writer of one log file (see the file's comment): `push` queues a line or a captured event
+ * without waiting on disk (unless the queue is full), `flush` and `close` write what is queued.
+ */
 export class LogWriter {
   readonly file: string;
   readonly #options: WriterOptions;
