@@ -1,18 +1,11 @@
 /**
- * hooks-logging configuration: defaults, validation (ajv through core) and the
+ * hooks-logging configuration: defaults, validation (ajv through @amplifier/schema) and the
  * log file path (template + project slug).
  */
 import os from 'node:os';
 import path from 'node:path';
-import {
-  configDurationMs,
-  getOwn,
-  isPlainObject,
-  type JSONSchema,
-  type Logger,
-  readModuleConfig,
-  warnConfigKey,
-} from '@amplifier/core';
+import { configDurationMs, getOwn, isPlainObject, type JSONSchema, type Logger } from '@amplifier/core';
+import { readModuleConfig, warnConfigKey } from '@amplifier/schema';
 
 export type ConsoleLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -122,7 +115,7 @@ const PROPERTIES: Record<string, JSONSchema> = {
   level: { enum: [...RECORD_LEVELS, 'WARN', ...[...RECORD_LEVELS, 'WARN'].map((l) => l.toLowerCase())] },
 };
 
-/** JSON Schema of the config (core's `readModuleConfig` warns about other keys). */
+/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about other keys). */
 export const CONFIG_SCHEMA: JSONSchema = { type: 'object', properties: PROPERTIES };
 
 /** The safety-relevant keys (see README): refused when misspelt or with unknown keys inside. */

@@ -5,23 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  type ChatRequest,
-  type ChatResponse,
-  type ContentBlock,
-  compileSchema,
-  type DataError,
-  DataValidationError,
-  formatDataErrors,
-  type JSONSchema,
-  LLM_ERROR_KINDS,
-  type LLMErrorKind,
-  type Logger,
-  readModuleConfig,
-  stringifyJson,
-  type ToolCall,
-  type Usage,
-} from '@amplifier/core';
+import { type ChatRequest, type ChatResponse, type ContentBlock, type DataError, DataValidationError, formatDataErrors, type JSONSchema, LLM_ERROR_KINDS, type LLMErrorKind, type Logger, stringifyJson, type ToolCall, type Usage } from '@amplifier/core';
+import { compileSchema, readModuleConfig } from '@amplifier/schema';
 import { cloneData } from './clone.js';
 
 /** A scripted tool call; `id` is generated when omitted, `arguments` default to `{}`. */

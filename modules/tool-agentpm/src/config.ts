@@ -1,20 +1,12 @@
 /**
- * tool-agentpm configuration: defaults and validation (ajv through core), and
+ * tool-agentpm configuration: defaults and validation (ajv through @amplifier/schema), and
  * the environment a tool process gets: only what its manifest declares, plus
  * the pass-through variables (PATH always). The config is read through its
  * own properties only (core's `ownConfig`); an own `__proto__` key is an
  * unknown key like any other.
  */
-import {
-  AmplifierError,
-  configDurationMs,
-  errorMessage,
-  getOwn,
-  type JSONSchema,
-  type Logger,
-  readModuleConfig,
-  setOwn,
-} from '@amplifier/core';
+import { AmplifierError, configDurationMs, errorMessage, getOwn, type JSONSchema, type Logger, setOwn } from '@amplifier/core';
+import { defineModuleConfig } from '@amplifier/schema';
 import {
   childEnvironment,
   SANDBOX_CONFIG_PROPERTIES,
@@ -76,7 +68,7 @@ export const DEFAULTS: Readonly<AgentPmConfig> = Object.freeze({
 
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
 
-/** JSON Schema of the config (core's `readModuleConfig` warns about unknown keys). */
+/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about unknown keys). */
 export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {
@@ -108,6 +100,13 @@ export const CONFIG_SCHEMA: JSONSchema = {
   },
 };
 
+/** The config's reader: the policy, and `MOUNT_FAILED` for a bad key. */
+const AGENTPM_CONFIG = defineModuleConfig({
+  module: 'tool-agentpm',
+  schema: CONFIG_SCHEMA,
+  safety: SANDBOX_SAFETY_KEYS,
+});
+
 /**
  * Validate a mount config and fill in defaults. Throws an AmplifierError
  * (MOUNT_FAILED) listing every bad key; unknown keys (an own `__proto__`
@@ -115,18 +114,7 @@ export const CONFIG_SCHEMA: JSONSchema = {
  * `readModuleConfig`).
  */
 export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
-  let config: Record<string, unknown>;
-  try {
-    config = readModuleConfig(raw, {
-      module: 'tool-agentpm',
-      schema: CONFIG_SCHEMA,
-      safety: SANDBOX_SAFETY_KEYS,
-      logger,
-    });
-  } catch (error) {
-    if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
-    throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
-  }
+  const config = AGENTPM_CONFIG.read(raw, logger);
   let timeoutMs: number | undefined;
   let killGraceMs: number | undefined;
   try {

@@ -4,20 +4,8 @@
  * process prints is validated against `outputs` and returned. Everything that
  * goes wrong is a `success: false` result that says what happened.
  */
-import {
-  compileSchema,
-  type DataError,
-  type DataValidator,
-  type ExecutionProfile,
-  errorMessage,
-  formatDataErrors,
-  type JSONSchema,
-  sanitizeForLlm,
-  stringifyJson,
-  type Tool,
-  type ToolCallOptions,
-  type ToolResult,
-} from '@amplifier/core';
+import { type DataError, type ExecutionProfile, errorMessage, formatDataErrors, type JSONSchema, sanitizeForLlm, stringifyJson, type Tool, type ToolCallOptions, type ToolResult } from '@amplifier/core';
+import { compileSchema, type DataValidator } from '@amplifier/schema';
 import type { SandboxedRun } from '@amplifier/process';
 import type { PreparedTool } from './loader.js';
 import type { AgentManifest } from './manifest.js';

@@ -5,16 +5,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import {
-  AmplifierError,
-  configDurationMs,
-  errorMessage,
-  getOwn,
-  type JSONSchema,
-  type Logger,
-  readModuleConfig,
-  warnConfigKey,
-} from '@amplifier/core';
+import { AmplifierError, configDurationMs, errorMessage, getOwn, type JSONSchema, type Logger } from '@amplifier/core';
+import { readModuleConfig, warnConfigKey } from '@amplifier/schema';
 import {
   SANDBOX_CONFIG_PROPERTIES,
   SANDBOX_SAFETY_KEYS,

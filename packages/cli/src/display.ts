@@ -18,18 +18,8 @@
  */
 
 import { createRequire } from 'node:module';
-import {
-  ALL_EVENTS,
-  type DisplaySystem,
-  type EventData,
-  type HookRegistry,
-  type Message,
-  type MessageLevel,
-  redactSecrets,
-  stringifyJson,
-  terminalSafe,
-  terminalSafeJson,
-} from '@amplifier/core';
+import { ALL_EVENTS, type DisplaySystem, type EventData, type HookRegistry, type Message, type MessageLevel, redactSecrets, stringifyJson } from '@amplifier/core';
+import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
 import { DEFAULTS, Redactor, sanitizeValue } from '@amplifier/hooks-logging';
 import pc from 'picocolors';
 import type { Spinner } from 'yocto-spinner';
