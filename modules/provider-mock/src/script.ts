@@ -5,7 +5,21 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type ChatRequest, type ChatResponse, type ContentBlock, type DataError, DataValidationError, formatDataErrors, type JSONSchema, LLM_ERROR_KINDS, type LLMErrorKind, type Logger, stringifyJson, type ToolCall, type Usage } from '@amplifier/core';
+import {
+  type ChatRequest,
+  type ChatResponse,
+  type ContentBlock,
+  type DataError,
+  DataValidationError,
+  formatDataErrors,
+  type JSONSchema,
+  LLM_ERROR_KINDS,
+  type LLMErrorKind,
+  type Logger,
+  stringifyJson,
+  type ToolCall,
+  type Usage,
+} from '@amplifier/core';
 import { compileSchema, readModuleConfig } from '@amplifier/schema';
 import { cloneData } from './clone.js';
 

@@ -5,8 +5,15 @@
  * own properties only (core's `ownConfig`); an own `__proto__` key is an
  * unknown key like any other.
  */
-import { AmplifierError, configDurationMs, errorMessage, getOwn, type JSONSchema, type Logger, setOwn } from '@amplifier/core';
-import { defineModuleConfig } from '@amplifier/schema';
+import {
+  AmplifierError,
+  configDurationMs,
+  errorMessage,
+  getOwn,
+  type JSONSchema,
+  type Logger,
+  setOwn,
+} from '@amplifier/core';
 import {
   childEnvironment,
   SANDBOX_CONFIG_PROPERTIES,
@@ -15,6 +22,7 @@ import {
   type SandboxPolicy,
   sandboxPolicyFrom,
 } from '@amplifier/process';
+import { defineModuleConfig } from '@amplifier/schema';
 import type { AgentManifest } from './manifest.js';
 
 /** One `tools` entry: where the tool is, and the caller's variables passed to it by name. */

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type DataError, type JSONSchema } from '@amplifier/core';
+import type { DataError, JSONSchema } from '@amplifier/core';
 import { compileSchema, type DataValidator } from '@amplifier/schema';
 import picomatch from 'picomatch';
 import semver from 'semver';

@@ -4,9 +4,20 @@
  * process prints is validated against `outputs` and returned. Everything that
  * goes wrong is a `success: false` result that says what happened.
  */
-import { type DataError, type ExecutionProfile, errorMessage, formatDataErrors, type JSONSchema, sanitizeForLlm, stringifyJson, type Tool, type ToolCallOptions, type ToolResult } from '@amplifier/core';
-import { compileSchema, type DataValidator } from '@amplifier/schema';
+import {
+  type DataError,
+  type ExecutionProfile,
+  errorMessage,
+  formatDataErrors,
+  type JSONSchema,
+  sanitizeForLlm,
+  stringifyJson,
+  type Tool,
+  type ToolCallOptions,
+  type ToolResult,
+} from '@amplifier/core';
 import type { SandboxedRun } from '@amplifier/process';
+import { compileSchema, type DataValidator } from '@amplifier/schema';
 import type { PreparedTool } from './loader.js';
 import type { AgentManifest } from './manifest.js';
 import { type RunOutcome, runProcess } from './runner.js';

@@ -6,7 +6,6 @@
  */
 import fs from 'node:fs';
 import { AmplifierError, errorMessage, getOwn, type JSONSchema, type Logger } from '@amplifier/core';
-import { defineModuleConfig } from '@amplifier/schema';
 import {
   type ChildEnv,
   childEnvironment,
@@ -15,6 +14,7 @@ import {
   type SandboxPolicy,
   sandboxPolicyFrom,
 } from '@amplifier/process';
+import { defineModuleConfig } from '@amplifier/schema';
 import { resolveProfile, type SafetyPolicy, type SafetyProfileName } from './profiles.js';
 
 export type EnvPolicy = 'inherit' | 'allowlist';

@@ -3,7 +3,7 @@
  * has), validation with ajv through core, and what the tools share at run time.
  */
 import path from 'node:path';
-import { type Coordinator, type JSONSchema, type Logger } from '@amplifier/core';
+import type { Coordinator, JSONSchema, Logger } from '@amplifier/core';
 import { readModuleConfig } from '@amplifier/schema';
 import type { ReadTracker } from './read-tracker.js';
 import type { Sandbox } from './sandbox.js';

@@ -5,7 +5,13 @@
  * `notifications/cancelled`), progress forwarded to `onProgress`, and every
  * failure returned as a typed failed result, never thrown.
  */
-import { errorMessage, type JSONSchema, type Tool, type ToolCallOptions, type ToolResult } from '@amplifier/core';
+import {
+  errorMessage,
+  type JSONSchema,
+  type Tool,
+  type ToolCallOptions,
+  type ToolResult,
+} from '@amplifier/core';
 import { compileSchema } from '@amplifier/schema';
 import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type McpConnection, ServerUnavailableError } from './connection.js';

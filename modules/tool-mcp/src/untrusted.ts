@@ -6,7 +6,7 @@
  * A hash of each tool's definition detects changes after first use (rug pulls).
  */
 import { createHash } from 'node:crypto';
-import { type Logger } from '@amplifier/core';
+import type { Logger } from '@amplifier/core';
 import { terminalSafe } from '@amplifier/process/terminal';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 

@@ -5,7 +5,7 @@
  * the hook says otherwise.
  */
 import { isatty } from 'node:tty';
-import { type ApprovalProvider, type ApprovalRequest } from '@amplifier/core';
+import type { ApprovalProvider, ApprovalRequest } from '@amplifier/core';
 import { terminalSafe } from '@amplifier/process/terminal';
 import type { Display } from './display.js';
 

@@ -18,9 +18,18 @@
  */
 
 import { createRequire } from 'node:module';
-import { ALL_EVENTS, type DisplaySystem, type EventData, type HookRegistry, type Message, type MessageLevel, redactSecrets, stringifyJson } from '@amplifier/core';
-import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
+import {
+  ALL_EVENTS,
+  type DisplaySystem,
+  type EventData,
+  type HookRegistry,
+  type Message,
+  type MessageLevel,
+  redactSecrets,
+  stringifyJson,
+} from '@amplifier/core';
 import { DEFAULTS, Redactor, sanitizeValue } from '@amplifier/hooks-logging';
+import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
 import pc from 'picocolors';
 import type { Spinner } from 'yocto-spinner';
 

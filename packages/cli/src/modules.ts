@@ -6,7 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Coordinator, type Logger, MODULE_TYPES, type ModuleInfo, ModuleLoader, type ModuleType } from '@amplifier/core';
+import {
+  type Coordinator,
+  type Logger,
+  MODULE_TYPES,
+  type ModuleInfo,
+  ModuleLoader,
+  type ModuleType,
+} from '@amplifier/core';
 import { terminalSafe } from '@amplifier/process/terminal';
 import type { Display } from './display.js';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';

@@ -8,7 +8,18 @@
  * conversation to land in here and are left out. Never throws.
  */
 import { randomUUID } from 'node:crypto';
-import { type Coordinator, errorMessage, errorType, events, type HookResult, sanitizeForLlm, serializeToolOutput, stringifyJson, type Tool, type ToolResult } from '@amplifier/core';
+import {
+  type Coordinator,
+  errorMessage,
+  errorType,
+  events,
+  type HookResult,
+  sanitizeForLlm,
+  serializeToolOutput,
+  stringifyJson,
+  type Tool,
+  type ToolResult,
+} from '@amplifier/core';
 import { compileSchema } from '@amplifier/schema';
 
 const { TOOL_ERROR, TOOL_POST, TOOL_PRE } = events;

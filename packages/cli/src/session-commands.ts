@@ -4,8 +4,8 @@
  */
 import path from 'node:path';
 import { errorMessage, fromMessageToolCall, type Message } from '@amplifier/core';
-import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
 import { type JsonlNote, readEventLog } from '@amplifier/hooks-logging';
+import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
 import { childrenOf } from './child-sessions.js';
 import type { Display } from './display.js';
 import { EXIT_OK } from './errors.js';

@@ -6,7 +6,14 @@
  */
 
 import path from 'node:path';
-import { AmplifierSession, errorMessage, formatDataErrors, type Logger, type Tool, type ToolResult } from '@amplifier/core';
+import {
+  AmplifierSession,
+  errorMessage,
+  formatDataErrors,
+  type Logger,
+  type Tool,
+  type ToolResult,
+} from '@amplifier/core';
 import { terminalSafeJson } from '@amplifier/process/terminal';
 import { compileSchema } from '@amplifier/schema';
 import {
