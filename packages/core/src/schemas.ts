@@ -65,9 +65,28 @@ export const DATA_SCHEMA_KEYWORDS: readonly string[] = [
 
 const require = createRequire(import.meta.url);
 
+const loaded = new Map<DataSchemaName, JSONSchema>();
+
 /** The parsed JSON Schema of a data type (the file shipped in the package). */
 export function loadSchema(name: DataSchemaName): JSONSchema {
-  return require(`../schemas/${name}.json`) as JSONSchema;
+  let schema = loaded.get(name);
+  if (schema === undefined) {
+    schema = require(`../schemas/${name}.json`) as JSONSchema;
+    loaded.set(name, schema);
+  }
+  return schema;
+}
+
+/** `pattern` keywords compiled once (unicode mode, as ajv's `unicodeRegExp`). */
+const patterns = new Map<string, RegExp>();
+
+function patternOf(source: string): RegExp {
+  let pattern = patterns.get(source);
+  if (pattern === undefined) {
+    pattern = new RegExp(source, 'u');
+    patterns.set(source, pattern);
+  }
+  return pattern;
 }
 
 /** Check `value` against a shipped schema; returns every problem (empty when valid). Never throws on deep data. */
@@ -119,9 +138,10 @@ function check(schema: unknown, value: unknown, path: string, scope: Scope): boo
   if (schema === false) return fail(scope, path, 'boolean schema is false');
   const s = schema as Node;
   const before = scope.errors.length;
-  const types = s.type === undefined ? undefined : ([] as unknown[]).concat(s.type);
-  const typed = types === undefined || types.some((t) => isType(value, t));
-  if (!typed) fail(scope, path, `must be ${types?.join(' or ')}`);
+  const type = s.type;
+  const typed =
+    type === undefined || (Array.isArray(type) ? type.some((t) => isType(value, t)) : isType(value, type));
+  if (!typed) fail(scope, path, `must be ${Array.isArray(type) ? type.join(' or ') : String(type)}`);
   if (typeof s.$ref === 'string') {
     const [doc, target] = resolve(s.$ref, scope.doc);
     check(target, value, path, { doc, errors: scope.errors });
@@ -154,7 +174,7 @@ function checkTyped(s: Node, value: unknown, path: string, scope: Scope): void {
     if (typeof s.exclusiveMinimum === 'number' && !(value > s.exclusiveMinimum))
       fail(scope, path, `must be > ${s.exclusiveMinimum}`);
   } else if (typeof value === 'string') {
-    const length = typeof s.maxLength === 'number' || typeof s.minLength === 'number' ? [...value].length : 0;
+    const length = typeof s.maxLength === 'number' || typeof s.minLength === 'number' ? codePoints(value) : 0;
     if (typeof s.maxLength === 'number' && length > s.maxLength)
       fail(scope, path, `must NOT have more than ${s.maxLength} characters`);
     if (typeof s.minLength === 'number' && length < s.minLength)
@@ -163,7 +183,7 @@ function checkTyped(s: Node, value: unknown, path: string, scope: Scope): void {
         path,
         s.minLength === 1 ? 'must not be empty' : `must NOT have fewer than ${s.minLength} characters`,
       );
-    if (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(value))
+    if (typeof s.pattern === 'string' && !patternOf(s.pattern).test(value))
       fail(scope, path, `must match pattern "${s.pattern}"`);
   } else if (Array.isArray(value)) {
     if (s.items !== undefined)
@@ -205,8 +225,20 @@ function branches(
   return false;
 }
 
-/** `#/$defs/x` in the current document, or `<name>.json[#/pointer]` of another shipped one. */
+const resolved = new Map<string, [DataSchemaName, unknown]>();
+
+/** `#/$defs/x` in the current document, or `<name>.json[#/pointer]` of another shipped one (cached). */
 function resolve(ref: string, doc: DataSchemaName): [DataSchemaName, unknown] {
+  const key = `${doc}\u0000${ref}`;
+  let target = resolved.get(key);
+  if (target === undefined) {
+    target = resolveUncached(ref, doc);
+    resolved.set(key, target);
+  }
+  return target;
+}
+
+function resolveUncached(ref: string, doc: DataSchemaName): [DataSchemaName, unknown] {
   const hash = ref.indexOf('#');
   const file = hash === -1 ? ref : ref.slice(0, hash);
   const pointer = hash === -1 ? '' : ref.slice(hash + 1);
@@ -263,7 +295,28 @@ function equal(a: unknown, b: unknown): boolean {
 
 /** `tools` + `1` -> `tools[1]`; `session` + `context` -> `session.context`; odd keys in `["..."]`. */
 function join(path: string, key: string): string {
-  if (/^\d+$/.test(key)) return `${path}[${key}]`;
-  if (/^[A-Za-z_$][\w$-]*$/.test(key)) return path === '' ? key : `${path}.${key}`;
-  return `${path}[${JSON.stringify(key)}]`;
+  let suffix = suffixes.get(key);
+  if (suffix === undefined) {
+    if (/^\d+$/.test(key)) suffix = `[${key}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(key)) suffix = `.${key}`;
+    else suffix = `[${JSON.stringify(key)}]`;
+    if (suffixes.size < 4096) suffixes.set(key, suffix);
+  }
+  return path === '' && suffix[0] === '.' ? key : path + suffix;
+}
+
+/** Path suffixes of the keys seen (bounded: outside data may hold any number of keys). */
+const suffixes = new Map<string, string>();
+
+/** The length in code points, as ajv counts for `minLength`/`maxLength` (a surrogate pair is one). */
+function codePoints(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      length--;
+      i++;
+    }
+  }
+  return length;
 }
