@@ -39,29 +39,10 @@ export const DATA_SCHEMA_BASE = 'https://amplifier-ts.dev/schemas/v1/';
  * `default`, `$defs`, `$id`, `$schema`) change nothing. A shipped schema using
  * another keyword fails core's tests.
  */
-export const DATA_SCHEMA_KEYWORDS: readonly string[] = [
-  'type',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'enum',
-  'const',
-  'anyOf',
-  'oneOf',
-  'allOf',
-  'if',
-  'then',
-  'else',
-  '$ref',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-];
+export const DATA_SCHEMA_KEYWORDS: readonly string[] =
+  'type properties required additionalProperties items enum const anyOf oneOf allOf if then else $ref minLength maxLength pattern minimum maximum exclusiveMinimum exclusiveMaximum'.split(
+    ' ',
+  );
 
 const require = createRequire(import.meta.url);
 
