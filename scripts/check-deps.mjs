@@ -20,8 +20,7 @@
  * 5. Every `@amplifier/*` import is declared in the package.json of the importing package
  *    (production code: dependencies or peerDependencies), and no relative import leaves its
  *    package.
- * 6. Core's deprecated re-exports of the kits (compat/) exist only while core is 0.2.x.
- * 7. While core is 0.x (where each minor may break), every peer range of `@amplifier/core` starts
+ * 6. While core is 0.x (where each minor may break), every peer range of `@amplifier/core` starts
  *    at core's current minor: packages released with core 0.y may use what 0.y added, so they must
  *    not admit an older core. After `changeset version` raises core, this fails until the ranges
  *    are raised too.
@@ -234,16 +233,6 @@ export function checkWorkspace(root) {
     }
   }
 
-  // Core's deprecated re-exports live one minor only.
-  const core = byName.get('@amplifier/core');
-  if (core && existsSync(path.join(core.dir, 'compat'))) {
-    const [major, minor] = core.pkg.version.split('.').map(Number);
-    if (major > 0 || minor > 2)
-      say(
-        core,
-        `compat/ (deprecated re-exports of the kits) was to be removed in core 0.3.0; core is ${core.pkg.version}`,
-      );
-  }
   return problems;
 }
 

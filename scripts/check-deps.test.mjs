@@ -264,23 +264,6 @@ describe('checkWorkspace', () => {
     );
   });
 
-  it("core's compat re-exports after core 0.2", () => {
-    assert.deepEqual(
-      workspace((f) => {
-        f['packages/core/compat/provider.js'] = "export * from '@amplifier/provider-http';\n";
-      }),
-      [],
-    );
-    const problems = workspace((f) => {
-      f['packages/core/package.json'] = { ...core, version: '0.3.0' };
-      f['packages/core/compat/provider.js'] = "export * from '@amplifier/provider-http';\n";
-    });
-    const compat = problems.filter((p) =>
-      /compat\/ .* was to be removed in core 0\.3\.0; core is 0\.3\.0/.test(p),
-    );
-    assert.equal(compat.length, 1, problems.join('\n'));
-  });
-
   it('this repository keeps the rules', () => {
     const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
     assert.deepEqual(checkWorkspace(root), []);

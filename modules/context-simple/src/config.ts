@@ -2,7 +2,8 @@
  * The module's configuration: the JSON Schema it is validated against (with
  * core's shared ajv) and the defaults of the reference's context-simple.
  */
-import { getOwn, type JSONSchema, type Logger, readModuleConfig } from '@amplifier/core';
+import { getOwn, type JSONSchema, type Logger } from '@amplifier/core';
+import { readModuleConfig } from '@amplifier/schema';
 
 /** How much the compaction notice says. `verbose` renders like `normal` (as in the reference). */
 export type NoticeVerbosity = 'minimal' | 'normal' | 'verbose';
@@ -62,7 +63,7 @@ export const DEFAULT_CONFIG: Readonly<Required<Omit<ContextSimpleConfig, 'auto_c
 
 const fraction = { type: 'number', minimum: 0, maximum: 1 };
 
-/** JSON Schema of the config (core's `readModuleConfig` warns about other keys). */
+/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about other keys). */
 export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {

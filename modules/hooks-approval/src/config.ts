@@ -5,7 +5,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { getOwn, type JSONSchema, type Logger, readModuleConfig, warnConfigKey } from '@amplifier/core';
+import { getOwn, type JSONSchema, type Logger } from '@amplifier/core';
+import { readModuleConfig, warnConfigKey } from '@amplifier/schema';
 import { DEFAULT_PATH_ARGUMENTS } from './path-match.js';
 
 export type RuleAction = 'allow' | 'deny' | 'ask';
@@ -86,7 +87,7 @@ const RULE_SCHEMA: JSONSchema = {
   },
 };
 
-/** JSON Schema of the config (core's `readModuleConfig` warns about unknown keys, refuses the unsafe ones). */
+/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about unknown keys, refuses the unsafe ones). */
 export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {

@@ -1,5 +1,5 @@
 /**
- * hooks-logging configuration: defaults, validation (ajv through core) and the
+ * hooks-logging configuration: defaults, validation (ajv through @amplifier/schema) and the
  * log file path (template + project slug).
  */
 import os from 'node:os';
@@ -10,9 +10,8 @@ import {
   isPlainObject,
   type JSONSchema,
   type Logger,
-  readModuleConfig,
-  warnConfigKey,
 } from '@amplifier/core';
+import { readModuleConfig, warnConfigKey } from '@amplifier/schema';
 import { DEFAULT_REDACTION, type RedactionConfig } from '@amplifier/secrets';
 import { amplifierHome, projectSlug, sessionFolderName } from '@amplifier/sessions';
 
@@ -115,7 +114,7 @@ const PROPERTIES: Record<string, JSONSchema> = {
   level: { enum: [...RECORD_LEVELS, 'WARN', ...[...RECORD_LEVELS, 'WARN'].map((l) => l.toLowerCase())] },
 };
 
-/** JSON Schema of the config (core's `readModuleConfig` warns about other keys). */
+/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about other keys). */
 export const CONFIG_SCHEMA: JSONSchema = { type: 'object', properties: PROPERTIES };
 
 /** The safety-relevant keys (see README): refused when misspelt or with unknown keys inside. */

@@ -1,23 +1,31 @@
 /**
- * The module's config: read by core's config policy (own properties only,
+ * The module's config, read by the config policy of `@amplifier/schema` (own properties only,
  * unknown keys warned about once and ignored, bad values refused with the key).
  */
-import { getOwn, type JSONSchema, type Logger, readModuleConfig } from '@amplifier/core';
+import { getOwn, type Logger } from '@amplifier/core';
+import { type FromSchema, readModuleConfig } from '@amplifier/schema';
 
-export interface OtelConfig {
-  /** Handler priority; after hooks-redaction (10) and the loggers (100), so spans see what they saw. */
-  priority: number;
-  /** Prompts, completions, tool arguments and results on spans (off: metadata only). */
-  capture_content: boolean;
-  /** Captured content longer than this (characters per string) is shortened. */
-  max_content_chars: number;
-  /** Record the GenAI metrics (token usage, operation duration). */
-  metrics: boolean;
-  /** `gen_ai.agent.name` of the session span when the session's metadata names no agent. */
-  agent_name: string;
-  /** Name of the tracer and meter (the instrumentation scope). */
-  instrumentation_name: string;
-}
+/** JSON Schema of the config: the one source of `OtelConfig`. */
+export const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: {
+    /** Handler priority; after hooks-redaction (10) and the loggers (100), so spans see what they saw. */
+    priority: { type: 'number' },
+    /** Prompts, completions, tool arguments and results on spans (off: metadata only). */
+    capture_content: { type: 'boolean' },
+    /** Captured content longer than this (characters per string) is shortened. */
+    max_content_chars: { type: 'integer', minimum: 16 },
+    /** Record the GenAI metrics (token usage, operation duration). */
+    metrics: { type: 'boolean' },
+    /** `gen_ai.agent.name` of the session span when the session's metadata names no agent. */
+    agent_name: { type: 'string', minLength: 1 },
+    /** Name of the tracer and meter (the instrumentation scope). */
+    instrumentation_name: { type: 'string', minLength: 1 },
+  },
+} as const;
+
+/** The config with its defaults filled in (every key of `CONFIG_SCHEMA`). */
+export type OtelConfig = Required<FromSchema<typeof CONFIG_SCHEMA>>;
 
 export const DEFAULTS: Readonly<OtelConfig> = Object.freeze({
   priority: 500,
@@ -27,19 +35,6 @@ export const DEFAULTS: Readonly<OtelConfig> = Object.freeze({
   agent_name: 'amplifier',
   instrumentation_name: '@amplifier/hooks-otel',
 });
-
-/** JSON Schema of the config. */
-export const CONFIG_SCHEMA: JSONSchema = {
-  type: 'object',
-  properties: {
-    priority: { type: 'number' },
-    capture_content: { type: 'boolean' },
-    max_content_chars: { type: 'integer', minimum: 16 },
-    metrics: { type: 'boolean' },
-    agent_name: { type: 'string', minLength: 1 },
-    instrumentation_name: { type: 'string', minLength: 1 },
-  },
-};
 
 /** Read `raw` by core's config policy and fill in the defaults; throws naming a key with a bad value. */
 export function parseConfig(raw: unknown, logger?: Pick<Logger, 'warn'>): OtelConfig {

@@ -3,14 +3,8 @@
  * plan) plus the scheduling, timeout, truncation and alias settings. Checked
  * with core's ajv at mount time; a bad value fails `mount` with every problem.
  */
-import {
-  AmplifierError,
-  type DataError,
-  getOwn,
-  type JSONSchema,
-  type Logger,
-  readModuleConfig,
-} from '@amplifier/core';
+import { AmplifierError, type DataError, getOwn, type JSONSchema, type Logger } from '@amplifier/core';
+import { readModuleConfig } from '@amplifier/schema';
 
 /** The config as given in a mount plan. Every key is optional. */
 export interface LoopBasicConfig {
@@ -47,7 +41,7 @@ export interface ResolvedConfig {
   defaultProvider: string | undefined;
 }
 
-/** JSON Schema of the config (core's `readModuleConfig` warns about unknown keys). */
+/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about unknown keys). */
 export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {

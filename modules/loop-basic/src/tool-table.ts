@@ -4,7 +4,8 @@
  * validator. Rebuilt only when the tools Map's contents change, so a step
  * costs one pass over the Map, not a rebuild of every spec.
  */
-import { compileSchema, type DataValidator, errorMessage, type Tool, type ToolSpec } from '@amplifier/core';
+import { errorMessage, type Tool, type ToolSpec } from '@amplifier/core';
+import { compileSchema, type DataValidator } from '@amplifier/schema';
 
 /** A mounted tool with what the loop derived from it. */
 export class ToolEntry {

@@ -3,7 +3,7 @@ import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
 import { mount } from './index.js';
 
-describe("config policy (core's readModuleConfig through the provider kit)", () => {
+describe('config policy (readModuleConfig (@amplifier/schema) through the provider kit)', () => {
   it('an unknown key warns once and the provider mounts', async () => {
     const logger = new RecordingLogger();
     const coordinator = createTestCoordinator({ bare: true, logger });

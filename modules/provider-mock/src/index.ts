@@ -4,7 +4,8 @@
  * delays), answers through a function in code, or, with nothing configured,
  * answers every request with a short fixed text.
  */
-import { type Coordinator, OBSERVABILITY_EVENTS_CHANNEL, readModuleConfig } from '@amplifier/core';
+import { type Coordinator, OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
+import { readModuleConfig } from '@amplifier/schema';
 import { type MockProviderOptions, type ProviderMockConfig, ScriptedProvider } from './provider.js';
 import { assertConfig, CONFIG_SCHEMA, loadScriptFile } from './script.js';
 

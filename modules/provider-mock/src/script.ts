@@ -9,7 +9,6 @@ import {
   type ChatRequest,
   type ChatResponse,
   type ContentBlock,
-  compileSchema,
   type DataError,
   DataValidationError,
   formatDataErrors,
@@ -17,11 +16,11 @@ import {
   LLM_ERROR_KINDS,
   type LLMErrorKind,
   type Logger,
-  readModuleConfig,
   stringifyJson,
   type ToolCall,
   type Usage,
 } from '@amplifier/core';
+import { compileSchema, readModuleConfig } from '@amplifier/schema';
 import { cloneData } from './clone.js';
 
 /** A scripted tool call; `id` is generated when omitted, `arguments` default to `{}`. */

@@ -1,5 +1,5 @@
 /**
- * tool-agentpm configuration: defaults and validation (ajv through core), and
+ * tool-agentpm configuration: defaults and validation (ajv through @amplifier/schema), and
  * the environment a tool process gets: only what its manifest declares, plus
  * the pass-through variables (PATH always). The config is read through its
  * own properties only (core's `ownConfig`); an own `__proto__` key is an
@@ -12,7 +12,6 @@ import {
   getOwn,
   type JSONSchema,
   type Logger,
-  readModuleConfig,
   setOwn,
 } from '@amplifier/core';
 import {
@@ -23,6 +22,7 @@ import {
   type SandboxPolicy,
   sandboxPolicyFrom,
 } from '@amplifier/process';
+import { defineModuleConfig } from '@amplifier/schema';
 import type { AgentManifest } from './manifest.js';
 
 /** One `tools` entry: where the tool is, and the caller's variables passed to it by name. */
@@ -76,7 +76,7 @@ export const DEFAULTS: Readonly<AgentPmConfig> = Object.freeze({
 
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
 
-/** JSON Schema of the config (core's `readModuleConfig` warns about unknown keys). */
+/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about unknown keys). */
 export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {
@@ -108,6 +108,13 @@ export const CONFIG_SCHEMA: JSONSchema = {
   },
 };
 
+/** The config's reader: the policy, and `MOUNT_FAILED` for a bad key. */
+const AGENTPM_CONFIG = defineModuleConfig({
+  module: 'tool-agentpm',
+  schema: CONFIG_SCHEMA,
+  safety: SANDBOX_SAFETY_KEYS,
+});
+
 /**
  * Validate a mount config and fill in defaults. Throws an AmplifierError
  * (MOUNT_FAILED) listing every bad key; unknown keys (an own `__proto__`
@@ -115,18 +122,7 @@ export const CONFIG_SCHEMA: JSONSchema = {
  * `readModuleConfig`).
  */
 export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
-  let config: Record<string, unknown>;
-  try {
-    config = readModuleConfig(raw, {
-      module: 'tool-agentpm',
-      schema: CONFIG_SCHEMA,
-      safety: SANDBOX_SAFETY_KEYS,
-      logger,
-    });
-  } catch (error) {
-    if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
-    throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
-  }
+  const config = AGENTPM_CONFIG.read(raw, logger);
   let timeoutMs: number | undefined;
   let killGraceMs: number | undefined;
   try {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { compileSchema } from '@amplifier/core';
+import { compileSchema } from '@amplifier/schema';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifest, NODE_TOOL, PYTHON_TOOL, tempDir, writeTool } from './__fixtures__/tools.js';
 import { checkManifest, formatManifestProblems, lintManifest } from './lint.js';

@@ -1,6 +1,6 @@
 /**
  * Every check an `agent.json` gets, as linter-style problems `{ path, message,
- * severity }`: the shipped schema (ajv through core), then the rules the
+ * severity }`: the shipped schema (ajv through @amplifier/schema), then the rules the
  * schema cannot express (semver, interpreter and runtime, cwd and script
  * inside the folder, script included by `files`, inputs/outputs valid draft
  * 2020-12 schemas...). Reads files, never runs anything and never looks at the
@@ -8,7 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { compileSchema, type DataError, type DataValidator, type JSONSchema } from '@amplifier/core';
+import type { DataError, JSONSchema } from '@amplifier/core';
+import { compileSchema, type DataValidator } from '@amplifier/schema';
 import picomatch from 'picomatch';
 import semver from 'semver';
 import { globSync } from 'tinyglobby';

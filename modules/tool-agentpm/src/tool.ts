@@ -5,9 +5,7 @@
  * goes wrong is a `success: false` result that says what happened.
  */
 import {
-  compileSchema,
   type DataError,
-  type DataValidator,
   type ExecutionProfile,
   errorMessage,
   formatDataErrors,
@@ -19,6 +17,7 @@ import {
   type ToolResult,
 } from '@amplifier/core';
 import type { SandboxedRun } from '@amplifier/process';
+import { compileSchema, type DataValidator } from '@amplifier/schema';
 import type { PreparedTool } from './loader.js';
 import type { AgentManifest } from './manifest.js';
 import { type RunOutcome, runProcess } from './runner.js';

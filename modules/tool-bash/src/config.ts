@@ -5,14 +5,7 @@
  * `__proto__` key is an unknown key like any other.
  */
 import fs from 'node:fs';
-import {
-  AmplifierError,
-  errorMessage,
-  getOwn,
-  type JSONSchema,
-  type Logger,
-  readModuleConfig,
-} from '@amplifier/core';
+import { AmplifierError, errorMessage, getOwn, type JSONSchema, type Logger } from '@amplifier/core';
 import {
   type ChildEnv,
   childEnvironment,
@@ -21,6 +14,7 @@ import {
   type SandboxPolicy,
   sandboxPolicyFrom,
 } from '@amplifier/process';
+import { defineModuleConfig } from '@amplifier/schema';
 import { resolveProfile, type SafetyPolicy, type SafetyProfileName } from './profiles.js';
 
 export type EnvPolicy = 'inherit' | 'allowlist';
@@ -87,7 +81,7 @@ export const DEFAULTS: Readonly<Omit<BashConfig, 'shell' | 'sandbox'>> = Object.
 
 const stringList: JSONSchema = { type: 'array', items: { type: 'string' } };
 
-/** JSON Schema of the config (core's `readModuleConfig` warns about unknown keys). */
+/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about unknown keys). */
 export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {
@@ -133,25 +127,17 @@ export const SAFETY_KEYS: Readonly<Record<string, string>> = {
   ...SANDBOX_SAFETY_KEYS,
 };
 
+/** The config's reader: the policy, and `MOUNT_FAILED` for a bad key. */
+const BASH_CONFIG = defineModuleConfig({ module: 'tool-bash', schema: CONFIG_SCHEMA, safety: SAFETY_KEYS });
+
 /**
- * Read a mount config by core's config policy and fill in defaults. Throws an
+ * Read a mount config by the config policy (`@amplifier/schema`) and fill in defaults. Throws an
  * AmplifierError (MOUNT_FAILED) that says which key to change, or a
  * ConfigRefusedError for a misspelt safety key (`SAFETY_KEYS`); unknown keys
  * (an own `__proto__` among them) are warned about once and ignored.
  */
 export function parseConfig(raw: unknown, logger?: Logger): BashConfig {
-  let config: Record<string, unknown>;
-  try {
-    config = readModuleConfig(raw, {
-      module: 'tool-bash',
-      schema: CONFIG_SCHEMA,
-      safety: SAFETY_KEYS,
-      logger,
-    });
-  } catch (error) {
-    if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
-    throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
-  }
+  const config = BASH_CONFIG.read(raw, logger);
   const profile = getOwn<string>(config, 'safety_profile') ?? DEFAULTS.safety_profile;
   try {
     resolveProfile(profile);

@@ -4,13 +4,8 @@
  * with their meaning, plus this project's `limits` (nesting depth, children
  * per session, sub-sessions per top-level turn), a safety section.
  */
-import {
-  configDurationMs,
-  DEFAULT_MAX_SUB_SESSIONS,
-  type JSONSchema,
-  type Logger,
-  readModuleConfig,
-} from '@amplifier/core';
+import { configDurationMs, DEFAULT_MAX_SUB_SESSIONS, type JSONSchema, type Logger } from '@amplifier/core';
+import { readModuleConfig } from '@amplifier/schema';
 
 export interface DelegateConfig {
   self_delegation: { enabled: boolean; max_depth: number };

@@ -3,7 +3,8 @@
  * has), validation with ajv through core, and what the tools share at run time.
  */
 import path from 'node:path';
-import { type Coordinator, type JSONSchema, type Logger, readModuleConfig } from '@amplifier/core';
+import type { Coordinator, JSONSchema, Logger } from '@amplifier/core';
+import { readModuleConfig } from '@amplifier/schema';
 import type { ReadTracker } from './read-tracker.js';
 import type { Sandbox } from './sandbox.js';
 
@@ -81,7 +82,7 @@ const searchKeys = {
   default_limits: limitsSchema,
 } satisfies Record<string, JSONSchema>;
 
-/** JSON Schema of the config: the keys this module reads (core's `readModuleConfig` warns about others). */
+/** JSON Schema of the config: the keys this module reads (`readModuleConfig` (@amplifier/schema) warns about others). */
 export const CONFIG_SCHEMA: JSONSchema = {
   type: 'object',
   properties: {

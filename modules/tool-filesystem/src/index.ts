@@ -3,7 +3,8 @@
  * `read_file`, `write_file`, `edit_file`, `glob` and `grep` behind one path
  * sandbox; the `tools` key picks which of them a mount registers.
  */
-import { type Cleanup, type Coordinator, warnConfigKey } from '@amplifier/core';
+import type { Cleanup, Coordinator } from '@amplifier/core';
+import { warnConfigKey } from '@amplifier/schema';
 import { parseConfig, type ToolContext } from './config.js';
 import type { GrepWorkers } from './grep-pool.js';
 import { ReadTracker } from './read-tracker.js';

@@ -12,8 +12,6 @@ import {
   getOwn,
   type JSONSchema,
   type Logger,
-  readModuleConfig,
-  warnConfigKey,
 } from '@amplifier/core';
 import {
   SANDBOX_CONFIG_PROPERTIES,
@@ -21,6 +19,7 @@ import {
   type SandboxPolicy,
   sandboxPolicyFrom,
 } from '@amplifier/process';
+import { readModuleConfig, warnConfigKey } from '@amplifier/schema';
 
 export const MODULE_ID = 'tool-mcp';
 

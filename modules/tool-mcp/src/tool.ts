@@ -6,13 +6,13 @@
  * failure returned as a typed failed result, never thrown.
  */
 import {
-  compileSchema,
   errorMessage,
   type JSONSchema,
   type Tool,
   type ToolCallOptions,
   type ToolResult,
 } from '@amplifier/core';
+import { compileSchema } from '@amplifier/schema';
 import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { type McpConnection, ServerUnavailableError } from './connection.js';
 import { toToolResult } from './result.js';

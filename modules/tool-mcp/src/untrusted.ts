@@ -6,7 +6,8 @@
  * A hash of each tool's definition detects changes after first use (rug pulls).
  */
 import { createHash } from 'node:crypto';
-import { type Logger, terminalSafe } from '@amplifier/core';
+import type { Logger } from '@amplifier/core';
+import { terminalSafe } from '@amplifier/process/terminal';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 
 export const MAX_DESCRIPTION = 2048;

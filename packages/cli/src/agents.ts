@@ -17,7 +17,8 @@ import {
   resolveAgents,
   type SpawnRule,
 } from '@amplifier/bundles';
-import { type MountPlan, parseMountPlan, setOwn, terminalSafe } from '@amplifier/core';
+import { type MountPlan, parseMountPlan, setOwn } from '@amplifier/core';
+import { terminalSafe } from '@amplifier/process/terminal';
 import { agentDirs, projectAgentDir } from './agent-dirs.js';
 import { promptOptions } from './bundles.js';
 import type { Display } from './display.js';

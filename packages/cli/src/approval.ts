@@ -5,7 +5,8 @@
  * the hook says otherwise.
  */
 import { isatty } from 'node:tty';
-import { type ApprovalProvider, type ApprovalRequest, terminalSafe } from '@amplifier/core';
+import type { ApprovalProvider, ApprovalRequest } from '@amplifier/core';
+import { terminalSafe } from '@amplifier/process/terminal';
 import type { Display } from './display.js';
 
 /** Asks one question and resolves with the typed line; rejects when `signal` aborts. */

@@ -27,9 +27,8 @@ import {
   type MessageLevel,
   redactSecrets,
   stringifyJson,
-  terminalSafe,
-  terminalSafeJson,
 } from '@amplifier/core';
+import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
 import { DEFAULT_REDACTION, Redactor } from '@amplifier/secrets';
 import { sanitizeValue } from '@amplifier/sessions';
 import pc from 'picocolors';

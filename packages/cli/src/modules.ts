@@ -13,8 +13,8 @@ import {
   type ModuleInfo,
   ModuleLoader,
   type ModuleType,
-  terminalSafe,
 } from '@amplifier/core';
+import { terminalSafe } from '@amplifier/process/terminal';
 import type { Display } from './display.js';
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './errors.js';
 

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { parseAgentText } from '@amplifier/bundles';
-import { type MountPlan, terminalSafe } from '@amplifier/core';
+import type { MountPlan } from '@amplifier/core';
+import { terminalSafe } from '@amplifier/process/terminal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from './__fixtures__/cli.js';
 import { restrictProjectAgent, restrictProjectPlanData, withProjectMcpTrust } from './project-config.js';

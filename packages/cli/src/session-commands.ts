@@ -3,13 +3,8 @@
  * project (or all projects with --all).
  */
 import path from 'node:path';
-import {
-  errorMessage,
-  fromMessageToolCall,
-  type Message,
-  terminalSafe,
-  terminalSafeJson,
-} from '@amplifier/core';
+import { errorMessage, fromMessageToolCall, type Message } from '@amplifier/core';
+import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
 import { type JsonlNote, readEventLog } from '@amplifier/sessions';
 import { childrenOf } from './child-sessions.js';
 import type { Display } from './display.js';

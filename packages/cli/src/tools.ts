@@ -8,14 +8,14 @@
 import path from 'node:path';
 import {
   AmplifierSession,
-  compileSchema,
   errorMessage,
   formatDataErrors,
   type Logger,
   type Tool,
   type ToolResult,
-  terminalSafeJson,
 } from '@amplifier/core';
+import { terminalSafeJson } from '@amplifier/process/terminal';
+import { compileSchema } from '@amplifier/schema';
 import {
   describeProblem,
   formatManifestProblems,

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { terminalSafe } from '@amplifier/core';
+import { terminalSafe } from '@amplifier/process/terminal';
 import type { Display } from './display.js';
 import { CliError, EXIT_CANCELLED } from './errors.js';
 import type { IgnoredKey } from './project-config.js';

@@ -180,8 +180,6 @@ export {
   toMessageToolCall,
   toToolCallBlock,
 } from './messages.js';
-export type { ModuleConfigPolicy } from './module-config.js';
-export { configKeys, readModuleConfig, warnConfigKey } from './module-config.js';
 export type {
   ConfigField,
   ModelInfo,
@@ -239,11 +237,11 @@ export {
   stringifyJson,
 } from './results.js';
 // Schemas and validation of data
-export type { CompileOptions, DataSchemaName, DataValidator } from './schemas.js';
+export type { DataSchemaName } from './schemas.js';
 export {
   assertData,
   checkData,
-  compileSchema,
+  DATA_SCHEMA_BASE,
   DATA_SCHEMA_NAMES,
   formatDataErrors,
   loadSchema,
@@ -273,9 +271,6 @@ export {
 } from './spawn.js';
 export type { StepInfo, StepRunner } from './step.js';
 export { STEP_CAPABILITY } from './step.js';
-// Untrusted text on its way to a terminal
-export type { TerminalSafeOptions } from './terminal-text.js';
-export { terminalSafe, terminalSafeJson } from './terminal-text.js';
 export type {
   TurnEvent,
   TurnFinish,

@@ -1,6 +1,6 @@
 /**
  * The mount plan: which modules a session loads, from where, with what config.
- * Validated with ajv against `schemas/mount-plan.json` plus the checks a schema
+ * Validated against `schemas/mount-plan.json` (`checkData`) plus the checks a schema
  * cannot express (multi-instance providers). Every problem comes back with a
  * JSON path: `tools[1].config must be object`.
  */

@@ -1,21 +1,14 @@
 /**
- * JSON Schema validation (draft 2020-12). The schemas shipped in
- * `schemas/*.json` are the single source of truth for the data types.
- *
- * A schema within the common subset of JSON Schema (`schema-subset.ts`) is
- * checked by closures built in microseconds; ajv (loaded and compiled on first
- * need, its codegen costs milliseconds per schema) is asked only for the errors
- * of invalid data, so every problem reported is ajv's. Other schemas are
- * compiled with ajv right away, as before. Validators are cached per schema
- * object (tool input schemas) or per data schema name.
+ * The kernel's data schemas (`schemas/*.json`, JSON Schema draft 2020-12) and
+ * the one check the kernel needs: is this mount plan, manifest, message or
+ * result valid, and if not, what is wrong where. Core's schemas use a small
+ * set of keywords (below); this file checks exactly those, as ajv does, and
+ * words every problem the way `@amplifier/schema` words ajv's. Any other JSON
+ * Schema (a tool's input schema, a module's config) is compiled by that kit.
  */
 import { createRequire } from 'node:module';
-import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
-import type { Ajv2019 } from 'ajv/dist/2019.js';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { type DataError, DataValidationError } from './errors.js';
 import type { JSONSchema } from './messages.js';
-import { buildSubsetCheck, type SubsetCheck } from './schema-subset.js';
 
 /** The data schemas that ship in `@amplifier/core/schemas/<name>.json`. */
 export type DataSchemaName =
@@ -38,148 +31,61 @@ export const DATA_SCHEMA_NAMES: readonly DataSchemaName[] = [
   'module-manifest',
 ];
 
-const SCHEMA_BASE = 'https://amplifier-ts.dev/schemas/v1/';
-// ajv is CommonJS: required on first use, so a process that validates only valid data never loads it.
-const require = createRequire(import.meta.url);
-
-const AJV_OPTIONS: Options = {
-  allErrors: true,
-  strict: false,
-  allowUnionTypes: true,
-  validateFormats: false,
-  // Compiling the draft meta-schema costs tens of ms at start-up. The shipped schemas are checked
-  // against it by the tests; a broken tool schema still fails to compile on its keywords.
-  validateSchema: false,
-};
-
-let ajvInstance: Ajv2020 | undefined;
-let ajv2019Instance: Ajv2019 | undefined;
-let ajv07Instance: Ajv | undefined;
-/** Per draft: the ajv that also checks `format` (ajv-formats), made on first need. */
-const formatAjvs = new Map<Draft, SchemaCompiler>();
-
-/** Whether ajv has been loaded in this process (it is loaded on first need). */
-export function ajvLoaded(): boolean {
-  return (
-    ajvInstance !== undefined ||
-    ajv2019Instance !== undefined ||
-    ajv07Instance !== undefined ||
-    formatAjvs.size > 0
-  );
-}
-
-/** The shared ajv (draft 2020-12, all errors, lenient about unknown keywords). */
-export function sharedAjv(): Ajv2020 {
-  if (ajvInstance === undefined) {
-    const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
-    ajvInstance = new Ajv2020(AJV_OPTIONS);
-    for (const name of DATA_SCHEMA_NAMES) {
-      ajvInstance.addSchema(loadSchema(name));
-    }
-  }
-  return ajvInstance;
-}
-
-type Draft = '2020-12' | '2019-09' | 'draft-07';
-
-/** The draft a schema's declared `$schema` asks for (older drafts differ, e.g. tuple `items`). */
-function draftOf(declared: unknown): Draft {
-  if (typeof declared !== 'string' || /draft\/2020-12/.test(declared)) return '2020-12';
-  if (/draft\/2019-09/.test(declared)) return '2019-09';
-  if (/draft-0[4-7]/.test(declared)) return 'draft-07';
-  return '2020-12';
-}
-
-type SchemaCompiler = { compile(schema: object): ValidateFunction };
-
-function ajvOf(draft: Draft): SchemaCompiler {
-  if (draft === '2020-12') return sharedAjv();
-  if (draft === '2019-09') {
-    if (ajv2019Instance === undefined) {
-      const { Ajv2019 } = require('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js');
-      ajv2019Instance = new Ajv2019(AJV_OPTIONS);
-    }
-    return ajv2019Instance;
-  }
-  return draft07Ajv();
-}
-
-function draft07Ajv(): Ajv {
-  if (ajv07Instance === undefined) {
-    const { Ajv } = require('ajv') as typeof import('ajv');
-    ajv07Instance = new Ajv(AJV_OPTIONS);
-  }
-  return ajv07Instance;
-}
+/** The `$id` prefix of the shipped schemas: `<DATA_SCHEMA_BASE><name>.json`. */
+export const DATA_SCHEMA_BASE = 'https://amplifier-ts.dev/schemas/v1/';
 
 /**
- * An ajv of `draft` that validates `format` with ajv-formats' full set
- * (`uri`, `email`, `date-time`, `uuid`, `ipv4`...). A format ajv-formats does
- * not know is ignored, as JSON Schema says of unknown formats.
+ * The keywords `checkData` decides on; annotations (`title`, `description`,
+ * `default`, `$defs`, `$id`, `$schema`) change nothing. A shipped schema using
+ * another keyword fails core's tests.
  */
-function formatAjvOf(draft: Draft): SchemaCompiler {
-  let instance = formatAjvs.get(draft);
-  if (instance === undefined) {
-    const options: Options = { ...AJV_OPTIONS, validateFormats: true, logger: false };
-    const made =
-      draft === '2020-12'
-        ? new (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020(options)
-        : draft === '2019-09'
-          ? new (require('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js')).Ajv2019(options)
-          : new (require('ajv') as typeof import('ajv')).Ajv(options);
-    const addFormats = require('ajv-formats') as (ajv: Ajv) => Ajv;
-    addFormats(made as unknown as Ajv);
-    instance = made;
-    formatAjvs.set(draft, instance);
-  }
-  return instance;
-}
+export const DATA_SCHEMA_KEYWORDS: readonly string[] =
+  'type properties required additionalProperties items enum const anyOf oneOf allOf if then else $ref minLength maxLength pattern minimum maximum exclusiveMinimum exclusiveMaximum'.split(
+    ' ',
+  );
+
+const require = createRequire(import.meta.url);
+
+const loaded = new Map<DataSchemaName, JSONSchema>();
 
 /** The parsed JSON Schema of a data type (the file shipped in the package). */
 export function loadSchema(name: DataSchemaName): JSONSchema {
-  return require(`../schemas/${name}.json`) as JSONSchema;
+  let schema = loaded.get(name);
+  if (schema === undefined) {
+    schema = require(`../schemas/${name}.json`) as JSONSchema;
+    loaded.set(name, schema);
+  }
+  return schema;
 }
 
-/** A shipped data schema by its `$id`, for `$ref`s between them. */
-function dataSchemaAt(uri: string): unknown {
-  if (!uri.startsWith(SCHEMA_BASE) || !uri.endsWith('.json')) return undefined;
-  const name = uri.slice(SCHEMA_BASE.length, -'.json'.length) as DataSchemaName;
-  return DATA_SCHEMA_NAMES.includes(name) ? loadSchema(name) : undefined;
-}
+/** `pattern` keywords compiled once (unicode mode, as ajv's `unicodeRegExp`). */
+const patterns = new Map<string, RegExp>();
 
-/** Subset checks of the data schemas, built on first use (null: outside the subset). */
-const dataChecks = new Map<DataSchemaName, SubsetCheck | null>();
-
-/**
- * A validator that recursed too deep (a recursive schema, `uniqueItems` or
- * `const` on data nested thousands of levels) reports the data as invalid
- * instead of throwing the stack overflow.
- */
-function tooDeep(error: unknown): DataError[] {
-  if (!(error instanceof RangeError)) throw error;
-  return [{ path: '', message: `is nested too deeply to validate (${error.message}); flatten it` }];
+function patternOf(source: string): RegExp {
+  let pattern = patterns.get(source);
+  if (pattern === undefined) {
+    pattern = new RegExp(source, 'u');
+    patterns.set(source, pattern);
+  }
+  return pattern;
 }
 
 /** Check `value` against a shipped schema; returns every problem (empty when valid). Never throws on deep data. */
 export function checkData(name: DataSchemaName, value: unknown): DataError[] {
+  const errors: DataError[] = [];
   try {
-    return checkDataUnguarded(name, value);
+    check(loadSchema(name), value, '', { doc: name, errors });
   } catch (error) {
-    return tooDeep(error);
+    if (!(error instanceof RangeError)) throw error;
+    return [{ path: '', message: `is nested too deeply to validate (${error.message}); flatten it` }];
   }
-}
-
-function checkDataUnguarded(name: DataSchemaName, value: unknown): DataError[] {
-  let check = dataChecks.get(name);
-  if (check === undefined) {
-    const uri = `${SCHEMA_BASE}${name}.json`;
-    check = buildSubsetCheck(loadSchema(name), uri, dataSchemaAt) ?? null;
-    dataChecks.set(name, check);
-  }
-  if (check?.(value)) return [];
-  const validate = sharedAjv().getSchema(`${SCHEMA_BASE}${name}.json`);
-  if (validate === undefined) throw new Error(`schema ${name} is not registered`);
-  return validate(value) ? [] : formatAjvErrors(validate.errors);
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const key = `${e.path}\u0000${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Throw a `DataValidationError` listing every problem when `value` does not match. */
@@ -190,141 +96,208 @@ export function assertData(name: DataSchemaName, value: unknown, what: string = 
   }
 }
 
-/** A compiled validator for arbitrary data; returns every problem (empty when valid). */
-export type DataValidator = (value: unknown) => DataError[];
-
-const compiled = new WeakMap<object, DataValidator>();
-const compiledWithFormats = new WeakMap<object, DataValidator>();
-
-/** Options of `compileSchema`. */
-export interface CompileOptions {
-  /**
-   * Check the `format` keyword (`uri`, `email`, `date-time`, `uuid`...) with
-   * ajv-formats. Off by default: JSON Schema makes `format` an annotation,
-   * and the kernel's own schemas do not depend on it.
-   */
-  formats?: boolean;
-}
-
-/**
- * Compile with ajv: the declared draft's rules, and a schema without `$schema`
- * that only compiles as draft-07 is accepted as such. Throws a
- * `DataValidationError` when the schema itself is invalid.
- */
-function compileWithAjv(declared: unknown, schema: object, formats = false): ValidateFunction {
-  const of = formats ? formatAjvOf : ajvOf;
-  try {
-    const draft = draftOf(declared);
-    if (draft !== '2020-12' || declared !== undefined) return of(draft).compile(schema);
-    try {
-      return of('2020-12').compile(schema);
-    } catch (error) {
-      try {
-        return of('draft-07').compile(schema);
-      } catch {
-        throw error;
-      }
-    }
-  } catch (error) {
-    throw new DataValidationError(`Invalid JSON Schema: ${(error as Error).message}`, [
-      { path: '', message: (error as Error).message },
-    ]);
-  }
-}
-
-/**
- * Compile (once per schema object) a validator for a tool's input schema or
- * any other JSON Schema. Draft 2020-12 by default; a `$schema` naming draft-04
- * to draft-07 or 2019-09 is compiled with that draft's rules (tuple `items`,
- * `additionalItems`, `definitions`), and a schema without `$schema` that only
- * compiles as draft-07 is accepted as such. Throws a clear error when the
- * schema itself is invalid.
- */
-export function compileSchema(schema: JSONSchema, options: CompileOptions = {}): DataValidator {
-  const formats = options.formats === true;
-  const cache = formats ? compiledWithFormats : compiled;
-  let validator = cache.get(schema);
-  if (validator !== undefined) return validator;
-  const { $schema: declared, $id: _id, ...rest } = schema;
-  // The subset closures ignore `format`: with formats on, ajv checks every value.
-  const check =
-    !formats && draftOf(declared) === '2020-12' ? buildSubsetCheck(rest, undefined, dataSchemaAt) : undefined;
-  if (check === undefined) {
-    const validate = compileWithAjv(declared, rest, formats);
-    validator = (value) => {
-      try {
-        return validate(value) ? [] : formatAjvErrors(validate.errors);
-      } catch (error) {
-        return tooDeep(error);
-      }
-    };
-  } else {
-    // Within the subset ajv compiles the schema too; it is compiled when some data first fails.
-    let validate: ValidateFunction | undefined;
-    validator = (value) => {
-      try {
-        if (check(value)) return [];
-        validate ??= compileWithAjv(declared, rest);
-        return validate(value) ? [] : formatAjvErrors(validate.errors);
-      } catch (error) {
-        return tooDeep(error);
-      }
-    };
-  }
-  cache.set(schema, validator);
-  return validator;
-}
-
-/** `/tools/2/config` -> `tools[2].config`. */
-export function jsonPointerToPath(pointer: string): string {
-  if (pointer === '') return '';
-  let out = '';
-  for (const raw of pointer.slice(1).split('/')) {
-    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (/^\d+$/.test(part)) out += `[${part}]`;
-    else if (/^[A-Za-z_$][\w$-]*$/.test(part)) out += out === '' ? part : `.${part}`;
-    else out += `[${JSON.stringify(part)}]`;
-  }
-  return out;
-}
-
-function join(path: string, key: string): string {
-  const child = jsonPointerToPath(`/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-  if (path === '') return child;
-  return child.startsWith('[') ? `${path}${child}` : `${path}.${child}`;
-}
-
-/** Turn ajv errors into `{path, message}` pairs worded for people (deduplicated). */
-export function formatAjvErrors(errors: readonly ErrorObject[] | null | undefined): DataError[] {
-  const out: DataError[] = [];
-  const seen = new Set<string>();
-  for (const error of errors ?? []) {
-    if (error.keyword === 'if' || error.keyword === 'oneOf' || error.keyword === 'anyOf') continue;
-    let path = jsonPointerToPath(error.instancePath);
-    let message = error.message ?? 'is invalid';
-    const params = error.params as Record<string, unknown>;
-    if (error.keyword === 'required') {
-      path = join(path, String(params.missingProperty));
-      message = 'is required';
-    } else if (error.keyword === 'additionalProperties') {
-      path = join(path, String(params.additionalProperty));
-      message = 'is not allowed (unknown key)';
-    } else if (error.keyword === 'enum') {
-      message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    } else if (error.keyword === 'type') {
-      message = `must be ${String(params.type).replace(/,/g, ' or ')}`;
-    } else if (error.keyword === 'minLength' && params.limit === 1) {
-      message = 'must not be empty';
-    }
-    const key = `${path}\u0000${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ path, message });
-  }
-  return out;
-}
-
 /** One line per error: `tools[1].config must be object` (root errors start with "(root)"). */
 export function formatDataErrors(errors: readonly DataError[]): string {
   return errors.map((e) => `  - ${e.path || '(root)'} ${e.message}`).join('\n');
+}
+
+/** Where a check is: the document `$ref`s without a URI resolve in, and the problems so far. */
+interface Scope {
+  doc: DataSchemaName;
+  errors: DataError[];
+}
+
+type Node = Record<string, unknown>;
+
+/**
+ * Check `value` at `path` against `schema`, pushing problems in ajv's order
+ * (type, then `$ref`/`const`/`enum`/applicators, then the keywords of the
+ * value's type). Returns whether it is valid.
+ */
+function check(schema: unknown, value: unknown, path: string, scope: Scope): boolean {
+  if (schema === true) return true;
+  if (schema === false) return fail(scope, path, 'boolean schema is false');
+  const s = schema as Node;
+  const before = scope.errors.length;
+  const type = s.type;
+  const typed =
+    type === undefined || (Array.isArray(type) ? type.some((t) => isType(value, t)) : isType(value, type));
+  if (!typed) fail(scope, path, `must be ${Array.isArray(type) ? type.join(' or ') : String(type)}`);
+  if (typeof s.$ref === 'string') {
+    const [doc, target] = resolve(s.$ref, scope.doc);
+    check(target, value, path, { doc, errors: scope.errors });
+  }
+  if ('const' in s && !equal(value, s.const)) fail(scope, path, 'must be equal to constant');
+  if (Array.isArray(s.enum) && !s.enum.some((v) => equal(value, v))) {
+    fail(scope, path, `must be one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`);
+  }
+  if (Array.isArray(s.anyOf)) branches(s.anyOf, value, path, scope, (n) => n > 0);
+  if (Array.isArray(s.oneOf) && !branches(s.oneOf, value, path, scope, (n) => n === 1)) {
+    if (scope.errors.length === before) fail(scope, path, 'must match exactly one schema in oneOf');
+  }
+  if (Array.isArray(s.allOf)) for (const sub of s.allOf) check(sub, value, path, scope);
+  if (s.if !== undefined) {
+    const passed = check(s.if, value, path, { doc: scope.doc, errors: [] });
+    const next = passed ? s.then : s.else;
+    if (next !== undefined) check(next, value, path, scope);
+  }
+  if (typed) checkTyped(s, value, path, scope);
+  return scope.errors.length === before;
+}
+
+/** The keywords that apply to one type of value (numbers, strings, arrays, objects). */
+function checkTyped(s: Node, value: unknown, path: string, scope: Scope): void {
+  if (typeof value === 'number') {
+    if (typeof s.maximum === 'number' && !(value <= s.maximum)) fail(scope, path, `must be <= ${s.maximum}`);
+    if (typeof s.minimum === 'number' && !(value >= s.minimum)) fail(scope, path, `must be >= ${s.minimum}`);
+    if (typeof s.exclusiveMaximum === 'number' && !(value < s.exclusiveMaximum))
+      fail(scope, path, `must be < ${s.exclusiveMaximum}`);
+    if (typeof s.exclusiveMinimum === 'number' && !(value > s.exclusiveMinimum))
+      fail(scope, path, `must be > ${s.exclusiveMinimum}`);
+  } else if (typeof value === 'string') {
+    const length = typeof s.maxLength === 'number' || typeof s.minLength === 'number' ? codePoints(value) : 0;
+    if (typeof s.maxLength === 'number' && length > s.maxLength)
+      fail(scope, path, `must NOT have more than ${s.maxLength} characters`);
+    if (typeof s.minLength === 'number' && length < s.minLength)
+      fail(
+        scope,
+        path,
+        s.minLength === 1 ? 'must not be empty' : `must NOT have fewer than ${s.minLength} characters`,
+      );
+    if (typeof s.pattern === 'string' && !patternOf(s.pattern).test(value))
+      fail(scope, path, `must match pattern "${s.pattern}"`);
+  } else if (Array.isArray(value)) {
+    if (s.items !== undefined)
+      for (const [i, item] of value.entries()) check(s.items, item, `${path}[${i}]`, scope);
+  } else if (isObject(value)) {
+    if (Array.isArray(s.required)) {
+      for (const key of s.required as string[]) {
+        if (!Object.hasOwn(value, key)) fail(scope, join(path, key), 'is required');
+      }
+    }
+    const properties = isObject(s.properties) ? s.properties : {};
+    const extra = s.additionalProperties;
+    if (extra !== undefined && extra !== true) {
+      for (const key of Object.keys(value)) {
+        if (Object.hasOwn(properties, key)) continue;
+        if (extra === false) fail(scope, join(path, key), 'is not allowed (unknown key)');
+        else check(extra, value[key], join(path, key), scope);
+      }
+    }
+    for (const key of Object.keys(properties)) {
+      if (Object.hasOwn(value, key)) check(properties[key], value[key], join(path, key), scope);
+    }
+  }
+}
+
+/** `anyOf`/`oneOf`: the branch errors count only when the number of passing branches is not `ok`. */
+function branches(
+  list: unknown[],
+  value: unknown,
+  path: string,
+  scope: Scope,
+  ok: (n: number) => boolean,
+): boolean {
+  const errors: DataError[] = [];
+  let passed = 0;
+  for (const sub of list) if (check(sub, value, path, { doc: scope.doc, errors })) passed++;
+  if (ok(passed)) return true;
+  scope.errors.push(...errors);
+  return false;
+}
+
+const resolved = new Map<string, [DataSchemaName, unknown]>();
+
+/** `#/$defs/x` in the current document, or `<name>.json[#/pointer]` of another shipped one (cached). */
+function resolve(ref: string, doc: DataSchemaName): [DataSchemaName, unknown] {
+  const key = `${doc}\u0000${ref}`;
+  let target = resolved.get(key);
+  if (target === undefined) {
+    target = resolveUncached(ref, doc);
+    resolved.set(key, target);
+  }
+  return target;
+}
+
+function resolveUncached(ref: string, doc: DataSchemaName): [DataSchemaName, unknown] {
+  const hash = ref.indexOf('#');
+  const file = hash === -1 ? ref : ref.slice(0, hash);
+  const pointer = hash === -1 ? '' : ref.slice(hash + 1);
+  const name = (
+    file === '' ? doc : file.replace(DATA_SCHEMA_BASE, '').replace(/\.json$/, '')
+  ) as DataSchemaName;
+  if (!DATA_SCHEMA_NAMES.includes(name))
+    throw new Error(`schema ${doc}: $ref ${ref} names no shipped schema`);
+  let target: unknown = loadSchema(name);
+  for (const part of pointer.split('/').slice(1)) {
+    target = (target as Node)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  if (target === undefined) throw new Error(`schema ${doc}: $ref ${ref} points at nothing`);
+  return [name, target];
+}
+
+function fail(scope: Scope, path: string, message: string): false {
+  scope.errors.push({ path, message });
+  return false;
+}
+
+function isObject(value: unknown): value is Node {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isType(value: unknown, type: unknown): boolean {
+  switch (type) {
+    case 'null':
+      return value === null;
+    case 'boolean':
+    case 'string':
+      return typeof value === type;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return Number.isInteger(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isObject(value);
+    default:
+      return false;
+  }
+}
+
+/** JSON equality (`const`, `enum`): same type and value, objects key by key. */
+function equal(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => equal(v, b[i]));
+  if (!isObject(a) || !isObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && equal(a[k], b[k]));
+}
+
+/** `tools` + `1` -> `tools[1]`; `session` + `context` -> `session.context`; odd keys in `["..."]`. */
+function join(path: string, key: string): string {
+  let suffix = suffixes.get(key);
+  if (suffix === undefined) {
+    if (/^\d+$/.test(key)) suffix = `[${key}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(key)) suffix = `.${key}`;
+    else suffix = `[${JSON.stringify(key)}]`;
+    if (suffixes.size < 4096) suffixes.set(key, suffix);
+  }
+  return path === '' && suffix[0] === '.' ? key : path + suffix;
+}
+
+/** Path suffixes of the keys seen (bounded: outside data may hold any number of keys). */
+const suffixes = new Map<string, string>();
+
+/** The length in code points, as ajv counts for `minLength`/`maxLength` (a surrogate pair is one). */
+function codePoints(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      length--;
+      i++;
+    }
+  }
+  return length;
 }

@@ -1,18 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { makeSession } from './__fixtures__/sessions.js';
 import type { Coordinator } from './coordinator.js';
-import { readModuleConfig } from './module-config.js';
+import { ConfigRefusedError } from './errors.js';
 import type { MountPlan } from './mount-plan.js';
 
-/** A tool module that reads its config by the policy, with one safety key. */
+/**
+ * A tool module that reads its config the way `@amplifier/schema`'s
+ * `readModuleConfig` does: an unknown key warned about, a misspelt safety key refused.
+ */
 const strictTool = {
   mount(coordinator: Coordinator, config: Record<string, unknown>) {
-    readModuleConfig(config, {
-      module: 'tool-strict',
-      schema: { type: 'object', properties: { denied_paths: { type: 'array' } } },
-      safety: { denied_paths: 'a deny list left out would allow more' },
-      logger: coordinator.logger,
-    });
+    if (Object.hasOwn(config, 'denied_path')) {
+      throw new ConfigRefusedError(
+        'tool-strict',
+        ['denied_path'],
+        "tool-strict: config refused:\n  - 'denied_path' is refused: it looks like a misspelt 'denied_paths'",
+      );
+    }
+    for (const key of Object.keys(config)) {
+      if (key !== 'denied_paths')
+        coordinator.logger.warn(`tool-strict: unknown config key '${key}' is ignored`);
+    }
   },
 };
 

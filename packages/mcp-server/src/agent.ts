@@ -8,7 +8,8 @@
  * session over HTTP); over stdio an id the server does not hold is passed to
  * `open` to resume (from the app's storage).
  */
-import { type AmplifierSession, type Coordinator, errorMessage, events, terminalSafe } from '@amplifier/core';
+import { type AmplifierSession, type Coordinator, errorMessage, events } from '@amplifier/core';
+import { terminalSafe } from '@amplifier/process/terminal';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServeBackend, ServedCallContext } from './protocol.js';
 

@@ -9,7 +9,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   type Coordinator,
-  compileSchema,
   errorMessage,
   errorType,
   events,
@@ -20,6 +19,7 @@ import {
   type Tool,
   type ToolResult,
 } from '@amplifier/core';
+import { compileSchema } from '@amplifier/schema';
 
 const { TOOL_ERROR, TOOL_POST, TOOL_PRE } = events;
 

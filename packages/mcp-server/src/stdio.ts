@@ -14,7 +14,7 @@
  *   `settled()` lets the caller wait (bounded) for its answer before stopping.
  */
 import type { Readable, Writable } from 'node:stream';
-import { terminalSafe } from '@amplifier/core';
+import { terminalSafe } from '@amplifier/process/terminal';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 

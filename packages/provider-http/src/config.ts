@@ -5,7 +5,8 @@
  */
 
 import type { ConfigField, JSONSchema, Logger } from '@amplifier/core';
-import { DataValidationError, ownConfig, readModuleConfig, setOwn } from '@amplifier/core';
+import { DataValidationError, ownConfig, setOwn } from '@amplifier/core';
+import { readModuleConfig } from '@amplifier/schema';
 import type { ModelPrice } from './cost.js';
 import type { ModelLimits } from './models.js';
 
@@ -134,7 +135,7 @@ export const PROVIDER_CONFIG_PROPERTIES: Readonly<Record<string, JSONSchema>> = 
 
 /**
  * The safety-relevant keys of every HTTP provider: a misspelling of one of
- * them is refused with the reason (core's `readModuleConfig`), never ignored.
+ * them is refused with the reason (`readModuleConfig` (@amplifier/schema)), never ignored.
  */
 export const PROVIDER_SAFETY_KEYS: Readonly<Record<string, string>> = {
   base_url:

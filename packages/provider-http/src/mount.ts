@@ -5,7 +5,8 @@
  * back the cleanup that closes the connections.
  */
 import type { Cleanup, Coordinator, JSONSchema, Logger, Provider } from '@amplifier/core';
-import { configKeys, OBSERVABILITY_EVENTS_CHANNEL, ownConfig, warnConfigKey } from '@amplifier/core';
+import { OBSERVABILITY_EVENTS_CHANNEL, ownConfig } from '@amplifier/core';
+import { configKeys, warnConfigKey } from '@amplifier/schema';
 import { readProviderConfig } from './config.js';
 import type { EventEmitterLike } from './events.js';
 

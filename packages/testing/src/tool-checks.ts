@@ -3,13 +3,8 @@
  * the kernel and for a model that calls it badly.
  */
 import type { JSONSchema, Tool } from '@amplifier/core';
-import {
-  checkData,
-  compileSchema,
-  errorMessage,
-  formatDataErrors,
-  serializeToolOutput,
-} from '@amplifier/core';
+import { checkData, errorMessage, formatDataErrors, serializeToolOutput } from '@amplifier/core';
+import { compileSchema } from '@amplifier/schema';
 import {
   type ConformanceCheck,
   cleanupCheck,

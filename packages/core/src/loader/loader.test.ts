@@ -158,16 +158,21 @@ describe('the source hint', () => {
 });
 
 describe('a mounted module-source-resolver', () => {
-  function withResolver(resolver: ModuleSourceResolver): { loader: ModuleLoader; calls: unknown[][] } {
+  /** A loader whose every `load` passes `resolver` (recording its calls) as the per-call source resolver. */
+  function withResolver(resolver: ModuleSourceResolver) {
     const calls: unknown[][] = [];
-    const coordinator = new Coordinator({ logger });
-    coordinator.mount('module-source-resolver', {
+    const sourceResolver: ModuleSourceResolver = {
       async resolve(id: string, options: { sourceHint?: string }) {
         calls.push([id, options]);
         return resolver.resolve(id, options);
       },
-    });
-    return { loader: loaderAt(root, { coordinator }), calls };
+    };
+    const base = loaderAt(root);
+    const loader = {
+      load: (id: string, config: Record<string, unknown> = {}, options: { source?: string } = {}) =>
+        base.load(id, config, { ...options, sourceResolver }),
+    };
+    return { loader, calls };
   }
 
   it('is asked first, with the source hint, and its location is used', async () => {
@@ -265,21 +270,6 @@ describe('a source resolver passed per call (no coordinator needed)', () => {
     ]);
     expect(await mountedFrom(fromA)).toBe(urlOf(a, 'index.js'));
     expect(await mountedFrom(fromB)).toBe(urlOf(b, 'index.js'));
-  });
-
-  it("the per-call resolver wins over the (deprecated) constructor coordinator's", async () => {
-    const mine = writePackage(path.join(root, 'mine'), { name: 'mine', id: 'res-precedence' });
-    const theirs = writePackage(path.join(root, 'theirs'), { name: 'theirs', id: 'res-precedence' });
-    const coordinator = new Coordinator({ logger });
-    coordinator.mount('module-source-resolver', recording(() => theirs).resolver);
-    const loader = loaderAt(root, { coordinator });
-    const perCall = await loader.load(
-      'res-precedence',
-      {},
-      { sourceResolver: recording(() => mine).resolver },
-    );
-    expect(await mountedFrom(perCall)).toBe(urlOf(mine, 'index.js'));
-    expect(await mountedFrom(await loader.load('res-precedence'))).toBe(urlOf(theirs, 'index.js'));
   });
 });
 

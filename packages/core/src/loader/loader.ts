@@ -22,7 +22,6 @@ import type {
   ModuleLoaderLike,
   ModuleSourceResolver,
 } from '../contracts.js';
-import type { Coordinator } from '../coordinator.js';
 import { AmplifierError, errorMessage, ModuleLoadError, ModuleNotFoundError } from '../errors.js';
 import { defaultLogger } from '../logger.js';
 import { type ModuleAlias, type ModuleInfo, type ModuleType, TYPE_TO_MOUNT_POINT } from '../module-types.js';
@@ -58,16 +57,6 @@ export interface ModuleLoaderOptions {
   extraRoots?: readonly string[];
   /** Folders of module packages, or module package folders. Default: `AMPLIFIER_MODULES` (path-delimiter separated). */
   searchPaths?: readonly string[];
-  /**
-   * A coordinator whose mounted `module-source-resolver` is used when a call
-   * passes no `sourceResolver`.
-   *
-   * @deprecated Pass the resolver per call instead (`load(id, config, { sourceResolver })`,
-   * `resolve(id, { sourceResolver })`); a session does that with its coordinator's. A loader
-   * bound to a coordinator cannot be made before it, which forced sessions and apps to build
-   * the loader lazily or patch it in afterwards.
-   */
-  coordinator?: Coordinator;
   logger?: Logger;
   /** The core version peer ranges are checked against. Default: this core's version. */
   coreVersion?: string;
@@ -139,7 +128,6 @@ export class ModuleLoader implements ModuleLoaderLike {
   readonly baseDir: string;
   readonly extraRoots: readonly string[];
   readonly searchPaths: readonly string[];
-  readonly #coordinator: Coordinator | undefined;
   readonly #logger: Logger;
   readonly #coreVersion: string;
   /** Imported entry namespaces, by entry path: each module file is imported once. */
@@ -151,7 +139,6 @@ export class ModuleLoader implements ModuleLoaderLike {
     this.searchPaths = (options.searchPaths ?? searchPathsFromEnv()).map((p) =>
       path.resolve(this.baseDir, p),
     );
-    this.#coordinator = options.coordinator;
     this.#logger = options.logger ?? defaultLogger;
     this.#coreVersion = options.coreVersion ?? VERSION;
   }
@@ -212,17 +199,14 @@ export class ModuleLoader implements ModuleLoaderLike {
    * Find module `id` without importing it. Throws ModuleNotFoundError naming
    * every place looked (or, when the source resolver said "not found" and
    * direct resolution failed too, the resolver's error). The source resolver is
-   * `options.sourceResolver`, else (deprecated) the one mounted on the
-   * coordinator given to the constructor.
+   * `options.sourceResolver` (a session passes its coordinator's).
    */
   async resolve(
     id: string,
     options: { source?: string; sourceResolver?: ModuleSourceResolver } = {},
   ): Promise<ResolvedModule> {
     const searched: string[] = [];
-    const resolver =
-      options.sourceResolver ??
-      (this.#coordinator?.get('module-source-resolver') as ModuleSourceResolver | undefined);
+    const resolver = options.sourceResolver;
     if (resolver === undefined) {
       // Found once per loader (a loader serves many sessions): package.json files are read once.
       const key = `${id}\0${options.source ?? ''}`;

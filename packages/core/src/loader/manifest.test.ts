@@ -21,7 +21,7 @@ function thrown(fn: () => unknown): AmplifierError {
   throw new Error('expected an error');
 }
 
-describe('the "amplifier" package.json field (validated with ajv)', () => {
+describe('the "amplifier" package.json field (validated by its schema)', () => {
   it('reads a valid field with the package name, version and description', () => {
     const dir = writePackage(path.join(root, 'p'), {
       name: '@acme/bash',

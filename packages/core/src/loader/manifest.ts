@@ -1,6 +1,6 @@
 /**
  * Reading a module package: its package.json, the `"amplifier"` field
- * (validated with ajv, unknown keys rejected) and the entry file that exports
+ * (validated by its schema, unknown keys rejected) and the entry file that exports
  * `mount`. Pure file-system work, no imports of module code.
  */
 import { readFileSync, statSync } from 'node:fs';

@@ -5,7 +5,8 @@
  * to complete (their own conformance tests do that against a local server).
  */
 import type { LoadedModule, Orchestrator, Provider, Tool } from '@amplifier/core';
-import { compileSchema, errorMessage, type ModuleType, TYPE_TO_MOUNT_POINT } from '@amplifier/core';
+import { errorMessage, type ModuleType, TYPE_TO_MOUNT_POINT } from '@amplifier/core';
+import { compileSchema } from '@amplifier/schema';
 import { contextChecks } from '../context-checks.js';
 import {
   type ConformanceCheck,

@@ -1,8 +1,8 @@
+import { DATA_SCHEMA_NAMES, loadSchema } from '@amplifier/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildSubsetCheck } from './schema-subset.js';
-import { DATA_SCHEMA_NAMES, loadSchema } from './schemas.js';
 
 /** The options core's ajv runs with (schemas.ts). */
 const OPTIONS = {

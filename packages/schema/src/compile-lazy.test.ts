@@ -3,9 +3,10 @@
  * the ones reported). This file's module state is its own (vitest isolates
  * test files), so nothing else has loaded ajv here before the first test.
  */
+
+import { checkData, validateMountPlan } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
-import { validateMountPlan } from './mount-plan.js';
-import { ajvLoaded, checkData, compileSchema } from './schemas.js';
+import { ajvLoaded, compileSchema } from './compile.js';
 
 const TOOL_SCHEMA = {
   type: 'object',

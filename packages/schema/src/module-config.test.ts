@@ -1,6 +1,10 @@
+import {
+  AmplifierError,
+  type ConfigRefusedError,
+  DataValidationError,
+  type JSONSchema,
+} from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
-import { AmplifierError, type ConfigRefusedError, DataValidationError } from './errors.js';
-import type { JSONSchema } from './messages.js';
 import { readModuleConfig, warnConfigKey } from './module-config.js';
 
 const schema: JSONSchema = {

@@ -7,11 +7,20 @@
  * is refused only where ignoring it would make the session less safe than
  * asked, with the reason, and a refusal stops the session (`required`).
  */
-import type { Logger } from './contracts.js';
-import { ConfigRefusedError, DataValidationError } from './errors.js';
-import type { JSONSchema } from './messages.js';
-import { isPlainObject, ownConfig, setOwn } from './plain-data.js';
-import { compileSchema, formatDataErrors } from './schemas.js';
+import {
+  AmplifierError,
+  ConfigRefusedError,
+  DataValidationError,
+  errorMessage,
+  formatDataErrors,
+  isPlainObject,
+  type JSONSchema,
+  type Logger,
+  ownConfig,
+  setOwn,
+} from '@amplifier/core';
+import { compileSchema } from './compile.js';
+import type { FromSchema } from './infer.js';
 
 /** What a module tells `readModuleConfig` about its config. */
 export interface ModuleConfigPolicy {
@@ -106,6 +115,49 @@ export function readModuleConfig(raw: unknown, policy: ModuleConfigPolicy): Reco
   }
   for (const path of unknown) warnConfigKey(policy.logger, module, path);
   return kept;
+}
+
+/** What a module declares about its config once, at module load: `defineModuleConfig`'s input. */
+export interface ModuleConfigSpec<S extends JSONSchema> {
+  /** The module id, for messages (`tool-web`). */
+  module: string;
+  /** The config's JSON Schema, written `as const` so that `FromSchema` derives its type. */
+  schema: S;
+  /** The safety-relevant keys and why (see `ModuleConfigPolicy.safety`). */
+  safety?: Readonly<Record<string, string>>;
+}
+
+/** A module's config reader (`defineModuleConfig`). */
+export interface ModuleConfig<S extends JSONSchema> extends ModuleConfigSpec<S> {
+  /**
+   * Read a mount config by the config policy (`readModuleConfig`): the known
+   * keys, typed by the schema. A refused key throws the `ConfigRefusedError`
+   * as is; any other problem throws an `AmplifierError` `MOUNT_FAILED` naming
+   * the keys to change, which is what `mount` reports.
+   */
+  read(raw: unknown, logger?: Pick<Logger, 'warn'>): ConfigOf<S>;
+}
+
+/** The config type of schema `S`: derived by `FromSchema`, or a plain record when `S` is typed only as `JSONSchema`. */
+export type ConfigOf<S extends JSONSchema> = JSONSchema extends S ? Record<string, unknown> : FromSchema<S>;
+
+/**
+ * Declare a module's config once: its schema (the one source of its type,
+ * `FromSchema<typeof schema>`), its safety keys, and `read`, which turns every
+ * problem but a refusal into the `MOUNT_FAILED` error a mount reports.
+ */
+export function defineModuleConfig<const S extends JSONSchema>(spec: ModuleConfigSpec<S>): ModuleConfig<S> {
+  return {
+    ...spec,
+    read(raw, logger) {
+      try {
+        return readModuleConfig(raw, { ...spec, logger }) as ConfigOf<S>;
+      } catch (error) {
+        if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
+        throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
+      }
+    },
+  };
 }
 
 /** The keys `properties` describes at the top level of a config schema. */

@@ -1,6 +1,0 @@
-/**
- * @deprecated `@amplifier/core/validation` moved to @amplifier/testing/validation in core 0.2.0.
- * This re-export is removed in core 0.3.0: install the kit and import it
- * from there.
- */
-export * from '@amplifier/testing/validation';
