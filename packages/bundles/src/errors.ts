@@ -10,10 +10,10 @@ import {
   type CodesOf,
   defineErrors,
   type ErrorCode,
+  type ErrorTable,
 } from '@amplifier/core';
 
-/** The codes of this package, one per class (the thrower writes the message). */
-export const BUNDLE_ERRORS = defineErrors({
+const rows = {
   BUNDLE_ERROR: { name: 'BundleError', description: 'several bundle failures gathered (`problems`)' },
   BUNDLE_NOT_FOUND: { name: 'BundleNotFoundError', description: 'no bundle at the path, name or URI given' },
   BUNDLE_LOAD_FAILED: {
@@ -28,14 +28,17 @@ export const BUNDLE_ERRORS = defineErrors({
     name: 'BundleDependencyError',
     description: 'an include that cannot be resolved or fetched, a cycle, an unknown namespace',
   },
-});
+} as const;
+
+/** The codes of this package, one per class (the thrower writes the message). */
+export const BUNDLE_ERRORS: ErrorTable<typeof rows> = defineErrors(rows);
 
 declare module '@amplifier/core' {
   interface DeclaredErrorCodes extends CodesOf<typeof BUNDLE_ERRORS> {}
 }
 
 /** A code of this package. */
-export type BundleErrorCode = keyof typeof BUNDLE_ERRORS.codes;
+export type BundleErrorCode = keyof typeof rows;
 
 /** Options of the bundle errors. */
 export interface BundleErrorOptions {
