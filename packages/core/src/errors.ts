@@ -1,9 +1,6 @@
 /**
- * One small error hierarchy for the kernel and everything built on it. Every
- * error carries a stable `code` from an error table (`defineErrors`: core's is
- * `ERROR_CODES`, a kit or module declares its own) and a brand, so
- * `AmplifierError.is(err, code?)` works across two copies of core (never rely
- * on `instanceof` across package boundaries).
+ * One error hierarchy for the kernel and all built on it: every error has a stable `code` from an
+ * error table (`defineErrors`) and a brand, so `AmplifierError.is(err, code?)` works across copies of core.
  */
 
 const BRAND = Symbol.for('amplifier.error');
@@ -82,11 +79,7 @@ export function defineErrors<const T extends Readonly<Record<string, ErrorCodeIn
       text(code, params)[0]) as ErrorTable<T>['message'],
     create: ((code: string, params?: Record<string, unknown>, options: AmplifierErrorOptions = {}) => {
       const [message, fix] = text(code, params);
-      const error = new AmplifierError(
-        code as ErrorCode,
-        message,
-        fix === undefined ? options : { ...options, fix },
-      );
+      const error = new AmplifierError(code as ErrorCode, message, { ...options, ...(fix && { fix }) });
       error.name = (codes[code] as ErrorCodeInfo).name;
       return error;
     }) as ErrorTable<T>['create'],
@@ -98,71 +91,25 @@ export function defineErrors<const T extends Readonly<Record<string, ErrorCodeIn
 }
 
 /**
- * Every kernel error code, its class and what it means (`defineErrors`' rows):
- * `ErrorCode` is its keys and those of `DeclaredErrorCodes`, so a misspelt code
- * does not compile. Stable and part of the public API: match on codes, not on
- * messages. Frozen. The "Errors" table of the README lists the same codes (a
- * test keeps them in step).
+ * Every kernel error code, its class and when it is thrown (the README's "Errors" table says
+ * more; a test keeps them in step). Stable public API: match on codes, not messages. Frozen.
  */
 export const ERROR_CODES = {
-  MODULE_NOT_FOUND: {
-    name: 'ModuleNotFoundError',
-    description:
-      'no resolver, source, conventional name or discovery root has the module; `searched` lists every place looked',
-  },
-  MODULE_LOAD_FAILED: {
-    name: 'ModuleLoadError',
-    description: 'the module was found, but its import failed or it exports no `mount`',
-  },
-  MODULE_INVALID_MANIFEST: {
-    name: 'ModuleLoadError',
-    description:
-      'a package.json that is not JSON, with no or an invalid `"amplifier"` field, or an entry outside its package',
-  },
-  MODULE_INCOMPATIBLE: {
-    name: 'ModuleLoadError',
-    description:
-      "the module's declared type differs from its mount plan section, or its `@amplifier/core` peer range excludes the running core",
-  },
-  MODULE_UNAVAILABLE: {
-    name: 'ModuleLoadError',
-    description:
-      'the module id (or alias) belongs to a placeholder package (`"unavailable"` in its manifest): the feature is not built yet; the message says what to do',
-  },
-  MODULE_ALIAS_CONFLICT: {
-    name: 'ModuleLoadError',
-    description:
-      'no module has the id, and two or more modules declare it as an alias; the message names them (use a module id or a `source`)',
-  },
-  MODULE_VALIDATION_FAILED: {
-    name: 'ModuleValidationError',
-    description: 'a module failed structural or behavioural validation',
-  },
-  MOUNT_PLAN_INVALID: {
-    name: 'MountPlanError',
-    description: 'the mount plan is invalid; `errors` lists every problem',
-  },
-  UNKNOWN_MOUNT_POINT: {
-    name: 'AmplifierError',
-    description: 'a mount or unmount named a mount point that does not exist',
-  },
-  MOUNT_FAILED: {
-    name: 'AmplifierError',
-    description:
-      'a module could not be mounted (a missing name, bad module config, a required module that failed, no orchestrator or context)',
-  },
-  SESSION_INVALID: {
-    name: 'AmplifierError',
-    description: 'a turn cannot run: no orchestrator, context manager or provider is mounted',
-  },
-  INJECTION_TOO_LARGE: {
-    name: 'AmplifierError',
-    description: "a hook's context injection is over `session.injection_size_limit`",
-  },
+  MODULE_NOT_FOUND: { name: 'ModuleNotFoundError', description: 'no place has the module (`searched`)' },
+  MODULE_LOAD_FAILED: { name: 'ModuleLoadError', description: 'its import failed, or it has no `mount`' },
+  MODULE_INVALID_MANIFEST: { name: 'ModuleLoadError', description: 'an invalid package.json or manifest' },
+  MODULE_INCOMPATIBLE: { name: 'ModuleLoadError', description: 'the wrong module type or core range' },
+  MODULE_UNAVAILABLE: { name: 'ModuleLoadError', description: 'a placeholder package (not built yet)' },
+  MODULE_ALIAS_CONFLICT: { name: 'ModuleLoadError', description: 'several modules claim the alias' },
+  MODULE_VALIDATION_FAILED: { name: 'ModuleValidationError', description: 'a module failed validation' },
+  MOUNT_PLAN_INVALID: { name: 'MountPlanError', description: 'an invalid mount plan (`errors`)' },
+  UNKNOWN_MOUNT_POINT: { name: 'AmplifierError', description: 'a mount or unmount named no mount point' },
+  MOUNT_FAILED: { name: 'AmplifierError', description: 'a module could not be mounted' },
+  SESSION_INVALID: { name: 'AmplifierError', description: 'no orchestrator, context or provider' },
+  INJECTION_TOO_LARGE: { name: 'AmplifierError', description: "a hook's injection is over the limit" },
   APPROVAL_TIMEOUT: {
     name: 'ApprovalTimeoutError',
-    description:
-      "an approval provider did not answer in time; the kernel applies the hook's `approval_default`",
+    description: "an approval provider did not answer in time; the hook's `approval_default` applies",
     message: 'Approval request timed out',
   },
   CANCELLED: {
@@ -170,20 +117,9 @@ export const ERROR_CODES = {
     description: 'work was cancelled; fatal for cleanup loops (the rest run, then it is re-thrown)',
     message: 'Operation cancelled',
   },
-  CONFIG_REFUSED: {
-    name: 'ConfigRefusedError',
-    description:
-      'a module refused a config key because ignoring it would make the session less safe than asked; the session does not start',
-  },
-  DATA_INVALID: {
-    name: 'DataValidationError',
-    description: 'data (or a JSON Schema) is invalid; `errors` lists every problem',
-  },
-  LLM_ERROR: {
-    name: 'LLMError',
-    description:
-      'a provider failure; `kind` says which (`LLM_ERROR_KINDS`), `retryable` whether to try again',
-  },
+  CONFIG_REFUSED: { name: 'ConfigRefusedError', description: 'a config key refused as less safe' },
+  DATA_INVALID: { name: 'DataValidationError', description: 'data or a schema is invalid (`errors`)' },
+  LLM_ERROR: { name: 'LLMError', description: 'a provider failure; `kind` says which' },
 } as const;
 defineErrors(ERROR_CODES); // checks and freezes the rows
 
