@@ -24,6 +24,7 @@ import {
 import type { AbortHub } from './abort-hub.js';
 import { type CallOutcome, CallRun, type Deadlines, formatMs } from './call-run.js';
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './depth.js';
+import { failureType } from './failures.js';
 import { EXCLUSIVE, FREE, type ScheduleEntry, scheduleCalls } from './scheduler.js';
 import { describe, InvalidResult, resultOf, thrownMessage } from './tool-outcome.js';
 import type { ToolEntry, ToolTable } from './tool-table.js';
@@ -178,7 +179,7 @@ function fail(call: Call, content: string, type: string, msg: string = content):
 /** Refuse input nested deeper than any real one, before anything walks it recursively. */
 function failTooDeep(call: Call, what: string, advice: string): void {
   const msg = `${what} nested deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays`;
-  fail(call, `Error: ${msg}; the tool was not run. ${advice}`, 'InvalidArguments', msg);
+  fail(call, `Error: ${msg}; the tool was not run. ${advice}`, failureType('TOOL_INVALID_ARGUMENTS'), msg);
 }
 
 /** Register the call, stop if cancelled, parse its arguments (and refuse absurdly deep ones). */
@@ -195,7 +196,7 @@ function begin(round: Round, call: Call, args: unknown): void {
       typeof args === 'string'
         ? `the tool call's arguments are not a JSON object: ${args.slice(0, 200)}`
         : `the tool call's arguments must be an object, got ${parsed.detail}`;
-    fail(call, `Error: ${msg}`, 'InvalidArguments', msg);
+    fail(call, `Error: ${msg}`, failureType('TOOL_INVALID_ARGUMENTS'), msg);
     return;
   }
   const input = parsed.arguments;
@@ -233,7 +234,7 @@ async function preHooks(round: Round, call: Call): Promise<void> {
         fail(
           call,
           `Error: a tool:pre hook replaced the input of '${name}' with a non-object`,
-          'InvalidArguments',
+          failureType('TOOL_INVALID_ARGUMENTS'),
         );
       } else if (nestedDeeperThan(modified, MAX_ARGUMENT_DEPTH)) {
         failTooDeep(call, `the input a tool:pre hook gave '${name}' is`, 'Check the tool:pre hooks.');
@@ -252,12 +253,12 @@ function resolve(round: Round, call: Call): void {
   if (entry === undefined) {
     const available = round.ctx.table.available || '(none)';
     const msg = `Error: Tool '${call.called}' not found`;
-    fail(call, `${msg}. Available tools: ${available}`, 'ToolNotFoundError', msg);
+    fail(call, `${msg}. Available tools: ${available}`, failureType('TOOL_NOT_FOUND'), msg);
     return;
   }
   try {
     const problem = checkInput(entry, call.input);
-    if (problem !== undefined) fail(call, problem, 'ValidationError');
+    if (problem !== undefined) fail(call, problem, failureType('TOOL_INPUT_INVALID'));
     else call.schedule = scheduleEntry(entry, call.input);
   } catch (error) {
     failError(call, error);
@@ -289,7 +290,7 @@ function execute(round: Round, call: Call, done: () => void): void {
       fail(
         call,
         `Error: ${msg}; the tool was not run. Fix the tool's execution profile.`,
-        'InvalidToolProfile',
+        failureType('TOOL_PROFILE_INVALID'),
         msg,
       );
       report(round, call, done);
@@ -323,7 +324,7 @@ function settle(round: Round, call: Call, outcome: CallOutcome, done: () => void
         break;
       case 'timed_out': {
         const msg = `Tool '${entry.name}' timed out after ${formatMs(outcome.ms)} and was stopped`;
-        fail(call, `Error: ${msg}. Try a smaller or faster request.`, 'TimeoutError', msg);
+        fail(call, `Error: ${msg}. Try a smaller or faster request.`, failureType('TOOL_TIMED_OUT'), msg);
         break;
       }
       case 'threw':
@@ -341,7 +342,7 @@ function settle(round: Round, call: Call, outcome: CallOutcome, done: () => void
           fail(
             call,
             `Error: ${msg}, so whether it worked is unknown. Check what it did before calling it again.`,
-            'InvalidToolResult',
+            failureType('TOOL_RESULT_INVALID'),
             msg,
           );
           break;

@@ -20,8 +20,10 @@ export {
 } from './agents.js';
 export { compose, deepMerge, mergeModules } from './compose.js';
 export {
+  BUNDLE_ERRORS,
   BundleDependencyError,
   BundleError,
+  type BundleErrorCode,
   type BundleErrorOptions,
   BundleLoadError,
   BundleNotFoundError,

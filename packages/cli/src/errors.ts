@@ -2,19 +2,43 @@
  * Errors a user can act on, and the exit codes: 0 ok, 1 error, 2 usage,
  * 130 cancelled (Ctrl+C).
  */
-import { AmplifierError, type ErrorCode, errorMessage } from '@amplifier/core';
+import {
+  AmplifierError,
+  type CodesOf,
+  defineErrors,
+  type ErrorCode,
+  type ErrorTable,
+  errorMessage,
+} from '@amplifier/core';
 
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_CANCELLED = 130;
 
-/** An error whose message is the whole story: printed without a stack trace. */
-export class CliError extends Error {
+const rows = {
+  CLI_FAILED: { name: 'CliError', description: 'a command failed (exit code 1)' },
+  CLI_USAGE: { name: 'CliError', description: 'a command was given wrong flags or arguments (exit code 2)' },
+  CLI_CANCELLED: { name: 'CliError', description: 'the user stopped the command (exit code 130)' },
+} as const;
+
+/** The CLI's codes, one per exit code; the thrower writes the message, which says what to do. */
+export const CLI_ERRORS: ErrorTable<typeof rows> = defineErrors(rows);
+
+declare module '@amplifier/core' {
+  interface DeclaredErrorCodes extends CodesOf<typeof CLI_ERRORS> {}
+}
+
+const CODE_OF_EXIT: Readonly<Record<number, keyof typeof rows>> = {
+  [EXIT_USAGE]: 'CLI_USAGE',
+  [EXIT_CANCELLED]: 'CLI_CANCELLED',
+};
+
+/** An error whose message is the whole story: printed without a stack trace. Its code follows the exit code. */
+export class CliError extends AmplifierError {
   readonly exitCode: number;
   constructor(message: string, exitCode: number = EXIT_ERROR) {
-    super(message);
-    this.name = 'CliError';
+    super(CODE_OF_EXIT[exitCode] ?? 'CLI_FAILED', message);
     this.exitCode = exitCode;
   }
 }

@@ -6,9 +6,10 @@ import {
   AmplifierError,
   ApprovalTimeoutError,
   CancelledError,
+  type CodesOf,
   DataValidationError,
+  defineErrors,
   ERROR_CODES,
-  type ErrorCode,
   errorMessage,
   errorType,
   isFatalError,
@@ -21,7 +22,9 @@ import * as core from './index.js';
 import { createLLMError, LLM_ERROR_KINDS } from './llm-errors.js';
 
 const SRC = path.dirname(fileURLToPath(import.meta.url));
-const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
+/** Core's own codes (`ErrorCode` also has those the tests below declare). */
+type KernelCode = keyof typeof ERROR_CODES;
+const CODES = Object.keys(ERROR_CODES) as KernelCode[];
 
 /** One error of every class core exports, with every code each class is thrown with. */
 function oneOfEach(): AmplifierError[] {
@@ -95,8 +98,8 @@ describe('ERROR_CODES', () => {
   it('covers the code of every error class, and names the class (or a base class) of each', () => {
     for (const error of oneOfEach()) {
       expect(CODES, error.name).toContain(error.code);
-      const Class = (core as unknown as Record<string, unknown>)[ERROR_CODES[error.code].name];
-      expect(typeof Class, ERROR_CODES[error.code].name).toBe('function');
+      const Class = (core as unknown as Record<string, unknown>)[ERROR_CODES[error.code as KernelCode].name];
+      expect(typeof Class, ERROR_CODES[error.code as KernelCode].name).toBe('function');
       expect(error, error.name).toBeInstanceOf(Class as new () => unknown);
     }
   });
@@ -271,5 +274,93 @@ describe('errors', () => {
     expect(errorType(new CancelledError())).toBe('CancelledError');
     expect(errorType('x')).toBe('string');
     expect(errorType(null)).toBe('object');
+  });
+});
+
+/** A module's own table, as a kit declares it (its codes join `ErrorCode` below). */
+const WIDGET_ERRORS = defineErrors({
+  WIDGET_MISSING: {
+    name: 'WidgetError',
+    description: 'no widget of that name',
+    message: "Widget '{name}' not found in {where}",
+    fix: 'Add it to {where} or pick one of: {known}.',
+  },
+  WIDGET_BROKEN: { name: 'WidgetError', description: 'the thrower says what broke' },
+  WIDGET_GONE: { name: 'WidgetGoneError', description: 'a fixed message', message: 'The widget is gone' },
+});
+
+declare module './errors.js' {
+  interface DeclaredErrorCodes extends CodesOf<typeof WIDGET_ERRORS> {}
+}
+
+describe('defineErrors: a module declares its own codes', () => {
+  it("a code's message is produced from its template and parameters; the fix is appended and kept", () => {
+    const error = WIDGET_ERRORS.create('WIDGET_MISSING', { name: 'dial', where: 'bundle.md', known: 'knob' });
+    expect(error.message).toBe(
+      "Widget 'dial' not found in bundle.md Add it to bundle.md or pick one of: knob.",
+    );
+    expect(error.fix).toBe('Add it to bundle.md or pick one of: knob.');
+    expect(error).toMatchObject({ code: 'WIDGET_MISSING', name: 'WidgetError' });
+    expect(WIDGET_ERRORS.message('WIDGET_MISSING', { name: 3, where: 'x', known: '' })).toMatch(
+      /^Widget '3' not found in x /,
+    );
+    // A row without a message template takes the whole message; one without placeholders takes none.
+    expect(WIDGET_ERRORS.create('WIDGET_BROKEN', { message: 'the spring snapped' }).message).toBe(
+      'the spring snapped',
+    );
+    expect(WIDGET_ERRORS.create('WIDGET_GONE').message).toBe('The widget is gone');
+    expect('fix' in WIDGET_ERRORS.create('WIDGET_GONE')).toBe(false);
+  });
+
+  it('a parameter value is inserted as text, never read as another placeholder', () => {
+    const error = WIDGET_ERRORS.create('WIDGET_MISSING', { name: '{where}', where: '$&', known: '{known}' });
+    expect(error.message).toBe("Widget '{where}' not found in $& Add it to $& or pick one of: {known}.");
+  });
+
+  it('is an AmplifierError with the code, the cause and the brand; the table filters its own codes', () => {
+    const cause = new Error('root');
+    const error = WIDGET_ERRORS.create('WIDGET_GONE', {}, { cause });
+    expect(error).toBeInstanceOf(AmplifierError);
+    expect(error.cause).toBe(cause);
+    expect(AmplifierError.is(error, 'WIDGET_GONE')).toBe(true);
+    expect(WIDGET_ERRORS.is(error)).toBe(true);
+    expect(WIDGET_ERRORS.is(error, 'WIDGET_GONE')).toBe(true);
+    expect(WIDGET_ERRORS.is(error, 'WIDGET_BROKEN')).toBe(false);
+    expect(WIDGET_ERRORS.is(new CancelledError())).toBe(false);
+    expect(WIDGET_ERRORS.is({ code: 'WIDGET_GONE', message: 'x' })).toBe(false);
+    expect(Object.isFrozen(WIDGET_ERRORS.codes) && Object.isFrozen(WIDGET_ERRORS.codes.WIDGET_MISSING)).toBe(
+      true,
+    );
+  });
+
+  it('unknown codes and missing or unknown parameters are type errors', () => {
+    // @ts-expect-error: not a code of the table
+    expect(() => WIDGET_ERRORS.create('WIDGET_MISING')).toThrow(TypeError);
+    // @ts-expect-error: `known` is missing
+    WIDGET_ERRORS.create('WIDGET_MISSING', { name: 'a', where: 'b' });
+    // @ts-expect-error: a row without a template needs its message
+    WIDGET_ERRORS.create('WIDGET_BROKEN');
+    // @ts-expect-error: not a code of the table
+    expect(WIDGET_ERRORS.is(new CancelledError(), 'CANCELLED')).toBe(false);
+    // @ts-expect-error: declared codes are known to the base class; others are not
+    new AmplifierError('WIDGET_MISING', 'x');
+    expect(new AmplifierError('WIDGET_BROKEN', 'x').code).toBe('WIDGET_BROKEN');
+  });
+
+  it('errors cross a JSON boundary with their code (and fix), and their row gives back the class name', () => {
+    const error = WIDGET_ERRORS.create('WIDGET_MISSING', { name: 'a', where: 'b', known: 'c' });
+    const data = JSON.parse(JSON.stringify(error)) as { code: string; fix: string };
+    expect(data).toEqual({
+      code: 'WIDGET_MISSING',
+      name: 'WidgetError',
+      fix: 'Add it to b or pick one of: c.',
+    });
+    expect(WIDGET_ERRORS.codes[data.code as 'WIDGET_MISSING'].name).toBe(error.name);
+    // Kernel errors keep their serialized shape: no `fix` field appears.
+    expect(JSON.parse(JSON.stringify(new ModuleValidationError('m', 'x')))).toEqual({
+      code: 'MODULE_VALIDATION_FAILED',
+      name: 'ModuleValidationError',
+      moduleId: 'm',
+    });
   });
 });

@@ -1,86 +1,115 @@
 /**
- * One small error hierarchy for the kernel. Every error carries a stable `code`
- * from `ERROR_CODES` and a brand, so `AmplifierError.is(err, code?)` works across
- * two copies of core (never rely on `instanceof` across package boundaries).
+ * One error hierarchy for the kernel and all built on it: every error has a stable `code` from an
+ * error table (`defineErrors`) and a brand, so `AmplifierError.is(err, code?)` works across copies of core.
  */
 
 const BRAND = Symbol.for('amplifier.error');
 
-/** One row of `ERROR_CODES`. */
+/** One row of an error table (`ERROR_CODES`, or a module's own through `defineErrors`). */
 export interface ErrorCodeInfo {
   /** The `name` of the errors thrown with this code: their class (`LLM_ERROR`: `LLMError` or a subclass). */
   readonly name: string;
-  /** When the kernel throws it, in one line. */
+  /** When it is thrown, in one line. */
   readonly description: string;
-  /** The message an error of this code has when the thrower gives none. */
+  /** The message template (`{param}`: that parameter); without one the thrower gives a `message` parameter. */
   readonly message?: string;
+  /** What to do, a template like `message`: kept as `error.fix` and appended to the message. */
+  readonly fix?: string;
+}
+
+type Slots<S> = S extends `${string}{${infer K}}${infer Rest}` ? K | Slots<Rest> : never;
+
+/** The parameters of a row: one per placeholder of its templates; `message` when it has no message template. */
+export type ErrorParams<R extends ErrorCodeInfo> = {
+  readonly [K in Slots<R['fix']> | (R extends { readonly message: infer M } ? Slots<M> : 'message')]: unknown;
+};
+
+type ErrorArgs<R extends ErrorCodeInfo, More extends unknown[] = []> = keyof ErrorParams<R> extends never
+  ? [params?: ErrorParams<R>, ...More]
+  : [params: ErrorParams<R>, ...More];
+
+/** An error table made by `defineErrors`: its frozen rows, and what builds and checks its errors. */
+export interface ErrorTable<T extends Readonly<Record<string, ErrorCodeInfo>>> {
+  readonly codes: T;
+  /** The message of `code` (its fix appended) from its templates and `params`. */
+  message<C extends keyof T & string>(code: C, ...args: ErrorArgs<T[C]>): string;
+  /** A new `AmplifierError` of `code` named after its row, with its message, `fix` and `cause`. */
+  create<C extends keyof T & string>(
+    code: C,
+    ...args: ErrorArgs<T[C], [options?: AmplifierErrorOptions]>
+  ): AmplifierError & { readonly code: C };
+  /** True for an error of this table's codes (with `code`: of that one), from any copy of core. */
+  is<C extends keyof T & string>(value: unknown, code?: C): value is AmplifierError & { readonly code: C };
 }
 
 /**
- * Every error code, its class and what it means: the one place codes are
- * defined (`ErrorCode` is its keys, so a misspelt code does not compile).
- * Stable and part of the public API: match on codes, not on messages. Frozen.
- * The "Errors" table of the README lists the same codes (a test keeps them in step).
+ * Codes declared by kits and modules (module augmentation), so that `ErrorCode`,
+ * `new AmplifierError(code, ...)` and `AmplifierError.is` know them:
+ * `declare module '@amplifier/core' { interface DeclaredErrorCodes extends CodesOf<typeof MY_ERRORS> {} }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation
+export interface DeclaredErrorCodes {}
+
+/** The codes of a table, as `DeclaredErrorCodes` takes them. */
+export type CodesOf<T extends { readonly codes: object }> = { readonly [K in keyof T['codes']]: true };
+
+/**
+ * Declare an error table: each code with its class name, a one-line description,
+ * a message template and an optional fix (`{param}` placeholders, typed: an
+ * unknown code or a missing parameter does not compile). Frozen. Codes are
+ * global: prefix a module's own (`BUNDLE_`) and add them to `DeclaredErrorCodes`.
+ */
+export function defineErrors<const T extends Readonly<Record<string, ErrorCodeInfo>>>(
+  codes: T,
+): ErrorTable<T> {
+  for (const row of Object.values(codes)) Object.freeze(row);
+  Object.freeze(codes);
+  const text = (code: string, params: Readonly<Record<string, unknown>> = {}): [string, string?] => {
+    const { message, fix } = codes[code] as ErrorCodeInfo;
+    const fill = (template: string): string =>
+      template.replace(/\{(\w+)\}/g, (all, key: string) =>
+        Object.hasOwn(params, key) ? String(params[key]) : all,
+      );
+    const what = message === undefined ? String(params.message ?? '') : fill(message);
+    return fix === undefined ? [what] : [`${what} ${fill(fix)}`.trim(), fill(fix)];
+  };
+  return {
+    codes,
+    message: ((code: string, params?: Record<string, unknown>) =>
+      text(code, params)[0]) as ErrorTable<T>['message'],
+    create: ((code: string, params?: Record<string, unknown>, options: AmplifierErrorOptions = {}) => {
+      const [message, fix] = text(code, params);
+      const error = new AmplifierError(code as ErrorCode, message, { ...options, ...(fix && { fix }) });
+      error.name = (codes[code] as ErrorCodeInfo).name;
+      return error;
+    }) as ErrorTable<T>['create'],
+    is: ((value: unknown, code?: string) =>
+      AmplifierError.is(value) &&
+      Object.hasOwn(codes, value.code) &&
+      (code === undefined || value.code === code)) as ErrorTable<T>['is'],
+  };
+}
+
+/**
+ * Every kernel error code, its class and when it is thrown (the README's "Errors" table says
+ * more; a test keeps them in step). Stable public API: match on codes, not messages. Frozen.
  */
 export const ERROR_CODES = {
-  MODULE_NOT_FOUND: {
-    name: 'ModuleNotFoundError',
-    description:
-      'no resolver, source, conventional name or discovery root has the module; `searched` lists every place looked',
-  },
-  MODULE_LOAD_FAILED: {
-    name: 'ModuleLoadError',
-    description: 'the module was found, but its import failed or it exports no `mount`',
-  },
-  MODULE_INVALID_MANIFEST: {
-    name: 'ModuleLoadError',
-    description:
-      'a package.json that is not JSON, with no or an invalid `"amplifier"` field, or an entry outside its package',
-  },
-  MODULE_INCOMPATIBLE: {
-    name: 'ModuleLoadError',
-    description:
-      "the module's declared type differs from its mount plan section, or its `@amplifier/core` peer range excludes the running core",
-  },
-  MODULE_UNAVAILABLE: {
-    name: 'ModuleLoadError',
-    description:
-      'the module id (or alias) belongs to a placeholder package (`"unavailable"` in its manifest): the feature is not built yet; the message says what to do',
-  },
-  MODULE_ALIAS_CONFLICT: {
-    name: 'ModuleLoadError',
-    description:
-      'no module has the id, and two or more modules declare it as an alias; the message names them (use a module id or a `source`)',
-  },
-  MODULE_VALIDATION_FAILED: {
-    name: 'ModuleValidationError',
-    description: 'a module failed structural or behavioural validation',
-  },
-  MOUNT_PLAN_INVALID: {
-    name: 'MountPlanError',
-    description: 'the mount plan is invalid; `errors` lists every problem',
-  },
-  UNKNOWN_MOUNT_POINT: {
-    name: 'AmplifierError',
-    description: 'a mount or unmount named a mount point that does not exist',
-  },
-  MOUNT_FAILED: {
-    name: 'AmplifierError',
-    description:
-      'a module could not be mounted (a missing name, bad module config, a required module that failed, no orchestrator or context)',
-  },
-  SESSION_INVALID: {
-    name: 'AmplifierError',
-    description: 'a turn cannot run: no orchestrator, context manager or provider is mounted',
-  },
-  INJECTION_TOO_LARGE: {
-    name: 'AmplifierError',
-    description: "a hook's context injection is over `session.injection_size_limit`",
-  },
+  MODULE_NOT_FOUND: { name: 'ModuleNotFoundError', description: 'no place has the module (`searched`)' },
+  MODULE_LOAD_FAILED: { name: 'ModuleLoadError', description: 'its import failed, or it has no `mount`' },
+  MODULE_INVALID_MANIFEST: { name: 'ModuleLoadError', description: 'an invalid package.json or manifest' },
+  MODULE_INCOMPATIBLE: { name: 'ModuleLoadError', description: 'the wrong module type or core range' },
+  MODULE_UNAVAILABLE: { name: 'ModuleLoadError', description: 'a placeholder package (not built yet)' },
+  MODULE_ALIAS_CONFLICT: { name: 'ModuleLoadError', description: 'several modules claim the alias' },
+  MODULE_VALIDATION_FAILED: { name: 'ModuleValidationError', description: 'a module failed validation' },
+  MOUNT_PLAN_INVALID: { name: 'MountPlanError', description: 'an invalid mount plan (`errors`)' },
+  UNKNOWN_MOUNT_POINT: { name: 'AmplifierError', description: 'a mount or unmount named no mount point' },
+  MOUNT_FAILED: { name: 'AmplifierError', description: 'a module could not be mounted' },
+  SESSION_INVALID: { name: 'AmplifierError', description: 'no orchestrator, context or provider' },
+  INJECTION_TOO_LARGE: { name: 'AmplifierError', description: "a hook's injection is over the limit" },
   APPROVAL_TIMEOUT: {
     name: 'ApprovalTimeoutError',
-    description:
-      "an approval provider did not answer in time; the kernel applies the hook's `approval_default`",
+    description: "an approval provider did not answer in time; the hook's `approval_default` applies",
     message: 'Approval request timed out',
   },
   CANCELLED: {
@@ -88,31 +117,14 @@ export const ERROR_CODES = {
     description: 'work was cancelled; fatal for cleanup loops (the rest run, then it is re-thrown)',
     message: 'Operation cancelled',
   },
-  CONFIG_REFUSED: {
-    name: 'ConfigRefusedError',
-    description:
-      'a module refused a config key because ignoring it would make the session less safe than asked; the session does not start',
-  },
-  DATA_INVALID: {
-    name: 'DataValidationError',
-    description: 'data (or a JSON Schema) is invalid; `errors` lists every problem',
-  },
-  LLM_ERROR: {
-    name: 'LLMError',
-    description:
-      'a provider failure; `kind` says which (`LLM_ERROR_KINDS`), `retryable` whether to try again',
-  },
+  CONFIG_REFUSED: { name: 'ConfigRefusedError', description: 'a config key refused as less safe' },
+  DATA_INVALID: { name: 'DataValidationError', description: 'data or a schema is invalid (`errors`)' },
+  LLM_ERROR: { name: 'LLMError', description: 'a provider failure; `kind` says which' },
 } as const;
+defineErrors(ERROR_CODES); // checks and freezes the rows
 
-/** Stable error codes: the keys of `ERROR_CODES`. Match on these, not on messages. */
-export type ErrorCode = keyof typeof ERROR_CODES;
-
-{
-  // Typed, so every row has the shape of ErrorCodeInfo; frozen, rows included.
-  const rows: Readonly<Record<ErrorCode, ErrorCodeInfo>> = ERROR_CODES;
-  for (const row of Object.values(rows)) Object.freeze(row);
-  Object.freeze(rows);
-}
+/** Stable error codes: core's (`ERROR_CODES`) and those modules declare. Match on these, not on messages. */
+export type ErrorCode = keyof typeof ERROR_CODES | keyof DeclaredErrorCodes;
 
 /** A path-qualified problem found while validating data (`tools[1].config must be object`). */
 export interface DataError {
@@ -122,19 +134,25 @@ export interface DataError {
   message: string;
 }
 
-/** Options of `AmplifierError` and its subclasses: the `cause`, kept as the standard `Error.cause`. */
+/** Options of `AmplifierError` and its subclasses: the `cause` (the standard `Error.cause`) and what to do (`fix`). */
 export interface AmplifierErrorOptions {
   cause?: unknown;
+  /** What to do about it, in one sentence; set as `error.fix` (the message already says it). */
+  fix?: string;
 }
 
 /** Base class of every error the kernel throws on purpose. */
 export class AmplifierError extends Error {
   readonly code: ErrorCode;
+  /** What to do about it (also at the end of the message); absent, not undefined, when unknown. */
+  declare readonly fix?: string;
 
   constructor(code: ErrorCode, message: string, options: AmplifierErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.name = new.target.name;
+    // An own field only when known: errors without one serialize as they always did.
+    if (options.fix !== undefined) (this as { fix?: string }).fix = options.fix;
   }
 
   /**

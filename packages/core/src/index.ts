@@ -35,13 +35,23 @@ export type {
 export type { Contributor, CoordinatorOptions, EmitAndProcessOptions } from './coordinator.js';
 export { Coordinator } from './coordinator.js';
 // Errors
-export type { AmplifierErrorOptions, DataError, ErrorCode, ErrorCodeInfo } from './errors.js';
+export type {
+  AmplifierErrorOptions,
+  CodesOf,
+  DataError,
+  DeclaredErrorCodes,
+  ErrorCode,
+  ErrorCodeInfo,
+  ErrorParams,
+  ErrorTable,
+} from './errors.js';
 export {
   AmplifierError,
   ApprovalTimeoutError,
   CancelledError,
   ConfigRefusedError,
   DataValidationError,
+  defineErrors,
   ERROR_CODES,
   errorMessage,
   errorType,
@@ -112,7 +122,7 @@ export { ALL_EVENTS, OBSERVABILITY_EVENTS_CHANNEL } from './events.js';
 // Hooks, coordinator, cancellation
 export type { EmitResult, EventData, EventKey, HookHandler, RegisterOptions } from './hooks.js';
 export { HookRegistry, utcTimestamp } from './hooks.js';
-export type { LLMErrorKind, LLMErrorOptions } from './llm-errors.js';
+export type { LLMErrorClass, LLMErrorKind, LLMErrorKindInfo, LLMErrorOptions } from './llm-errors.js';
 export {
   AbortError,
   AccessDeniedError,
@@ -125,6 +135,7 @@ export {
   InvalidToolCallError,
   LLM_ERROR_KINDS,
   LLM_ERROR_RETRYABLE,
+  LLM_ERROR_TABLE,
   LLMError,
   LLMTimeoutError,
   NetworkError,

@@ -6,31 +6,57 @@
  */
 import { AmplifierError, type AmplifierErrorOptions, type ErrorCode } from './errors.js';
 
-/** Every kind of LLM failure. `kind` is the stable discriminator across copies of core. */
-export type LLMErrorKind =
-  | 'unknown'
-  | 'rate_limit'
-  | 'quota_exceeded'
-  | 'authentication'
-  | 'access_denied'
-  | 'context_length'
-  | 'content_filter'
-  | 'invalid_request'
-  | 'unavailable'
-  | 'network'
-  | 'timeout'
-  | 'not_found'
-  | 'stream'
-  | 'abort'
-  | 'invalid_tool_call'
-  | 'configuration';
-
 /**
- * Options of `LLMError` and its subclasses: `provider`, `model`, `status_code`,
- * `retryable`, `retry_after` (seconds), `delay_multiplier` and `cause`. Named like
- * the error's fields (snake_case), which go into `provider:error` payloads as they
- * are.
+ * The LLM error taxonomy, one row per kind: its class (and the parent kind
+ * whose class that extends), whether it is retried by default (the reference's
+ * table; false when absent), the HTTP statuses that mean it whatever the body
+ * says (`'5xx'`: 500 to 599) and a default message. `LLMErrorKind`,
+ * `LLM_ERROR_KINDS`, `LLM_ERROR_RETRYABLE` and the classes all come from it. Frozen.
  */
+export const LLM_ERROR_TABLE = {
+  unknown: { name: 'LLMError' },
+  rate_limit: { name: 'RateLimitError', retryable: true, status: [429] },
+  quota_exceeded: { name: 'QuotaExceededError', parent: 'rate_limit', status: [402] },
+  authentication: { name: 'AuthenticationError', status: [401] },
+  access_denied: { name: 'AccessDeniedError', parent: 'authentication', status: [403] },
+  context_length: { name: 'ContextLengthError', status: [413] },
+  content_filter: { name: 'ContentFilterError' },
+  invalid_request: { name: 'InvalidRequestError' },
+  unavailable: { name: 'ProviderUnavailableError', retryable: true, status: ['5xx'] },
+  network: { name: 'NetworkError', parent: 'unavailable', retryable: true },
+  timeout: { name: 'LLMTimeoutError', retryable: true, status: [408] },
+  not_found: { name: 'NotFoundError', status: [404] },
+  stream: { name: 'StreamError', retryable: true },
+  abort: { name: 'AbortError', message: 'Request aborted' },
+  invalid_tool_call: { name: 'InvalidToolCallError' },
+  configuration: { name: 'ConfigurationError' },
+} as const;
+
+/** One row of `LLM_ERROR_TABLE`. */
+export interface LLMErrorKindInfo {
+  readonly name: string;
+  readonly parent?: string;
+  readonly retryable?: boolean;
+  readonly status?: readonly (number | '5xx')[];
+  readonly message?: string;
+}
+
+/** Every kind of LLM failure (the keys of `LLM_ERROR_TABLE`). `kind` is the stable discriminator across copies of core. */
+export type LLMErrorKind = keyof typeof LLM_ERROR_TABLE;
+
+const ROWS: Readonly<Record<LLMErrorKind, LLMErrorKindInfo>> = LLM_ERROR_TABLE; // also checks the rows
+for (const row of Object.values(ROWS)) Object.freeze(Object.freeze(row).status);
+Object.freeze(LLM_ERROR_TABLE);
+
+/** Every kind, for validation of configuration (provider-mock scripts, ...). */
+export const LLM_ERROR_KINDS = Object.freeze(Object.keys(ROWS)) as readonly LLMErrorKind[];
+
+/** Default `retryable` per kind (the reference's table). */
+export const LLM_ERROR_RETRYABLE: Readonly<Record<LLMErrorKind, boolean>> = Object.freeze(
+  Object.fromEntries(LLM_ERROR_KINDS.map((kind) => [kind, ROWS[kind].retryable === true])),
+) as Record<LLMErrorKind, boolean>;
+
+/** Options of `LLMError` and its subclasses, named like its fields (snake_case, as in `provider:error` payloads). */
 export interface LLMErrorOptions extends AmplifierErrorOptions {
   provider?: string;
   model?: string;
@@ -43,11 +69,7 @@ export interface LLMErrorOptions extends AmplifierErrorOptions {
   delay_multiplier?: number;
 }
 
-/**
- * AmplifierError's constructor, typed without its static side: `LLMError.is`
- * filters by kind where `AmplifierError.is` filters by code, and TypeScript
- * would otherwise require the two signatures to be interchangeable.
- */
+/** AmplifierError's constructor without its static side: `LLMError.is` filters by kind, not code. */
 const AmplifierErrorBase: new (
   code: ErrorCode,
   message: string,
@@ -55,14 +77,9 @@ const AmplifierErrorBase: new (
 ) => AmplifierError = AmplifierError;
 
 /**
- * Base of the taxonomy. `retryable` defaults per kind (see `LLM_ERROR_RETRYABLE`).
- *
- * Naming: the own fields keep Amplifier's snake_case data names (`status_code`,
- * `retry_after`, `delay_multiplier`) because they are copied into event payloads
- * and appear in serialized errors; the camelCase getters (`statusCode`,
- * `retryAfter`, `delayMultiplier`) read the same values for code that prefers
- * JS names. The getters live on the prototype, so `JSON.stringify(error)` and
- * `{ ...error }` show the snake_case fields only, as before.
+ * Base of the taxonomy; `retryable` defaults per kind. Own fields keep
+ * Amplifier's snake_case data names (copied into event payloads, serialized);
+ * the camelCase getters live on the prototype, so JSON and spreads show only the former.
  */
 export class LLMError extends AmplifierErrorBase {
   readonly kind: LLMErrorKind;
@@ -73,8 +90,8 @@ export class LLMError extends AmplifierErrorBase {
   readonly retry_after: number | undefined;
   readonly delay_multiplier: number;
 
-  constructor(message: string, options: LLMErrorOptions = {}, kind: LLMErrorKind = 'unknown') {
-    super('LLM_ERROR', message, options);
+  constructor(message?: string, options: LLMErrorOptions = {}, kind: LLMErrorKind = 'unknown') {
+    super('LLM_ERROR', message ?? ROWS[kind].message ?? `LLM request failed (${kind})`, options);
     this.kind = kind;
     this.provider = options.provider;
     this.model = options.model;
@@ -100,12 +117,9 @@ export class LLMError extends AmplifierErrorBase {
   }
 
   /**
-   * The one way to test for an LLM error: true for an LLMError (with `kind`:
-   * only one of that kind; a `QuotaExceededError` is `quota_exceeded`, not
-   * `rate_limit`), including one from another copy of core in the same process.
-   * The same brand check as `AmplifierError.is(value, 'LLM_ERROR')`, never
-   * `instanceof`. Subclasses inherit it unchanged: `RateLimitError.is(x)` is
-   * `LLMError.is(x)`; filter by kind.
+   * The one way to test for an LLM error (with `kind`: of that exact kind), also
+   * from another copy of core: a brand check, never `instanceof`. Subclasses
+   * inherit it unchanged (`RateLimitError.is(x)` is `LLMError.is(x)`): filter by kind.
    */
   static is<K extends LLMErrorKind = LLMErrorKind>(
     value: unknown,
@@ -123,110 +137,67 @@ export class LLMError extends AmplifierErrorBase {
   }
 }
 
-/** Default `retryable` per kind (the reference's table). */
-export const LLM_ERROR_RETRYABLE: Readonly<Record<LLMErrorKind, boolean>> = {
-  unknown: false,
-  rate_limit: true,
-  quota_exceeded: false,
-  authentication: false,
-  access_denied: false,
-  context_length: false,
-  content_filter: false,
-  invalid_request: false,
-  unavailable: true,
-  network: true,
-  timeout: true,
-  not_found: false,
-  stream: true,
-  abort: false,
-  invalid_tool_call: false,
-  configuration: false,
-};
+/** The constructor of one kind's class: `new RateLimitError(message?, options?)` (the message defaults to the kind's). */
+export interface LLMErrorClass {
+  new (message?: string, options?: LLMErrorOptions): LLMError;
+  readonly prototype: LLMError;
+  /** `LLMError.is`: filter by kind, not by class. */
+  is: typeof LLMError.is;
+}
+
+/** Each kind's class, made from its row (parents come first in the table); `invalid_tool_call`'s is written out below. */
+const CLASSES: Partial<Record<LLMErrorKind, LLMErrorClass>> = { unknown: LLMError };
+
+/** The class of `kind`, a subclass of its row's parent, named after the row. */
+function kindClass(kind: LLMErrorKind): LLMErrorClass {
+  const parent = ROWS[kind].parent as LLMErrorKind | undefined;
+  const Parent = (parent === undefined ? undefined : CLASSES[parent]) ?? LLMError;
+  const Base = Parent as new (message?: string, options?: LLMErrorOptions, kind?: LLMErrorKind) => LLMError;
+  const Class = class extends Base {
+    constructor(message?: string, options: LLMErrorOptions = {}, own: LLMErrorKind = kind) {
+      super(message, options, own);
+    }
+  };
+  Object.defineProperty(Class, 'name', { value: ROWS[kind].name });
+  CLASSES[kind] = Class as LLMErrorClass;
+  return Class as LLMErrorClass;
+}
 
 /** HTTP 429. Retryable. */
-export class RateLimitError extends LLMError {
-  constructor(message: string, options: LLMErrorOptions = {}, kind: LLMErrorKind = 'rate_limit') {
-    super(message, options, kind);
-  }
-}
-/** The account is out of quota: not retryable, although it is a rate limit. */
-export class QuotaExceededError extends RateLimitError {
-  constructor(message: string, options: LLMErrorOptions = {}) {
-    super(message, options, 'quota_exceeded');
-  }
-}
+export const RateLimitError: LLMErrorClass = kindClass('rate_limit');
+/** The account is out of quota (HTTP 402): not retryable, although it is a rate limit. */
+export const QuotaExceededError: LLMErrorClass = kindClass('quota_exceeded');
 /** HTTP 401. */
-export class AuthenticationError extends LLMError {
-  constructor(message: string, options: LLMErrorOptions = {}, kind: LLMErrorKind = 'authentication') {
-    super(message, options, kind);
-  }
-}
+export const AuthenticationError: LLMErrorClass = kindClass('authentication');
 /** HTTP 403. */
-export class AccessDeniedError extends AuthenticationError {
-  constructor(message: string, options: LLMErrorOptions = {}) {
-    super(message, options, 'access_denied');
-  }
-}
+export const AccessDeniedError: LLMErrorClass = kindClass('access_denied');
 /** The request does not fit the model's context window (HTTP 413 or provider-specific). */
-export class ContextLengthError extends LLMError {
-  constructor(message: string, options: LLMErrorOptions = {}) {
-    super(message, options, 'context_length');
-  }
-}
+export const ContextLengthError: LLMErrorClass = kindClass('context_length');
 /** The provider's safety filter refused the content. */
-export class ContentFilterError extends LLMError {
-  constructor(message: string, options: LLMErrorOptions = {}) {
-    super(message, options, 'content_filter');
-  }
-}
+export const ContentFilterError: LLMErrorClass = kindClass('content_filter');
 /** HTTP 400/422. */
-export class InvalidRequestError extends LLMError {
-  constructor(message: string, options: LLMErrorOptions = {}) {
-    super(message, options, 'invalid_request');
-  }
-}
+export const InvalidRequestError: LLMErrorClass = kindClass('invalid_request');
 /** HTTP 5xx, overloaded (529). Retryable. */
-export class ProviderUnavailableError extends LLMError {
-  constructor(message: string, options: LLMErrorOptions = {}, kind: LLMErrorKind = 'unavailable') {
-    super(message, options, kind);
-  }
-}
+export const ProviderUnavailableError: LLMErrorClass = kindClass('unavailable');
 /** No HTTP response at all (connection refused, reset, DNS). Retryable. */
-export class NetworkError extends ProviderUnavailableError {
-  constructor(message: string, options: LLMErrorOptions = {}) {
-    super(message, options, 'network');
-  }
-}
-/** The request took longer than its timeout. Retryable. */
-export class LLMTimeoutError extends LLMError {
-  constructor(message: string, options: LLMErrorOptions = {}) {
-    super(message, options, 'timeout');
-  }
-}
+export const NetworkError: LLMErrorClass = kindClass('network');
+/** The request took longer than its timeout (HTTP 408). Retryable. */
+export const LLMTimeoutError: LLMErrorClass = kindClass('timeout');
 /** HTTP 404 (unknown model or endpoint). */
-export class NotFoundError extends LLMError {
-  constructor(message: string, options: LLMErrorOptions = {}) {
-    super(message, options, 'not_found');
-  }
-}
+export const NotFoundError: LLMErrorClass = kindClass('not_found');
 /** The stream failed midway. Retryable. */
-export class StreamError extends LLMError {
-  constructor(message: string, options: LLMErrorOptions = {}) {
-    super(message, options, 'stream');
-  }
-}
+export const StreamError: LLMErrorClass = kindClass('stream');
 /** The caller aborted the request. */
-export class AbortError extends LLMError {
-  constructor(message = 'Request aborted', options: LLMErrorOptions = {}) {
-    super(message, options, 'abort');
-  }
-}
+export const AbortError: LLMErrorClass = kindClass('abort');
+/** The provider is configured wrongly (missing model, bad base URL, ...). */
+export const ConfigurationError: LLMErrorClass = kindClass('configuration');
+
 /** The model produced a tool call that cannot be parsed. */
 export class InvalidToolCallError extends LLMError {
   readonly tool_name: string | undefined;
   readonly raw_arguments: string | undefined;
   constructor(
-    message: string,
+    message?: string,
     options: LLMErrorOptions & { tool_name?: string; raw_arguments?: string } = {},
   ) {
     super(message, options, 'invalid_tool_call');
@@ -244,37 +215,14 @@ export class InvalidToolCallError extends LLMError {
     return this.raw_arguments;
   }
 }
-/** The provider is configured wrongly (missing model, bad base URL, ...). */
-export class ConfigurationError extends LLMError {
-  constructor(message: string, options: LLMErrorOptions = {}) {
-    super(message, options, 'configuration');
-  }
-}
+CLASSES.invalid_tool_call = InvalidToolCallError;
 
-const CLASS_BY_KIND: Record<LLMErrorKind, new (message: string, options?: LLMErrorOptions) => LLMError> = {
-  unknown: LLMError,
-  rate_limit: RateLimitError,
-  quota_exceeded: QuotaExceededError,
-  authentication: AuthenticationError,
-  access_denied: AccessDeniedError,
-  context_length: ContextLengthError,
-  content_filter: ContentFilterError,
-  invalid_request: InvalidRequestError,
-  unavailable: ProviderUnavailableError,
-  network: NetworkError,
-  timeout: LLMTimeoutError,
-  not_found: NotFoundError,
-  stream: StreamError,
-  abort: AbortError,
-  invalid_tool_call: InvalidToolCallError,
-  configuration: ConfigurationError,
-};
-
-/** Every kind, for validation of configuration (provider-mock scripts, ...). */
-export const LLM_ERROR_KINDS: readonly LLMErrorKind[] = Object.keys(CLASS_BY_KIND) as LLMErrorKind[];
-
-/** Build the right subclass for a kind. */
-export function createLLMError(kind: LLMErrorKind, message: string, options: LLMErrorOptions = {}): LLMError {
-  const Class = CLASS_BY_KIND[kind] ?? LLMError;
+/** Build the right subclass for a kind (the message defaults to the kind's). */
+export function createLLMError(
+  kind: LLMErrorKind,
+  message?: string,
+  options: LLMErrorOptions = {},
+): LLMError {
+  const Class = (Object.hasOwn(CLASSES, kind) ? CLASSES[kind] : undefined) ?? LLMError;
   return new Class(message, options);
 }

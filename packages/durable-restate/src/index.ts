@@ -7,7 +7,7 @@
 export type { InvocationStatus } from './admin.js';
 export { cancelInvocation, invocationStatus, JOURNAL_MISMATCH, registerDeployment } from './admin.js';
 export type { DurableErrorCode } from './durable-error.js';
-export { DurableError } from './durable-error.js';
+export { DURABLE_ERRORS, DurableError } from './durable-error.js';
 export { freePort } from './free-port.js';
 export { createRequestIdentity, type RequestIdentity } from './identity.js';
 export type { JournaledError, StepObserver, StepOutcome } from './journaled-step.js';

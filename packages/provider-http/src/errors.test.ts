@@ -1,4 +1,4 @@
-import type { LLMErrorKind } from '@amplifier/core';
+import { LLM_ERROR_KINDS, LLM_ERROR_TABLE, type LLMErrorKind, type LLMErrorKindInfo } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import {
   type ApiErrorStyle,
@@ -239,6 +239,22 @@ describe('classifyErrorMessage (P146)', () => {
     expect(classifyErrorMessage(rate, { status_code: 500 })).toBe('unavailable');
     expect(classifyErrorMessage(rate, { status_code: 503 })).toBe('unavailable');
     expect(classifyErrorMessage(rate, { status_code: 529 })).toBe('unavailable');
+  });
+
+  it("the statuses come from core's LLM_ERROR_TABLE: each listed status is its kind whatever the message", () => {
+    const seen: number[] = [];
+    for (const kind of LLM_ERROR_KINDS) {
+      for (const status of (LLM_ERROR_TABLE[kind] as LLMErrorKindInfo).status ?? []) {
+        const code = status === '5xx' ? 599 : status;
+        seen.push(code);
+        expect(classifyErrorMessage('rate limit exceeded', { status_code: code }), `${status}`).toBe(kind);
+      }
+    }
+    expect(seen.sort()).toEqual([401, 402, 403, 404, 408, 413, 429, 599]);
+    // 402 and 408 are the table's too (before, only classifyProviderError knew them).
+    expect(classifyErrorMessage('too many requests', { status_code: 402 })).toBe('quota_exceeded');
+    expect(classifyErrorMessage('not found', { status_code: 408 })).toBe('timeout');
+    expect(classifyErrorMessage('rate limit', { status_code: 600 })).toBe('rate_limit');
   });
 
   it('P146: otherwise the lowercased message is matched against the keyword table, in order', () => {

@@ -4,7 +4,14 @@
  * differs between APIs (the kinds their error codes name, their rate-limit
  * headers, how messages quote them) is an `ApiErrorStyle` the provider gives.
  */
-import { createLLMError, type LLMError, type LLMErrorKind } from '@amplifier/core';
+import {
+  createLLMError,
+  LLM_ERROR_KINDS,
+  LLM_ERROR_TABLE,
+  type LLMError,
+  type LLMErrorKind,
+  type LLMErrorKindInfo,
+} from '@amplifier/core';
 import { type HttpHeaders, header, type RequestContext, retryAfterSeconds } from './transport.js';
 
 /** What an error payload says, in any of the shapes servers use. */
@@ -81,19 +88,24 @@ const MESSAGE_RULES: ReadonlyArray<readonly [LLMErrorKind, readonly string[]]> =
   ['content_filter', ['content filter', 'safety', 'blocked']],
 ];
 
+/** The kind an HTTP status means whatever the body says: the `status` column of core's `LLM_ERROR_TABLE`. */
+function kindOfStatus(status: number): LLMErrorKind | undefined {
+  return LLM_ERROR_KINDS.find((kind) => {
+    const statuses: readonly (number | '5xx')[] | undefined = (LLM_ERROR_TABLE[kind] as LLMErrorKindInfo)
+      .status;
+    return statuses?.some((s) => s === status || (s === '5xx' && status >= 500 && status <= 599));
+  });
+}
+
 /**
- * Classify a provider failure (the reference's `classify_error_message`): the status code wins (401, 403, 404, 413, 429, >= 500),
- * otherwise keywords in the message; unmatched 400/422 is `invalid_request`, anything
- * else `unknown`. Overloaded (529) maps to `unavailable` like every 5xx.
+ * Classify a provider failure (the reference's `classify_error_message`): a status with a kind in
+ * `LLM_ERROR_TABLE` wins (401, 402, 403, 404, 408, 413, 429, 5xx; overloaded 529 is `unavailable`),
+ * otherwise keywords in the message; unmatched 400/422 is `invalid_request`, anything else `unknown`.
  */
 export function classifyErrorMessage(message: string, options: { status_code?: number } = {}): LLMErrorKind {
   const status = options.status_code;
-  if (status === 401) return 'authentication';
-  if (status === 403) return 'access_denied';
-  if (status === 404) return 'not_found';
-  if (status === 413) return 'context_length';
-  if (status === 429) return 'rate_limit';
-  if (status !== undefined && status >= 500) return 'unavailable';
+  const byStatus = status === undefined ? undefined : kindOfStatus(status);
+  if (byStatus !== undefined) return byStatus;
   const lower = message.toLowerCase();
   for (const [kind, needles] of MESSAGE_RULES) {
     if (needles.some((needle) => lower.includes(needle))) return kind;
@@ -104,7 +116,7 @@ export function classifyErrorMessage(message: string, options: { status_code?: n
 
 /**
  * The kind of a provider failure, extending `classifyErrorMessage`: the kind
- * the API's own code or type names wins; then 402 is quota and 408 a timeout;
+ * the API's own code or type names wins; then
  * context-length messages are found in 400 and 413 bodies and in streams
  * (no status); then `classifyErrorMessage` (the status, else keywords).
  */
@@ -118,8 +130,6 @@ export function classifyProviderError(
     key !== undefined && Object.hasOwn(style.kinds, key) ? style.kinds[key] : undefined;
   const named = own(details.code) ?? own(details.type);
   if (named !== undefined) return named;
-  if (status === 402) return 'quota_exceeded'; // payment required: out of credits
-  if (status === 408) return 'timeout';
   if ((status === undefined || status === 400 || status === 413) && CONTEXT_LENGTH_PATTERN.test(message))
     return 'context_length';
   return classifyErrorMessage(message, status === undefined ? {} : { status_code: status });
