@@ -154,7 +154,9 @@ describe('checkWorkspace', () => {
       f['packages/provider-http/package.json'].dependencies = { '@amplifier/process': 'workspace:^' };
     });
     assert.ok(
-      cyclic.some((p) => /in a cycle: @amplifier\/process -> @amplifier\/provider-http -> @amplifier\/process/.test(p)),
+      cyclic.some((p) =>
+        /in a cycle: @amplifier\/process -> @amplifier\/provider-http -> @amplifier\/process/.test(p),
+      ),
       cyclic.join('\n'),
     );
     expectOne(

@@ -4,13 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import {
-  configDurationMs,
-  getOwn,
-  isPlainObject,
-  type JSONSchema,
-  type Logger,
-} from '@amplifier/core';
+import { configDurationMs, getOwn, isPlainObject, type JSONSchema, type Logger } from '@amplifier/core';
 import { readModuleConfig, warnConfigKey } from '@amplifier/schema';
 import { DEFAULT_REDACTION, type RedactionConfig } from '@amplifier/secrets';
 import { amplifierHome, projectSlug, sessionFolderName } from '@amplifier/sessions';
