@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { dynamicEvent } from '@amplifier/core';
 import { createTestCoordinator } from '@amplifier/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAIN_CASES, SECRET_CASES } from './__fixtures__/redaction-corpus.js';
@@ -22,8 +23,8 @@ beforeAll(async () => {
     // The process environment is not part of the corpus.
     redaction: { env_values: false },
   });
-  for (const [, text] of SECRET_CASES) await coordinator.hooks.emit<string>('tool:post', { text });
-  for (const text of PLAIN_CASES) await coordinator.hooks.emit<string>('tool:post', { text });
+  for (const [, text] of SECRET_CASES) await coordinator.hooks.emit(dynamicEvent('tool:post'), { text });
+  for (const text of PLAIN_CASES) await coordinator.hooks.emit(dynamicEvent('tool:post'), { text });
   await cleanup();
   records = readFileSync(path.join(tmp, 'events.jsonl'), 'utf8')
     .trimEnd()
