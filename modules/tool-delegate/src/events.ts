@@ -15,13 +15,13 @@ export const AGENT_CANCELLED = 'delegate:agent_cancelled';
 export const DELEGATE_ERROR = 'delegate:error';
 
 /** Every event of this module, for `observability.events`. */
-export const DELEGATE_EVENTS = Object.freeze([
+export const DELEGATE_EVENTS: readonly DelegateEventName[] = Object.freeze([
   AGENT_SPAWNED,
   AGENT_COMPLETED,
   AGENT_RESUMED,
   AGENT_CANCELLED,
   DELEGATE_ERROR,
-] as const);
+]);
 
 /** The fields every `delegate:*` event carries. */
 export interface DelegationEventFields {
@@ -57,7 +57,12 @@ export interface DelegateErrorEvent extends DelegationEventFields {
 }
 
 /** The name of an event of this module. */
-export type DelegateEventName = (typeof DELEGATE_EVENTS)[number];
+export type DelegateEventName =
+  | typeof AGENT_SPAWNED
+  | typeof AGENT_COMPLETED
+  | typeof AGENT_RESUMED
+  | typeof AGENT_CANCELLED
+  | typeof DELEGATE_ERROR;
 
 // The events typed in core's map, so `hooks.emit` and `hooks.register` check them.
 declare module '@amplifier/core' {

@@ -8,9 +8,9 @@
  */
 import {
   type Coordinator,
+  type EventPayload,
   type ExecutionProfile,
   errorMessage,
-  type EventPayload,
   getOwn,
   isPlainObject,
   type JSONSchema,

@@ -16,13 +16,13 @@ export const MCP_TOOLS_CHANGED = 'mcp:tools_changed';
 export const MCP_TOOL_DEFINITION_CHANGED = 'mcp:tool_definition_changed';
 
 /** Every event of this module, for `observability.events`. */
-export const MCP_EVENTS = [
+export const MCP_EVENTS: readonly McpEventName[] = [
   MCP_SERVER_STARTED,
   MCP_SERVER_FAILED,
   MCP_SERVER_DIED,
   MCP_TOOLS_CHANGED,
   MCP_TOOL_DEFINITION_CHANGED,
-] as const;
+];
 
 /** `mcp:server_started`: a server started and its tools are mounted. */
 export interface McpServerStartedEvent {
@@ -70,7 +70,12 @@ export interface McpToolDefinitionChangedEvent {
 }
 
 /** The name of an event of this module. */
-export type McpEventName = (typeof MCP_EVENTS)[number];
+export type McpEventName =
+  | typeof MCP_SERVER_STARTED
+  | typeof MCP_SERVER_FAILED
+  | typeof MCP_SERVER_DIED
+  | typeof MCP_TOOLS_CHANGED
+  | typeof MCP_TOOL_DEFINITION_CHANGED;
 
 // The events typed in core's map, so `hooks.emit` and `hooks.register` check them.
 declare module '@amplifier/core' {

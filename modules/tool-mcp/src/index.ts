@@ -25,6 +25,7 @@ import { safeLogger } from './untrusted.js';
 export type { McpModuleConfig } from './config.js';
 export { CONFIG_SCHEMA, parseConfig, SAFETY_KEYS } from './config.js';
 export type { ConnectionOptions } from './connection.js';
+export { McpConnection, ServerUnavailableError } from './connection.js';
 export type {
   McpEventName,
   McpServerDiedEvent,
@@ -33,7 +34,6 @@ export type {
   McpToolDefinitionChangedEvent,
   McpToolsChangedEvent,
 } from './events.js';
-export { McpConnection, ServerUnavailableError } from './connection.js';
 export {
   MCP_EVENTS,
   MCP_SERVER_DIED,
