@@ -270,7 +270,7 @@ describe('EventSink', () => {
     await sink.emit('my:custom', {});
     // @ts-expect-error problems must be a number
     await sink.emit('test:augmented', { file: 'a.ts', problems: 'none' });
-    expect(seen).toEqual(['test:augmented', 'test:augmented', 'test:augmented', 'test:augmented']);
+    expect(seen).toEqual(['test:augmented', 'test:augmented', 'test:augmented']);
   });
 
   it('takes a recorder with its own typed emit', async () => {
