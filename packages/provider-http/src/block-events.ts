@@ -7,8 +7,6 @@
  */
 import { type EventKey, type EventPayload, errorMessage, type StreamEvent } from '@amplifier/core';
 
-type Json = Record<string, unknown>;
-
 /** Events a streaming provider emits beyond the canonical set (declared on `observability.events`). */
 export const PROVIDER_STREAM_EVENTS: readonly string[] = [
   'llm:stream_block_start',
