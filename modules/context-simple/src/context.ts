@@ -6,6 +6,7 @@
  */
 import {
   type ContextManager,
+  type EventSink,
   events,
   type GetMessagesOptions,
   type Logger,
@@ -26,14 +27,9 @@ import { noticeMessage } from './notice.js';
 import { PairTracker, trackPairs } from './pairs.js';
 import { copyPlain, snapshotMessage } from './snapshot.js';
 
-/** Anything with a HookRegistry-like `emit` (the coordinator's `hooks`, an `EventRecorder`). */
-export interface EventEmitterLike {
-  emit(event: string, data: Record<string, unknown>): Promise<unknown>;
-}
-
 export interface SimpleContextOptions {
   /** Where `context:compaction` goes (the mount passes `coordinator.hooks`). */
-  hooks?: EventEmitterLike;
+  hooks?: EventSink;
   logger?: Logger;
 }
 
@@ -69,7 +65,7 @@ interface StickyView {
 export class SimpleContextManager implements ContextManager {
   /** The validated config with defaults applied. */
   readonly config: Readonly<ResolvedConfig>;
-  readonly #hooks: EventEmitterLike | undefined;
+  readonly #hooks: EventSink | undefined;
   readonly #logger: Logger | undefined;
   /** The history: frozen snapshots, in order. */
   #messages: Message[] = [];

@@ -14,7 +14,7 @@ export type { CompactionResult, CompactionSettings, CompactionStats } from './co
 export { compactMessages, estimateTokens } from './compaction.js';
 export type { ContextSimpleConfig, NoticeVerbosity, ResolvedConfig } from './config.js';
 export { CONFIG_SCHEMA, DEFAULT_CONFIG, resolveConfig } from './config.js';
-export type { EventEmitterLike, SimpleContextOptions, SystemPromptFactory } from './context.js';
+export type { SimpleContextOptions, SystemPromptFactory } from './context.js';
 export { SimpleContextManager } from './context.js';
 export {
   amplifierHomeOf,

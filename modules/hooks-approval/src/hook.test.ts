@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Coordinator, EventData, HookResult, ToolPreEvent } from '@amplifier/core';
+import { dynamicEvent } from '@amplifier/core';
 import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -553,10 +554,11 @@ describe('fail closed and lifecycle', () => {
 
   it('odd event data is refused, not passed', async () => {
     const m = await setup();
-    // `emit<string>`: untyped, as a JavaScript emitter could send it.
-    expect((await m.coordinator.hooks.emit<string>('tool:pre', {})).action).toBe('deny');
+    // `dynamicEvent`: untyped, as a JavaScript emitter could send it.
+    expect((await m.coordinator.hooks.emit(dynamicEvent('tool:pre'), {})).action).toBe('deny');
     expect(
-      (await m.coordinator.hooks.emit<string>('tool:pre', { tool_name: 'bash', tool_input: 'ls' })).action,
+      (await m.coordinator.hooks.emit(dynamicEvent('tool:pre'), { tool_name: 'bash', tool_input: 'ls' }))
+        .action,
     ).toBe('deny');
   });
 

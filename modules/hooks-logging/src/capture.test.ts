@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dynamicEvent } from '@amplifier/core';
 import { Redactor } from '@amplifier/secrets';
 import { buildRecord, MAX_CAPTURE_DEPTH } from '@amplifier/sessions';
 import { createTestCoordinator } from '@amplifier/testing';
@@ -37,7 +38,10 @@ describe('serialising and redacting off the emitting call', () => {
     const redact = vi.spyOn(Redactor.prototype, 'redactString');
     const stringify = vi.spyOn(JSON, 'stringify');
     for (let i = 0; i < 10; i++) {
-      await coordinator.hooks.emit<string>('tool:post', { i, result: { output: 'token=abcdefghijklmnop' } });
+      await coordinator.hooks.emit(dynamicEvent('tool:post'), {
+        i,
+        result: { output: 'token=abcdefghijklmnop' },
+      });
     }
     expect(redact).not.toHaveBeenCalled();
     expect(stringify).not.toHaveBeenCalled();
@@ -53,7 +57,7 @@ describe('serialising and redacting off the emitting call', () => {
     const input = { command: 'ls', args: ['-l'] };
     const result = { success: true, output: { lines: ['a'] } };
     const data: Record<string, unknown> = { tool_name: 'bash', tool_input: input, result };
-    await coordinator.hooks.emit<string>('tool:post', data);
+    await coordinator.hooks.emit(dynamicEvent('tool:post'), data);
     input.command = 'rm -rf /';
     input.args.push('--force');
     result.output.lines[0] = 'changed';
@@ -81,7 +85,7 @@ describe('serialising and redacting off the emitting call', () => {
       },
     });
     data[Symbol('private')] = 'not data';
-    await coordinator.hooks.emit<string>('tool:post', data as Record<string, unknown>);
+    await coordinator.hooks.emit(dynamicEvent('tool:post'), data as Record<string, unknown>);
     const readsOnEmit = reads;
     await cleanup();
     expect(readsOnEmit).toBe(1);
@@ -122,7 +126,7 @@ describe('serialising and redacting off the emitting call', () => {
       },
       { priority: 0 },
     );
-    for (const payload of payloads) await coordinator.hooks.emit<string>('tool:post', payload);
+    for (const payload of payloads) await coordinator.hooks.emit(dynamicEvent('tool:post'), payload);
     await cleanup();
     expect(lines(file)).toEqual(expected);
   });
@@ -134,9 +138,11 @@ describe('serialising and redacting off the emitting call', () => {
       queue_full_wait: 600,
     });
     for (let i = 0; i < 1000; i++)
-      await coordinator.hooks.emit<string>('tool:post', { i, pad: 'p'.repeat(100) });
+      await coordinator.hooks.emit(dynamicEvent('tool:post'), { i, pad: 'p'.repeat(100) });
     await Promise.all(
-      Array.from({ length: 1000 }, (_, i) => coordinator.hooks.emit<string>('tool:pre', { i: 1000 + i })),
+      Array.from({ length: 1000 }, (_, i) =>
+        coordinator.hooks.emit(dynamicEvent('tool:pre'), { i: 1000 + i }),
+      ),
     );
     await cleanup();
     const written = records(file);

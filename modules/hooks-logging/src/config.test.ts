@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { dynamicEvent } from '@amplifier/core';
 import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_TEMPLATE, logPath, parseConfig } from './config.js';
@@ -58,7 +59,7 @@ describe('config is read through own properties only (issue 16, point 1)', () =>
       const coordinator = createTestCoordinator({ bare: true });
       coordinator.registerCapability('session.working_dir', tmp);
       const cleanup = await mount(coordinator, FORMS[form as keyof typeof FORMS]());
-      await coordinator.hooks.emit<string>('tool:post', {
+      await coordinator.hooks.emit(dynamicEvent('tool:post'), {
         api_key: 'sk-proj-abcdefghijklmnopqrstuvwxyz0123',
         raw: { kept: 1 },
       });

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dynamicEvent } from '@amplifier/core';
 import { loadEventLog } from '@amplifier/sessions';
 import { createTestCoordinator, startReadyChild } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,7 +47,7 @@ describe('a writer killed mid-record', () => {
     const messages: string[] = [];
     coordinator.display = { showMessage: (message) => messages.push(message) };
     const cleanup = await mount(coordinator, { session_log_template: file });
-    await coordinator.hooks.emit<string>('tool:post', { i: 'after' });
+    await coordinator.hooks.emit(dynamicEvent('tool:post'), { i: 'after' });
     await cleanup();
     expect(messages).toEqual([expect.stringMatching(/ends in a record cut off by an earlier writer/)]);
     const after = await loadEventLog(file);

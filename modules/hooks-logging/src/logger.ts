@@ -6,6 +6,7 @@
 import {
   ALL_EVENTS,
   type Coordinator,
+  dynamicEvent,
   type EventData,
   errorMessage,
   OBSERVABILITY_EVENTS_CHANNEL,
@@ -97,7 +98,8 @@ export class EventLogger {
       if (this.#subscribed.has(event)) continue;
       this.#subscribed.add(event);
       this.#unregister.push(
-        this.#coordinator.hooks.register(event, (name, data) => this.handle(name, data), {
+        // Names come from config and contributions at run time: ALL_EVENTS, observability.events, additional_events.
+        this.#coordinator.hooks.register(dynamicEvent(event), (name, data) => this.handle(name, data), {
           priority: this.config.priority,
           name: 'hooks-logging',
         }),

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ALL_EVENTS, type Cleanup, OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
+import { ALL_EVENTS, type Cleanup, dynamicEvent, OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
 import { projectSlug } from '@amplifier/sessions';
 import { createTestCoordinator, RecordingLogger, type TestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -49,7 +49,7 @@ function lines(file: string): Record<string, unknown>[] {
 describe('hooks-logging checklist (reference section 13)', () => {
   it('1: one emit of an ALL_EVENTS event appends exactly one JSON line under the project/session path', async () => {
     const { coordinator, cleanup, file } = await setup();
-    await coordinator.hooks.emit<string>('tool:pre', { tool_name: 'bash' });
+    await coordinator.hooks.emit(dynamicEvent('tool:pre'), { tool_name: 'bash' });
     await cleanup();
     const records = lines(file);
     expect(records).toHaveLength(1);
@@ -80,7 +80,7 @@ describe('hooks-logging checklist (reference section 13)', () => {
     coordinator.hooks.register('tool:post', (_e, data) => {
       seen = data.timestamp as string;
     });
-    await coordinator.hooks.emit<string>('tool:post', { tool_name: 'bash', result: { ok: true } });
+    await coordinator.hooks.emit(dynamicEvent('tool:post'), { tool_name: 'bash', result: { ok: true } });
     await cleanup();
     const [record] = lines(file);
     expect(record).toMatchObject({
@@ -97,10 +97,10 @@ describe('hooks-logging checklist (reference section 13)', () => {
 
   it('3: an error field or "error" in the event name gives lvl ERROR', async () => {
     const { coordinator, cleanup, file } = await setup();
-    await coordinator.hooks.emit<string>('tool:error', { tool_name: 'x' });
-    await coordinator.hooks.emit<string>('tool:post', { error: { msg: 'boom' } });
-    await coordinator.hooks.emit<string>('tool:post', { status: 'error' });
-    await coordinator.hooks.emit<string>('tool:post', { lvl: 'DEBUG', error: 'x' });
+    await coordinator.hooks.emit(dynamicEvent('tool:error'), { tool_name: 'x' });
+    await coordinator.hooks.emit(dynamicEvent('tool:post'), { error: { msg: 'boom' } });
+    await coordinator.hooks.emit(dynamicEvent('tool:post'), { status: 'error' });
+    await coordinator.hooks.emit(dynamicEvent('tool:post'), { lvl: 'DEBUG', error: 'x' });
     await cleanup();
     expect(lines(file).map((r) => r.lvl)).toEqual(['ERROR', 'ERROR', 'ERROR', 'DEBUG']);
   });
@@ -108,7 +108,7 @@ describe('hooks-logging checklist (reference section 13)', () => {
   it('4: an event without a session_id writes nothing', async () => {
     const { coordinator, cleanup } = await setup();
     coordinator.hooks.setDefaultFields({});
-    await coordinator.hooks.emit<string>('tool:pre', { tool_name: 'x' });
+    await coordinator.hooks.emit(dynamicEvent('tool:pre'), { tool_name: 'x' });
     await cleanup();
     expect(getEventLogger(coordinator)).toBeUndefined();
     expect(() => readFileSync(path.join(tmp, 'logs'))).toThrow();
@@ -116,13 +116,13 @@ describe('hooks-logging checklist (reference section 13)', () => {
 
   it('5: llm:stream_block_delta is excluded by default; exclude_events: [] logs it', async () => {
     const first = await setup({ additional_events: ['llm:stream_block_delta', 'llm:stream_block_start'] });
-    await first.coordinator.hooks.emit<string>('llm:stream_block_delta', {});
-    await first.coordinator.hooks.emit<string>('llm:stream_block_start', {});
+    await first.coordinator.hooks.emit(dynamicEvent('llm:stream_block_delta'), {});
+    await first.coordinator.hooks.emit(dynamicEvent('llm:stream_block_start'), {});
     await first.cleanup();
     expect(lines(first.file).map((r) => r.event)).toEqual(['llm:stream_block_start']);
     rmSync(first.file);
     const second = await setup({ additional_events: ['llm:stream_block_delta'], exclude_events: [] });
-    await second.coordinator.hooks.emit<string>('llm:stream_block_delta', {});
+    await second.coordinator.hooks.emit(dynamicEvent('llm:stream_block_delta'), {});
     await second.cleanup();
     expect(lines(second.file).map((r) => r.event)).toEqual(['llm:stream_block_delta']);
   });
@@ -139,7 +139,7 @@ describe('hooks-logging checklist (reference section 13)', () => {
       additional_events: events,
       exclude_events: ['llm:stream_*', 'tool:pr?', 'LLM:RESPONSE'],
     });
-    for (const event of events) await coordinator.hooks.emit(event, {});
+    for (const event of events) await coordinator.hooks.emit(dynamicEvent(event), {});
     await cleanup();
     expect(lines(file).map((r) => r.event)).toEqual(['llm:response']);
   });
@@ -153,15 +153,15 @@ describe('hooks-logging checklist (reference section 13)', () => {
       },
     );
     await onSessionReady(coordinator);
-    await coordinator.hooks.emit<string>('tool:pre', {});
-    await coordinator.hooks.emit('custom:thing', {});
+    await coordinator.hooks.emit(dynamicEvent('tool:pre'), {});
+    await coordinator.hooks.emit(dynamicEvent('custom:thing'), {});
     await cleanup();
     expect(lines(file).map((r) => r.event)).toEqual(['tool:pre', 'custom:thing']);
   });
 
   it('7: strip_raw removes data.raw', async () => {
     const { coordinator, cleanup, file } = await setup({ strip_raw: true });
-    await coordinator.hooks.emit<string>('llm:request', { raw: { big: 1 }, model: 'm' });
+    await coordinator.hooks.emit(dynamicEvent('llm:request'), { raw: { big: 1 }, model: 'm' });
     await cleanup();
     expect(lines(file)[0]?.data).toEqual({ parent_id: null, model: 'm' });
   });
@@ -180,7 +180,7 @@ describe('hooks-logging checklist (reference section 13)', () => {
         throw new Error('nope');
       },
     };
-    await coordinator.hooks.emit<string>('tool:post', {
+    await coordinator.hooks.emit(dynamicEvent('tool:post'), {
       big: 10n ** 20n,
       decimal: new Decimalish(),
       err: new Error('kaput'),
@@ -222,7 +222,7 @@ describe('hooks-logging checklist (reference section 13)', () => {
         },
       },
     );
-    const result = await coordinator.hooks.emit<string>('tool:pre', { evil });
+    const result = await coordinator.hooks.emit(dynamicEvent('tool:pre'), { evil });
     expect(result.action).toBe('continue');
     const logger = getEventLogger(coordinator);
     expect(logger?.handle('tool:pre', undefined as never)).toBeUndefined();
@@ -234,9 +234,9 @@ describe('hooks-logging checklist (reference section 13)', () => {
       c.registerCapability(OBSERVABILITY_EVENTS_CHANNEL, ['cap:event']);
       c.registerContributor(OBSERVABILITY_EVENTS_CHANNEL, 'late', () => ['late:event']);
     });
-    await coordinator.hooks.emit('cap:event', {});
+    await coordinator.hooks.emit(dynamicEvent('cap:event'), {});
     await onSessionReady(coordinator);
-    await coordinator.hooks.emit('late:event', {});
+    await coordinator.hooks.emit(dynamicEvent('late:event'), {});
     await cleanup();
     expect(lines(file).map((r) => r.event)).toEqual(['cap:event', 'late:event']);
   });
@@ -276,27 +276,27 @@ describe('configuration', () => {
       },
       { priority: 6, name: 'after' },
     );
-    await coordinator.hooks.emit<string>('tool:pre', {});
+    await coordinator.hooks.emit(dynamicEvent('tool:pre'), {});
     expect(order).toEqual(['hooks-logging', 'after']);
     await cleanup();
   });
 
   it('cleanup unsubscribes: later emits are not logged', async () => {
     const { coordinator, cleanup, file } = await setup();
-    await coordinator.hooks.emit<string>('tool:pre', {});
+    await coordinator.hooks.emit(dynamicEvent('tool:pre'), {});
     await cleanup();
-    await coordinator.hooks.emit<string>('tool:pre', {});
+    await coordinator.hooks.emit(dynamicEvent('tool:pre'), {});
     expect(lines(file)).toHaveLength(1);
     expect(coordinator.hooks.has('tool:pre')).toBe(false);
   });
 
   it('resumes on a fresh line after an existing file that ends in a torn record', async () => {
     const { coordinator, cleanup, file } = await setup();
-    await coordinator.hooks.emit<string>('tool:pre', { n: 1 });
+    await coordinator.hooks.emit(dynamicEvent('tool:pre'), { n: 1 });
     await cleanup();
     writeFileSync(file, `${readFileSync(file, 'utf8')}{"ts":"torn`);
     const again = await setup();
-    await again.coordinator.hooks.emit<string>('tool:pre', { n: 2 });
+    await again.coordinator.hooks.emit(dynamicEvent('tool:pre'), { n: 2 });
     await again.cleanup();
     const raw = readFileSync(file, 'utf8')
       .split('\n')

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER } from '@amplifier/core';
+import { dynamicEvent, MAX_DATA_DEPTH, MAX_DEPTH_MARKER } from '@amplifier/core';
 import { Redactor } from '@amplifier/secrets';
 import { sanitizeValue } from '@amplifier/sessions';
 import { createTestCoordinator } from '@amplifier/testing';
@@ -23,7 +23,7 @@ async function logAll(...payloads: Record<string, unknown>[]): Promise<Record<st
   const file = path.join(tmp, 'events.jsonl');
   const cleanup = await mount(coordinator, { session_log_template: file });
   for (const payload of payloads) {
-    const result = await coordinator.hooks.emit<string>('tool:pre', payload);
+    const result = await coordinator.hooks.emit(dynamicEvent('tool:pre'), payload);
     expect(result.action).toBe('continue');
   }
   await cleanup();

@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { dynamicEvent } from '@amplifier/core';
 import {
   REDACTION_PLAIN_CASES as PLAIN_CASES,
   REDACTION_SECRET_CASES as SECRET_CASES,
@@ -25,8 +26,8 @@ beforeAll(async () => {
     // The process environment is not part of the corpus.
     redaction: { env_values: false },
   });
-  for (const [, text] of SECRET_CASES) await coordinator.hooks.emit<string>('tool:post', { text });
-  for (const text of PLAIN_CASES) await coordinator.hooks.emit<string>('tool:post', { text });
+  for (const [, text] of SECRET_CASES) await coordinator.hooks.emit(dynamicEvent('tool:post'), { text });
+  for (const text of PLAIN_CASES) await coordinator.hooks.emit(dynamicEvent('tool:post'), { text });
   await cleanup();
   records = readFileSync(path.join(tmp, 'events.jsonl'), 'utf8')
     .trimEnd()

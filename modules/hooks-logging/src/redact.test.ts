@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { dynamicEvent } from '@amplifier/core';
 import { sharedRedactor } from '@amplifier/secrets';
 import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -33,7 +34,7 @@ async function logOne(data: Record<string, unknown>, config: Record<string, unkn
     session_log_template: path.join(tmp, 'events.jsonl'),
     ...config,
   });
-  await coordinator.hooks.emit<string>('tool:post', data);
+  await coordinator.hooks.emit(dynamicEvent('tool:post'), data);
   await cleanup();
   return readFileSync(path.join(tmp, 'events.jsonl'), 'utf8');
 }
@@ -89,7 +90,7 @@ describe('redaction (on by default)', () => {
       },
       { priority: 1000 },
     );
-    await coordinator.hooks.emit<string>('tool:pre', { tool_input: input });
+    await coordinator.hooks.emit(dynamicEvent('tool:pre'), { tool_input: input });
     await cleanup();
     expect(input).toEqual({ api_key: SECRETS.openai, nested: { text: SECRETS.aws } });
     expect(seenByNext).toEqual(input);

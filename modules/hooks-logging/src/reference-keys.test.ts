@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AmplifierError } from '@amplifier/core';
+import { AmplifierError, dynamicEvent } from '@amplifier/core';
 import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mount } from './index.js';
@@ -18,9 +18,9 @@ async function logWith(config: Record<string, unknown>, logger = new RecordingLo
   const coordinator = createTestCoordinator({ bare: true, logger });
   coordinator.registerCapability('session.working_dir', project);
   const cleanup = await mount(coordinator, config);
-  await coordinator.hooks.emit<string>('tool:pre', { tool_name: 'bash' });
-  await coordinator.hooks.emit<string>('tool:error', { tool_name: 'bash', error: { msg: 'boom' } });
-  await coordinator.hooks.emit<string>('session:start', { lvl: 'DEBUG' });
+  await coordinator.hooks.emit(dynamicEvent('tool:pre'), { tool_name: 'bash' });
+  await coordinator.hooks.emit(dynamicEvent('tool:error'), { tool_name: 'bash', error: { msg: 'boom' } });
+  await coordinator.hooks.emit(dynamicEvent('session:start'), { lvl: 'DEBUG' });
   await cleanup();
   return { coordinator, logger };
 }

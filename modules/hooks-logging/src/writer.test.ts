@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dynamicEvent } from '@amplifier/core';
 import { LogWriter } from '@amplifier/sessions';
 import { createTestCoordinator } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,14 +42,14 @@ describe('lossless, bounded writing', () => {
     for (const relative of ['s1/events.jsonl', 'a/b/c/events.jsonl', 'flat.jsonl']) {
       const file = path.join(tmp, relative);
       const { coordinator, cleanup } = await logger({ session_log_template: file });
-      await coordinator.hooks.emit<string>('tool:pre', { i: 1 });
+      await coordinator.hooks.emit(dynamicEvent('tool:pre'), { i: 1 });
       await cleanup();
       expect(parseAll(file).length).toBeGreaterThan(0);
     }
     // A file where a folder should be is an error reported, not a crash.
     writeFileSync(path.join(tmp, 'blocker'), 'x');
     const blocked = await logger({ session_log_template: path.join(tmp, 'blocker', 'e.jsonl') });
-    await blocked.coordinator.hooks.emit<string>('tool:pre', { i: 1 });
+    await blocked.coordinator.hooks.emit(dynamicEvent('tool:pre'), { i: 1 });
     await blocked.cleanup();
     expect(blocked.messages.join('\n')).toMatch(/cannot write .*blocker/);
   });
@@ -60,7 +61,7 @@ describe('lossless, bounded writing', () => {
     });
     const before = process.memoryUsage().rss;
     for (let i = 0; i < 100_000; i++)
-      await coordinator.hooks.emit<string>('tool:post', { i, result: 'x'.repeat(50) });
+      await coordinator.hooks.emit(dynamicEvent('tool:post'), { i, result: 'x'.repeat(50) });
     const growth = process.memoryUsage().rss - before;
     await cleanup();
     const records = parseAll(file);
@@ -73,7 +74,9 @@ describe('lossless, bounded writing', () => {
   it('a full queue drops after the wait and writes the drop count to the log', async () => {
     const { coordinator, cleanup, file } = await logger({ queue_max_records: 10, queue_full_wait_ms: 0 });
     // Emitted without awaiting: all handlers run before the writer gets a turn.
-    const pending = Array.from({ length: 100 }, (_, i) => coordinator.hooks.emit<string>('tool:pre', { i }));
+    const pending = Array.from({ length: 100 }, (_, i) =>
+      coordinator.hooks.emit(dynamicEvent('tool:pre'), { i }),
+    );
     await Promise.all(pending);
     const writer = getEventLogger(coordinator)?.writers[0];
     expect(writer?.dropped).toBe(90);
@@ -86,7 +89,9 @@ describe('lossless, bounded writing', () => {
 
   it('a full queue blocks briefly and the record gets in when the writer frees room', async () => {
     const { coordinator, cleanup, file } = await logger({ queue_max_records: 5, queue_full_wait_ms: 60_000 });
-    const pending = Array.from({ length: 50 }, (_, i) => coordinator.hooks.emit<string>('tool:pre', { i }));
+    const pending = Array.from({ length: 50 }, (_, i) =>
+      coordinator.hooks.emit(dynamicEvent('tool:pre'), { i }),
+    );
     await Promise.all(pending);
     await cleanup();
     expect(parseAll(file)).toHaveLength(50);
@@ -99,7 +104,7 @@ describe('lossless, bounded writing', () => {
       session_log_template: path.join(tmp, 'logs/events.jsonl'),
     });
     for (let i = 0; i < 400; i++)
-      await coordinator.hooks.emit<string>('tool:post', { i, pad: 'y'.repeat(100) });
+      await coordinator.hooks.emit(dynamicEvent('tool:post'), { i, pad: 'y'.repeat(100) });
     await cleanup();
     const files = readdirSync(path.join(tmp, 'logs')).sort();
     expect(files).toEqual(['events.1.jsonl', 'events.2.jsonl', 'events.jsonl']);
@@ -159,7 +164,7 @@ describe('write failures (security.md 5.7)', () => {
   it('LG-02: a sink that fails (/dev/full) is reported once through the display and never thrown', async () => {
     const { coordinator, cleanup, messages } = await logger({ session_log_template: '/dev/full' });
     for (let i = 0; i < 200; i++) {
-      const result = await coordinator.hooks.emit<string>('tool:pre', { i });
+      const result = await coordinator.hooks.emit(dynamicEvent('tool:pre'), { i });
       expect(result.action).toBe('continue');
     }
     await getEventLogger(coordinator)?.writers[0]?.flush();
@@ -174,7 +179,7 @@ describe('write failures (security.md 5.7)', () => {
     const { coordinator, cleanup, messages } = await logger({
       session_log_template: path.join(tmp, 'not-a-dir', 'sub', 'events.jsonl'),
     });
-    for (let i = 0; i < 50; i++) await coordinator.hooks.emit<string>('tool:pre', { i });
+    for (let i = 0; i < 50; i++) await coordinator.hooks.emit(dynamicEvent('tool:pre'), { i });
     await cleanup();
     expect(messages).toHaveLength(1);
   });
@@ -225,7 +230,7 @@ describe('records are safe to read line by line', () => {
       '\u001b[31mred\u001b[0m',
       '"}\n{"type":"tool_result","forged":true}',
     ];
-    for (const value of nasty) await coordinator.hooks.emit<string>('tool:post', { value });
+    for (const value of nasty) await coordinator.hooks.emit(dynamicEvent('tool:post'), { value });
     await cleanup();
     const text = readFileSync(file, 'utf8');
     expect(text).not.toMatch(/[\u2028\u2029]/);
@@ -236,7 +241,7 @@ describe('records are safe to read line by line', () => {
 
   it('LG-05: a 5 MB string is capped at max_value_chars with a marker', async () => {
     const { coordinator, cleanup, file } = await logger({ max_value_chars: 1000 });
-    await coordinator.hooks.emit<string>('tool:post', { output: 'z'.repeat(5_000_000) });
+    await coordinator.hooks.emit(dynamicEvent('tool:post'), { output: 'z'.repeat(5_000_000) });
     await cleanup();
     const value = (parseAll(file)[0]?.data as { output: string } | undefined)?.output ?? '';
     expect(value.startsWith('z'.repeat(1000))).toBe(true);

@@ -9,6 +9,7 @@ import {
   type Coordinator,
   events as E,
   type EventData,
+  type EventName,
   type HookResult,
 } from '@amplifier/core';
 import { parseConfig } from './config.js';
@@ -21,7 +22,7 @@ export { maskText, PII_MARK, RULES, SECRET_MARK } from './patterns.js';
 export { scrub } from './scrub.js';
 
 /** The events the reference subscribes to (no `llm:*`), before `skip_events`. */
-export const REDACTED_EVENTS: readonly string[] = [
+export const REDACTED_EVENTS: readonly EventName[] = [
   E.SESSION_START,
   E.SESSION_END,
   E.PROMPT_SUBMIT,

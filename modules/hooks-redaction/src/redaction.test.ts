@@ -4,7 +4,7 @@
  * on a real hook registry, with a recording hook at the loggers' priority.
  */
 import { fileURLToPath } from 'node:url';
-import { type EventData, type Logger, ModuleLoader, silentLogger } from '@amplifier/core';
+import { dynamicEvent, type EventData, type Logger, ModuleLoader, silentLogger } from '@amplifier/core';
 import { createTestCoordinator } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
 import { mount, parseConfig, scrub } from './index.js';
@@ -18,7 +18,13 @@ async function setup(config: Record<string, unknown> = {}, logger: Logger = sile
   const coordinator = createTestCoordinator({ bare: true, logger });
   const cleanup = await loaded.mount(coordinator);
   const seen: { event: string; data: EventData }[] = [];
-  for (const event of ['provider:request', 'tool:pre', 'tool:post', 'session:start', 'llm:request']) {
+  for (const event of [
+    'provider:request',
+    'tool:pre',
+    'tool:post',
+    'session:start',
+    'llm:request',
+  ] as const) {
     coordinator.hooks.register(event, (name, data) => void seen.push({ event: name, data }), {
       priority: 100,
       name: 'recorder',
@@ -54,7 +60,7 @@ describe('hooks-redaction', () => {
   it('masks every format of the shared rule set (@amplifier/secrets, the event log’s too): AWS ASIA ids, Stripe, npm, GitHub, Slack, OpenAI, Anthropic, Google, JWT, PEM', async () => {
     const { coordinator, seen } = await setup({ rules: ['secrets'] });
     const tokens = fakeTokens();
-    await coordinator.hooks.emit<string>('provider:request', {
+    await coordinator.hooks.emit(dynamicEvent('provider:request'), {
       messages: tokens.map((token) => ({ role: 'user', content: `value: ${token} (end)` })),
     });
     const written = JSON.stringify(seen[0]!.data);
@@ -64,7 +70,7 @@ describe('hooks-redaction', () => {
 
   it('#4: a secret in an event is masked before a later hook (a logger at 100) sees it, with redaction{applied}', async () => {
     const { coordinator, seen } = await setup();
-    const result = await coordinator.hooks.emit<string>('provider:request', {
+    const result = await coordinator.hooks.emit(dynamicEvent('provider:request'), {
       provider: 'mock',
       messages: [{ role: 'user', content: `my key is ${AWS}, mail me at ada@example.com` }],
     });
@@ -80,16 +86,16 @@ describe('hooks-redaction', () => {
   it('#5: tool:pre and tool:post data is never altered, and llm:* is not subscribed', async () => {
     const { coordinator, seen } = await setup();
     const input = { tool_name: 'bash', tool_input: { command: `echo ${AWS}` } };
-    await coordinator.hooks.emit<string>('tool:pre', input);
-    await coordinator.hooks.emit<string>('tool:post', { ...input, result: { output: AWS } });
-    await coordinator.hooks.emit<string>('llm:request', { text: AWS });
+    await coordinator.hooks.emit(dynamicEvent('tool:pre'), input);
+    await coordinator.hooks.emit(dynamicEvent('tool:post'), { ...input, result: { output: AWS } });
+    await coordinator.hooks.emit(dynamicEvent('llm:request'), { text: AWS });
     expect(seen.map((s) => JSON.stringify(s.data).includes(AWS))).toEqual([true, true, true]);
     expect(seen.every((s) => s.data.redaction === undefined)).toBe(true);
   });
 
   it('never masks the kernel fields and ids (the phone pattern would hit the digits of a timestamp)', async () => {
     const { coordinator, seen } = await setup();
-    await coordinator.hooks.emit<string>('provider:request', {
+    await coordinator.hooks.emit(dynamicEvent('provider:request'), {
       request_id: '12345678-1234-1234-1234-123456789012',
       note: 'call +1 (555) 010-9999',
     });
@@ -103,8 +109,11 @@ describe('hooks-redaction', () => {
 
   it('leaves clean payloads alone, keeps allowlisted paths and applies only the chosen rules', async () => {
     const { coordinator, seen, cleanup } = await setup({ rules: ['secrets'], allowlist: ['keep[0]'] });
-    await coordinator.hooks.emit<string>('session:start', { note: 'nothing secret' });
-    await coordinator.hooks.emit<string>('session:start', { keep: [AWS, AWS], mail: 'ada@example.com' });
+    await coordinator.hooks.emit(dynamicEvent('session:start'), { note: 'nothing secret' });
+    await coordinator.hooks.emit(dynamicEvent('session:start'), {
+      keep: [AWS, AWS],
+      mail: 'ada@example.com',
+    });
     expect(seen[0]!.data.redaction).toBeUndefined();
     expect(seen[1]!.data).toMatchObject({
       keep: [AWS, '[REDACTED:SECRET]'],
@@ -112,7 +121,7 @@ describe('hooks-redaction', () => {
       redaction: { applied: true, rules: ['secrets'] },
     });
     await cleanup?.();
-    await coordinator.hooks.emit<string>('session:start', { key: AWS });
+    await coordinator.hooks.emit(dynamicEvent('session:start'), { key: AWS });
     expect(seen[2]!.data.key).toBe(AWS);
   });
 
@@ -120,7 +129,7 @@ describe('hooks-redaction', () => {
     const { coordinator, seen } = await setup({ skip_events: [] });
     const data: Record<string, unknown> = { tool_name: 'x', text: AWS };
     data.self = data;
-    await coordinator.hooks.emit<string>('tool:pre', data);
+    await coordinator.hooks.emit(dynamicEvent('tool:pre'), data);
     expect(seen[0]!.data.text).toBe('[REDACTED:SECRET]');
     expect(scrub(data, ['secrets'], new Set()).changed).toBe(true);
   });

@@ -7,7 +7,6 @@ import { assertProviderConfig, mountHttpProvider, PROVIDER_STREAM_EVENTS } from 
 import { type AnthropicConfig, CONFIG_SCHEMA, resolveConfig } from './config.js';
 import { AnthropicProvider } from './provider.js';
 
-export type { EventEmitterLike } from '@amplifier/provider-http';
 export type { AnthropicConfig, ResolvedConfig } from './config.js';
 export {
   CONFIG_SCHEMA,

@@ -5,10 +5,9 @@
  * repair, `llm:request`, retries, `llm:response`, cost) and the HTTP exchange
  * are the provider kit's `HttpLlmProvider`.
  */
-import type { Logger } from '@amplifier/core';
+import type { EventSink, Logger } from '@amplifier/core';
 import {
   CostMeter,
-  type EventEmitterLike,
   HttpLlmProvider,
   ModelCatalog,
   poolTransport,
@@ -26,7 +25,7 @@ type Json = Record<string, unknown>;
 
 /** The Messages API provider. `mount` builds one; apps and tests may build their own. */
 export class AnthropicProvider extends HttpLlmProvider<ResolvedConfig> {
-  constructor(config: ResolvedConfig, options: { hooks?: EventEmitterLike; logger?: Logger } = {}) {
+  constructor(config: ResolvedConfig, options: { hooks?: EventSink; logger?: Logger } = {}) {
     const catalog = new ModelCatalog({
       ...MODEL_TABLE,
       defaultModel: config.model,

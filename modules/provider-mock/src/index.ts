@@ -10,7 +10,6 @@ import { type MockProviderOptions, type ProviderMockConfig, ScriptedProvider } f
 import { assertConfig, CONFIG_SCHEMA, loadScriptFile } from './script.js';
 
 export type {
-  EventEmitterLike,
   MockProviderOptions,
   ProviderMockConfig,
   RespondFunction,

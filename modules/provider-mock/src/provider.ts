@@ -13,6 +13,7 @@ import {
   createLLMError,
   type EventKey,
   type EventPayload,
+  type EventSink,
   errorMessage,
   events,
   formatDataErrors,
@@ -39,11 +40,6 @@ export type RespondFunction = (
   request: ChatRequest,
   context: { call: number; signal?: AbortSignal },
 ) => ChatResponse | Promise<ChatResponse>;
-
-/** Anything with a HookRegistry-like `emit` (the coordinator's `hooks`, an `EventRecorder`). */
-export interface EventEmitterLike {
-  emit(event: string, data: Record<string, unknown>): Promise<unknown>;
-}
 
 /** Module config (snake_case, as in a mount plan), plus `respond` when given in code. */
 export interface ProviderMockConfig {
@@ -92,7 +88,7 @@ export interface MockProviderOptions extends Omit<ProviderMockConfig, 'script_fi
   /** Mount name. Default `mock`. */
   name?: string;
   /** Where llm:request / llm:response go (the mount passes `coordinator.hooks`). */
-  hooks?: EventEmitterLike;
+  hooks?: EventSink;
 }
 
 const CAPABILITIES = ['tools', 'streaming', 'thinking'];

@@ -13,7 +13,6 @@ import {
 import { CONFIG_SCHEMA, type OpenAIConfig, resolveConfig } from './config.js';
 import { OpenAIProvider } from './provider.js';
 
-export type { EventEmitterLike } from '@amplifier/provider-http';
 export type { OpenAIConfig, ResolvedConfig } from './config.js';
 export { CONFIG_SCHEMA, DEFAULT_BASE_URL, DEFAULT_MODEL, isLocalUrl, resolveConfig } from './config.js';
 export type { ModelLimits, ModelPrice } from './models.js';

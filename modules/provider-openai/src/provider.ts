@@ -5,10 +5,9 @@
  * (tool-sequence repair, `llm:request`, retries, `llm:response`, cost) and
  * the HTTP exchange are the provider kit's `HttpLlmProvider`.
  */
-import type { Logger } from '@amplifier/core';
+import type { EventSink, Logger } from '@amplifier/core';
 import {
   CostMeter,
-  type EventEmitterLike,
   HttpLlmProvider,
   ModelCatalog,
   poolTransport,
@@ -23,7 +22,7 @@ import { chunkEvents, responseEvents } from './stream.js';
 
 /** The Chat Completions provider. `mount` builds one; apps and tests may build their own. */
 export class OpenAIProvider extends HttpLlmProvider<ResolvedConfig> {
-  constructor(config: ResolvedConfig, options: { hooks?: EventEmitterLike; logger?: Logger } = {}) {
+  constructor(config: ResolvedConfig, options: { hooks?: EventSink; logger?: Logger } = {}) {
     super(
       config,
       {

@@ -18,6 +18,13 @@ export {
   TOOL_RESULT_CHARS,
   withInheritedContext,
 } from './context-inheritance.js';
+export type {
+  AgentCompletedEvent,
+  AgentSpawnedEvent,
+  DelegateErrorEvent,
+  DelegateEventName,
+  DelegationEventFields,
+} from './events.js';
 export {
   AGENT_CANCELLED,
   AGENT_COMPLETED,

@@ -8,6 +8,7 @@
  */
 import {
   type Coordinator,
+  type EventPayload,
   type ExecutionProfile,
   errorMessage,
   getOwn,
@@ -34,7 +35,14 @@ import {
   type ContextScope,
   withInheritedContext,
 } from './context-inheritance.js';
-import { AGENT_CANCELLED, AGENT_COMPLETED, AGENT_RESUMED, AGENT_SPAWNED, DELEGATE_ERROR } from './events.js';
+import {
+  AGENT_CANCELLED,
+  AGENT_COMPLETED,
+  AGENT_RESUMED,
+  AGENT_SPAWNED,
+  DELEGATE_ERROR,
+  type DelegateEventName,
+} from './events.js';
 import {
   checkChildren,
   checkDepth,
@@ -468,7 +476,7 @@ export class DelegateTool implements Tool {
     return isPlainObject(config) ? { ...config } : undefined;
   }
 
-  async #emit(event: string, data: Record<string, unknown>): Promise<void> {
+  async #emit<E extends DelegateEventName>(event: E, data: EventPayload<E>): Promise<void> {
     try {
       await this.#coordinator.hooks.emit(event, data);
     } catch (error) {

@@ -26,6 +26,14 @@ export type { McpModuleConfig } from './config.js';
 export { CONFIG_SCHEMA, parseConfig, SAFETY_KEYS } from './config.js';
 export type { ConnectionOptions } from './connection.js';
 export { McpConnection, ServerUnavailableError } from './connection.js';
+export type {
+  McpEventName,
+  McpServerDiedEvent,
+  McpServerFailedEvent,
+  McpServerStartedEvent,
+  McpToolDefinitionChangedEvent,
+  McpToolsChangedEvent,
+} from './events.js';
 export {
   MCP_EVENTS,
   MCP_SERVER_DIED,

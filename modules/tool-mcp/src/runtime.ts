@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AmplifierError, type Coordinator, type Logger, type Tool } from '@amplifier/core';
+import { AmplifierError, type Coordinator, type EventPayload, type Logger, type Tool } from '@amplifier/core';
 import type { Sandbox } from '@amplifier/process';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpModuleConfig } from './config.js';
@@ -18,6 +18,7 @@ import {
   MCP_SERVER_STARTED,
   MCP_TOOL_DEFINITION_CHANGED,
   MCP_TOOLS_CHANGED,
+  type McpEventName,
 } from './events.js';
 import { createPromptTool, createResourceTool } from './exposed.js';
 import { mountedToolName, preferredToolName, sanitizePart } from './names.js';
@@ -85,7 +86,7 @@ export class McpRuntime {
     this.#log = safeLogger(options.coordinator.logger);
   }
 
-  #emit(event: string, data: Record<string, unknown>): void {
+  #emit<E extends McpEventName>(event: E, data: EventPayload<E>): void {
     void Promise.resolve(this.#options.coordinator.hooks.emit(event, data)).catch(() => {});
   }
 

@@ -22,6 +22,7 @@ import {
   ALL_EVENTS,
   type DisplaySystem,
   type EventData,
+  type EventName,
   type HookRegistry,
   type Message,
   type MessageLevel,
@@ -61,7 +62,7 @@ export interface DisplayOptions {
 }
 
 /** The providers' token-streaming events (not in core's `ALL_EVENTS`), also printed by `--json`. */
-export const STREAM_EVENTS: readonly string[] = Object.freeze([
+export const STREAM_EVENTS: readonly EventName[] = Object.freeze([
   'llm:stream_block_start',
   'llm:stream_block_delta',
   'llm:stream_block_end',
@@ -337,7 +338,7 @@ export class Display implements DisplaySystem {
         for (const off of [...offs, ...tracking]) off();
       };
     }
-    const handlers: Record<string, (data: EventData) => void> = {
+    const handlers: { [E in EventName]?: (data: EventData) => void } = {
       'provider:request': (data) => this.#onProviderRequest(data),
       'llm:stream_block_delta': (data) => this.#onDelta(data),
       'llm:stream_block_end': () => this.#closeThinking(),
@@ -353,7 +354,7 @@ export class Display implements DisplaySystem {
         this.debug(`context compacted (level ${String(data.strategy_level ?? '?')})`),
     };
     const offs = Object.entries(handlers).map(([event, handler]) =>
-      hooks.register(event, (_name, data) => handler(data), options),
+      hooks.register(event as EventName, (_name, data) => handler(data), options),
     );
     return () => {
       for (const off of [...offs, ...tracking]) off();
@@ -370,7 +371,8 @@ export class Display implements DisplaySystem {
     const options = { priority: -1000, name: 'cli-display-child' };
     if (this.json) {
       const last = { priority: 1000, name: 'cli-display-child-json' };
-      const offs = ['session:fork', 'tool:pre', 'tool:post', 'tool:error', 'session:end'].map((event) =>
+      const childEvents: EventName[] = ['session:fork', 'tool:pre', 'tool:post', 'tool:error', 'session:end'];
+      const offs = childEvents.map((event) =>
         hooks.register(
           event,
           (name, data) => {

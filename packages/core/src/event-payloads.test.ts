@@ -9,12 +9,17 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type * as EventConstants from './events.js';
 import {
   ALL_EVENTS,
+  type CanonicalEventName,
   type CanonicalEventPayloads,
+  type DynamicEventName,
+  dynamicEvent,
   type EmitResult,
   type EventData,
+  type EventKey,
   type EventName,
   type EventPayload,
   type EventPayloads,
+  type EventSink,
   events,
   type HookHandler,
   HookRegistry,
@@ -43,6 +48,7 @@ const registry = (): HookRegistry => new HookRegistry({ logger: silentLogger });
 describe('the payload map', () => {
   it('types exactly the 42 canonical events', () => {
     expectTypeOf<keyof CanonicalEventPayloads>().toEqualTypeOf<CanonicalName>();
+    expectTypeOf(ALL_EVENTS).toEqualTypeOf<readonly CanonicalEventName[]>();
     expect(ALL_EVENTS).toHaveLength(42);
   });
 
@@ -53,9 +59,9 @@ describe('the payload map', () => {
     expectTypeOf<EventPayloads['tool:pre']>().toEqualTypeOf<ToolPreEvent>();
   });
 
-  it('gives EventData for any other name, a union for a union of names', () => {
+  it('gives EventData for a dynamic name, a union for a union of names', () => {
+    expectTypeOf<EventPayload<DynamicEventName>>().toEqualTypeOf<EventData>();
     expectTypeOf<EventPayload<string>>().toEqualTypeOf<EventData>();
-    expectTypeOf<EventPayload<'my:event'>>().toEqualTypeOf<EventData>();
     expectTypeOf<EventPayload<'tool:pre' | 'tool:post'>>().toEqualTypeOf<ToolPreEvent | ToolPostEvent>();
   });
 
@@ -120,17 +126,45 @@ describe('emit', () => {
     expect(seen.map((d) => d.tool_name)).toEqual(['bash', 42, 'bash', 'bash', 'bash']);
   });
 
-  it('accepts any record for a name outside the map, and for a name typed string', async () => {
+  it('refuses a name outside the map: a literal, a string, a misspelt canonical name', async () => {
     const hooks = registry();
     const name: string = 'tool:pre';
+    const seen: string[] = [];
+    hooks.register(dynamicEvent('my:custom'), (event) => {
+      seen.push(event);
+    });
+    // @ts-expect-error my:custom is declared by no module
+    await hooks.emit('my:custom', { anything: [1, 'two'] });
+    // @ts-expect-error my:custom is declared by no module (no payload either)
+    await hooks.emit('my:custom');
+    // @ts-expect-error a string may be any name: dynamicEvent says so where it is written
+    await hooks.emit(name, { odd: 1 });
+    // @ts-expect-error tool:pres is not tool:pre
+    await hooks.emit('tool:pres', { tool_name: 'bash', tool_input: {} });
+    // @ts-expect-error the old explicit opt-out is gone: emit<string> does not satisfy EventKey
+    await hooks.emit<string>('tool:pre', {});
+    // The types change nothing at run time: a refused name is still dispatched as before.
+    expect(seen).toEqual(['my:custom', 'my:custom']);
+  });
+
+  it('takes a name known only at run time through dynamicEvent, with any record', async () => {
+    const hooks = registry();
+    const fromConfig: string = JSON.parse('"my:custom"');
+    const seen: EventData[] = [];
+    hooks.register(dynamicEvent(fromConfig), (event, data) => {
+      expectTypeOf(event).toEqualTypeOf<DynamicEventName>();
+      expectTypeOf(data).toEqualTypeOf<EventData>();
+      seen.push(data);
+    });
     const results: EmitResult[] = [
-      await hooks.emit('my:custom', { anything: [1, 'two'], nested: { ok: true } }),
-      await hooks.emit('my:custom'),
-      await hooks.emit(name, { odd: 1 }),
-      // `emit<string>` is the explicit untyped call, for data as a JavaScript emitter could send it.
-      await hooks.emit<string>('tool:pre', {}),
+      await hooks.emit(dynamicEvent(fromConfig), { anything: [1, 'two'], nested: { ok: true } }),
+      await hooks.emit(dynamicEvent('my:custom')),
+      // A canonical name read at run time reaches the typed handlers, with data as a JavaScript emitter could send it.
+      await hooks.emit(dynamicEvent('tool:pre'), {}),
     ];
-    expect(results.map((r) => r.action)).toEqual(['continue', 'continue', 'continue', 'continue']);
+    expect(results.map((r) => r.action)).toEqual(['continue', 'continue', 'continue']);
+    expect(seen).toHaveLength(2);
+    expect(dynamicEvent(fromConfig)).toBe('my:custom');
   });
 
   it('checks emitAndCollect the same way', async () => {
@@ -170,14 +204,16 @@ describe('register', () => {
     expect(names).toEqual(['grep']);
   });
 
-  it('gives a handler of any other name EventData, and still takes untyped handlers for typed events', () => {
+  it('refuses a handler of a name outside the map, takes a dynamic one, and untyped handlers for typed events', () => {
     const hooks = registry();
-    hooks.register('my:custom', (event, data) => {
-      expectTypeOf(event).toEqualTypeOf<'my:custom'>();
-      expectTypeOf(data).toEqualTypeOf<EventData>();
-    });
+    // @ts-expect-error my:custom is declared by no module
+    hooks.register('my:custom', () => {});
+    // @ts-expect-error on is register: the same check
+    hooks.on('my:custom', () => {});
     const name: string = 'tool:pre';
-    hooks.register(name, (_event, data) => {
+    // @ts-expect-error a string may be any name
+    hooks.register(name, () => {});
+    hooks.register(dynamicEvent(name), (_event, data) => {
       expectTypeOf(data).toEqualTypeOf<EventData>();
     });
     // A handler written for every event (a logger) fits any event, typed or not.
@@ -187,7 +223,8 @@ describe('register', () => {
     for (const event of ALL_EVENTS) hooks.register(event, logAll);
     hooks.register('tool:pre', logAll);
     hooks.register('session:end', logAll);
-    expect(hooks.listHandlers('tool:pre')['tool:pre']).toHaveLength(3);
+    expect(hooks.listHandlers('tool:pre')['tool:pre']).toHaveLength(4);
+    expect(hooks.listHandlers('my:custom')['my:custom']).toHaveLength(2);
   });
 
   it('types HookHandler by its event', () => {
@@ -216,5 +253,36 @@ describe('module augmentation', () => {
     // @ts-expect-error file is required
     await hooks.emit('test:augmented', { problems: 0 });
     expect(seen).toEqual([2, 'none', 0]);
+  });
+});
+
+describe('EventSink', () => {
+  it('is what a HookRegistry is, and checks names and payloads the same way', async () => {
+    const hooks = registry();
+    const seen: string[] = [];
+    hooks.register('test:augmented', (event) => {
+      seen.push(event);
+    });
+    const sink: EventSink = hooks;
+    await sink.emit('test:augmented', { file: 'a.ts', problems: 1 });
+    await sink.emit(dynamicEvent('test:augmented'), { anything: true });
+    // @ts-expect-error my:custom is declared by no module
+    await sink.emit('my:custom', {});
+    // @ts-expect-error problems must be a number
+    await sink.emit('test:augmented', { file: 'a.ts', problems: 'none' });
+    expect(seen).toEqual(['test:augmented', 'test:augmented', 'test:augmented']);
+  });
+
+  it('takes a recorder with its own typed emit', async () => {
+    const recorded: [string, EventData][] = [];
+    const recorder = {
+      emit<E extends EventKey>(event: E, data: EventPayload<E>): Promise<void> {
+        recorded.push([event, data]);
+        return Promise.resolve();
+      },
+    };
+    const sink: EventSink = recorder;
+    await sink.emit('tool:pre', { tool_name: 'bash', tool_input: {} });
+    expect(recorded).toEqual([['tool:pre', { tool_name: 'bash', tool_input: {} }]]);
   });
 });

@@ -9,10 +9,55 @@
  * fields (`session_id`, `parent_id`) and a `timestamp`, and emitters may add
  * fields of their own.
  *
- * Modules type their own events by augmenting `EventPayloads`; an event name
- * not in the map is still accepted, with `EventData` as its payload.
+ * The map is closed: an event name not in it is a type error in `emit` and
+ * `register`, unless a module declares it by augmenting `EventPayloads`, or
+ * the name is only known at run time and goes through `dynamicEvent(name)`.
  */
 import type { CancellationState } from './cancellation.js';
+import type {
+  APPROVAL_DENIED,
+  APPROVAL_GRANTED,
+  APPROVAL_REQUIRED,
+  ARTIFACT_READ,
+  ARTIFACT_WRITE,
+  CANCEL_COMPLETED,
+  CANCEL_REQUESTED,
+  CONTENT_BLOCK_DELTA,
+  CONTENT_BLOCK_END,
+  CONTENT_BLOCK_START,
+  CONTEXT_COMPACTION,
+  CONTEXT_INCLUDE,
+  CONTEXT_POST_COMPACT,
+  CONTEXT_PRE_COMPACT,
+  EXECUTION_END,
+  EXECUTION_START,
+  LLM_REQUEST,
+  LLM_RESPONSE,
+  MODULE_ON_SESSION_READY_FAILED,
+  ORCHESTRATOR_COMPLETE,
+  PLAN_END,
+  PLAN_START,
+  POLICY_VIOLATION,
+  PROMPT_COMPLETE,
+  PROMPT_SUBMIT,
+  PROVIDER_ERROR,
+  PROVIDER_REQUEST,
+  PROVIDER_RESOLVE,
+  PROVIDER_RESPONSE,
+  PROVIDER_RETRY,
+  PROVIDER_THROTTLE,
+  PROVIDER_TOOL_SEQUENCE_REPAIRED,
+  SESSION_END,
+  SESSION_FORK,
+  SESSION_RESUME,
+  SESSION_START,
+  THINKING_DELTA,
+  THINKING_FINAL,
+  TOOL_ERROR,
+  TOOL_POST,
+  TOOL_PRE,
+  USER_NOTIFICATION,
+} from './events.js';
 import type { EventData } from './hooks.js';
 import type { LLMErrorKind } from './llm-errors.js';
 import type { ContentBlock, ContentBlockType, Usage } from './messages.js';
@@ -492,50 +537,55 @@ export interface ModuleOnSessionReadyFailedEvent {
 
 // ------------------------------------------------------------ the map
 
-/** The payload type of each of the 42 canonical events (`ALL_EVENTS`). */
+/**
+ * The payload type of each of the 42 canonical events (`ALL_EVENTS`). Keyed by
+ * the constants of events.ts, where each name is written once: a name in this
+ * map that is not a constant, or a constant missing from `ALL_EVENTS`, does not
+ * compile (see `CanonicalEventName`).
+ */
 export interface CanonicalEventPayloads {
-  'session:start': SessionStartEvent;
-  'session:end': SessionEndEvent;
-  'session:fork': SessionForkEvent;
-  'session:resume': SessionResumeEvent;
-  'prompt:submit': PromptSubmitEvent;
-  'prompt:complete': PromptCompleteEvent;
-  'plan:start': PlanStartEvent;
-  'plan:end': PlanEndEvent;
-  'provider:request': ProviderRequestEvent;
-  'provider:response': ProviderResponseEvent;
-  'provider:retry': ProviderRetryEvent;
-  'provider:error': ProviderErrorEvent;
-  'provider:throttle': ProviderThrottleEvent;
-  'provider:tool_sequence_repaired': ProviderToolSequenceRepairedEvent;
-  'provider:resolve': ProviderResolveEvent;
-  'llm:request': LLMRequestEvent;
-  'llm:response': LLMResponseEvent;
-  'content_block:start': ContentBlockStartEvent;
-  'content_block:delta': ContentBlockDeltaEvent;
-  'content_block:end': ContentBlockEndEvent;
-  'thinking:delta': ThinkingDeltaEvent;
-  'thinking:final': ThinkingFinalEvent;
-  'tool:pre': ToolPreEvent;
-  'tool:post': ToolPostEvent;
-  'tool:error': ToolErrorEvent;
-  'context:pre_compact': ContextPreCompactEvent;
-  'context:post_compact': ContextPostCompactEvent;
-  'context:compaction': ContextCompactionEvent;
-  'context:include': ContextIncludeEvent;
-  'orchestrator:complete': OrchestratorCompleteEvent;
-  'execution:start': ExecutionStartEvent;
-  'execution:end': ExecutionEndEvent;
-  'user:notification': UserNotificationEvent;
-  'artifact:write': ArtifactWriteEvent;
-  'artifact:read': ArtifactReadEvent;
-  'policy:violation': PolicyViolationEvent;
-  'approval:required': ApprovalRequiredEvent;
-  'approval:granted': ApprovalGrantedEvent;
-  'approval:denied': ApprovalDeniedEvent;
-  'cancel:requested': CancelRequestedEvent;
-  'cancel:completed': CancelCompletedEvent;
-  'module:on_session_ready_failed': ModuleOnSessionReadyFailedEvent;
+  [SESSION_START]: SessionStartEvent;
+  [SESSION_END]: SessionEndEvent;
+  [SESSION_FORK]: SessionForkEvent;
+  [SESSION_RESUME]: SessionResumeEvent;
+  [PROMPT_SUBMIT]: PromptSubmitEvent;
+  [PROMPT_COMPLETE]: PromptCompleteEvent;
+  [PLAN_START]: PlanStartEvent;
+  [PLAN_END]: PlanEndEvent;
+  [PROVIDER_REQUEST]: ProviderRequestEvent;
+  [PROVIDER_RESPONSE]: ProviderResponseEvent;
+  [PROVIDER_RETRY]: ProviderRetryEvent;
+  [PROVIDER_ERROR]: ProviderErrorEvent;
+  [PROVIDER_THROTTLE]: ProviderThrottleEvent;
+  [PROVIDER_TOOL_SEQUENCE_REPAIRED]: ProviderToolSequenceRepairedEvent;
+  [PROVIDER_RESOLVE]: ProviderResolveEvent;
+  [LLM_REQUEST]: LLMRequestEvent;
+  [LLM_RESPONSE]: LLMResponseEvent;
+  [CONTENT_BLOCK_START]: ContentBlockStartEvent;
+  [CONTENT_BLOCK_DELTA]: ContentBlockDeltaEvent;
+  [CONTENT_BLOCK_END]: ContentBlockEndEvent;
+  [THINKING_DELTA]: ThinkingDeltaEvent;
+  [THINKING_FINAL]: ThinkingFinalEvent;
+  [TOOL_PRE]: ToolPreEvent;
+  [TOOL_POST]: ToolPostEvent;
+  [TOOL_ERROR]: ToolErrorEvent;
+  [CONTEXT_PRE_COMPACT]: ContextPreCompactEvent;
+  [CONTEXT_POST_COMPACT]: ContextPostCompactEvent;
+  [CONTEXT_COMPACTION]: ContextCompactionEvent;
+  [CONTEXT_INCLUDE]: ContextIncludeEvent;
+  [ORCHESTRATOR_COMPLETE]: OrchestratorCompleteEvent;
+  [EXECUTION_START]: ExecutionStartEvent;
+  [EXECUTION_END]: ExecutionEndEvent;
+  [USER_NOTIFICATION]: UserNotificationEvent;
+  [ARTIFACT_WRITE]: ArtifactWriteEvent;
+  [ARTIFACT_READ]: ArtifactReadEvent;
+  [POLICY_VIOLATION]: PolicyViolationEvent;
+  [APPROVAL_REQUIRED]: ApprovalRequiredEvent;
+  [APPROVAL_GRANTED]: ApprovalGrantedEvent;
+  [APPROVAL_DENIED]: ApprovalDeniedEvent;
+  [CANCEL_REQUESTED]: CancelRequestedEvent;
+  [CANCEL_COMPLETED]: CancelCompletedEvent;
+  [MODULE_ON_SESSION_READY_FAILED]: ModuleOnSessionReadyFailedEvent;
 }
 
 /**
@@ -559,8 +609,15 @@ export interface EventPayloads extends CanonicalEventPayloads {
   'llm:stream_aborted': LLMStreamAbortedEvent;
 }
 
-/** The name of a typed event (canonical or added by a module). */
+/** The name of one of the 42 canonical events (the element type of `ALL_EVENTS`). */
+export type CanonicalEventName = keyof CanonicalEventPayloads;
+
+/**
+ * The name of a typed event: canonical, a provider's token-streaming event, or
+ * one a module declared by augmenting `EventPayloads`. `emit` and `register`
+ * take only these (and a `DynamicEventName`, see `dynamicEvent`).
+ */
 export type EventName = keyof EventPayloads & string;
 
-/** The payload type of event `E`: its entry in `EventPayloads`, else `EventData` (any other name is legal). */
+/** The payload type of event `E`: its entry in `EventPayloads`, else `EventData` (a `dynamicEvent` name). */
 export type EventPayload<E extends string> = E extends keyof EventPayloads ? EventPayloads[E] : EventData;

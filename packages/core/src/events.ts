@@ -1,8 +1,12 @@
 /**
- * Canonical event names (Amplifier's current set of 42, in its order). Modules
- * that emit other events declare them on the `observability.events`
- * contribution channel so loggers subscribe to them.
+ * Canonical event names (Amplifier's current set of 42, in its order). Each
+ * name is written once, here: `CanonicalEventPayloads` is keyed by these
+ * constants and `ALL_EVENTS` lists them, checked complete by the compiler.
+ * Modules that emit other events type them by augmenting `EventPayloads` and
+ * declare them on the `observability.events` contribution channel so loggers
+ * subscribe to them.
  */
+import type { CanonicalEventName } from './event-payloads.js';
 
 /** `session:start`: the first `execute` of a new session (the kernel). Payload: `SessionStartEvent`. */
 export const SESSION_START = 'session:start';
@@ -105,8 +109,7 @@ export const CANCEL_COMPLETED = 'cancel:completed';
 /** `module:on_session_ready_failed`: a module's `onSessionReady` threw (the kernel). Payload: `ModuleOnSessionReadyFailedEvent`. */
 export const MODULE_ON_SESSION_READY_FAILED = 'module:on_session_ready_failed';
 
-/** Every canonical event, each once, in Amplifier's order. */
-export const ALL_EVENTS: readonly string[] = Object.freeze([
+const CANONICAL_ORDER = [
   SESSION_START,
   SESSION_END,
   SESSION_FORK,
@@ -149,7 +152,15 @@ export const ALL_EVENTS: readonly string[] = Object.freeze([
   CANCEL_REQUESTED,
   CANCEL_COMPLETED,
   MODULE_ON_SESSION_READY_FAILED,
-]);
+] as const;
+
+/** The canonical names missing from the list above: `never`, or the list does not compile. */
+type Missing = Exclude<CanonicalEventName, (typeof CANONICAL_ORDER)[number]>;
+const complete: [Missing] extends [never] ? true : Missing = true;
+void complete;
+
+/** Every canonical event, each once, in Amplifier's order. */
+export const ALL_EVENTS: readonly CanonicalEventName[] = Object.freeze(CANONICAL_ORDER);
 
 /** Channel on which modules contribute the names of the extra events they emit. */
 export const OBSERVABILITY_EVENTS_CHANNEL = 'observability.events';

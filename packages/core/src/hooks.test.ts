@@ -5,6 +5,20 @@ import { CancelledError } from './errors.js';
 import { type EventData, type HookHandler, HookRegistry, utcTimestamp } from './hooks.js';
 import type { HookResult } from './results.js';
 
+// The registry's own tests use short event names, declared as a module declares its events.
+declare module './index.js' {
+  interface EventPayloads {
+    e: EventData;
+    a: EventData;
+    b: EventData;
+    c: EventData;
+    'a:b': EventData;
+    x: EventData;
+    y: EventData;
+    nobody: EventData;
+  }
+}
+
 function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
   const push =

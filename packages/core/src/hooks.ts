@@ -24,8 +24,40 @@ export type HookHandler<E extends string = string> = (
   data: EventPayload<E>,
 ) => HookResult | undefined | void | Promise<HookResult | undefined | void>;
 
-/** An event name: a typed one (offered by editors) or any other string. */
-export type EventKey = EventName | (string & {});
+declare const dynamicName: unique symbol;
+
+/**
+ * An event name known only at run time (a mount plan's `additional_events`, a
+ * bundle's hook config, a bridge relaying another process's events): a string
+ * marked by `dynamicEvent`. Its payload type is `EventData`.
+ */
+export type DynamicEventName = string & { readonly [dynamicName]: true };
+
+/**
+ * The escape hatch of the closed event map: `hooks.register(dynamicEvent(name), handler)`
+ * for a name read at run time. Nothing is checked or changed (it returns
+ * `name`); the call marks, where it is written, that the compiler cannot know
+ * this name. A name known when the code is written belongs in `EventPayloads`.
+ */
+export function dynamicEvent(name: string): DynamicEventName {
+  return name as DynamicEventName;
+}
+
+/**
+ * What `emit` and `register` take: a typed event name (`EventPayloads`:
+ * canonical, token-streaming, or declared by a module) or a `dynamicEvent`.
+ * Any other string is a type error.
+ */
+export type EventKey = EventName | DynamicEventName;
+
+/**
+ * Where a module sends its events: a `HookRegistry` (the coordinator's
+ * `hooks`) or anything with its typed `emit` (a test recorder). Providers and
+ * contexts take one in their options.
+ */
+export interface EventSink {
+  emit<E extends EventKey>(event: E, data: EventPayload<E>): Promise<unknown>;
+}
 
 /** Options of `HookRegistry.register`: the handler's `priority` and `name`. */
 export interface RegisterOptions {
@@ -124,7 +156,7 @@ export class HookRegistry {
   /**
    * Register `handler` for `event`; returns a function that removes exactly
    * this registration. For an event of `EventPayloads` the handler gets that
-   * payload type (`tool:pre`: `ToolPreEvent`); for any other name, `EventData`.
+   * payload type (`tool:pre`: `ToolPreEvent`); for a `dynamicEvent`, `EventData`.
    */
   register<E extends EventKey>(event: E, handler: HookHandler<E>, options: RegisterOptions = {}): () => void {
     const seq = ++this.#seq;
@@ -193,8 +225,8 @@ export class HookRegistry {
    * handlers of that emit: change data with `modify`, never in place).
    * Precedence of the outcome: deny > ask_user > inject_context > continue.
    * `data` is checked against the payload type of `event` when `EventPayloads`
-   * has it (types only: nothing is validated at run time); `emit<string>(...)`
-   * opts out.
+   * has it (types only: nothing is validated at run time); a name known only
+   * at run time goes through `dynamicEvent(name)`.
    */
   emit<E extends EventKey>(event: E, data?: EventPayload<E>): Promise<EmitResult> {
     const list = this.#handlers.get(event);

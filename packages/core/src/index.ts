@@ -70,6 +70,7 @@ export type {
   ArtifactWriteEvent,
   CancelCompletedEvent,
   CancelRequestedEvent,
+  CanonicalEventName,
   CanonicalEventPayloads,
   ContentBlockDeltaEvent,
   ContentBlockEndEvent,
@@ -120,8 +121,16 @@ export type {
 export * as events from './events.js';
 export { ALL_EVENTS, OBSERVABILITY_EVENTS_CHANNEL } from './events.js';
 // Hooks, coordinator, cancellation
-export type { EmitResult, EventData, EventKey, HookHandler, RegisterOptions } from './hooks.js';
-export { HookRegistry, utcTimestamp } from './hooks.js';
+export type {
+  DynamicEventName,
+  EmitResult,
+  EventData,
+  EventKey,
+  EventSink,
+  HookHandler,
+  RegisterOptions,
+} from './hooks.js';
+export { dynamicEvent, HookRegistry, utcTimestamp } from './hooks.js';
 export type { LLMErrorClass, LLMErrorKind, LLMErrorKindInfo, LLMErrorOptions } from './llm-errors.js';
 export {
   AbortError,

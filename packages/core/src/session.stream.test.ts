@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { record } from './__fixtures__/sessions.js';
 import { type ScriptedResponse, streamingSession } from './__fixtures__/streaming.js';
 import { AmplifierError, CancelledError } from './errors.js';
+import { dynamicEvent } from './hooks.js';
 import type { AmplifierSession } from './session.js';
 import { TURN_STREAM_EVENTS, TURN_STREAM_HANDLER, type TurnEvent } from './turn-stream.js';
 
@@ -165,7 +166,8 @@ describe('session.stream(): the events of one turn', () => {
     expect(Object.keys(payloads).sort()).toEqual([...TURN_STREAM_EVENTS].sort());
     const results: unknown[] = [];
     orchestrator.turn = async (_prompt, run) => {
-      for (const [event, data] of Object.entries(payloads)) results.push(await run.hooks.emit(event, data));
+      for (const [event, data] of Object.entries(payloads))
+        results.push(await run.hooks.emit(dynamicEvent(event), data));
       return 'done';
     };
     const { events } = await collect(session.stream('p'));

@@ -12,6 +12,7 @@ import {
 } from './__fixtures__/sessions.js';
 import type { Coordinator } from './coordinator.js';
 import { CancelledError, MountPlanError } from './errors.js';
+import { dynamicEvent } from './hooks.js';
 import { ModuleLoader } from './loader/loader.js';
 import type { MountPlan } from './mount-plan.js';
 import { AmplifierSession } from './session.js';
@@ -94,7 +95,7 @@ describe('AmplifierSession: construction (J)', () => {
     const { session } = makeSession(basePlan(), { sessionId: 'top' });
     expect(session.coordinator.hooks.getDefaultFields()).toEqual({ session_id: 'top', parent_id: null });
     const seen = record(session, 'custom:event');
-    await session.coordinator.hooks.emit('custom:event', { x: 1 });
+    await session.coordinator.hooks.emit(dynamicEvent('custom:event'), { x: 1 });
     expect(seen[0]![1]).toMatchObject({ session_id: 'top', parent_id: null, x: 1 });
 
     const child = makeSession(basePlan(), { sessionId: 'child', parentId: 'top' }).session;

@@ -6,7 +6,7 @@
  * return nothing (they never change what the emitters get back) and are
  * unregistered when the turn has settled.
  */
-import type { EventErrorInfo, LLMResponseUsage } from './event-payloads.js';
+import type { EventErrorInfo, EventName, LLMResponseUsage } from './event-payloads.js';
 import type { EventData, HookRegistry } from './hooks.js';
 import type { ToolResult } from './results.js';
 
@@ -169,7 +169,7 @@ function withCallId<T extends object>(event: T, data: Payload): T & { tool_call_
 }
 
 /** Hook event -> the turn event it becomes (undefined: nothing to yield). */
-const TRANSLATE: Readonly<Record<string, (data: Payload) => TurnEvent | undefined>> = {
+const TRANSLATE: { readonly [E in EventName]?: (data: Payload) => TurnEvent | undefined } = {
   'llm:stream_block_delta': (data) => {
     const text = str(data, 'text');
     const blockType = data.block_type;
@@ -227,7 +227,7 @@ const TRANSLATE: Readonly<Record<string, (data: Payload) => TurnEvent | undefine
 };
 
 /** The events a turn stream subscribes to. */
-export const TURN_STREAM_EVENTS: readonly string[] = Object.freeze(Object.keys(TRANSLATE));
+export const TURN_STREAM_EVENTS: readonly EventName[] = Object.freeze(Object.keys(TRANSLATE) as EventName[]);
 
 /** The name of the stream's handlers (`hooks.listHandlers()`). */
 export const TURN_STREAM_HANDLER = 'session-stream';
@@ -325,7 +325,7 @@ class SessionTurnStream implements TurnStream {
     this.#started = true;
     const { hooks } = this.#source;
     const handler = (event: string, data: EventData): Promise<void> | undefined => {
-      const translated = TRANSLATE[event]?.(data);
+      const translated = TRANSLATE[event as EventName]?.(data);
       return translated === undefined ? undefined : this.#put(translated);
     };
     const unregister = TURN_STREAM_EVENTS.map((event) =>

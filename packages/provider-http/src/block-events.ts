@@ -5,9 +5,7 @@
  * provider that streams without HTTP (provider-mock) uses it without loading
  * the rest of the kit.
  */
-import { errorMessage, type StreamEvent } from '@amplifier/core';
-
-type Json = Record<string, unknown>;
+import { type EventKey, type EventPayload, errorMessage, type StreamEvent } from '@amplifier/core';
 
 /** Events a streaming provider emits beyond the canonical set (declared on `observability.events`). */
 export const PROVIDER_STREAM_EVENTS: readonly string[] = [
@@ -17,7 +15,8 @@ export const PROVIDER_STREAM_EVENTS: readonly string[] = [
   'llm:stream_aborted',
 ];
 
-type Emit = (event: string, data: Json) => Promise<void>;
+/** Where the events go: a provider's emit (a failing hook is its concern, not this class's). */
+type Emit = <E extends EventKey>(event: E, data: EventPayload<E>) => Promise<void>;
 
 /** The `error` of `llm:stream_aborted` (and of other payloads): the error's class name and message. */
 export function errorInfo(error: unknown): { type: string; msg: string } {
@@ -162,7 +161,7 @@ export class BlockEvents {
     });
   }
 
-  #send(event: string, data: Json): Promise<void> {
+  #send<E extends EventKey>(event: E, data: EventPayload<E>): Promise<void> {
     this.#emitted++;
     return this.#emit(event, data);
   }

@@ -13,6 +13,7 @@ import type {
   CompleteOptions,
   EventKey,
   EventPayload,
+  EventSink,
   Logger,
   Message,
   StreamEvent,
@@ -21,7 +22,6 @@ import { errorMessage, events, LLMError, silentLogger } from '@amplifier/core';
 import { BlockEvents } from './block-events.js';
 import type { CostMeter } from './cost.js';
 import {
-  type EventEmitterLike,
   type LlmRequestFacts,
   llmErrorPayload,
   llmRequestPayload,
@@ -100,7 +100,7 @@ export interface ProviderCallsOptions<R> {
   provider: string;
   /** The module id that prefixes log lines (`provider-openai`). */
   module: string;
-  hooks?: EventEmitterLike | undefined;
+  hooks?: EventSink | undefined;
   logger?: Logger | undefined;
   config: CallSettings;
   costs: CostMeter;
@@ -219,7 +219,8 @@ export class ProviderCalls<R> {
     }
   }
 
-  readonly #emitter = (event: string, data: Json): Promise<void> => this.emit(event, data);
+  readonly #emitter = <E extends EventKey>(event: E, data: EventPayload<E>): Promise<void> =>
+    this.emit(event, data);
 
   async #begin(request: ChatRequest, options: CompleteOptions, stream: boolean): Promise<ProviderCall> {
     const { provider, module, wire, config } = this.#options;

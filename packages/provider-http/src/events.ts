@@ -17,11 +17,6 @@ import type { RequestContext } from './transport.js';
 
 type Json = Record<string, unknown>;
 
-/** Anything with a HookRegistry-like `emit` (the coordinator's `hooks`, an `EventRecorder`). */
-export interface EventEmitterLike {
-  emit(event: string, data: Record<string, unknown>): Promise<unknown>;
-}
-
 /** What `llm:request` says beyond provider and model. */
 export interface LlmRequestFacts {
   /** Messages in the wire body (after system hoisting and repair). */

@@ -8,6 +8,7 @@
 import type {
   CompleteOptions,
   ConfigField,
+  EventSink,
   Logger,
   ModelInfo,
   Provider,
@@ -25,7 +26,6 @@ import {
 import { ProviderCalls } from './calls.js';
 import type { ResolvedProviderConfig } from './config.js';
 import type { CostMeter } from './cost.js';
-import type { EventEmitterLike } from './events.js';
 import { type HttpApi, HttpWire } from './http-wire.js';
 import type { ModelCatalog } from './models.js';
 import { type HttpResponse, ProviderHttpClient, type Transport } from './transport.js';
@@ -75,7 +75,7 @@ export class HttpLlmProvider<C extends ResolvedProviderConfig = ResolvedProvider
   constructor(
     config: C,
     spec: HttpProviderSpec,
-    options: { hooks?: EventEmitterLike | undefined; logger?: Logger | undefined } = {},
+    options: { hooks?: EventSink | undefined; logger?: Logger | undefined } = {},
   ) {
     this.name = spec.name;
     this.config = config;

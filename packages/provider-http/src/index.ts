@@ -38,7 +38,7 @@ export {
   rateLimitFields,
   streamPayloadError,
 } from './errors.js';
-export type { EventEmitterLike, LlmRequestFacts } from './events.js';
+export type { LlmRequestFacts } from './events.js';
 export {
   llmErrorPayload,
   llmRequestPayload,

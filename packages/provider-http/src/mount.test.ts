@@ -1,8 +1,7 @@
-import type { JSONSchema } from '@amplifier/core';
+import type { EventSink, JSONSchema } from '@amplifier/core';
 import { OBSERVABILITY_EVENTS_CHANNEL } from '@amplifier/core';
 import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
-import type { EventEmitterLike } from './events.js';
 import { type MountableProvider, mountHttpProvider, type ProviderMountSpec } from './mount.js';
 
 const schema: JSONSchema = {
@@ -19,8 +18,8 @@ class FakeProvider implements MountableProvider {
   readonly name = 'fake';
   costUsd: string | null = null;
   closed = 0;
-  readonly hooks: EventEmitterLike;
-  constructor(hooks: EventEmitterLike) {
+  readonly hooks: EventSink;
+  constructor(hooks: EventSink) {
     this.hooks = hooks;
   }
   getInfo() {

@@ -4,11 +4,10 @@
  * then mount, contribute `session.cost` and the extra event names, and hand
  * back the cleanup that closes the connections.
  */
-import type { Cleanup, Coordinator, JSONSchema, Logger, Provider } from '@amplifier/core';
+import type { Cleanup, Coordinator, EventSink, JSONSchema, Logger, Provider } from '@amplifier/core';
 import { OBSERVABILITY_EVENTS_CHANNEL, ownConfig } from '@amplifier/core';
 import { configKeys, warnConfigKey } from '@amplifier/schema';
 import { readProviderConfig } from './config.js';
-import type { EventEmitterLike } from './events.js';
 
 /** A provider that counts what it spent and holds connections. */
 export interface MountableProvider extends Provider {
@@ -31,7 +30,7 @@ export interface ProviderMountSpec<C extends { apiKey: string | undefined }, P e
    * "not mounted: "), or undefined when it works without one (a local server).
    */
   missingKey(resolved: C): string | undefined;
-  create(resolved: C, options: { hooks: EventEmitterLike; logger: Logger }): P;
+  create(resolved: C, options: { hooks: EventSink; logger: Logger }): P;
   /** Events it emits beyond the canonical set, declared on `observability.events`. */
   events?: readonly string[];
 }

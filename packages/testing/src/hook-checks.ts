@@ -3,8 +3,7 @@
  * registered event, emitted with empty or odd data, gives a valid result and no
  * handler throws; cleanup unregisters them or leaves them harmless.
  */
-import type { EventData } from '@amplifier/core';
-import { checkData, formatDataErrors, HOOK_ACTIONS } from '@amplifier/core';
+import { checkData, dynamicEvent, type EventData, formatDataErrors, HOOK_ACTIONS } from '@amplifier/core';
 import {
   type ConformanceCheck,
   cleanupCheck,
@@ -63,7 +62,7 @@ export async function emitChecked(
 ): Promise<void> {
   const from = mounted.logger.records.length;
   const what = `hooks.emit(${describeValue(event)}, ${describeValue(data)})`;
-  const result = await mustNotThrow(what, () => mounted.coordinator.hooks.emit(event, data));
+  const result = await mustNotThrow(what, () => mounted.coordinator.hooks.emit(dynamicEvent(event), data));
   ensure(
     typeof result === 'object' && result !== null && HOOK_ACTIONS.has(result.action),
     `${what} returned ${describeValue(result)}`,

@@ -25,7 +25,7 @@ import type {
   ToolCallOptions,
   ToolResult,
 } from '@amplifier/core';
-import { Coordinator, type CoordinatorOptions, silentLogger } from '@amplifier/core';
+import { Coordinator, type CoordinatorOptions, dynamicEvent, silentLogger } from '@amplifier/core';
 
 /** A Coordinator that records every mount and unmount (`mountHistory`, `unmountHistory`). */
 export class TestCoordinator extends Coordinator {
@@ -167,7 +167,7 @@ export class EventRecorder {
   attach(hooks: HookRegistry, events: readonly string[]): () => void {
     const offs = events.map((event) =>
       hooks.register(
-        event,
+        dynamicEvent(event),
         (name, data) => {
           this.events.push([name, { ...data }]);
         },

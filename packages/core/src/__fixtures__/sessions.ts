@@ -17,7 +17,7 @@ import type {
 } from '../contracts.js';
 import type { Coordinator } from '../coordinator.js';
 import { ModuleNotFoundError } from '../errors.js';
-import type { EventData } from '../hooks.js';
+import { dynamicEvent, type EventData } from '../hooks.js';
 import type { Message } from '../messages.js';
 import type { MountPlan } from '../mount-plan.js';
 import { AmplifierSession, type SessionOptions } from '../session.js';
@@ -186,7 +186,7 @@ export function makeSession(
 export function record(session: AmplifierSession, ...events: string[]): [string, EventData][] {
   const seen: [string, EventData][] = [];
   for (const event of events) {
-    session.coordinator.hooks.register(event, (e, data) => {
+    session.coordinator.hooks.register(dynamicEvent(event), (e, data) => {
       seen.push([e, data]);
     });
   }

@@ -10,8 +10,7 @@
  */
 
 import assert from 'node:assert/strict';
-import type { ChatRequest, ChatResponse } from '@amplifier/core';
-import type { EventEmitterLike } from '../events.js';
+import type { ChatRequest, ChatResponse, EventSink } from '@amplifier/core';
 import { FakeLlmServer, reply, splitBytes } from './fake-llm-server.js';
 
 /** What the source answers the next call with. */
@@ -41,7 +40,7 @@ export interface StreamingSubject {
 /** A provider factory under test: streaming on (its default), its events to `hooks`. */
 export interface StreamingUnderTest {
   /** A provider whose next `complete()` meets `scenario`. */
-  start(scenario: StreamingScenario, hooks: EventEmitterLike): Promise<StreamingSubject>;
+  start(scenario: StreamingScenario, hooks: EventSink): Promise<StreamingSubject>;
 }
 
 /** One named check of the contract. */
@@ -174,7 +173,7 @@ async function run(
   request: ChatRequest = REQUEST,
 ): Promise<{ events: RecordedStreamEvent[]; response?: ChatResponse; error?: unknown }> {
   const events: RecordedStreamEvent[] = [];
-  const hooks: EventEmitterLike = {
+  const hooks: EventSink = {
     emit: async (event, data) => {
       events.push([event, structuredClone(data)]);
     },
@@ -325,7 +324,7 @@ export interface ReplayedAnswers {
   /** SSE messages of `text` sent before the connection drops (default: 60 % of them; include a delta). */
   failAfterMessages?: number;
   /** The provider under test against the fake server at `url` (streaming on), its events to `hooks`. */
-  provider(url: string, hooks: EventEmitterLike): StreamingProvider & { close?(): Promise<void> };
+  provider(url: string, hooks: EventSink): StreamingProvider & { close?(): Promise<void> };
 }
 
 /**

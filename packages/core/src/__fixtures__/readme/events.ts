@@ -1,5 +1,5 @@
 // #region readme
-import { events, HookRegistry } from '../../index.js';
+import { dynamicEvent, events, HookRegistry } from '../../index.js';
 
 // A module types the events it adds (it still lists their names on `observability.events`).
 declare module '../../index.js' {
@@ -27,8 +27,11 @@ await hooks.emit('lint:finished', { file: 'src/index.ts', problems: 2 });
 // @ts-expect-error: tool_name must be a string (a compile error only: nothing is checked at run time)
 await hooks.emit(events.TOOL_PRE, { tool_name: 42, tool_input: {} });
 
-// Any other event name is legal, with any record (`EventData`).
-const other = await hooks.emit('my-app:started', { pid: process.pid });
+// @ts-expect-error: an event no module declared is refused
+await hooks.emit('my-app:started', { pid: process.pid });
+
+// A name known only at run time (read from a config) goes through `dynamicEvent`, with any record.
+const other = await hooks.emit(dynamicEvent('my-app:started'), { pid: process.pid });
 
 // #endregion
 
