@@ -465,7 +465,9 @@ describe('input and capability errors (reference texts)', () => {
     for (const agent of [undefined, '', 7, { name: 'alpha' }]) {
       expect(h.delegate.subSessions?.sessionName({ agent, instruction: 'x' })).toBeUndefined();
     }
-    expect(h.delegate.subSessions?.sessionName(JSON.parse('{"__proto__": {"agent": "evil"}}'))).toBeUndefined();
+    expect(
+      h.delegate.subSessions?.sessionName(JSON.parse('{"__proto__": {"agent": "evil"}}')),
+    ).toBeUndefined();
     expect(await h.parent.coordinator.collectContributions('observability.events')).toContainEqual([
       'delegate:agent_spawned',
       'delegate:agent_completed',
