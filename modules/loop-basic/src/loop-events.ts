@@ -5,6 +5,7 @@
  */
 import {
   type ChatResponse,
+  type ContentBlock,
   type ContentBlockEndEvent,
   events as E,
   errorMessage,
@@ -12,15 +13,29 @@ import {
   type HookRegistry,
   LLMError,
   type ProviderErrorEvent,
+  type ToolCall,
+  toToolCallBlock,
 } from '@amplifier/core';
 
-/** `content_block:start`/`end` for each block of the response, for the events someone listens to. */
-export async function emitBlocks(hooks: HookRegistry, response: ChatResponse): Promise<void> {
-  const blocks = response.content;
-  if (!Array.isArray(blocks) || blocks.length === 0) return;
+/**
+ * `content_block:start`/`end` for each block of the response, for the events
+ * someone listens to. The calls (stored once, in `toolCalls`) are written here
+ * as the `tool_call` blocks Amplifier's payloads carry, after the content.
+ */
+export async function emitBlocks(
+  hooks: HookRegistry,
+  response: ChatResponse,
+  toolCalls: readonly ToolCall[],
+): Promise<void> {
   const start = hooks.has(E.CONTENT_BLOCK_START);
   const end = hooks.has(E.CONTENT_BLOCK_END);
   if (!start && !end) return;
+  const content = Array.isArray(response.content) ? response.content : [];
+  const blocks: readonly ContentBlock[] =
+    toolCalls.length === 0
+      ? content
+      : [...content.filter((block) => block?.type !== 'tool_call'), ...toolCalls.map(toToolCallBlock)];
+  if (blocks.length === 0) return;
   const total = blocks.length;
   for (let i = 0; i < total; i++) {
     const block = blocks[i]!;

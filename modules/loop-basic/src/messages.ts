@@ -10,7 +10,7 @@ import {
   type HookResult,
   type Message,
   type Provider,
-  parseToolArguments,
+  readToolCall,
   sanitizeForLlm,
   type ToolCall,
   toMessageToolCall,
@@ -61,11 +61,11 @@ export function applyEphemeral(messages: readonly Message[], injections: readonl
 }
 
 /**
- * The response's tool calls, each with an id and, where they can be read,
- * object arguments (`{}` for a zero-argument call; a JSON string is parsed
- * by core's `parseToolArguments`).
- * Arguments that are not a JSON object stay as they are: the tool runner
- * reports them to the model.
+ * The response's tool calls, each with an id. Providers read the arguments
+ * (core's `readToolCall`); a call that still holds something other than an
+ * object (a provider that passed the wire's JSON text on) is read here by the
+ * same function, so the tool runner sees object arguments or
+ * `invalid_arguments`, never text.
  */
 export function parseToolCalls(provider: Provider, response: ChatResponse): ToolCall[] {
   const calls =
@@ -76,20 +76,27 @@ export function parseToolCalls(provider: Provider, response: ChatResponse): Tool
     const call = calls[i]!;
     const args: unknown = call.arguments;
     const goodId = typeof call.id === 'string' && call.id !== '';
-    if (goodId && typeof args === 'object' && args !== null) continue;
-    calls[i] = { ...call, id: goodId ? call.id : `call_${randomUUID()}`, arguments: readArguments(args) };
+    if (goodId && typeof args === 'object' && args !== null && !Array.isArray(args)) continue;
+    const id = goodId ? call.id : `call_${randomUUID()}`;
+    calls[i] =
+      typeof args === 'object' && args !== null && !Array.isArray(args)
+        ? { ...call, id }
+        : { ...call, ...readToolCall(id, call.name, args) };
   }
   return calls;
 }
 
-/** Parsed arguments, or the arguments as they came when they are not an object (reported by the tool runner). */
-function readArguments(args: unknown): Record<string, unknown> {
-  const parsed = parseToolArguments(args);
-  return parsed.ok ? parsed.arguments : (args as Record<string, unknown>);
-}
-
+/**
+ * The assistant message stored for a response. Each call is stored once, in
+ * `tool_calls` (Amplifier's `{id, tool, arguments}`): `tool_call` blocks a
+ * provider also left in the content are not stored.
+ */
 export function assistantMessage(response: ChatResponse, toolCalls?: readonly ToolCall[]): Message {
-  const message: Message = { role: 'assistant', content: response.content ?? '' };
+  let content = response.content ?? '';
+  if (Array.isArray(content) && content.some((block) => block?.type === 'tool_call')) {
+    content = content.filter((block) => block?.type !== 'tool_call');
+  }
+  const message: Message = { role: 'assistant', content };
   if (toolCalls !== undefined) message.tool_calls = toolCalls.map(toMessageToolCall);
   if (response.metadata !== undefined) message.metadata = response.metadata;
   return message;

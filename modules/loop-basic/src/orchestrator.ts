@@ -165,7 +165,7 @@ export class BasicOrchestrator implements Orchestrator {
           });
         }
         if (hooks.has(E.CONTENT_BLOCK_START) || hooks.has(E.CONTENT_BLOCK_END))
-          await emitBlocks(hooks, response);
+          await emitBlocks(hooks, response, toolCalls);
       } catch (error) {
         if (coordinator.cancellation.isImmediate || hub.aborted) return this.#cancel(turn, finalContent);
         await emitProviderError(hooks, providerName, error);

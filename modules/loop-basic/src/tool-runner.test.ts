@@ -2,7 +2,13 @@
  * Tool calls: the reference's hazards fixed, input validation, per-tool
  * timeouts, output truncation, aliases, signals and the approval flow.
  */
-import type { ApprovalProvider, ApprovalRequest, ToolResult } from '@amplifier/core';
+import {
+  type ApprovalProvider,
+  type ApprovalRequest,
+  readToolCall,
+  type SubSessions,
+  type ToolResult,
+} from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import {
   calls,
@@ -199,7 +205,46 @@ describe('input validation', () => {
     const h = harness([response, text('ok')], { tools: [tool] });
     await h.run();
     expect(tool.inputs).toHaveLength(0);
-    expect(toolMessages(h.context)[0]![1]).toMatch(/^Error: the tool call's arguments are not a JSON object/);
+    expect(toolMessages(h.context)[0]![1]).toMatch(
+      /^Error: the arguments of this call to 'now' are not valid JSON \(.+\): \{not json; the tool was not run\. Call 'now' again with its arguments as one JSON object\.$/,
+    );
+  });
+
+  it('a call the provider marked invalid (invalid_arguments) is reported as tool:error and never run, whatever its arguments', async () => {
+    const response = {
+      content: [],
+      tool_calls: [
+        readToolCall('p', 'now', '{"a": 1'),
+        // A hostile provider: invalid_arguments next to arguments that look fine; the mark wins.
+        {
+          id: 'q',
+          name: 'now',
+          arguments: { a: 1 },
+          invalid_arguments: { raw: '"x"', problem: 'not_object', detail: 'string' },
+        },
+      ],
+    } as Parameters<typeof harness>[0][number];
+    const tool = new TestTool({ name: 'now' });
+    const h = harness([response, text('ok')], { tools: [tool] });
+    await h.run();
+    const errors = h.recorder.getEvents('tool:error').map(([, data]) => data);
+    expect(tool.inputs).toHaveLength(0);
+    expect(toolMessages(h.context).map(([, c]) => c)).toEqual([
+      expect.stringMatching(
+        /^Error: the arguments of this call to 'now' are not valid JSON \(.+\): \{"a": 1;/,
+      ),
+      `Error: the arguments of this call to 'now' are JSON of a string, not an object: "x"; the tool was not run. Call 'now' again with its arguments as one JSON object.`,
+    ]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        tool_call_id: 'p',
+        error: expect.objectContaining({ type: 'InvalidArguments' }),
+      }),
+      expect.objectContaining({
+        tool_call_id: 'q',
+        error: expect.objectContaining({ type: 'InvalidArguments' }),
+      }),
+    ]);
   });
 
   it('blank text is a zero-argument call; JSON of a non-object and non-objects are reported by what they are', async () => {
@@ -218,9 +263,10 @@ describe('input validation', () => {
     expect(tool.inputs).toEqual([{}]);
     expect(toolMessages(h.context).map(([, c]) => c)).toEqual([
       'now ok',
-      "Error: the tool call's arguments are not a JSON object: [1]",
-      "Error: the tool call's arguments must be an object, got array",
-      "Error: the tool call's arguments must be an object, got number",
+      ...['[1]', '[1]', '5'].map(
+        (raw) =>
+          `Error: the arguments of this call to 'now' are JSON of ${raw === '5' ? 'a number' : 'an array'}, not an object: ${raw}; the tool was not run. Call 'now' again with its arguments as one JSON object.`,
+      ),
     ]);
   });
 });
@@ -664,5 +710,40 @@ describe('hook injections and messages', () => {
       ['u blocked', 'warning', 'hook:u'],
       ['tool ran', 'info', 'hook:auditor'],
     ]);
+  });
+});
+
+describe('tools that run sub-sessions (Tool.subSessions)', () => {
+  it('a declaring tool is listed under the session it runs, whatever its name; a tool named delegate without it is not', async () => {
+    const byAgent = (input: Record<string, unknown>) =>
+      typeof input.agent === 'string' ? input.agent : undefined;
+    const cases: [string, SubSessions | undefined, string][] = [
+      ['delegate', { sessionName: byAgent }, 'explorer'],
+      ['spawn_helper', { sessionName: byAgent }, 'explorer'],
+      ['delegate', undefined, 'delegate'],
+      ['spawn_helper', { sessionName: () => undefined }, 'spawn_helper'],
+      ['spawn_helper', { sessionName: () => 42 as unknown as string }, 'spawn_helper'],
+      [
+        'spawn_helper',
+        {
+          sessionName: () => {
+            throw new Error('broken declaration');
+          },
+        },
+        'spawn_helper',
+      ],
+    ];
+    for (const [name, subSessions, expected] of cases) {
+      const seen: string[][] = [];
+      const tool = Object.assign(new TestTool({ name }), subSessions === undefined ? {} : { subSessions });
+      const h = harness([calls([name, { agent: 'explorer' }]), text('ok')], { tools: [tool] });
+      tool.behave = () => {
+        seen.push(h.coordinator.cancellation.runningToolNames);
+        return { success: true, output: 'done' };
+      };
+      await h.run();
+      expect(seen).toEqual([[expected]]);
+      expect(toolMessages(h.context)).toEqual([['call_1', 'done']]);
+    }
   });
 });

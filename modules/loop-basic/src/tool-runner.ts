@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  type CancellationToken,
   type Coordinator,
   type EmitAndProcessOptions,
   errorMessage,
@@ -13,8 +14,9 @@ import {
   events,
   type HookRegistry,
   type HookResult,
-  parseToolArguments,
+  type InvalidToolArguments,
   type StepRunner,
+  type SubSessions,
   sanitizeForLlm,
   serializeToolOutput,
   stringifyJson,
@@ -67,10 +69,9 @@ export interface RoundContext {
   readonly iteration?: () => number;
 }
 
-interface Call {
-  readonly id: string;
-  /** The name the model used. */
-  readonly called: string;
+/** A call of the round while it runs: the model's call (`tc.name` is the name the model used) and its state. */
+interface CallState {
+  readonly tc: ToolCall;
   entry: ToolEntry | undefined;
   input: Record<string, unknown>;
   content: string | undefined;
@@ -105,16 +106,15 @@ export async function runToolRound(calls: readonly ToolCall[], ctx: RoundContext
   const round: Round = { ctx, groupId: undefined };
   const { hooks, coordinator } = ctx;
   const n = calls.length;
-  const states: Call[] = [];
+  const states: CallState[] = [];
   let ready = 0;
-  let last: Call | undefined;
+  let last: CallState | undefined;
   try {
     // Phase 1, in the model's order: parse, tool:pre (approvals), resolve, validate.
     for (let i = 0; i < n; i++) {
       const tc = calls[i]!;
-      const call: Call = {
-        id: tc.id,
-        called: tc.name,
+      const call: CallState = {
+        tc,
         entry: ctx.table.lookup(tc.name),
         input: {},
         content: undefined,
@@ -123,7 +123,7 @@ export async function runToolRound(calls: readonly ToolCall[], ctx: RoundContext
         injections: undefined,
       };
       states.push(call);
-      begin(round, call, tc.arguments);
+      begin(round, call);
       if (call.content === undefined && hooks.has(TOOL_PRE)) await preHooks(round, call);
       if (call.content === undefined) resolve(round, call);
       if (call.failure !== undefined && hooks.has(TOOL_ERROR)) await toolError(round, call, call.failure);
@@ -144,12 +144,12 @@ export async function runToolRound(calls: readonly ToolCall[], ctx: RoundContext
       );
     }
   } finally {
-    for (const call of states) coordinator.cancellation.registerToolComplete(call.id);
+    for (const call of states) coordinator.cancellation.registerToolComplete(call.tc.id);
   }
   const contents: string[] = [];
   let injections: DeferredInjection[] | undefined;
   for (const call of states) {
-    contents.push(call.content ?? cancelledContent(call.entry?.name ?? call.called));
+    contents.push(call.content ?? cancelledContent(call.entry?.name ?? call.tc.name));
     if (call.injections === undefined) continue;
     if (injections === undefined) injections = [...call.injections];
     else injections.push(...call.injections);
@@ -162,64 +162,104 @@ function groupOf(round: Round): string {
   return round.groupId;
 }
 
-async function toolError(round: Round, call: Call, failure: { type: string; msg: string }): Promise<void> {
+async function toolError(
+  round: Round,
+  call: CallState,
+  failure: { type: string; msg: string },
+): Promise<void> {
   await round.ctx.hooks.emit(TOOL_ERROR, {
-    tool_name: call.entry?.name ?? call.called,
-    tool_call_id: call.id,
+    tool_name: call.entry?.name ?? call.tc.name,
+    tool_call_id: call.tc.id,
     error: { type: failure.type, msg: failure.msg },
     parallel_group_id: groupOf(round),
   });
 }
 
-function fail(call: Call, content: string, type: string, msg: string = content): void {
+function fail(call: CallState, content: string, type: string, msg: string = content): void {
   call.content = content;
   call.failure = { type, msg };
 }
 
 /** Refuse input nested deeper than any real one, before anything walks it recursively. */
-function failTooDeep(call: Call, what: string, advice: string): void {
+function failTooDeep(call: CallState, what: string, advice: string): void {
   const msg = `${what} nested deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays`;
   fail(call, `Error: ${msg}; the tool was not run. ${advice}`, failureType('TOOL_INVALID_ARGUMENTS'), msg);
 }
 
-/** Register the call, stop if cancelled, parse its arguments (and refuse absurdly deep ones). */
-function begin(round: Round, call: Call, args: unknown): void {
+/**
+ * Register the call, stop if cancelled, refuse invalid arguments (read by the
+ * provider: `invalid_arguments`) and absurdly deep ones.
+ */
+function begin(round: Round, call: CallState): void {
   const cancellation = round.ctx.coordinator.cancellation;
-  cancellation.registerToolStart(call.id, call.called);
+  const { tc } = call;
+  cancellation.registerToolStart(tc.id, tc.name);
   if (cancellation.isImmediate || round.ctx.hub.aborted) {
-    call.content = cancelledContent(call.called);
+    call.content = cancelledContent(tc.name);
     return;
   }
-  const parsed = parseToolArguments(args);
-  if (!parsed.ok) {
-    const msg =
-      typeof args === 'string'
-        ? `the tool call's arguments are not a JSON object: ${args.slice(0, 200)}`
-        : `the tool call's arguments must be an object, got ${parsed.detail}`;
-    fail(call, `Error: ${msg}`, failureType('TOOL_INVALID_ARGUMENTS'), msg);
+  const name = call.entry?.name ?? tc.name;
+  const invalid = tc.invalid_arguments;
+  if (invalid !== undefined) {
+    const msg = invalidArgumentsMessage(name, invalid);
+    fail(
+      call,
+      `Error: ${msg}; the tool was not run. Call '${name}' again with its arguments as one JSON object.`,
+      failureType('TOOL_INVALID_ARGUMENTS'),
+      msg,
+    );
     return;
   }
-  const input = parsed.arguments;
+  const input = tc.arguments;
+  if (!isRecord(input)) {
+    // A provider outside this repository may still hand over something else.
+    const msg = `the arguments of this call to '${name}' must be an object, got ${describe(input)}`;
+    fail(call, `Error: ${msg}; the tool was not run.`, failureType('TOOL_INVALID_ARGUMENTS'), msg);
+    return;
+  }
   if (nestedDeeperThan(input, MAX_ARGUMENT_DEPTH)) {
-    const name = call.entry?.name ?? call.called;
     failTooDeep(call, `the arguments of this call to '${name}' are`, 'Send flatter arguments.');
     return;
   }
   call.input = input;
-  if ((call.entry?.name ?? call.called) === 'delegate' && typeof input.agent === 'string') {
-    cancellation.registerToolStart(call.id, input.agent);
+  const subSessions = call.entry?.tool.subSessions;
+  if (subSessions !== undefined) registerSession(cancellation, tc.id, subSessions, input);
+}
+
+/** A call that runs a sub-session is listed under the session's name; a failing declaration is ignored. */
+function registerSession(
+  cancellation: CancellationToken,
+  id: string,
+  subSessions: SubSessions,
+  input: Record<string, unknown>,
+): void {
+  try {
+    const name = subSessions.sessionName(input);
+    if (typeof name === 'string' && name !== '') cancellation.registerToolStart(id, name);
+  } catch {
+    // The call keeps its tool's name; the tool itself reports a bad input when it runs.
   }
 }
 
+/** What was wrong with a call's arguments, quoting (the start of) what the model sent. */
+function invalidArgumentsMessage(name: string, invalid: InvalidToolArguments): string {
+  const raw = typeof invalid.raw === 'string' ? invalid.raw.slice(0, 200) : '';
+  const what =
+    invalid.problem === 'invalid_json'
+      ? `not valid JSON (${invalid.detail})`
+      : `JSON of ${/^[aeiou]/.test(invalid.detail) ? 'an' : 'a'} ${invalid.detail}, not an object`;
+  return `the arguments of this call to '${name}' are ${what}: ${raw}`;
+}
+
 /** tool:pre: deny, ask_user (through the coordinator), modify (the input), inject_context (deferred). */
-async function preHooks(round: Round, call: Call): Promise<void> {
+async function preHooks(round: Round, call: CallState): Promise<void> {
   const { coordinator } = round.ctx;
-  const name = call.entry?.name ?? call.called;
+  const name = call.entry?.name ?? call.tc.name;
   const input = call.input;
   try {
     const pre = await coordinator.emitAndProcess(
       TOOL_PRE,
-      { tool_name: name, tool_call_id: call.id, tool_input: input, parallel_group_id: groupOf(round) },
+      { tool_name: name, tool_call_id: call.tc.id, tool_input: input, parallel_group_id: groupOf(round) },
       name,
       DEFER_INJECTION,
     );
@@ -248,11 +288,11 @@ async function preHooks(round: Round, call: Call): Promise<void> {
 }
 
 /** Find the tool, validate the (final) input, and compute the call's resource keys. */
-function resolve(round: Round, call: Call): void {
+function resolve(round: Round, call: CallState): void {
   const entry = call.entry;
   if (entry === undefined) {
     const available = round.ctx.table.available || '(none)';
-    const msg = `Error: Tool '${call.called}' not found`;
+    const msg = `Error: Tool '${call.tc.name}' not found`;
     fail(call, `${msg}. Available tools: ${available}`, failureType('TOOL_NOT_FOUND'), msg);
     return;
   }
@@ -271,7 +311,7 @@ function resolve(round: Round, call: Call): void {
  * Callbacks rather than an async function: a call's usual path (no tool:post
  * handler) costs one promise turn after the tool's own, not three.
  */
-function execute(round: Round, call: Call, done: () => void): void {
+function execute(round: Round, call: CallState, done: () => void): void {
   const entry = call.entry!;
   const { coordinator, hub, settings } = round.ctx;
   if (coordinator.cancellation.isImmediate || hub.aborted) {
@@ -305,7 +345,7 @@ function execute(round: Round, call: Call, done: () => void): void {
   }
   try {
     // Throws only before the call is registered (see CallRun): `done` is then still ours to call.
-    new CallRun(entry.tool, call.input, call.id, timeoutMs, hub, round.ctx.deadlines, step, (outcome) =>
+    new CallRun(entry.tool, call.input, call.tc.id, timeoutMs, hub, round.ctx.deadlines, step, (outcome) =>
       settle(round, call, outcome, done),
     );
   } catch (error) {
@@ -315,7 +355,7 @@ function execute(round: Round, call: Call, done: () => void): void {
 }
 
 /** The call's content from its outcome (tool:post first, with handlers), then `report`. Never throws. */
-function settle(round: Round, call: Call, outcome: CallOutcome, done: () => void): void {
+function settle(round: Round, call: CallState, outcome: CallOutcome, done: () => void): void {
   const entry = call.entry!;
   try {
     switch (outcome.kind) {
@@ -368,7 +408,7 @@ function settle(round: Round, call: Call, outcome: CallOutcome, done: () => void
 }
 
 /** tool:error for a failed call (with handlers), then `done`. */
-function report(round: Round, call: Call, done: () => void): void {
+function report(round: Round, call: CallState, done: () => void): void {
   if (call.failure !== undefined && round.ctx.hooks.has(TOOL_ERROR)) {
     toolError(round, call, call.failure).then(done, done);
   } else {
@@ -377,25 +417,25 @@ function report(round: Round, call: Call, done: () => void): void {
 }
 
 /** A failure of the loop's own work around a call (not the tool's throw: see `failThrown`). */
-function failError(call: Call, error: unknown): void {
+function failError(call: CallState, error: unknown): void {
   const msg = errorMessage(error);
   fail(call, `Error executing tool: ${msg}`, errorType(error), msg);
 }
 
-function failThrown(call: Call, thrown: unknown): void {
+function failThrown(call: CallState, thrown: unknown): void {
   const msg = thrownMessage(thrown);
   fail(call, `Error executing tool: ${msg}`, errorType(thrown), msg);
 }
 
 /** tool:post (modify replaces what the model sees; injections are deferred), then the call's content (with handlers only). */
-async function postHooks(round: Round, call: Call, result: ToolResult): Promise<void> {
+async function postHooks(round: Round, call: CallState, result: ToolResult): Promise<void> {
   const entry = call.entry!;
   const { coordinator, settings } = round.ctx;
   const post = await coordinator.emitAndProcess(
     TOOL_POST,
     {
       tool_name: entry.name,
-      tool_call_id: call.id,
+      tool_call_id: call.tc.id,
       tool_input: call.input,
       result,
       parallel_group_id: groupOf(round),
@@ -416,7 +456,7 @@ async function postHooks(round: Round, call: Call, result: ToolResult): Promise<
   call.content = truncateOutput(content, settings.maxToolOutputBytes);
 }
 
-function defer(call: Call, injection: DeferredInjection): void {
+function defer(call: CallState, injection: DeferredInjection): void {
   if (call.injections === undefined) call.injections = [injection];
   else call.injections.push(injection);
 }

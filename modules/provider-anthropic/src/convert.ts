@@ -5,13 +5,12 @@
  * cache breakpoints; and a `message` object as a ChatResponse.
  */
 import {
-  blockToolCalls,
   type ChatResponse,
   type ContentBlock,
-  fromMessageToolCall,
-  fromToolCallBlock,
   type ImageSource,
   type Message,
+  messageToolCalls,
+  readToolCall,
   responseText,
   type ToolCall,
   type Usage,
@@ -56,11 +55,10 @@ function userBlocks(content: Message['content']): Json[] {
  * Assistant blocks in their order: thinking with its signature and
  * redacted_thinking exactly as received (thinking without a signature, e.g.
  * from another provider, cannot be verified by the API and is left out),
- * text, tool_use; then `tool_calls` entries that had no block.
+ * text; then one tool_use per call (core's `messageToolCalls`: each id once).
  */
 function assistantBlocks(message: Message): Json[] {
   const out: Json[] = [];
-  const seen = new Set<string>();
   const content =
     typeof message.content === 'string'
       ? [{ type: 'text', text: message.content } as const]
@@ -77,18 +75,11 @@ function assistantBlocks(message: Message): Json[] {
       case 'text':
         if (block.text !== '') out.push({ type: 'text', text: block.text });
         break;
-      case 'tool_call':
-        if (!seen.has(block.id)) out.push(toolUse(fromToolCallBlock(block)));
-        seen.add(block.id);
-        break;
       default:
-        break;
+        break; // tool_call blocks (older and Python-written transcripts) are among the calls below
     }
   }
-  for (const call of message.tool_calls ?? []) {
-    if (!seen.has(call.id)) out.push(toolUse(fromMessageToolCall(call)));
-    seen.add(call.id);
-  }
+  for (const call of messageToolCalls(message)) out.push(toolUse(call));
   return out;
 }
 
@@ -197,8 +188,20 @@ const FINISH: Readonly<Record<string, string>> = {
   refusal: 'content_filter',
 };
 
-/** A Messages API content block as an Amplifier block (undefined for server-side blocks). */
-export function fromWireBlock(block: Json): ContentBlock | undefined {
+/** What a Messages API content block is read as: a content block, or a tool call (`tool_use`). */
+export type WireItem = ContentBlock | ToolCall;
+
+/** True for a tool call (a content block always has a `type`). */
+export function isCall(item: WireItem): item is ToolCall {
+  return !('type' in item);
+}
+
+/**
+ * A Messages API content block as an Amplifier block, or a `tool_use` as a
+ * ToolCall (its input read by core's `readToolCall`); undefined for
+ * server-side blocks.
+ */
+export function fromWireBlock(block: Json): WireItem | undefined {
   switch (block.type) {
     case 'text':
       return { type: 'text', text: String(block.text ?? '') };
@@ -211,30 +214,30 @@ export function fromWireBlock(block: Json): ContentBlock | undefined {
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: String(block.data ?? '') };
     case 'tool_use':
-      return {
-        type: 'tool_call',
-        id: String(block.id),
-        name: String(block.name),
-        input: (typeof block.input === 'object' && block.input !== null ? block.input : {}) as Record<
-          string,
-          unknown
-        >,
-      };
+      return readToolCall(String(block.id), String(block.name), block.input);
     default:
       return undefined;
   }
 }
 
-/** A finished response: the blocks in order, tool calls, usage, the finish reason (raw one in metadata). */
+/**
+ * A finished response from the items in order: content blocks in `content`,
+ * each call once, in `tool_calls`; usage, the finish reason (raw one in metadata).
+ */
 export function buildResponse(parts: {
-  blocks: ContentBlock[];
+  items: readonly WireItem[];
   usage: Usage | undefined;
   stopReason: string | undefined;
   id: string | undefined;
   model: string | undefined;
 }): ChatResponse {
-  const calls = blockToolCalls(parts.blocks);
-  const response: ChatResponse = { content: parts.blocks };
+  const content: ContentBlock[] = [];
+  const calls: ToolCall[] = [];
+  for (const item of parts.items) {
+    if (isCall(item)) calls.push(item);
+    else content.push(item);
+  }
+  const response: ChatResponse = { content };
   if (calls.length > 0) response.tool_calls = calls;
   if (parts.usage !== undefined) response.usage = parts.usage;
   if (parts.stopReason !== undefined) response.finish_reason = FINISH[parts.stopReason] ?? parts.stopReason;
@@ -248,13 +251,13 @@ export function buildResponse(parts: {
 
 /** A non-streamed `message` object as a ChatResponse. */
 export function fromWireMessage(payload: Json): ChatResponse {
-  const blocks: ContentBlock[] = [];
+  const items: WireItem[] = [];
   for (const raw of Array.isArray(payload.content) ? (payload.content as Json[]) : []) {
-    const block = typeof raw === 'object' && raw !== null ? fromWireBlock(raw) : undefined;
-    if (block !== undefined) blocks.push(block);
+    const item = typeof raw === 'object' && raw !== null ? fromWireBlock(raw) : undefined;
+    if (item !== undefined) items.push(item);
   }
   return buildResponse({
-    blocks,
+    items,
     usage: toUsage(payload.usage),
     stopReason: typeof payload.stop_reason === 'string' ? payload.stop_reason : undefined,
     id: typeof payload.id === 'string' ? payload.id : undefined,

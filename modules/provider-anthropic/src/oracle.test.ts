@@ -4,7 +4,7 @@
  * produces (thinking signatures included, byte for byte).
  */
 
-import { type ChatRequest, type ContentBlock, LLMError } from '@amplifier/core';
+import { type ChatRequest, type ContentBlock, LLMError, type ToolCall } from '@amplifier/core';
 import { FakeLlmServer, type FakeReply, reply } from '@amplifier/provider-http/testing';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -62,19 +62,19 @@ function amplifierBlocks(content: Anthropic.ContentBlock[]): ContentBlock[] {
         return [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];
       case 'redacted_thinking':
         return [{ type: 'redacted_thinking', data: block.data }];
-      case 'tool_use':
-        return [
-          {
-            type: 'tool_call',
-            id: block.id,
-            name: block.name,
-            input: block.input as Record<string, unknown>,
-          },
-        ];
       default:
-        return [];
+        return []; // tool_use: a call, not content (see amplifierCalls)
     }
   });
+}
+
+/** The SDK's tool_use blocks as Amplifier's calls (stored once, in `tool_calls`). */
+function amplifierCalls(content: Anthropic.ContentBlock[]): ToolCall[] {
+  return content.flatMap((block): ToolCall[] =>
+    block.type === 'tool_use'
+      ? [{ id: block.id, name: block.name, arguments: block.input as Record<string, unknown> }]
+      : [],
+  );
 }
 
 async function sdkStream(handler: FakeReply): Promise<Anthropic.Message> {
@@ -88,6 +88,8 @@ describe('the official SDK parses the same bytes to the same content', () => {
     server.enqueue(reply.sse(thinkingToolStream()));
     const ours = await provider.complete(REQUEST);
     expect(ours.content).toEqual(amplifierBlocks(oracle.content));
+    expect(ours.tool_calls).toEqual(amplifierCalls(oracle.content));
+    expect(ours.tool_calls).toHaveLength(1);
     const thinking = oracle.content[0] as Anthropic.ThinkingBlock;
     expect(thinking.signature).toBe(SIGNATURE);
     expect((ours.content[0] as { signature: string }).signature).toBe(thinking.signature);
@@ -134,6 +136,7 @@ describe('the official SDK parses the same bytes to the same content', () => {
     const ours = await p.complete(REQUEST);
     await p.close();
     expect(ours.content).toEqual(amplifierBlocks(oracle.content));
+    expect(ours.tool_calls ?? []).toEqual(amplifierCalls(oracle.content));
     expect(ours.metadata?.['anthropic:message_id']).toBe(oracle.id);
   });
 

@@ -152,7 +152,6 @@ describe('complete()', () => {
       { type: 'thinking', thinking: 'The user wants a file read.', signature: SIGNATURE },
       { type: 'redacted_thinking', data: REDACTED },
       { type: 'text', text: 'Reading it.' },
-      { type: 'tool_call', id: 'toolu_01A', name: 'read_file', input: { path: 'a.txt', n: [1, 2] } },
     ]);
     expect(response.tool_calls).toEqual([
       { id: 'toolu_01A', name: 'read_file', arguments: { path: 'a.txt', n: [1, 2] } },

@@ -54,14 +54,12 @@ describe('message accumulation', () => {
       'message.end',
     ]);
     const end = events.at(-1) as Extract<StreamEvent, { type: 'message.end' }>;
-    expect(end.response.content).toEqual([
-      { type: 'text', text: 'Hi there' },
-      { type: 'tool_call', id: 'toolu_1', name: 'now', input: {} },
-    ]);
+    expect(end.response.content).toEqual([{ type: 'text', text: 'Hi there' }]);
+    expect(end.response.tool_calls).toEqual([{ id: 'toolu_1', name: 'now', arguments: {} }]);
     expect(end.response.usage).toEqual({ input_tokens: 3, output_tokens: 9, total_tokens: 12 });
   });
 
-  it('tool input that is not JSON is passed on for the tool schema to reject', async () => {
+  it('tool input that is not a JSON object is a typed failure on the call (invalid_arguments), never a made-up input', async () => {
     const events = await run([
       ['message_start', { message: {} }],
       [
@@ -73,7 +71,11 @@ describe('message accumulation', () => {
       ['message_stop', {}],
     ]);
     const end = events.at(-1) as Extract<StreamEvent, { type: 'message.end' }>;
-    expect(end.response.tool_calls![0]!.arguments).toMatchObject({ _raw_arguments: '{"a": ' });
+    const call = end.response.tool_calls![0]!;
+    expect(call.arguments).toEqual({});
+    expect(call.invalid_arguments).toMatchObject({ raw: '{"a": ', problem: 'invalid_json' });
+    expect(events).toContainEqual({ type: 'tool_call.end', id: 't', name: 'x', arguments: {} });
+    expect(end.response.content).toEqual([]);
   });
 });
 
@@ -99,7 +101,10 @@ describe('deep tool input', () => {
 
   it('a whole response replayed as events writes deep input bounded', () => {
     const input = { q: nestedValue(100_000) };
-    const events = responseEvents({ content: [{ type: 'tool_call', id: 't1', name: 'echo', input }] }, 'm');
+    const events = responseEvents(
+      { content: [], tool_calls: [{ id: 't1', name: 'echo', arguments: input }] },
+      'm',
+    );
     const fragment = events.find((e) => e.type === 'tool_call.delta') as { arguments_fragment: string };
     expect(fragment.arguments_fragment).toContain(JSON.stringify(MAX_DEPTH_MARKER));
     expect(depthOf(JSON.parse(fragment.arguments_fragment))).toBe(MAX_DATA_DEPTH);

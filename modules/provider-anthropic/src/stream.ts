@@ -7,23 +7,21 @@
  */
 import {
   type ChatResponse,
-  type ContentBlock,
   createLLMError,
-  fromToolCallBlock,
-  parseToolArguments,
+  readToolCall,
   type StreamEvent,
   stringifyJson,
   type Usage,
 } from '@amplifier/core';
 import { type RequestContext, type SseMessage, sseJson, streamPayloadError } from '@amplifier/provider-http';
-import { buildResponse, fromWireBlock, toUsage } from './convert.js';
+import { buildResponse, fromWireBlock, isCall, toUsage, type WireItem } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 
 type Json = Record<string, unknown>;
 
-/** A block being received: its content so far, and for tool_use the raw input JSON. */
+/** A block being received: its content (or call) so far, and for tool_use the raw input JSON. */
 interface OpenBlock {
-  block: ContentBlock;
+  item: WireItem;
   json: string;
 }
 
@@ -85,8 +83,8 @@ export class MessageAccumulator {
   #start(index: number, wire: Json): StreamEvent[] {
     const block = fromWireBlock(wire);
     if (block === undefined) return []; // server tool blocks are not Amplifier content
-    this.#blocks.set(index, { block, json: '' });
-    if (block.type === 'tool_call') return [{ type: 'tool_call.start', id: block.id, name: block.name }];
+    this.#blocks.set(index, { item: block, json: '' });
+    if (isCall(block)) return [{ type: 'tool_call.start', id: block.id, name: block.name }];
     if (block.type === 'text' && block.text !== '') return [{ type: 'text.delta', index, text: block.text }];
     if (block.type === 'thinking' && block.thinking !== '')
       return [{ type: 'thinking.delta', index, text: block.thinking }];
@@ -96,25 +94,26 @@ export class MessageAccumulator {
   #delta(index: number, delta: Json): StreamEvent[] {
     const open = this.#blocks.get(index);
     if (open === undefined) return [];
-    const { block } = open;
+    const { item } = open;
     const piece = (key: string): string => (typeof delta[key] === 'string' ? (delta[key] as string) : '');
+    if (isCall(item)) {
+      if (delta.type !== 'input_json_delta') return [];
+      open.json += piece('partial_json');
+      return [{ type: 'tool_call.delta', id: item.id, arguments_fragment: piece('partial_json') }];
+    }
     switch (delta.type) {
       case 'text_delta':
-        if (block.type !== 'text') return [];
-        block.text += piece('text');
+        if (item.type !== 'text') return [];
+        item.text += piece('text');
         return [{ type: 'text.delta', index, text: piece('text') }];
       case 'thinking_delta':
-        if (block.type !== 'thinking') return [];
-        block.thinking += piece('thinking');
+        if (item.type !== 'thinking') return [];
+        item.thinking += piece('thinking');
         return [{ type: 'thinking.delta', index, text: piece('thinking') }];
       case 'signature_delta':
         // The signature arrives whole in one delta (the official SDK assigns it too).
-        if (block.type === 'thinking') block.signature = piece('signature');
+        if (item.type === 'thinking') item.signature = piece('signature');
         return [];
-      case 'input_json_delta':
-        if (block.type !== 'tool_call') return [];
-        open.json += piece('partial_json');
-        return [{ type: 'tool_call.delta', id: block.id, arguments_fragment: piece('partial_json') }];
       default:
         return []; // citations_delta and later additions
     }
@@ -122,29 +121,18 @@ export class MessageAccumulator {
 
   #stop(index: number): StreamEvent[] {
     const open = this.#blocks.get(index);
-    if (open?.block.type !== 'tool_call') return [];
-    const { block } = open;
+    if (open === undefined || !isCall(open.item)) return [];
     // No input_json_delta (or only blanks): the input of content_block_start stands.
-    if (open.json.trim() !== '') {
-      const parsed = parseToolArguments(open.json);
-      block.input = parsed.ok
-        ? parsed.arguments
-        : {
-            _raw_arguments: open.json,
-            _error:
-              parsed.problem === 'invalid_json'
-                ? `tool input is not valid JSON: ${parsed.detail}`
-                : 'tool input must be a JSON object',
-          };
-    }
-    return [{ type: 'tool_call.end', ...fromToolCallBlock(block) }];
+    if (open.json.trim() !== '') open.item = readToolCall(open.item.id, open.item.name, open.json);
+    const { id, name, arguments: args } = open.item;
+    return [{ type: 'tool_call.end', id, name, arguments: args }];
   }
 
   /** The whole response: blocks in index order. */
   response(): ChatResponse {
-    const blocks = [...this.#blocks.entries()].sort((a, b) => a[0] - b[0]).map(([, open]) => open.block);
+    const items = [...this.#blocks.entries()].sort((a, b) => a[0] - b[0]).map(([, open]) => open.item);
     return buildResponse({
-      blocks,
+      items,
       usage: this.#usage,
       stopReason: this.#stopReason,
       id: this.#id,
@@ -183,11 +171,11 @@ export function responseEvents(response: ChatResponse, model: string | undefined
   for (const [index, block] of response.content.entries()) {
     if (block.type === 'thinking') events.push({ type: 'thinking.delta', index, text: block.thinking });
     else if (block.type === 'text') events.push({ type: 'text.delta', index, text: block.text });
-    else if (block.type === 'tool_call') {
-      events.push({ type: 'tool_call.start', id: block.id, name: block.name });
-      events.push({ type: 'tool_call.delta', id: block.id, arguments_fragment: stringifyJson(block.input) });
-      events.push({ type: 'tool_call.end', ...fromToolCallBlock(block) });
-    }
+  }
+  for (const { id, name, arguments: args } of response.tool_calls ?? []) {
+    events.push({ type: 'tool_call.start', id, name });
+    events.push({ type: 'tool_call.delta', id, arguments_fragment: stringifyJson(args) });
+    events.push({ type: 'tool_call.end', id, name, arguments: args });
   }
   events.push({ type: 'message.end', response });
   return events;

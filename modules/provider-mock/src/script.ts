@@ -23,12 +23,8 @@ import {
 import { compileSchema, readModuleConfig } from '@amplifier/schema';
 import { cloneData } from './clone.js';
 
-/** A scripted tool call; `id` is generated when omitted, `arguments` default to `{}`. */
-export interface ScriptToolCall {
-  id?: string;
-  name: string;
-  arguments?: Record<string, unknown>;
-}
+/** A scripted tool call: core's ToolCall with `id` generated when omitted and `arguments` defaulting to `{}`. */
+export type ScriptToolCall = Pick<ToolCall, 'name'> & Partial<Pick<ToolCall, 'id' | 'arguments'>>;
 
 /** A scripted failure, thrown as core's LLMError of that kind. */
 export interface ScriptError {

@@ -8,14 +8,7 @@ import {
 } from '@amplifier/core';
 import { boundedValue, depthOf, nestedJson, nestedValue, randomDeepValue } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  type BodyOptions,
-  fromWireCompletion,
-  parseArguments,
-  toUsage,
-  toWireBody,
-  toWireMessages,
-} from './convert.js';
+import { type BodyOptions, fromWireCompletion, toUsage, toWireBody, toWireMessages } from './convert.js';
 
 const options: BodyOptions = {
   model: 'gpt-4o',
@@ -232,14 +225,37 @@ describe('responses', () => {
     expect(response.finish_reason).toBe('stop');
   });
 
-  it('parseArguments: empty is {}, bad JSON or non-objects are passed on for the tool schema to reject', () => {
-    expect(parseArguments('')).toEqual({});
-    expect(parseArguments('{"a":1}')).toEqual({ a: 1 });
-    expect(parseArguments('{"a":')).toMatchObject({ _raw_arguments: '{"a":' });
-    expect(parseArguments('[1]')).toMatchObject({
-      _raw_arguments: '[1]',
-      _error: 'tool arguments must be a JSON object',
-    });
+  it('tool arguments are read once: empty is {}, bad JSON or a non-object is a typed failure, never a made-up object', () => {
+    const completion = (args: unknown) =>
+      fromWireCompletion({
+        choices: [
+          {
+            message: { tool_calls: [{ id: 'c1', function: { name: 'read_file', arguments: args } }] },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      }).tool_calls![0]!;
+    expect(completion('')).toEqual({ id: 'c1', name: 'read_file', arguments: {} });
+    expect(completion('{"a":1}')).toEqual({ id: 'c1', name: 'read_file', arguments: { a: 1 } });
+    expect(completion({ a: 2 })).toEqual({ id: 'c1', name: 'read_file', arguments: { a: 2 } });
+    const broken = completion('{"a":');
+    expect(broken.arguments).toEqual({});
+    expect(broken.invalid_arguments).toMatchObject({ raw: '{"a":', problem: 'invalid_json' });
+    for (const [raw, detail] of [
+      ['[1]', 'array'],
+      ['"text"', 'string'],
+      ['42', 'number'],
+      ['null', 'null'],
+      [[1, 2], 'array'],
+      [true, 'boolean'],
+    ] as const) {
+      const call = completion(raw);
+      expect(call.arguments).toEqual({});
+      expect(call.invalid_arguments).toMatchObject({ problem: 'not_object', detail });
+      expect(Object.keys(call.arguments)).not.toContain('_raw_arguments');
+    }
+    // A huge invalid text is kept only in part.
+    expect(completion(`{${'x'.repeat(10_000)}`).invalid_arguments!.raw.length).toBeLessThan(2100);
   });
 
   it('toUsage without usage is undefined; total defaults to input + output', () => {
@@ -306,9 +322,7 @@ describe('deep arguments', () => {
       });
       const call = response.tool_calls![0]!;
       expect(depthOf(call.arguments)).toBe(100_001);
-      const block = response.content.at(-1) as { type: string; input: unknown };
-      expect(block.type).toBe('tool_call');
-      expect(block.input).toBe(call.arguments);
+      expect(response.content).toEqual([]);
     }
   });
 });

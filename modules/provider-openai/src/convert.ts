@@ -8,17 +8,14 @@ import {
   type ChatRequest,
   type ChatResponse,
   type ContentBlock,
-  fromMessageToolCall,
-  fromToolCallBlock,
   type ImageSource,
-  isPlainObject,
   type Message,
-  parseToolArguments,
+  messageToolCalls,
+  readToolCall,
   responseText,
   stringifyJson,
   type ToolCall,
   type ToolChoice,
-  toToolCallBlock,
   type Usage,
 } from '@amplifier/core';
 import { toolBlocksText, toolResultText } from '@amplifier/provider-http';
@@ -61,23 +58,16 @@ function userContent(content: Message['content']): string | Json[] {
 }
 
 /**
- * The assistant's calls: `tool_call` blocks first, then `tool_calls` entries
- * not seen yet. Arguments are written by core's `stringifyJson`: never a
- * throw, and nesting deeper than `MAX_DATA_DEPTH` is sent as its marker.
+ * The assistant's calls (core's `messageToolCalls`: each id once). Arguments
+ * are written by core's `stringifyJson`: never a throw, and nesting deeper
+ * than `MAX_DATA_DEPTH` is sent as its marker.
  */
 function assistantCalls(message: Message): Json[] {
-  const calls: Json[] = [];
-  const seen = new Set<string>();
-  const add = ({ id, name, arguments: args }: ToolCall): void => {
-    if (seen.has(id)) return;
-    seen.add(id);
-    calls.push({ id, type: 'function', function: { name, arguments: stringifyJson(args) } });
-  };
-  if (Array.isArray(message.content)) {
-    for (const block of message.content) if (block?.type === 'tool_call') add(fromToolCallBlock(block));
-  }
-  for (const call of message.tool_calls ?? []) add(fromMessageToolCall(call));
-  return calls;
+  return messageToolCalls(message).map(({ id, name, arguments: args }) => ({
+    id,
+    type: 'function',
+    function: { name, arguments: stringifyJson(args) },
+  }));
 }
 
 /**
@@ -185,36 +175,6 @@ export function toWireBody(request: ChatRequest, messages: readonly Message[], o
   return { ...options.extraBody, ...body };
 }
 
-/**
- * Tool arguments as an object (read by core's `parseToolArguments`). Empty
- * means `{}`; text that is not a JSON object is passed on as
- * `{_raw_arguments, _error}` so the tool's schema check tells the model what
- * went wrong instead of the turn failing.
- */
-export function parseArguments(text: string | undefined): Record<string, unknown> {
-  const parsed = parseToolArguments(text);
-  if (parsed.ok) return parsed.arguments;
-  return {
-    _raw_arguments: text,
-    _error:
-      parsed.problem === 'invalid_json'
-        ? `tool arguments are not valid JSON: ${parsed.detail}`
-        : 'tool arguments must be a JSON object',
-  };
-}
-
-/**
- * Arguments as a server sent them: JSON text (the API), or an object (some
- * compatible servers), taken as it is, however deep: the orchestrator decides
- * what to do with a call (loop-basic refuses arguments nested too deep).
- */
-export function wireArguments(value: unknown): Record<string, unknown> {
-  if (typeof value === 'string') return parseArguments(value);
-  if (value === undefined || value === null) return {};
-  if (isPlainObject(value)) return value;
-  return parseArguments(stringifyJson(value));
-}
-
 /** Chat Completions usage as Amplifier usage (`input_tokens` includes cached tokens). */
 export function toUsage(wire: unknown): Usage | undefined {
   if (typeof wire !== 'object' || wire === null) return undefined;
@@ -241,7 +201,7 @@ export function reasoningOf(message: Json): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** A finished response from its parts: content is thinking, text, then one `tool_call` block per call. */
+/** A finished response from its parts: content is thinking then text; the calls are in `tool_calls` only. */
 export function buildResponse(parts: {
   text: string;
   reasoning: string;
@@ -256,7 +216,6 @@ export function buildResponse(parts: {
   if (parts.reasoning !== '') content.push({ type: 'thinking', thinking: parts.reasoning });
   if (parts.text !== '') content.push({ type: 'text', text: parts.text });
   if (parts.refusal !== '') content.push({ type: 'text', text: parts.refusal });
-  for (const call of parts.calls) content.push(toToolCallBlock(call));
   const response: ChatResponse = { content };
   if (parts.calls.length > 0) response.tool_calls = parts.calls;
   if (parts.usage !== undefined) response.usage = parts.usage;
@@ -277,11 +236,9 @@ export function fromWireCompletion(payload: Json): ChatResponse {
   for (const [k, raw] of (Array.isArray(message.tool_calls) ? message.tool_calls : []).entries()) {
     const call = raw as Json;
     const fn = (call.function ?? {}) as Json;
-    calls.push({
-      id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${k}`,
-      name: String(fn.name ?? ''),
-      arguments: wireArguments(fn.arguments),
-    });
+    // Arguments as a server sent them: JSON text (the API) or an object (some compatible servers).
+    const id = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${k}`;
+    calls.push(readToolCall(id, String(fn.name ?? ''), fn.arguments));
   }
   return buildResponse({
     text: typeof message.content === 'string' ? message.content : '',

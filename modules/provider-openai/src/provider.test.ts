@@ -133,7 +133,8 @@ describe('complete()', () => {
       { id: 'call_read', name: 'read_file', arguments: { path: 'a.txt' } },
       { id: 'call_grep', name: 'grep', arguments: { pattern: 'é\n' } },
     ]);
-    expect(response.content.filter((b) => b.type === 'tool_call')).toHaveLength(2);
+    // Each call is stored once: in tool_calls, not again as a content block.
+    expect(response.content.filter((b) => b.type === 'tool_call')).toHaveLength(0);
     expect(response.finish_reason).toBe('tool_calls');
     expect(provider.parseToolCalls(response)).toEqual(response.tool_calls);
     // Interleaved calls: a tool_use block each, in start order, start and end only.

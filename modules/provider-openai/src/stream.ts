@@ -7,6 +7,7 @@
 import {
   type ChatResponse,
   createLLMError,
+  readToolCall,
   type StreamEvent,
   stringifyJson,
   type ToolCall,
@@ -19,7 +20,7 @@ import {
   sseJson,
   streamPayloadError,
 } from '@amplifier/provider-http';
-import { buildResponse, parseArguments, reasoningOf, toUsage } from './convert.js';
+import { buildResponse, reasoningOf, toUsage } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 
 type Json = Record<string, unknown>;
@@ -120,7 +121,7 @@ export class ChunkAccumulator {
     const calls: ToolCall[] = [];
     for (const [index, call] of [...this.#calls.entries()].sort((a, b) => a[0] - b[0])) {
       const id = call.id ?? `call_${index}`;
-      const parsed: ToolCall = { id, name: call.name, arguments: parseArguments(call.args) };
+      const parsed = readToolCall(id, call.name, call.args);
       calls.push(parsed);
       if (!call.started) events.push({ type: 'tool_call.start', id, name: call.name });
       events.push({ type: 'tool_call.end', id, name: call.name, arguments: parsed.arguments });

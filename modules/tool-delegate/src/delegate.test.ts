@@ -460,6 +460,14 @@ describe('input and capability errors (reference texts)', () => {
     );
     expect(h.delegate.inputSchema).toMatchObject({ required: ['instruction'] });
     expect(h.delegate.executionProfile?.resourceKeys?.({})).toEqual([]);
+    // It declares that its calls run sub-sessions, named by the agent (orchestrators read this, not the name).
+    expect(h.delegate.subSessions?.sessionName({ agent: 'alpha', instruction: 'x' })).toBe('alpha');
+    for (const agent of [undefined, '', 7, { name: 'alpha' }]) {
+      expect(h.delegate.subSessions?.sessionName({ agent, instruction: 'x' })).toBeUndefined();
+    }
+    expect(
+      h.delegate.subSessions?.sessionName(JSON.parse('{"__proto__": {"agent": "evil"}}')),
+    ).toBeUndefined();
     expect(await h.parent.coordinator.collectContributions('observability.events')).toContainEqual([
       'delegate:agent_spawned',
       'delegate:agent_completed',

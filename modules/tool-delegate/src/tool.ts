@@ -21,6 +21,7 @@ import {
   type SpawnCapability,
   type SpawnResult,
   type SpawnUsage,
+  type SubSessions,
   type Tool,
   type ToolCallOptions,
   type ToolResult,
@@ -123,6 +124,13 @@ export class DelegateTool implements Tool {
   readonly name: string = 'delegate';
   /** Touches no resource: delegations of one response run concurrently; the tool keeps its own deadline. */
   readonly executionProfile: ExecutionProfile = { resourceKeys: () => [], disableTimeout: true };
+  /** Each call runs an agent as a sub-session; while it runs, cancellation lists it by the agent's name. */
+  readonly subSessions: SubSessions = {
+    sessionName: (input) => {
+      const agent = getOwn(input, 'agent');
+      return typeof agent === 'string' && agent !== '' ? agent : undefined;
+    },
+  };
   readonly #coordinator: Coordinator;
   readonly #config: DelegateConfig;
   readonly #roster: readonly RosterAgent[];

@@ -50,6 +50,12 @@ export interface ToolCallOptions {
   onProgress?(progress: unknown): void;
 }
 
+/** What a tool that runs sub-sessions declares (`Tool.subSessions`). */
+export interface SubSessions {
+  /** The name of the session a call with this input runs (the agent), or undefined. */
+  sessionName(input: Record<string, unknown>): string | undefined;
+}
+
 /**
  * A function the model can call. `name` is snake_case and unique among the mounted
  * tools; `inputSchema` (JSON Schema, `{}` when absent) is what orchestrators
@@ -91,6 +97,13 @@ export interface Tool {
   readonly executionProfile?: ExecutionProfile;
   /** Other names the model may use for this tool (`Read`, `read`). */
   readonly aliases?: readonly string[];
+  /**
+   * Declared by a tool whose calls run sub-sessions (delegate). An
+   * orchestrator reads this, never the tool's name: while a call runs, the
+   * cancellation token lists it under `sessionName(input)` (the agent) when
+   * that gives a name.
+   */
+  readonly subSessions?: SubSessions;
   /** Never throws for a bad call: returns `{ success: false, error: { message } }`. */
   execute(input: Record<string, unknown>, options?: ToolCallOptions): Promise<ToolResult>;
 }

@@ -5,8 +5,11 @@ import {
   type ContentBlock,
   fromMessageToolCall,
   fromToolCallBlock,
+  type Message,
   type MessageToolCall,
+  messageToolCalls,
   parseToolArguments,
+  readToolCall,
   responseText,
   responseToolCalls,
   type ToolCall,
@@ -256,5 +259,106 @@ describe('parseToolArguments', () => {
     const depth = 100_000;
     const parsed = parseToolArguments(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
     expect(parsed.ok).toBe(true);
+  });
+});
+
+describe("readToolCall (the one place a call's arguments are parsed)", () => {
+  it('object arguments, JSON text of an object, and nothing give a call without invalid_arguments', () => {
+    const args = { path: 'a.txt' };
+    expect(readToolCall('c1', 'read_file', args)).toEqual({ id: 'c1', name: 'read_file', arguments: args });
+    expect(readToolCall('c1', 'read_file', args).arguments).toBe(args);
+    expect(readToolCall('c1', 'read_file', '{"path":"a.txt"}')).toEqual({
+      id: 'c1',
+      name: 'read_file',
+      arguments: args,
+    });
+    for (const none of [undefined, null, '', '  \n']) {
+      expect(readToolCall('c1', 'now', none)).toEqual({ id: 'c1', name: 'now', arguments: {} });
+    }
+  });
+
+  it('anything else is a typed failure: arguments {}, invalid_arguments with the raw text and why; never a made-up object', () => {
+    const cases: [unknown, string, 'invalid_json' | 'not_object', string][] = [
+      ['{"path":', '{"path":', 'invalid_json', ''],
+      ['[1,2]', '[1,2]', 'not_object', 'array'],
+      ['"a.txt"', '"a.txt"', 'not_object', 'string'],
+      ['null', 'null', 'not_object', 'null'],
+      ['7', '7', 'not_object', 'number'],
+      [[1, 2], '[1,2]', 'not_object', 'array'],
+      [false, 'false', 'not_object', 'boolean'],
+      [42, '42', 'not_object', 'number'],
+    ];
+    for (const [raw, text, problem, detail] of cases) {
+      const call = readToolCall('c1', 'read_file', raw);
+      expect(call.arguments).toEqual({});
+      expect(call.invalid_arguments).toMatchObject({ raw: text, problem });
+      if (detail !== '') expect(call.invalid_arguments!.detail).toBe(detail);
+      else expect(call.invalid_arguments!.detail).not.toBe('');
+      expect(checkData('chat-response', { content: [], tool_calls: [call] })).toEqual([]);
+    }
+  });
+
+  it('keeps at most 2,000 characters of what was sent; a value that cannot be written does not throw', () => {
+    const long = readToolCall('c1', 'x', `{${'a'.repeat(50_000)}`);
+    expect(long.invalid_arguments!.raw.length).toBe(2001);
+    const cyclic: unknown[] = [];
+    cyclic.push(cyclic);
+    expect(readToolCall('c1', 'x', cyclic).invalid_arguments).toMatchObject({
+      problem: 'not_object',
+      detail: 'array',
+    });
+    expect(readToolCall('c1', 'x', 10n).invalid_arguments).toMatchObject({
+      problem: 'not_object',
+      detail: 'bigint',
+    });
+  });
+});
+
+describe('messageToolCalls (the calls of a stored message, each once)', () => {
+  it('reads tool_calls, then tool_call blocks with other ids, in order', () => {
+    const message: Message = {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Reading.' },
+        { type: 'tool_call', id: 'a', name: 'read_file', input: { path: 'a' } },
+        { type: 'tool_call', id: 'c', name: 'grep', input: { pattern: 'x' } },
+      ],
+      tool_calls: [
+        { id: 'a', tool: 'read_file', arguments: { path: 'a' } },
+        { id: 'b', tool: 'bash', arguments: { command: 'ls' } },
+      ],
+    };
+    expect(messageToolCalls(message)).toEqual([
+      { id: 'a', name: 'read_file', arguments: { path: 'a' } },
+      { id: 'b', name: 'bash', arguments: { command: 'ls' } },
+      { id: 'c', name: 'grep', arguments: { pattern: 'x' } },
+    ]);
+  });
+
+  it('a Python-written message (both places), a block-only one, and a ToolCall-shaped entry are read alike', () => {
+    const python = {
+      role: 'assistant',
+      content: [{ type: 'tool_call', id: 'a', name: 'read_file', input: { path: 'a' } }],
+      tool_calls: [{ id: 'a', tool: 'read_file', arguments: { path: 'a' } }],
+    } as Message;
+    const blocksOnly = { ...python, tool_calls: undefined } as unknown as Message;
+    const named = {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'a', name: 'read_file', arguments: { path: 'a' } }],
+    };
+    for (const message of [python, blocksOnly, named as unknown as Message]) {
+      expect(messageToolCalls(message)).toEqual([{ id: 'a', name: 'read_file', arguments: { path: 'a' } }]);
+    }
+  });
+
+  it('stored history is checked: entries without a string id, null entries and odd content are skipped', () => {
+    const odd = {
+      role: 'assistant',
+      content: [null, { type: 'tool_call', id: 7, name: 'x', input: {} }],
+      tool_calls: [null, { id: '', tool: 'x', arguments: {} }, { tool: 'x' }],
+    } as unknown as Message;
+    expect(messageToolCalls(odd)).toEqual([]);
+    expect(messageToolCalls({ role: 'user', content: 'hi' })).toEqual([]);
   });
 });

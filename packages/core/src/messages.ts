@@ -5,6 +5,7 @@
  * `schemas/*.json` describe the same shapes. Unknown fields are allowed and must
  * be preserved by anyone who copies these objects.
  */
+import { stringifyJson } from './results.js';
 
 /** A JSON Schema document (draft 2020-12 unless it says otherwise). */
 export type JSONSchema = { [key: string]: unknown };
@@ -197,7 +198,27 @@ export interface ChatRequest {
 export interface ToolCall {
   id: string;
   name: string;
+  /** The arguments, always an object: `{}` when the model sent none, and when they were invalid. */
   arguments: Record<string, unknown>;
+  /**
+   * Set when the arguments the model sent were not a JSON object (read once,
+   * by `readToolCall` at the provider edge): the call must not run, and an
+   * orchestrator tells the model what to fix instead.
+   */
+  invalid_arguments?: InvalidToolArguments;
+}
+
+/**
+ * Why a call's arguments could not be used: the `raw` text the model sent (at
+ * most 2,000 characters), the `problem` (`invalid_json`: not JSON;
+ * `not_object`: JSON of something else than an object) and its `detail` (the
+ * parser's message, or what was there: `array`, `string`, `null`, ...). Plain
+ * snake_case JSON data.
+ */
+export interface InvalidToolArguments {
+  raw: string;
+  problem: 'invalid_json' | 'not_object';
+  detail: string;
 }
 
 /**
@@ -280,6 +301,34 @@ export function responseToolCalls(response: ChatResponse): ToolCall[] {
   return response.tool_calls?.length ? response.tool_calls : blockToolCalls(response.content);
 }
 
+/**
+ * The calls of a stored assistant message, each id once, in order: its
+ * `tool_calls`, then `tool_call` content blocks with other ids. This version
+ * stores a call once (in `tool_calls`); transcripts written by Python Amplifier
+ * or by earlier versions hold each call in both places, and a message from
+ * elsewhere may hold it only as a block. Entries without a string id are
+ * skipped (stored history is checked, not trusted).
+ */
+export function messageToolCalls(message: Message): ToolCall[] {
+  const calls: ToolCall[] = [];
+  const stored = message.tool_calls;
+  const blocks = Array.isArray(message.content) ? message.content : undefined;
+  if (!Array.isArray(stored) && blocks === undefined) return calls;
+  let seen: Set<string> | undefined;
+  const add = (call: ToolCall): void => {
+    if (typeof call.id !== 'string' || call.id === '') return;
+    seen ??= new Set();
+    if (seen.has(call.id)) return;
+    seen.add(call.id);
+    calls.push(call);
+  };
+  if (Array.isArray(stored)) for (const call of stored) if (call) add(fromMessageToolCall(call));
+  if (blocks !== undefined) {
+    for (const block of blocks) if (block?.type === 'tool_call') add(fromToolCallBlock(block));
+  }
+  return calls;
+}
+
 // ---------------------------------------------------------- tool call shapes
 
 /**
@@ -291,9 +340,14 @@ export function toMessageToolCall(call: ToolCall): MessageToolCall {
   return { id: call.id, tool: call.name, arguments: call.arguments ?? {} };
 }
 
-/** A stored `Message.tool_calls` entry as a ToolCall (missing arguments become `{}`). */
+/**
+ * A stored `Message.tool_calls` entry as a ToolCall: the name from `tool`
+ * (Amplifier's field), else from `name` (a writer that used the ToolCall
+ * shape); missing arguments become `{}`.
+ */
 export function fromMessageToolCall(call: MessageToolCall): ToolCall {
-  return { id: call.id, name: call.tool, arguments: call.arguments ?? {} };
+  const name = call.tool ?? (call as { name?: string }).name;
+  return { id: call.id, name, arguments: call.arguments ?? {} };
 }
 
 /** A call as a `tool_call` content block: `{type: 'tool_call', id, name, input}` (missing arguments become `{}`). */
@@ -319,6 +373,39 @@ export type ParsedToolArguments =
        */
       readonly detail: string;
     };
+
+/** At most this many characters of invalid arguments are kept in `invalid_arguments.raw`. */
+const MAX_RAW_ARGUMENTS = 2000;
+
+/**
+ * A call as a provider read it from the wire: its arguments parsed once, here
+ * (`parseToolArguments`). Arguments that are not a JSON object give a call with
+ * `arguments: {}` and `invalid_arguments` saying what was wrong, never a made-up
+ * object a tool could run with.
+ *
+ * @example
+ * ```ts
+ * import { readToolCall } from '@amplifier/core';
+ *
+ * readToolCall('call_1', 'read_file', '{"path":"a.txt"}'); // { id, name, arguments: { path: 'a.txt' } }
+ * readToolCall('call_2', 'read_file', '{"path":').invalid_arguments?.problem; // 'invalid_json'
+ * ```
+ */
+export function readToolCall(id: string, name: string, raw: unknown): ToolCall {
+  const parsed = parseToolArguments(raw);
+  if (parsed.ok) return { id, name, arguments: parsed.arguments };
+  const text = typeof raw === 'string' ? raw : stringifyJson(raw);
+  return {
+    id,
+    name,
+    arguments: {},
+    invalid_arguments: {
+      raw: text.length > MAX_RAW_ARGUMENTS ? `${text.slice(0, MAX_RAW_ARGUMENTS)}…` : text,
+      problem: parsed.problem,
+      detail: parsed.detail,
+    },
+  };
+}
 
 /**
  * A tool call's arguments as an object, however they came: an object is taken

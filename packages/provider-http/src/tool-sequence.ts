@@ -5,7 +5,7 @@
  * edited by hand). Instead of failing the whole session, the provider sends a
  * synthetic error result that tells the model what happened.
  */
-import { fromMessageToolCall, fromToolCallBlock, type Message, type ToolCall } from '@amplifier/core';
+import { type Message, messageToolCalls } from '@amplifier/core';
 
 /** One tool call that had no result and got a synthetic one. */
 export interface ToolSequenceRepair {
@@ -39,21 +39,12 @@ export function missingToolResultText(toolName: string, toolCallId: string): str
   );
 }
 
-/** The calls of an assistant message: `tool_calls` and `tool_call` blocks, each id once, in order. */
+/** The calls of an assistant message (core's `messageToolCalls`: each id once), as repairs. */
 function callsOf(message: Message): ToolSequenceRepair[] {
-  const calls: ToolSequenceRepair[] = [];
-  const seen = new Set<string>();
-  // Messages come from stored history: ids and names are checked, not trusted.
-  const add = ({ id, name }: ToolCall): void => {
-    if (typeof id !== 'string' || id === '' || seen.has(id)) return;
-    seen.add(id);
-    calls.push({ tool_call_id: id, tool_name: typeof name === 'string' ? name : 'unknown' });
-  };
-  if (Array.isArray(message.content)) {
-    for (const block of message.content) if (block?.type === 'tool_call') add(fromToolCallBlock(block));
-  }
-  for (const call of message.tool_calls ?? []) if (call) add(fromMessageToolCall(call));
-  return calls;
+  return messageToolCalls(message).map(({ id, name }) => ({
+    tool_call_id: id,
+    tool_name: typeof name === 'string' ? name : 'unknown',
+  }));
 }
 
 /** Ids answered anywhere: `tool` messages and `tool_result` blocks. */

@@ -5,7 +5,7 @@
  * event fold are exported for tools that want the same view as data.
  */
 export type { EventRecord } from './model/records.js';
-export type { Approval, ProviderCall, ToolCall, Usage, UsageTotals } from './model/session-fold.js';
+export type { Approval, ProviderCall, ToolRun, Usage, UsageTotals } from './model/session-fold.js';
 export { SessionFold } from './model/session-fold.js';
 export type { LiveUpdate, SessionDetail, SessionSummary } from './model/summary.js';
 export { findSessionFolders, type SessionFolder } from './reader/session-folder.js';

@@ -7,7 +7,11 @@ import { createLLMError, type StreamEvent } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import { RESPONSE, setup, textEvents } from '../__fixtures__/scripted-wire.js';
 import { streamingConformance, streamingContractProblems } from './index.js';
-import type { RecordedStreamEvent, StreamingScenario } from './streaming-checks.js';
+import {
+  type RecordedStreamEvent,
+  type StreamingScenario,
+  streamingContractChecks,
+} from './streaming-checks.js';
 
 const ID = '6f1c2a3b-4d5e-4f60-8a1b-2c3d4e5f6a7b';
 const start = (i: number, type: string, extra = {}): RecordedStreamEvent => [
@@ -168,5 +172,55 @@ describe('ProviderCalls', () => {
       const { runner } = setup([outcomes[scenario]()], {}, hooks);
       return { provider: { complete: (request) => runner.complete(request, {}, true) } };
     },
+  });
+});
+
+describe('the tool_use check: each call once, in tool_calls, its arguments read', () => {
+  const check = streamingContractChecks.find((c) => c.name.startsWith('tool_use'))!;
+  /** A subject whose streamed tool call ends in `response`. */
+  const subject = (response: Extract<StreamEvent, { type: 'message.end' }>['response']) => ({
+    async start(_scenario: StreamingScenario, hooks: Parameters<typeof setup>[2]) {
+      const events = toolEvents().slice(0, -1);
+      events.push({ type: 'message.end', response });
+      const { runner } = setup([{ events }], {}, hooks);
+      return {
+        provider: {
+          complete: (request: Parameters<typeof runner.complete>[0]) => runner.complete(request, {}, true),
+        },
+      };
+    },
+  });
+  const call = { id: 'c1', name: 'read_file', arguments: { path: 'a' } };
+
+  it.each([
+    [
+      'a call stored twice (block and tool_calls)',
+      {
+        content: [{ type: 'tool_call' as const, id: 'c1', name: 'read_file', input: { path: 'a' } }],
+        tool_calls: [call],
+      },
+      /tool_call content block/,
+    ],
+    [
+      'arguments left as JSON text',
+      { content: [], tool_calls: [{ ...call, arguments: '{"path":"a"}' }] },
+      /must be an object/,
+    ],
+    [
+      'arguments that are an array',
+      { content: [], tool_calls: [{ ...call, arguments: ['a'] }] },
+      /must be an object/,
+    ],
+  ])('refuses %s', async (_what, response, problem) => {
+    await expect(check.run(subject(response as never))).rejects.toThrow(problem);
+  });
+
+  it('accepts a call with invalid_arguments (arguments {})', async () => {
+    const invalid = {
+      ...call,
+      arguments: {},
+      invalid_arguments: { raw: '{"pa', problem: 'invalid_json' as const, detail: 'x' },
+    };
+    await expect(check.run(subject({ content: [], tool_calls: [invalid] }))).resolves.toBeUndefined();
   });
 });

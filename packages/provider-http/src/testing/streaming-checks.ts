@@ -240,7 +240,7 @@ export const streamingContractChecks: readonly StreamingCheck[] = [
     },
   },
   {
-    name: 'tool_use: a named tool_use block gets block_start and block_end only, no deltas for its input',
+    name: 'tool_use: a named tool_use block gets block_start and block_end only, no deltas for its input; the response holds each call once, in tool_calls',
     async run(subject) {
       const { events, response, error } = await run(subject, 'tool_use');
       assert.ok(error === undefined, `complete() failed: ${String(error)}`);
@@ -248,10 +248,21 @@ export const streamingContractChecks: readonly StreamingCheck[] = [
       expectFramed(events);
       const tools = names(events, 'llm:stream_block_start').filter((d) => d.block_type === 'tool_use');
       assert.ok(tools.length > 0, 'no tool_use llm:stream_block_start for a streamed tool call');
-      const called = [
-        ...(response?.tool_calls ?? []).map((c) => c.name),
-        ...(response?.content ?? []).flatMap((b) => (b.type === 'tool_call' ? [b.name] : [])),
-      ];
+      const calls = response?.tool_calls ?? [];
+      const called = calls.map((c) => c.name);
+      // Each call is stored once, in tool_calls, with its arguments read (an object, or invalid_arguments).
+      for (const block of response?.content ?? []) {
+        assert.ok(
+          block.type !== 'tool_call',
+          `the response holds call ${String((block as { id?: unknown }).id)} as a tool_call content block; a call belongs in tool_calls only`,
+        );
+      }
+      for (const call of calls) {
+        assert.ok(
+          typeof call.arguments === 'object' && call.arguments !== null && !Array.isArray(call.arguments),
+          `call ${call.id} has arguments ${JSON.stringify(call.arguments)}; they must be an object (arguments that were not one are reported in invalid_arguments)`,
+        );
+      }
       for (const tool of tools) {
         assert.ok(
           called.includes(tool.name as string),

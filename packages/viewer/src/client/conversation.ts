@@ -7,7 +7,7 @@
  * or a tool's output shows as written.
  */
 import { useState } from 'preact/hooks';
-import type { ToolCall } from '../model/session-fold.js';
+import type { ToolRun } from '../model/session-fold.js';
 import { sessionHref } from './api.js';
 import { asText, formatDuration, oneLine } from './format.js';
 import { html } from './html.js';
@@ -77,7 +77,7 @@ function ToolCallView({
   startOpen,
 }: {
   call: CallRef;
-  event: ToolCall | undefined;
+  event: ToolRun | undefined;
   result: Message | undefined;
   startOpen: boolean;
 }) {
@@ -120,7 +120,7 @@ function ToolCallView({
   </details>`;
 }
 
-export function Conversation({ messages, tools }: { messages: Message[]; tools: Map<string, ToolCall> }) {
+export function Conversation({ messages, tools }: { messages: Message[]; tools: Map<string, ToolRun> }) {
   if (messages.length === 0) return html`<p class="empty">No messages.</p>`;
   const results = new Map<string, Message>();
   for (const m of messages)

@@ -4,13 +4,13 @@
  * calls side by side).
  */
 import { assignLanes } from '../model/lanes.js';
-import type { ProviderCall, ToolCall } from '../model/session-fold.js';
+import type { ProviderCall, ToolRun } from '../model/session-fold.js';
 import { formatDuration } from './format.js';
 import { html } from './html.js';
 
 const ROW = 22;
 
-export function Timeline({ calls, now }: { calls: (ProviderCall | ToolCall)[]; now: number }) {
+export function Timeline({ calls, now }: { calls: (ProviderCall | ToolRun)[]; now: number }) {
   if (calls.length === 0) return html`<p class="empty">No provider or tool calls in the event log.</p>`;
   let t0 = Number.POSITIVE_INFINITY;
   let t1 = Number.NEGATIVE_INFINITY;

@@ -4,7 +4,7 @@
  * order among calls of the same tool (Python Amplifier's tool events carry
  * no call id).
  */
-import type { ToolCall } from './session-fold.js';
+import type { ToolRun } from './session-fold.js';
 
 export interface CallRef {
   id: string;
@@ -13,11 +13,11 @@ export interface CallRef {
 
 export function matchToolCalls(
   transcript: readonly CallRef[],
-  logged: readonly ToolCall[],
-): Map<string, ToolCall> {
-  const out = new Map<string, ToolCall>();
+  logged: readonly ToolRun[],
+): Map<string, ToolRun> {
+  const out = new Map<string, ToolRun>();
   const byId = new Map(logged.map((c) => [c.id, c]));
-  const used = new Set<ToolCall>();
+  const used = new Set<ToolRun>();
   const pending: CallRef[] = [];
   for (const ref of transcript) {
     const hit = byId.get(ref.id);

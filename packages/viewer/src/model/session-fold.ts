@@ -36,7 +36,11 @@ export interface Approval {
   source: string | null;
 }
 
-export interface ToolCall {
+/**
+ * A tool call as the event log shows it running (start, end, status, output,
+ * approval): a timeline entry, not the call itself (core's `ToolCall`).
+ */
+export interface ToolRun {
   kind: 'tool';
   /** The call id (`tool_call_id`); writers without one get `#<n>`. */
   id: string;
@@ -71,7 +75,7 @@ function readUsage(value: unknown): Usage | null {
 
 export class SessionFold {
   readonly providerCalls: ProviderCall[] = [];
-  readonly toolCalls: ToolCall[] = [];
+  readonly toolCalls: ToolRun[] = [];
   /** One line per error the log records (provider, tool, session). */
   readonly errors: { at: number | null; text: string }[] = [];
   records = 0;
@@ -84,7 +88,7 @@ export class SessionFold {
   readonly #fallbackCalls: ProviderCall[] = [];
   readonly #openLlm: ProviderCall[] = [];
   readonly #openProvider: ProviderCall[] = [];
-  readonly #toolsById = new Map<string, ToolCall>();
+  readonly #toolsById = new Map<string, ToolRun>();
   #unnamed = 0;
 
   /** The provider calls to show: `llm:*` when the log has them, else `provider:*`. */
@@ -207,7 +211,7 @@ export class SessionFold {
   }
 
   /** The tool call a record is about: by `tool_call_id`, else the latest open call of that tool. */
-  #toolFor(record: EventRecord): ToolCall | undefined {
+  #toolFor(record: EventRecord): ToolRun | undefined {
     const id = asString(field(record, 'tool_call_id'));
     if (id !== null) return this.#toolsById.get(id);
     const name = asString(field(record, 'tool_name'));
@@ -234,9 +238,9 @@ export class SessionFold {
     this.#newTool(record, t);
   }
 
-  #newTool(record: EventRecord, t: number): ToolCall {
+  #newTool(record: EventRecord, t: number): ToolRun {
     const id = asString(field(record, 'tool_call_id')) ?? `#${++this.#unnamed}`;
-    const call: ToolCall = {
+    const call: ToolRun = {
       kind: 'tool',
       id,
       name: asString(field(record, 'tool_name')) ?? 'tool',
@@ -279,7 +283,7 @@ export class SessionFold {
     }
   }
 
-  #oldestOpen(record: EventRecord): ToolCall | undefined {
+  #oldestOpen(record: EventRecord): ToolRun | undefined {
     const name = asString(field(record, 'tool_name'));
     return this.toolCalls.find(
       (c) => c.end === null && c.status === 'running' && (name === null || c.name === name),
