@@ -186,8 +186,26 @@ describe('the span tree of a session', () => {
     const chat = spans.find(
       (s) => s.name.startsWith('chat ') && s.attributes['amplifier.provider.iteration'] === 0,
     )!;
+    // The response's tool calls are parts of its output message (the loop emits them as
+    // `tool_call` content blocks), and their arguments are redacted like everything else.
     const output = JSON.parse(String(chat.attributes['gen_ai.output.messages']));
-    expect(output).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'Working on it.' }] }]);
+    expect(output).toEqual([
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'text', content: 'Working on it.' },
+          {
+            type: 'tool_call',
+            id: 'c1',
+            name: 'wait_a',
+            arguments: { api_key: '[REDACTED]', path: 'a.txt' },
+          },
+          { type: 'tool_call', id: 'c2', name: 'wait_b', arguments: {} },
+          { type: 'tool_call', id: 'c3', name: 'fail_tool', arguments: {} },
+          { type: 'tool_call', id: 'c4', name: 'throw_tool', arguments: {} },
+        ],
+      },
+    ]);
   });
 
   it('records the GenAI metrics', async () => {
