@@ -2,43 +2,8 @@
  * The module's configuration: the JSON Schema it is validated against (with
  * core's shared ajv) and the defaults of the reference's context-simple.
  */
-import { getOwn, type JSONSchema, type Logger } from '@amplifier/core';
-import { readModuleConfig } from '@amplifier/schema';
-
-/** How much the compaction notice says. `verbose` renders like `normal` (as in the reference). */
-export type NoticeVerbosity = 'minimal' | 'normal' | 'verbose';
-
-/** Module config, as in a mount plan (snake_case, every key optional). */
-export interface ContextSimpleConfig {
-  /** Fallback budget in tokens; a cap on the provider-derived budget only when set explicitly. */
-  max_tokens?: number;
-  /** Compact when estimate / effective budget reaches this fraction. */
-  compact_threshold?: number;
-  /** Compact down to this fraction of the effective budget. */
-  target_usage?: number;
-  /** Fraction of the most recent messages protected from removal. */
-  protected_recent?: number;
-  /** The last N tool results are never truncated or removed (0 or less protects none). */
-  protected_tool_results?: number;
-  /** Characters of a tool result kept when it is truncated. */
-  truncate_chars?: number;
-  compaction_notice_enabled?: boolean;
-  /** Tokens taken off the budget for the notice when it is enabled. */
-  compaction_notice_token_reserve?: number;
-  compaction_notice_verbosity?: NoticeVerbosity;
-  /** The notice is added only when the strategy level is at least this. */
-  compaction_notice_min_level?: number;
-  /** Fraction of the model's max output tokens reserved out of its context window. */
-  output_reserve_fraction?: number;
-  /**
-   * Keep the compacted view between requests and extend it with new messages,
-   * compacting it again only when it reaches the threshold (default true);
-   * false compacts the whole history afresh on every request over the threshold.
-   */
-  sticky_compaction?: boolean;
-  /** Accepted for compatibility with Amplifier bundles; ignored (compaction is always automatic). */
-  auto_compact?: boolean;
-}
+import { getOwn, type Logger } from '@amplifier/core';
+import { type FromSchema, readModuleConfig } from '@amplifier/schema';
 
 /** The config with every default applied, plus whether `max_tokens` was given. */
 export type ResolvedConfig = Required<Omit<ContextSimpleConfig, 'auto_compact'>> & {
@@ -61,27 +26,47 @@ export const DEFAULT_CONFIG: Readonly<Required<Omit<ContextSimpleConfig, 'auto_c
   sticky_compaction: true,
 });
 
-const fraction = { type: 'number', minimum: 0, maximum: 1 };
-
-/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about other keys). */
-export const CONFIG_SCHEMA: JSONSchema = {
+/** JSON Schema of the config: the one source of `ContextSimpleConfig` (`FromSchema`); `readModuleConfig` (@amplifier/schema) warns about other keys. */
+export const CONFIG_SCHEMA = {
   type: 'object',
   properties: {
+    /** Fallback budget in tokens; a cap on the provider-derived budget only when set explicitly. */
     max_tokens: { type: 'integer', minimum: 1 },
+    /** Compact when estimate / effective budget reaches this fraction. */
     compact_threshold: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
+    /** Compact down to this fraction of the effective budget. */
     target_usage: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
-    protected_recent: fraction,
+    /** Fraction of the most recent messages protected from removal. */
+    protected_recent: { type: 'number', minimum: 0, maximum: 1 },
+    /** The last N tool results are never truncated or removed (0 or less protects none). */
     protected_tool_results: { type: 'integer' },
+    /** Characters of a tool result kept when it is truncated. */
     truncate_chars: { type: 'integer', minimum: 0 },
     compaction_notice_enabled: { type: 'boolean' },
+    /** Tokens taken off the budget for the notice when it is enabled. */
     compaction_notice_token_reserve: { type: 'integer', minimum: 0 },
+    /** How much the compaction notice says. `verbose` renders like `normal` (as in the reference). */
     compaction_notice_verbosity: { enum: ['minimal', 'normal', 'verbose'] },
+    /** The notice is added only when the strategy level is at least this. */
     compaction_notice_min_level: { type: 'integer', minimum: 0, maximum: 8 },
-    output_reserve_fraction: fraction,
+    /** Fraction of the model's max output tokens reserved out of its context window. */
+    output_reserve_fraction: { type: 'number', minimum: 0, maximum: 1 },
+    /**
+     * Keep the compacted view between requests and extend it with new messages,
+     * compacting it again only when it reaches the threshold (default true);
+     * false compacts the whole history afresh on every request over the threshold.
+     */
     sticky_compaction: { type: 'boolean' },
+    /** Accepted for compatibility with Amplifier bundles; ignored (compaction is always automatic). */
     auto_compact: { type: 'boolean' },
   },
-};
+} as const;
+
+/** Module config, as in a mount plan (snake_case, every key optional): derived from `CONFIG_SCHEMA`. */
+export type ContextSimpleConfig = FromSchema<typeof CONFIG_SCHEMA>;
+
+/** How much the compaction notice says. `verbose` renders like `normal` (as in the reference). */
+export type NoticeVerbosity = NonNullable<ContextSimpleConfig['compaction_notice_verbosity']>;
 
 /**
  * Read a config by core's config policy and apply the defaults. Only its own

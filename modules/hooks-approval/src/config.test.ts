@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AmplifierError } from '@amplifier/core';
 import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { removeTempDirs, tempDir } from './__fixtures__/fakes.js';
-import { mount, parseConfig } from './index.js';
+import { type ApprovalConfigInput, mount, parseConfig, type RuleAction, type RuleConfig } from './index.js';
 
 afterEach(() => removeTempDirs());
 
@@ -79,5 +79,20 @@ describe('config policy', () => {
     expect(logger.problemsSince()).toEqual([
       expect.stringMatching(/^hooks-approval: config key 'policy_driven_only' is accepted and not honoured/),
     ]);
+  });
+});
+
+describe('the config type is derived from CONFIG_SCHEMA (issue 38, point 5)', () => {
+  it('types each key as the schema says; a wrong-typed key does not compile', () => {
+    expectTypeOf<RuleAction>().toEqualTypeOf<'allow' | 'deny' | 'ask'>();
+    expectTypeOf<RuleConfig>().toEqualTypeOf<{
+      tool: string | string[];
+      action: RuleAction;
+      when?: Record<string, string>;
+      reason?: string;
+    }>();
+    // @ts-expect-error a rule's action is allow, deny or ask
+    const bad: ApprovalConfigInput = { rules: [{ tool: 'bash', action: 'maybe' }] };
+    expect(() => parseConfig(bad)).toThrow(/action/);
   });
 });

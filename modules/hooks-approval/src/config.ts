@@ -5,46 +5,9 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { getOwn, type JSONSchema, type Logger } from '@amplifier/core';
-import { readModuleConfig, warnConfigKey } from '@amplifier/schema';
+import { getOwn, type Logger } from '@amplifier/core';
+import { type FromSchema, readModuleConfig, warnConfigKey } from '@amplifier/schema';
 import { DEFAULT_PATH_ARGUMENTS } from './path-match.js';
-
-export type RuleAction = 'allow' | 'deny' | 'ask';
-
-/** One rule as written in config (plain JSON, snake_case). */
-export interface RuleConfig {
-  /** A tool name, a glob (`mcp_*`), or a list of them. */
-  tool: string | string[];
-  /** Argument path (dotted: `command`, `options.path`) -> glob, or `/regex/flags`. All must match. */
-  when?: Record<string, string>;
-  action: RuleAction;
-  reason?: string;
-}
-
-export interface ApprovalConfig {
-  /** Evaluated first, in order. */
-  rules: RuleConfig[];
-  /** Append DEFAULT_RULES after `rules`. Default true. */
-  default_rules: boolean;
-  /** When no rule matches. Default `ask`. */
-  default_action: RuleAction;
-  /** Seconds the person has to answer (the kernel enforces it). Default 300. */
-  approval_timeout: number;
-  /** What a timeout (or an app without a person, like the CLI without a TTY) decides. Default `deny`. */
-  approval_default: 'allow' | 'deny';
-  /** Tools whose `command` argument is a shell command line, checked command by command. Default `['bash']`. */
-  shell_tools: string[];
-  /** Argument names whose values are file system paths, matched as absolute and real paths. */
-  path_arguments: string[];
-  /** Append an audit record for every decision. Default true. */
-  audit: boolean;
-  /** Default `<AMPLIFIER_HOME>/audit/approvals.jsonl`. */
-  audit_file: string;
-  /** Longest approval prompt; longer arguments are cut with a marker. Default 4000. */
-  max_prompt_chars: number;
-  /** Priority of the `tool:pre` handler (lower runs first). Default -10. */
-  priority: number;
-}
 
 const HARMLESS = 'harmless command (the reference auto-approves it)';
 
@@ -65,44 +28,60 @@ export const DEFAULT_RULES: readonly RuleConfig[] = Object.freeze([
   },
 ] satisfies RuleConfig[]);
 
-const ACTIONS = ['allow', 'deny', 'ask'];
-
-const RULE_SCHEMA: JSONSchema = {
-  type: 'object',
-  required: ['tool', 'action'],
-  properties: {
-    tool: {
-      anyOf: [
-        { type: 'string', minLength: 1 },
-        { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
-      ],
-    },
-    when: {
-      type: 'object',
-      propertyNames: { minLength: 1 },
-      additionalProperties: { type: 'string', minLength: 1 },
-    },
-    action: { enum: ACTIONS },
-    reason: { type: 'string' },
-  },
-};
-
-/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about unknown keys, refuses the unsafe ones). */
-export const CONFIG_SCHEMA: JSONSchema = {
+/**
+ * JSON Schema of the config: the one source of `ApprovalConfigInput`, `RuleConfig` and
+ * `RuleAction` (`FromSchema`). `readModuleConfig` (@amplifier/schema) warns about unknown
+ * keys, refuses the unsafe ones.
+ */
+export const CONFIG_SCHEMA = {
   type: 'object',
   properties: {
-    rules: { type: 'array', items: RULE_SCHEMA },
+    /** Evaluated first, in order. */
+    rules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['tool', 'action'],
+        properties: {
+          /** A tool name, a glob (`mcp_*`), or a list of them. */
+          tool: {
+            anyOf: [
+              { type: 'string', minLength: 1 },
+              { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+            ],
+          },
+          /** Argument path (dotted: `command`, `options.path`) -> glob, or `/regex/flags`. All must match. */
+          when: {
+            type: 'object',
+            propertyNames: { minLength: 1 },
+            additionalProperties: { type: 'string', minLength: 1 },
+          },
+          action: { enum: ['allow', 'deny', 'ask'] },
+          reason: { type: 'string' },
+        },
+      },
+    },
+    /** Append DEFAULT_RULES after `rules`. Default true. */
     default_rules: { type: 'boolean' },
-    default_action: { enum: ACTIONS },
+    /** When no rule matches. Default `ask`. */
+    default_action: { enum: ['allow', 'deny', 'ask'] },
+    /** Seconds the person has to answer (the kernel enforces it). Default 300. */
     approval_timeout: { type: 'number', exclusiveMinimum: 0, maximum: 2_147_483 },
+    /** What a timeout (or an app without a person, like the CLI without a TTY) decides. Default `deny`. */
     approval_default: { enum: ['allow', 'deny'] },
+    /** Tools whose `command` argument is a shell command line, checked command by command. Default `['bash']`. */
     shell_tools: { type: 'array', items: { type: 'string', minLength: 1 } },
+    /** Argument names whose values are file system paths, matched as absolute and real paths. */
     path_arguments: { type: 'array', items: { type: 'string', minLength: 1 } },
+    /** Append an audit record for every decision. Default true. */
     audit: {
       anyOf: [{ type: 'boolean' }, { type: 'object', properties: { enabled: { type: 'boolean' } } }],
     },
+    /** Default `<AMPLIFIER_HOME>/audit/approvals.jsonl`. */
     audit_file: { type: 'string', minLength: 1 },
+    /** Longest approval prompt; longer arguments are cut with a marker. Default 4000. */
     max_prompt_chars: { type: 'integer', minimum: 200 },
+    /** Priority of the `tool:pre` handler (lower runs first). Default -10. */
     priority: { type: 'number' },
     // The reference's keys.
     tools: {
@@ -112,6 +91,25 @@ export const CONFIG_SCHEMA: JSONSchema = {
     policy_driven_only: { type: 'boolean' },
     default_timeout: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 2_147_483 },
   },
+} as const;
+
+/** The config as written (plain JSON, snake_case): derived from `CONFIG_SCHEMA`. */
+export type ApprovalConfigInput = FromSchema<typeof CONFIG_SCHEMA>;
+
+/** One rule as written in config (plain JSON, snake_case). */
+export type RuleConfig = NonNullable<ApprovalConfigInput['rules']>[number];
+
+export type RuleAction = RuleConfig['action'];
+
+/**
+ * The config with its defaults filled in; the reference's keys resolved (`tools` into `rules`,
+ * `default_timeout` into `approval_timeout`, `audit: {enabled}` into `audit`).
+ */
+export type ApprovalConfig = Required<
+  Omit<ApprovalConfigInput, 'audit' | 'tools' | 'policy_driven_only' | 'default_timeout'>
+> & {
+  /** Append an audit record for every decision. Default true. */
+  audit: boolean;
 };
 
 const WEAKER = 'ignoring it could approve a call the config meant to ask about or deny';
@@ -155,12 +153,7 @@ export function parseConfig(
     safety: SAFETY_KEYS,
     logger,
   });
-  const given = config as Partial<Omit<ApprovalConfig, 'audit'>> & {
-    tools?: Record<string, { require_approval?: boolean }>;
-    audit?: boolean | { enabled?: boolean };
-    default_timeout?: number | null;
-    policy_driven_only?: boolean;
-  };
+  const given = config as ApprovalConfigInput;
   if (given.policy_driven_only === true) {
     warnConfigKey(
       logger,

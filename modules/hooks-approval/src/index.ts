@@ -18,7 +18,7 @@ import { ApprovalHook } from './hook.js';
 export type { AuditDecision, AuditRecord, DecisionSource } from './audit.js';
 export { argsSummary } from './audit.js';
 export { argsHash, canonicalJson } from './binding.js';
-export type { ApprovalConfig, RuleAction, RuleConfig } from './config.js';
+export type { ApprovalConfig, ApprovalConfigInput, RuleAction, RuleConfig } from './config.js';
 export { DEFAULT_RULES, defaultSessionDir, parseConfig } from './config.js';
 export type { Grant } from './grants.js';
 export { APPROVAL_OPTIONS, escapeDisguising } from './prompt.js';

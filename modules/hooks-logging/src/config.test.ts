@@ -3,8 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { dynamicEvent } from '@amplifier/core';
 import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_TEMPLATE, logPath, parseConfig } from './config.js';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import {
+  CONFIG_SCHEMA,
+  DEFAULT_TEMPLATE,
+  type LoggingConfigInput,
+  logPath,
+  parseConfig,
+  RECORD_LEVELS,
+} from './config.js';
 import { mount } from './index.js';
 
 let tmp: string;
@@ -96,5 +103,25 @@ describe('durations are seconds, with the *_ms key of earlier releases as an ali
       'config.queue_full_wait (1 s) and config.queue_full_wait_ms (5 ms) disagree',
     );
     expect(() => parseConfig({ queue_full_wait: -1 })).toThrow('queue_full_wait must be >= 0');
+  });
+});
+
+describe('the config type is derived from CONFIG_SCHEMA (issue 38, point 5)', () => {
+  it('types each key as the schema says; a wrong-typed key does not compile', () => {
+    expectTypeOf<LoggingConfigInput['max_file_bytes']>().toEqualTypeOf<number | null | undefined>();
+    expectTypeOf<LoggingConfigInput['console']>().toEqualTypeOf<
+      false | 'debug' | 'info' | 'warn' | 'error' | undefined
+    >();
+    // @ts-expect-error max_files is an integer, not a string
+    const bad: LoggingConfigInput = { max_files: '5' };
+    expect(() => parseConfig(bad)).toThrow(/max_files/);
+  });
+
+  it('accepts every record level, WARN, in upper and lower case', () => {
+    const upper = [...RECORD_LEVELS, 'WARN'];
+    expect([...CONFIG_SCHEMA.properties.level.enum]).toEqual([
+      ...upper,
+      ...upper.map((l) => l.toLowerCase()),
+    ]);
   });
 });

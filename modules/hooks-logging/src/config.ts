@@ -4,39 +4,14 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { configDurationMs, getOwn, isPlainObject, type JSONSchema, type Logger } from '@amplifier/core';
-import { readModuleConfig, warnConfigKey } from '@amplifier/schema';
+import { configDurationMs, getOwn, isPlainObject, type Logger } from '@amplifier/core';
+import { type FromSchema, readModuleConfig, warnConfigKey } from '@amplifier/schema';
 import { DEFAULT_REDACTION, type RedactionConfig } from '@amplifier/secrets';
 import { amplifierHome, projectSlug, sessionFolderName } from '@amplifier/sessions';
 
 export type { RedactionConfig };
 
 export type ConsoleLevel = 'debug' | 'info' | 'warn' | 'error';
-
-export interface LoggingConfig {
-  priority: number;
-  session_log_template: string;
-  auto_discover: boolean;
-  additional_events: string[];
-  exclude_events: string[];
-  strip_raw: boolean;
-  redaction: RedactionConfig;
-  /** Rotate when the file would grow past this many bytes; null = never. */
-  max_file_bytes: number | null;
-  /** Files kept including the current one (`events.jsonl`, `events.1.jsonl`, ...). */
-  max_files: number;
-  /** Longest string value written; longer ones are cut with a marker. */
-  max_value_chars: number;
-  /** Bounded queue between the hook and the writer. */
-  queue_max_records: number;
-  queue_max_bytes: number;
-  /** How long (ms) a hook call waits for room when the queue is full before the record is dropped (config: `queue_full_wait` in seconds, or `queue_full_wait_ms`). */
-  queue_full_wait_ms: number;
-  /** A compact line per event on stderr at or above this level; false = off. */
-  console: ConsoleLevel | false;
-  /** The reference's `level`: records below it are not written (`DEBUG` writes all). */
-  level: RecordLevel;
-}
 
 /** Record levels, lowest first (the reference's names; `WARN` reads as `WARNING`). */
 export const RECORD_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
@@ -69,47 +44,99 @@ export const DEFAULTS: Readonly<LoggingConfig> = Object.freeze({
   level: 'DEBUG',
 });
 
-const stringList: JSONSchema = { type: 'array', items: { type: 'string' } };
-
-const PROPERTIES: Record<string, JSONSchema> = {
-  priority: { type: 'number' },
-  session_log_template: { type: 'string', minLength: 1 },
-  auto_discover: { type: 'boolean' },
-  additional_events: stringList,
-  exclude_events: stringList,
-  strip_raw: { type: 'boolean' },
-  redaction: {
-    anyOf: [
-      { type: 'boolean' },
-      {
-        type: 'object',
-        // Refused, not warned (SAFETY_KEYS): a misspelt `keys` or `patterns` would redact less than asked.
-        properties: {
-          enabled: { type: 'boolean' },
-          keys: stringList,
-          patterns: stringList,
-          env_values: { type: 'boolean' },
+/**
+ * JSON Schema of the config: the one source of `LoggingConfigInput` (`FromSchema`);
+ * `readModuleConfig` (@amplifier/schema) warns about other keys.
+ */
+export const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: {
+    /** Handler priority. Default 100. */
+    priority: { type: 'number' },
+    /** Where the file goes: `{amplifier_home}`, `{project}`, `{session_id}` are filled in. */
+    session_log_template: { type: 'string', minLength: 1 },
+    /** Subscribe to the events other modules contribute on `observability.events`. */
+    auto_discover: { type: 'boolean' },
+    /** Events logged besides the kernel's. */
+    additional_events: { type: 'array', items: { type: 'string' } },
+    /** Event names or patterns not logged. */
+    exclude_events: { type: 'array', items: { type: 'string' } },
+    /** Leave providers' raw payloads out of the records. */
+    strip_raw: { type: 'boolean' },
+    /** `false` turns redaction off; a section adds keys and patterns. */
+    redaction: {
+      anyOf: [
+        { type: 'boolean' },
+        {
+          type: 'object',
+          // Refused, not warned (SAFETY_KEYS): a misspelt `keys` or `patterns` would redact less than asked.
+          properties: {
+            enabled: { type: 'boolean' },
+            keys: { type: 'array', items: { type: 'string' } },
+            patterns: { type: 'array', items: { type: 'string' } },
+            env_values: { type: 'boolean' },
+          },
         },
-      },
-    ],
+      ],
+    },
+    /** Rotate when the file would grow past this many bytes; null = never. */
+    max_file_bytes: { type: ['integer', 'null'], minimum: 1024 },
+    /** Files kept including the current one (`events.jsonl`, `events.1.jsonl`, ...). */
+    max_files: { type: 'integer', minimum: 1 },
+    /** Longest string value written; longer ones are cut with a marker. */
+    max_value_chars: { type: 'integer', minimum: 16 },
+    /** Bounded queue between the hook and the writer: records. */
+    queue_max_records: { type: 'integer', minimum: 1 },
+    /** Bounded queue between the hook and the writer: bytes. */
+    queue_max_bytes: { type: 'integer', minimum: 1024 },
+    /** Seconds a hook call waits for room when the queue is full before the record is dropped. */
+    queue_full_wait: { type: 'number', minimum: 0 },
+    /** The same in milliseconds (the alias of earlier releases). */
+    queue_full_wait_ms: { type: 'integer', minimum: 0 },
+    /** A compact line per event on stderr at or above this level; false = off. */
+    console: { enum: [false, 'debug', 'info', 'warn', 'error'] },
+    // The reference's keys: the foundation bundle's `mode`, the mount plan specification's
+    // `output_dir`, the reference README's `level`.
+    /** `session-only`: the session file only, no console lines. */
+    mode: { type: 'string' },
+    /** The file goes to `<output_dir>/<session_id>/events.jsonl` unless `session_log_template` is given. */
+    output_dir: { type: 'string', minLength: 1 },
+    /** The lowest record level written (`RECORD_LEVELS`, `WARN`, either case). */
+    level: {
+      enum: [
+        'DEBUG',
+        'INFO',
+        'WARNING',
+        'ERROR',
+        'CRITICAL',
+        'WARN',
+        'debug',
+        'info',
+        'warning',
+        'error',
+        'critical',
+        'warn',
+      ],
+    },
   },
-  max_file_bytes: { type: ['integer', 'null'], minimum: 1024 },
-  max_files: { type: 'integer', minimum: 1 },
-  max_value_chars: { type: 'integer', minimum: 16 },
-  queue_max_records: { type: 'integer', minimum: 1 },
-  queue_max_bytes: { type: 'integer', minimum: 1024 },
-  queue_full_wait: { type: 'number', minimum: 0 },
-  queue_full_wait_ms: { type: 'integer', minimum: 0 },
-  console: { enum: [false, 'debug', 'info', 'warn', 'error'] },
-  // The reference's keys: the foundation bundle's `mode`, the mount plan specification's
-  // `output_dir`, the reference README's `level`.
-  mode: { type: 'string' },
-  output_dir: { type: 'string', minLength: 1 },
-  level: { enum: [...RECORD_LEVELS, 'WARN', ...[...RECORD_LEVELS, 'WARN'].map((l) => l.toLowerCase())] },
-};
+} as const;
 
-/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about other keys). */
-export const CONFIG_SCHEMA: JSONSchema = { type: 'object', properties: PROPERTIES };
+/** The config as written: derived from `CONFIG_SCHEMA`. */
+export type LoggingConfigInput = FromSchema<typeof CONFIG_SCHEMA>;
+
+/**
+ * The config with its defaults filled in: every key of `CONFIG_SCHEMA` but the
+ * ones resolved into others (`mode`, `output_dir` -> `session_log_template`,
+ * `console`; `queue_full_wait` -> `queue_full_wait_ms`), with `redaction` as a
+ * whole section and `level` as one of `RECORD_LEVELS`.
+ */
+export type LoggingConfig = Required<
+  Omit<LoggingConfigInput, 'mode' | 'output_dir' | 'queue_full_wait' | 'redaction' | 'level'>
+> & {
+  redaction: RedactionConfig;
+  /** The reference's `level`: records below it are not written (`DEBUG` writes all). */
+  level: RecordLevel;
+};
 
 /** The safety-relevant keys (see README): refused when misspelt or with unknown keys inside. */
 export const SAFETY_KEYS: Readonly<Record<string, string>> = {

@@ -10,7 +10,7 @@ import type { Cleanup, Coordinator } from '@amplifier/core';
 import { parseConfig } from './config.js';
 import { EventLogger } from './logger.js';
 
-export type { ConsoleLevel, LoggingConfig, RedactionConfig } from './config.js';
+export type { ConsoleLevel, LoggingConfig, LoggingConfigInput, RedactionConfig } from './config.js';
 export { DEFAULTS, logPath, parseConfig } from './config.js';
 export { EventLogger } from './logger.js';
 

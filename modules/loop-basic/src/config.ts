@@ -3,30 +3,8 @@
  * plan) plus the scheduling, timeout, truncation and alias settings. Checked
  * with core's ajv at mount time; a bad value fails `mount` with every problem.
  */
-import { AmplifierError, type DataError, getOwn, type JSONSchema, type Logger } from '@amplifier/core';
-import { readModuleConfig } from '@amplifier/schema';
-
-/** The config as given in a mount plan. Every key is optional. */
-export interface LoopBasicConfig {
-  /** Provider calls per turn before the wrap-up call; -1 means unlimited. Default -1. */
-  max_iterations?: number;
-  /** Tool calls of one response that may run at the same time. Default 10. */
-  max_concurrent_tools?: number;
-  /** Seconds before a tool call is aborted (0 or null: no default timeout). Default 120. */
-  tool_timeout?: number | null;
-  /** Tool output above this many UTF-8 bytes is cut to its head and tail. Default 102400. */
-  max_tool_output_bytes?: number;
-  /** Extra names the model may use: `{ Read: 'read_file' }`. */
-  tool_aliases?: Record<string, string>;
-  /** Passed to `provider.complete` as `extended_thinking: true`. Default false. */
-  extended_thinking?: boolean;
-  /** Copied into `ChatRequest.reasoning_effort`. Default: not set. */
-  reasoning_effort?: string | null;
-  /** Empty responses in a row after which the turn ends. Default 3. */
-  max_empty_responses?: number;
-  /** Name of the provider to use when it is mounted (otherwise: lowest priority). */
-  default_provider?: string | null;
-}
+import { AmplifierError, type DataError, getOwn, type Logger } from '@amplifier/core';
+import { type FromSchema, readModuleConfig } from '@amplifier/schema';
 
 /** The config with every default filled in (tool_timeout in ms, null: none). */
 export interface ResolvedConfig {
@@ -41,23 +19,35 @@ export interface ResolvedConfig {
   defaultProvider: string | undefined;
 }
 
-/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about unknown keys). */
-export const CONFIG_SCHEMA: JSONSchema = {
+/** JSON Schema of the config: the one source of `LoopBasicConfig` (`FromSchema`); `readModuleConfig` (@amplifier/schema) warns about unknown keys. */
+export const CONFIG_SCHEMA = {
   type: 'object',
   properties: {
+    /** Provider calls per turn before the wrap-up call; -1 means unlimited. Default -1. */
     max_iterations: { type: 'integer', minimum: -1 },
+    /** Tool calls of one response that may run at the same time. Default 10. */
     max_concurrent_tools: { type: 'integer', minimum: 1 },
+    /** Seconds before a tool call is aborted (0 or null: no default timeout). Default 120. */
     tool_timeout: { type: ['number', 'null'], minimum: 0 },
+    /** Tool output above this many UTF-8 bytes is cut to its head and tail. Default 102400. */
     max_tool_output_bytes: { type: 'integer', minimum: 256 },
+    /** Extra names the model may use: `{ Read: 'read_file' }`. */
     tool_aliases: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
+    /** Passed to `provider.complete` as `extended_thinking: true`. Default false. */
     extended_thinking: { type: 'boolean' },
+    /** Copied into `ChatRequest.reasoning_effort`. Default: not set. */
     reasoning_effort: { type: ['string', 'null'] },
+    /** Empty responses in a row after which the turn ends. Default 3. */
     max_empty_responses: { type: 'integer', minimum: 1 },
+    /** Name of the provider to use when it is mounted (otherwise: lowest priority). */
     default_provider: { type: ['string', 'null'] },
     // Read by the reference's README, unused by the loop; accepted for plan compatibility.
     timeout: {},
   },
-};
+} as const;
+
+/** The config as given in a mount plan (every key optional): derived from `CONFIG_SCHEMA`. */
+export type LoopBasicConfig = FromSchema<typeof CONFIG_SCHEMA>;
 
 /** Defaults of the optional settings, in their config units. */
 export const DEFAULTS: Readonly<{

@@ -28,8 +28,16 @@ import {
   type ToolCall,
 } from '@amplifier/core';
 import { BlockEvents } from '@amplifier/provider-http/block-events';
+import type { FromSchema } from '@amplifier/schema';
 import { cloneData } from './clone.js';
-import { assertConfig, type ScriptError, type ScriptStep, stepResponse, usageFor } from './script.js';
+import {
+  assertConfig,
+  type CONFIG_SCHEMA,
+  type ScriptError,
+  type ScriptStep,
+  stepResponse,
+  usageFor,
+} from './script.js';
 import { responseEvents, type StreamPace } from './stream.js';
 
 /** The answer when no script and no `respond` function is configured. */
@@ -41,48 +49,18 @@ export type RespondFunction = (
   context: { call: number; signal?: AbortSignal },
 ) => ChatResponse | Promise<ChatResponse>;
 
-/** Module config (snake_case, as in a mount plan), plus `respond` when given in code. */
-export interface ProviderMockConfig {
+/**
+ * Module config (snake_case, as in a mount plan), plus `respond` and `random`
+ * when given in code: the keys of `CONFIG_SCHEMA` (`FromSchema`), the script
+ * and the functions typed here.
+ */
+export type ProviderMockConfig = Omit<FromSchema<typeof CONFIG_SCHEMA>, 'script' | 'respond' | 'random'> & {
   /** The responses, in order. */
   script?: ScriptStep[];
-  /** A JSON or YAML file holding the script (read by `mount`). */
-  script_file?: string;
-  /** After the last step, keep answering with it. */
-  repeat_last?: boolean;
-  /** After the last step, start over from the first. */
-  loop?: boolean;
-  /** Default `mock-model`. */
-  model?: string;
-  /** Default 200000. */
-  context_window?: number;
-  /** Default 8192. */
-  max_output_tokens?: number;
-  /** Provider priority for orchestrators (lower first). Default 100. */
-  priority?: number;
-  /** The text of no-script mode. Default `DEFAULT_TEXT`. */
-  default_text?: string;
-  /**
-   * `complete()` streams its answer internally and emits the token-streaming
-   * events (`llm:stream_block_*`). Default true; a request with
-   * `metadata.stream === false` is never streamed.
-   */
-  use_streaming?: boolean;
-  /** Characters per streamed text or thinking fragment. Default 16. */
-  stream_chunk_chars?: number;
-  /** Seconds between two streamed fragments (`stream_delay_ms`: milliseconds). Default 0. */
-  stream_delay?: number;
-  stream_delay_ms?: number;
-  /** The reference's name of `default_text`. */
-  default_response?: string;
-  /** Seconds to wait before each answer (`response_delay_ms`: milliseconds); aborting the request ends the wait. */
-  response_delay?: number;
-  response_delay_ms?: number;
-  /** Probability (0 to 1) that a call fails with a retryable `unavailable` LLMError. Default 0. */
-  fail_probability?: number;
   respond?: RespondFunction;
   /** The random source of `fail_probability`, a number in [0, 1) (in code; default `Math.random`). */
   random?: () => number;
-}
+};
 
 export interface MockProviderOptions extends Omit<ProviderMockConfig, 'script_file'> {
   /** Mount name. Default `mock`. */

@@ -126,33 +126,56 @@ export const SCRIPT_STEP_SCHEMA: JSONSchema = {
   },
 };
 
-/** JSON Schema of the module config (`respond`, a function, is checked separately). */
-export const CONFIG_SCHEMA: JSONSchema = {
+/**
+ * JSON Schema of the module config (`respond`, a function, is checked separately):
+ * the source of `ProviderMockConfig`'s keys (`FromSchema`). The script's steps are
+ * typed by hand (`ScriptStep`: core's content blocks, usage and tool calls).
+ */
+export const CONFIG_SCHEMA = {
   type: 'object',
   properties: {
-    script: { type: 'array', minItems: 1, items: SCRIPT_STEP_SCHEMA },
+    /** The responses, in order. */
+    script: { type: 'array', minItems: 1, items: SCRIPT_STEP_SCHEMA as JSONSchema },
+    /** A JSON or YAML file holding the script (read by `mount`). */
     script_file: { type: 'string', minLength: 1 },
+    /** After the last step, keep answering with it. */
     repeat_last: { type: 'boolean' },
+    /** After the last step, start over from the first. */
     loop: { type: 'boolean' },
+    /** Default `mock-model`. */
     model: { type: 'string', minLength: 1 },
+    /** Default 200000. */
     context_window: { type: 'integer', minimum: 1 },
+    /** Default 8192. */
     max_output_tokens: { type: 'integer', minimum: 1 },
+    /** Provider priority for orchestrators (lower first). Default 100. */
     priority: { type: 'number' },
+    /** The text of no-script mode. Default `DEFAULT_TEXT`. */
     default_text: { type: 'string' },
+    /**
+     * `complete()` streams its answer internally and emits the token-streaming
+     * events (`llm:stream_block_*`). Default true; a request with
+     * `metadata.stream === false` is never streamed.
+     */
     use_streaming: { type: 'boolean' },
+    /** Characters per streamed text or thinking fragment. Default 16. */
     stream_chunk_chars: { type: 'integer', minimum: 1 },
+    /** Seconds between two streamed fragments (`stream_delay_ms`: milliseconds). Default 0. */
     stream_delay: { type: 'number', minimum: 0 },
     stream_delay_ms: { type: 'number', minimum: 0 },
     // The reference's keys (Amplifier's test profile).
+    /** The reference's name of `default_text`. */
     default_response: { type: 'string' },
+    /** Seconds to wait before each answer (`response_delay_ms`: milliseconds); aborting the request ends the wait. */
     response_delay: { type: 'number', minimum: 0 },
     response_delay_ms: { type: 'number', minimum: 0 },
+    /** Probability (0 to 1) that a call fails with a retryable `unavailable` LLMError. Default 0. */
     fail_probability: { type: 'number', minimum: 0, maximum: 1 },
     // Functions, given in code (checked by `checkConfig`).
     respond: {},
     random: {},
   },
-};
+} as const;
 
 /** Problems of a config (paths like `script[2].tool_calls[0].name`), schema and cross-field rules. */
 export function checkConfig(config: Record<string, unknown>): DataError[] {

@@ -1,7 +1,7 @@
 import { AmplifierError } from '@amplifier/core';
 import { RecordingLogger } from '@amplifier/testing';
-import { describe, expect, it } from 'vitest';
-import { DEFAULTS, parseConfig } from './config.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { DEFAULTS, type DelegateConfig, type DelegateConfigInput, parseConfig } from './config.js';
 
 describe('parseConfig', () => {
   it("defaults are the reference's, plus max_depth 3, max_children 16 and max_sub_sessions 32", () => {
@@ -66,5 +66,18 @@ describe('parseConfig', () => {
       /'limits.max_sub_session' is refused/,
     );
     expect(() => parseConfig({ settings: { timeout: 'soon' } })).toThrow(/timeout/);
+  });
+});
+
+describe('the config type is derived from CONFIG_SCHEMA (issue 38, point 5)', () => {
+  it('types each key as the schema says; a wrong-typed key does not compile', () => {
+    expectTypeOf<DelegateConfig['max_children']>().toEqualTypeOf<number | null>();
+    expectTypeOf<DelegateConfig['self_delegation']>().toEqualTypeOf<{
+      enabled: boolean;
+      max_depth: number;
+    }>();
+    // @ts-expect-error limits.max_depth is an integer or null, not a string
+    const bad: DelegateConfigInput = { limits: { max_depth: '2' } };
+    expect(() => parseConfig(bad)).toThrow(/max_depth/);
   });
 });

@@ -4,29 +4,8 @@
  * with their meaning, plus this project's `limits` (nesting depth, children
  * per session, sub-sessions per top-level turn), a safety section.
  */
-import { configDurationMs, DEFAULT_MAX_SUB_SESSIONS, type JSONSchema, type Logger } from '@amplifier/core';
-import { readModuleConfig } from '@amplifier/schema';
-
-export interface DelegateConfig {
-  self_delegation: { enabled: boolean; max_depth: number };
-  session_resume: boolean;
-  context_inheritance: { enabled: boolean; max_turns: number };
-  provider_selection: boolean;
-  /** Module ids children do not inherit (passed to the spawner as `tool_inheritance.exclude`). */
-  exclude_tools: string[];
-  exclude_hooks: string[];
-  /** Deadline of one delegation in ms; undefined: none. */
-  timeout_ms: number | undefined;
-  /** Deepest nesting a delegation may create (root = 0); null: no limit. */
-  max_depth: number | null;
-  /** Children one session may start (resumes not counted); null: no limit. */
-  max_children: number | null;
-  /**
-   * Sub-sessions (spawned or resumed, at any depth of the tree) one top-level
-   * turn may start, counted by the app's spawner; null: no cap of this tool's own.
-   */
-  max_sub_sessions: number | null;
-}
+import { configDurationMs, DEFAULT_MAX_SUB_SESSIONS, type Logger } from '@amplifier/core';
+import { type FromSchema, readModuleConfig } from '@amplifier/schema';
 
 export const DEFAULTS: Readonly<DelegateConfig> = Object.freeze({
   self_delegation: { enabled: true, max_depth: 3 },
@@ -41,12 +20,11 @@ export const DEFAULTS: Readonly<DelegateConfig> = Object.freeze({
   max_sub_sessions: DEFAULT_MAX_SUB_SESSIONS,
 });
 
-const enabled: JSONSchema = { type: 'object', properties: { enabled: { type: 'boolean' } } };
-const stringList: JSONSchema = { type: 'array', items: { type: 'string' } };
-const limit: JSONSchema = { anyOf: [{ type: 'null' }, { type: 'integer', minimum: 0 }] };
-
-/** JSON Schema of the config (unknown keys are warned about and ignored, except under `limits`). */
-export const CONFIG_SCHEMA: JSONSchema = {
+/**
+ * JSON Schema of the config: the one source of `DelegateConfigInput` (`FromSchema`) and of
+ * `DelegateConfig`'s value types. Unknown keys are warned about and ignored, except under `limits`.
+ */
+export const CONFIG_SCHEMA = {
   type: 'object',
   properties: {
     features: {
@@ -56,29 +34,61 @@ export const CONFIG_SCHEMA: JSONSchema = {
           type: 'object',
           properties: { enabled: { type: 'boolean' }, max_depth: { type: 'integer', minimum: 0 } },
         },
-        session_resume: enabled,
+        session_resume: { type: 'object', properties: { enabled: { type: 'boolean' } } },
         context_inheritance: {
           type: 'object',
           properties: { enabled: { type: 'boolean' }, max_turns: { type: 'integer', minimum: 1 } },
         },
-        provider_selection: enabled,
+        provider_selection: { type: 'object', properties: { enabled: { type: 'boolean' } } },
       },
     },
     settings: {
       type: 'object',
       properties: {
-        exclude_tools: stringList,
-        exclude_hooks: stringList,
+        /** Module ids children do not inherit (passed to the spawner as `tool_inheritance.exclude`). */
+        exclude_tools: { type: 'array', items: { type: 'string' } },
+        exclude_hooks: { type: 'array', items: { type: 'string' } },
+        /** Deadline of one delegation in seconds (`timeout_ms`: milliseconds). */
         timeout: { type: 'number', exclusiveMinimum: 0 },
         timeout_ms: { type: 'number', exclusiveMinimum: 0 },
       },
     },
     limits: {
       type: 'object',
-      properties: { max_depth: limit, max_children: limit, max_sub_sessions: limit },
+      properties: {
+        /** Deepest nesting a delegation may create (root = 0); null: no limit. */
+        max_depth: { anyOf: [{ type: 'null' }, { type: 'integer', minimum: 0 }] },
+        /** Children one session may start (resumes not counted); null: no limit. */
+        max_children: { anyOf: [{ type: 'null' }, { type: 'integer', minimum: 0 }] },
+        /**
+         * Sub-sessions (spawned or resumed, at any depth of the tree) one top-level
+         * turn may start, counted by the app's spawner; null: no cap of this tool's own.
+         */
+        max_sub_sessions: { anyOf: [{ type: 'null' }, { type: 'integer', minimum: 0 }] },
+      },
     },
   },
-};
+} as const;
+
+/** The config as written in a mount plan: derived from `CONFIG_SCHEMA`. */
+export type DelegateConfigInput = FromSchema<typeof CONFIG_SCHEMA>;
+
+type Features = NonNullable<DelegateConfigInput['features']>;
+type Settings = NonNullable<DelegateConfigInput['settings']>;
+
+/**
+ * The config with its defaults filled in, its sections flattened (`features.x.enabled` -> `x`,
+ * `settings.timeout` -> `timeout_ms`, `limits.*` at the top); value types from `CONFIG_SCHEMA`.
+ */
+export type DelegateConfig = {
+  self_delegation: Required<NonNullable<Features['self_delegation']>>;
+  session_resume: boolean;
+  context_inheritance: Required<NonNullable<Features['context_inheritance']>>;
+  provider_selection: boolean;
+  /** Deadline of one delegation in ms; undefined: none. */
+  timeout_ms: number | undefined;
+} & Required<Pick<Settings, 'exclude_tools' | 'exclude_hooks'>> &
+  Required<NonNullable<DelegateConfigInput['limits']>>;
 
 /** Keys refused when misspelt: ignoring them would allow more nesting or more children than asked. */
 export const SAFETY_KEYS: Readonly<Record<string, string>> = Object.freeze({

@@ -9,7 +9,7 @@ import { DELEGATE_EVENTS } from './events.js';
 import { DelegateTool } from './tool.js';
 import { UsageLedger } from './usage-ledger.js';
 
-export type { DelegateConfig } from './config.js';
+export type { DelegateConfig, DelegateConfigInput } from './config.js';
 export { CONFIG_SCHEMA, DEFAULTS, parseConfig, SAFETY_KEYS } from './config.js';
 export type { ContextDepth, ContextScope, InheritanceOptions } from './context-inheritance.js';
 export {

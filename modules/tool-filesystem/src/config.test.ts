@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AmplifierError } from '@amplifier/core';
 import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { makeTree, type Tree } from './__fixtures__/helpers.js';
+import { CONFIG_SCHEMA, type FilesystemConfig, type FilesystemConfigInput, parseConfig } from './config.js';
 import { mount } from './index.js';
 
 let tree: Tree;
@@ -91,5 +92,28 @@ describe('config policy', () => {
       expect((error as Error).message).toContain('ignoring it would let the tools read or write more');
     }
     expect(coordinator.get('tools').size).toBe(0);
+  });
+});
+
+describe('the config type is derived from CONFIG_SCHEMA (issue 38, point 5)', () => {
+  it('types each key as the schema says; a wrong-typed key does not compile', () => {
+    expectTypeOf<FilesystemConfigInput['allowed_read_paths']>().toEqualTypeOf<string[] | null | undefined>();
+    expectTypeOf<FilesystemConfig['grep']['default_limits']>().toEqualTypeOf<{
+      files_with_matches: number;
+      content: number;
+      count: number;
+    }>();
+    // @ts-expect-error grep.timeout is a number of seconds, not a string
+    const bad: FilesystemConfigInput = { grep: { timeout: '5' } };
+    expect(() => parseConfig(bad, tree.ws)).toThrow(/timeout/);
+  });
+
+  it('describes the search keys the same at the top level, under glob and under grep', () => {
+    const { properties } = CONFIG_SCHEMA;
+    const topLevel = Object.fromEntries(
+      Object.keys(properties.grep.properties).map((k) => [k, Reflect.get(properties, k)]),
+    );
+    expect(properties.glob.properties).toEqual(properties.grep.properties);
+    expect(topLevel).toEqual(properties.grep.properties);
   });
 });

@@ -3,41 +3,10 @@
  * has), validation with ajv through core, and what the tools share at run time.
  */
 import path from 'node:path';
-import type { Coordinator, JSONSchema, Logger } from '@amplifier/core';
-import { readModuleConfig } from '@amplifier/schema';
+import type { Coordinator, Logger } from '@amplifier/core';
+import { type FromSchema, readModuleConfig } from '@amplifier/schema';
 import type { ReadTracker } from './read-tracker.js';
 import type { Sandbox } from './sandbox.js';
-
-/** Per-mode default `head_limit` of grep. */
-export interface GrepLimits {
-  files_with_matches: number;
-  content: number;
-  count: number;
-}
-
-/** The configuration after defaults are filled in. */
-export interface FilesystemConfig {
-  /** Absolute. Relative paths given to the tools are joined onto it. */
-  working_dir: string;
-  /** `null`: reads are allowed anywhere (minus `denied_paths`). */
-  allowed_read_paths: string[] | null;
-  allowed_write_paths: string[];
-  /** Single files write_file and edit_file may write besides `allowed_write_paths` (exact paths). */
-  allowed_write_files: string[];
-  /** `allowed_paths`: every read and write must also be inside one of these; `null`: no such bound. */
-  allowed_paths: string[] | null;
-  /** Refused for every tool, whatever the allow lists say. */
-  denied_paths: string[];
-  /** Refused for write_file and edit_file (the reference's key). */
-  denied_write_paths: string[];
-  /** Most bytes read_file and edit_file read from one file. */
-  max_read_bytes: number;
-  require_read_before_edit: boolean;
-  /** The reference's key, accepted as there: the tools never ask (approval is hooks-approval's). */
-  require_approval: boolean;
-  glob: { max_results: number; exclusions: string[]; timeout: number };
-  grep: { max_file_size: number; exclusions: string[]; timeout: number; default_limits: GrepLimits };
-}
 
 /** Directory names glob and grep skip (matched as whole path components). */
 export const DEFAULT_EXCLUSIONS: readonly string[] = Object.freeze([
@@ -65,42 +34,129 @@ export const DEFAULT_EXCLUSIONS: readonly string[] = Object.freeze([
 export const DEFAULT_MAX_READ_BYTES: number = 10 * 1024 * 1024;
 const DEFAULT_LIMITS: GrepLimits = { files_with_matches: 200, content: 500, count: 200 };
 
-const stringList: JSONSchema = { type: 'array', items: { type: 'string', minLength: 1 } };
-const limitsSchema: JSONSchema = {
+/**
+ * JSON Schema of the config: the keys this module reads (`readModuleConfig` (@amplifier/schema)
+ * warns about others), the one source of `FilesystemConfigInput` (`FromSchema`). The search keys
+ * are written three times (top level, `glob`, `grep`): an exported `as const` schema is one
+ * literal under `isolatedDeclarations`; a test checks the three copies are the same.
+ */
+export const CONFIG_SCHEMA = {
   type: 'object',
   properties: {
-    files_with_matches: { type: 'integer', minimum: 0 },
-    content: { type: 'integer', minimum: 0 },
-    count: { type: 'integer', minimum: 0 },
-  },
-};
-const searchKeys = {
-  max_results: { type: 'integer', minimum: 1 },
-  exclusions: stringList,
-  timeout: { type: 'number', exclusiveMinimum: 0 },
-  max_file_size: { type: 'integer', minimum: 1 },
-  default_limits: limitsSchema,
-} satisfies Record<string, JSONSchema>;
-
-/** JSON Schema of the config: the keys this module reads (`readModuleConfig` (@amplifier/schema) warns about others). */
-export const CONFIG_SCHEMA: JSONSchema = {
-  type: 'object',
-  properties: {
+    /** Absolute, or relative to the session's working directory. Relative paths given to the tools are joined onto it. */
     working_dir: { type: 'string', minLength: 1 },
-    allowed_read_paths: { anyOf: [stringList, { type: 'null' }] },
-    allowed_write_paths: stringList,
+    /** `null`: reads are allowed anywhere (minus `denied_paths`). */
+    allowed_read_paths: {
+      anyOf: [{ type: 'array', items: { type: 'string', minLength: 1 } }, { type: 'null' }],
+    },
+    allowed_write_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
     // The reference's keys (the mount plan specification's plans, its current README).
-    allowed_paths: stringList,
-    allowed_write_files: stringList,
-    denied_paths: stringList,
-    denied_write_paths: stringList,
+    /** Every read and write must also be inside one of these. */
+    allowed_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
+    /** Single files write_file and edit_file may write besides `allowed_write_paths` (exact paths). */
+    allowed_write_files: { type: 'array', items: { type: 'string', minLength: 1 } },
+    /** Refused for every tool, whatever the allow lists say. */
+    denied_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
+    /** Refused for write_file and edit_file (the reference's key). */
+    denied_write_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
+    /** Most bytes read_file and edit_file read from one file. */
     max_read_bytes: { type: 'integer', minimum: 1 },
     require_read_before_edit: { type: 'boolean' },
+    /** The reference's key, accepted as there: the tools never ask (approval is hooks-approval's). */
     require_approval: { type: 'boolean' },
-    ...searchKeys,
-    glob: { type: 'object', properties: searchKeys },
-    grep: { type: 'object', properties: searchKeys },
+    /** Most paths glob returns. Default 500. */
+    max_results: { type: 'integer', minimum: 1 },
+    /** Directory names skipped (whole path components). Default `DEFAULT_EXCLUSIONS`. */
+    exclusions: { type: 'array', items: { type: 'string', minLength: 1 } },
+    /** Seconds a search may take. Default 60. */
+    timeout: { type: 'number', exclusiveMinimum: 0 },
+    /** Files larger than this many bytes are not searched by grep. Default 10 MiB. */
+    max_file_size: { type: 'integer', minimum: 1 },
+    /** Per-mode default `head_limit` of grep. */
+    default_limits: {
+      type: 'object',
+      properties: {
+        files_with_matches: { type: 'integer', minimum: 0 },
+        content: { type: 'integer', minimum: 0 },
+        count: { type: 'integer', minimum: 0 },
+      },
+    },
+    glob: {
+      type: 'object',
+      properties: {
+        /** Most paths glob returns. Default 500. */
+        max_results: { type: 'integer', minimum: 1 },
+        /** Directory names skipped (whole path components). Default `DEFAULT_EXCLUSIONS`. */
+        exclusions: { type: 'array', items: { type: 'string', minLength: 1 } },
+        /** Seconds a search may take. Default 60. */
+        timeout: { type: 'number', exclusiveMinimum: 0 },
+        /** Files larger than this many bytes are not searched by grep. Default 10 MiB. */
+        max_file_size: { type: 'integer', minimum: 1 },
+        /** Per-mode default `head_limit` of grep. */
+        default_limits: {
+          type: 'object',
+          properties: {
+            files_with_matches: { type: 'integer', minimum: 0 },
+            content: { type: 'integer', minimum: 0 },
+            count: { type: 'integer', minimum: 0 },
+          },
+        },
+      },
+    },
+    grep: {
+      type: 'object',
+      properties: {
+        /** Most paths glob returns. Default 500. */
+        max_results: { type: 'integer', minimum: 1 },
+        /** Directory names skipped (whole path components). Default `DEFAULT_EXCLUSIONS`. */
+        exclusions: { type: 'array', items: { type: 'string', minLength: 1 } },
+        /** Seconds a search may take. Default 60. */
+        timeout: { type: 'number', exclusiveMinimum: 0 },
+        /** Files larger than this many bytes are not searched by grep. Default 10 MiB. */
+        max_file_size: { type: 'integer', minimum: 1 },
+        /** Per-mode default `head_limit` of grep. */
+        default_limits: {
+          type: 'object',
+          properties: {
+            files_with_matches: { type: 'integer', minimum: 0 },
+            content: { type: 'integer', minimum: 0 },
+            count: { type: 'integer', minimum: 0 },
+          },
+        },
+      },
+    },
   },
+} as const;
+
+/** The config as written in a mount plan: derived from `CONFIG_SCHEMA`. */
+export type FilesystemConfigInput = FromSchema<typeof CONFIG_SCHEMA>;
+
+type SearchConfig = NonNullable<FilesystemConfigInput['grep']>;
+
+/** Per-mode default `head_limit` of grep. */
+export type GrepLimits = Required<NonNullable<SearchConfig['default_limits']>>;
+
+/** The configuration after defaults are filled in (value types from `CONFIG_SCHEMA`). */
+export type FilesystemConfig = Required<
+  Pick<
+    FilesystemConfigInput,
+    | 'working_dir'
+    | 'allowed_read_paths'
+    | 'allowed_write_paths'
+    | 'allowed_write_files'
+    | 'denied_paths'
+    | 'denied_write_paths'
+    | 'max_read_bytes'
+    | 'require_read_before_edit'
+    | 'require_approval'
+  >
+> & {
+  /** `allowed_paths`: every read and write must also be inside one of these; `null`: no such bound. */
+  allowed_paths: string[] | null;
+  glob: Required<Pick<SearchConfig, 'max_results' | 'exclusions' | 'timeout'>>;
+  grep: Required<Pick<SearchConfig, 'max_file_size' | 'exclusions' | 'timeout'>> & {
+    default_limits: GrepLimits;
+  };
 };
 
 const WIDER = 'ignoring it would let the tools read or write more than the config allows';
@@ -114,14 +170,6 @@ export const SAFETY_KEYS: Readonly<Record<string, string>> = {
   denied_paths: `${WIDER} (a deny list)`,
   denied_write_paths: `${WIDER} (a deny list)`,
 };
-
-type SearchOverrides = Partial<{
-  max_results: number;
-  exclusions: string[];
-  timeout: number;
-  max_file_size: number;
-  default_limits: Partial<GrepLimits>;
-}>;
 
 /**
  * Read `raw` by core's config policy and fill in the defaults.
@@ -147,8 +195,7 @@ export function parseConfig(
     safety: SAFETY_KEYS,
     logger,
   });
-  const given = config as Partial<Omit<FilesystemConfig, 'glob' | 'grep'>> &
-    SearchOverrides & { glob?: SearchOverrides; grep?: SearchOverrides };
+  const given = config as FilesystemConfigInput;
 
   const workingDir = path.resolve(fallbackWorkingDir, given.working_dir ?? fallbackWorkingDir);
   const bound = given.allowed_paths ?? null;

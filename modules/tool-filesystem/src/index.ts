@@ -12,7 +12,7 @@ import { type MentionResolver, Sandbox } from './sandbox.js';
 import { selectTools } from './tool-selection.js';
 import { toolBuilders } from './tools.js';
 
-export type { FilesystemConfig, GrepLimits } from './config.js';
+export type { FilesystemConfig, FilesystemConfigInput, GrepLimits } from './config.js';
 export { DEFAULT_EXCLUSIONS, DEFAULT_MAX_READ_BYTES } from './config.js';
 export { FILE_TYPE_ALIASES, FILE_TYPES } from './file-types.js';
 export type { MentionResolver } from './sandbox.js';

@@ -22,7 +22,7 @@ import { McpRuntime } from './runtime.js';
 import { loadMcpServers, mcpConfigPaths } from './servers.js';
 import { safeLogger } from './untrusted.js';
 
-export type { McpModuleConfig } from './config.js';
+export type { McpConfigInput, McpModuleConfig } from './config.js';
 export { CONFIG_SCHEMA, parseConfig, SAFETY_KEYS } from './config.js';
 export type { ConnectionOptions } from './connection.js';
 export { McpConnection, ServerUnavailableError } from './connection.js';

@@ -1,13 +1,16 @@
 import { AmplifierError, type JSONSchema } from '@amplifier/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   assertProviderConfig,
   isLocalUrl,
   PROVIDER_CONFIG_PROPERTIES,
+  type ProviderConfig,
   type ProviderDefaults,
   readProviderConfig,
   resolveProviderConfig,
 } from './config.js';
+import type { ModelPrice } from './cost.js';
+import type { ModelLimits } from './models.js';
 
 const defaults: ProviderDefaults = {
   module: 'provider-test',
@@ -207,5 +210,16 @@ describe("readProviderConfig (core's config policy)", () => {
     expect((error as Error).message).toContain(
       'to the default public API instead of the server the config names',
     );
+  });
+});
+
+describe('ProviderConfig is derived from PROVIDER_CONFIG_PROPERTIES (issue 38, point 5)', () => {
+  it('types each key as the schema says; a wrong-typed key does not compile', () => {
+    expectTypeOf<ProviderConfig['retry_jitter']>().toEqualTypeOf<boolean | number | undefined>();
+    expectTypeOf<NonNullable<ProviderConfig['models']>[string]>().toEqualTypeOf<Partial<ModelLimits>>();
+    expectTypeOf<NonNullable<ProviderConfig['prices']>[string]>().toEqualTypeOf<ModelPrice>();
+    // @ts-expect-error max_retries is a number, not a string
+    const bad: ProviderConfig = { max_retries: 'three' };
+    expect(() => assertProviderConfig(schema, bad, 'provider-test')).toThrow(/max_retries/);
   });
 });

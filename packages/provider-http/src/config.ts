@@ -6,43 +6,9 @@
 
 import type { ConfigField, JSONSchema, Logger } from '@amplifier/core';
 import { DataValidationError, ownConfig, setOwn } from '@amplifier/core';
-import { readModuleConfig } from '@amplifier/schema';
+import { type FromSchema, readModuleConfig } from '@amplifier/schema';
 import type { ModelPrice } from './cost.js';
 import type { ModelLimits } from './models.js';
-
-/** The shared config keys. Every key is optional. */
-export interface ProviderConfig {
-  /** Default: the provider's API key variable. */
-  api_key?: string;
-  /** Default: the provider's base URL variable, else its public API. */
-  base_url?: string;
-  default_model?: string;
-  /** Alias of `default_model`. */
-  model?: string;
-  max_tokens?: number;
-  temperature?: number;
-  top_p?: number;
-  /** Seconds to wait for the response to start and, once it streams, between two chunks. */
-  timeout?: number;
-  max_retries?: number;
-  /** Seconds. */
-  min_retry_delay?: number;
-  /** Seconds; a server asking to wait longer than this is not retried. */
-  max_retry_delay?: number;
-  /** `true` = ±20 %, a number = that fraction, `false` = none. */
-  retry_jitter?: boolean | number;
-  use_streaming?: boolean;
-  priority?: number;
-  /** Connections of the pool: requests beyond this wait for a free one. */
-  max_concurrent_requests?: number;
-  models?: Record<string, Partial<ModelLimits>>;
-  prices?: Record<string, ModelPrice>;
-  headers?: Record<string, string>;
-  /** Merged into every request body. */
-  extra_body?: Record<string, unknown>;
-  /** Include the request body (secrets redacted) in `llm:request` as `raw`. */
-  raw?: boolean;
-}
 
 /** The shared settings, all defaults applied. */
 export interface ResolvedProviderConfig {
@@ -81,57 +47,75 @@ export interface ProviderDefaults {
   baseUrlHint: string;
 }
 
-const seconds = { type: 'number', exclusiveMinimum: 0 };
-const count = { type: 'integer', minimum: 1 };
-
-/** Schema of a config `models` entry. */
-export const MODEL_LIMITS_SCHEMA: JSONSchema = {
-  type: 'object',
-  properties: {
-    context_window: count,
-    max_output_tokens: count,
-    display_name: { type: 'string' },
-    capabilities: { type: 'array', items: { type: 'string' } },
-  },
-};
-
-/** Schema of a config `prices` entry. */
-export const MODEL_PRICE_SCHEMA: JSONSchema = {
-  type: 'object',
-  required: ['input', 'output'],
-  properties: {
-    input: { type: 'number', minimum: 0 },
-    output: { type: 'number', minimum: 0 },
-    cache_read: { type: 'number', minimum: 0 },
-    cache_write: { type: 'number', minimum: 0 },
-  },
-};
-
 /**
  * Schemas of the shared keys except `temperature` (whose range differs per
- * API), for a provider's `properties`.
+ * API), for a provider's `properties`: the one source of `ProviderConfig` (`FromSchema`).
  */
-export const PROVIDER_CONFIG_PROPERTIES: Readonly<Record<string, JSONSchema>> = {
+export const PROVIDER_CONFIG_PROPERTIES = {
+  /** Default: the provider's API key variable. */
   api_key: { type: 'string' },
+  /** Default: the provider's base URL variable, else its public API. */
   base_url: { type: 'string', pattern: '^https?://' },
   default_model: { type: 'string', minLength: 1 },
+  /** Alias of `default_model`. */
   model: { type: 'string', minLength: 1 },
-  max_tokens: count,
+  max_tokens: { type: 'integer', minimum: 1 },
   top_p: { type: 'number', minimum: 0, maximum: 1 },
-  timeout: seconds,
+  /** Seconds to wait for the response to start and, once it streams, between two chunks. */
+  timeout: { type: 'number', exclusiveMinimum: 0 },
   max_retries: { type: 'integer', minimum: 0 },
+  /** Seconds. */
   min_retry_delay: { type: 'number', minimum: 0 },
+  /** Seconds; a server asking to wait longer than this is not retried. */
   max_retry_delay: { type: 'number', minimum: 0 },
+  /** `true` = ±20 %, a number = that fraction, `false` = none. */
   retry_jitter: { type: ['boolean', 'number'], minimum: 0, maximum: 1 },
   use_streaming: { type: 'boolean' },
   priority: { type: 'number' },
-  max_concurrent_requests: count,
-  models: { type: 'object', additionalProperties: MODEL_LIMITS_SCHEMA },
-  prices: { type: 'object', additionalProperties: MODEL_PRICE_SCHEMA },
+  /** Connections of the pool: requests beyond this wait for a free one. */
+  max_concurrent_requests: { type: 'integer', minimum: 1 },
+  models: {
+    type: 'object',
+    additionalProperties: {
+      type: 'object',
+      properties: {
+        context_window: { type: 'integer', minimum: 1 },
+        max_output_tokens: { type: 'integer', minimum: 1 },
+        display_name: { type: 'string' },
+        capabilities: { type: 'array', items: { type: 'string' } },
+      },
+    },
+  },
+  prices: {
+    type: 'object',
+    additionalProperties: {
+      type: 'object',
+      required: ['input', 'output'],
+      properties: {
+        input: { type: 'number', minimum: 0 },
+        output: { type: 'number', minimum: 0 },
+        cache_read: { type: 'number', minimum: 0 },
+        cache_write: { type: 'number', minimum: 0 },
+      },
+    },
+  },
   headers: { type: 'object', additionalProperties: { type: 'string' } },
+  /** Merged into every request body. */
   extra_body: { type: 'object' },
+  /** Include the request body (secrets redacted) in `llm:request` as `raw`. */
   raw: { type: 'boolean' },
+} as const;
+
+/** The shared config keys, every one optional: derived from `PROVIDER_CONFIG_PROPERTIES`, plus `temperature`. */
+export type ProviderConfig = FromSchema<{ type: 'object'; properties: typeof PROVIDER_CONFIG_PROPERTIES }> & {
+  temperature?: number;
 };
+
+/** Schema of a config `models` entry. */
+export const MODEL_LIMITS_SCHEMA: JSONSchema = PROVIDER_CONFIG_PROPERTIES.models.additionalProperties;
+
+/** Schema of a config `prices` entry. */
+export const MODEL_PRICE_SCHEMA: JSONSchema = PROVIDER_CONFIG_PROPERTIES.prices.additionalProperties;
 
 /**
  * The safety-relevant keys of every HTTP provider: a misspelling of one of
