@@ -15,6 +15,13 @@
  * sends, tool errors, hook messages, log lines quoting MCP servers) goes
  * through core's `terminalSafe` first: no escape sequence, control or bidi
  * character of theirs reaches the terminal; JSON lines escape them.
+ *
+ * A turn is shown from its turn items (core's `TurnEvent`, what
+ * `session.stream(prompt, { progress: true })` yields): `render` is the one
+ * fold. `attach` feeds it core's translation (`toTurnEvent`) of the hook
+ * events as they are emitted, before other hooks run (a call an approval hook
+ * denies is still shown, and closed by its tool message); `show` feeds it a
+ * stream. Only `--json`'s dump of every hook event reads the hooks directly.
  */
 
 import { createRequire } from 'node:module';
@@ -28,6 +35,19 @@ import {
   type MessageLevel,
   redactSecrets,
   stringifyJson,
+  TURN_PROGRESS_EVENTS,
+  TURN_STREAM_EVENTS,
+  type TurnContentBlock,
+  type TurnEvent,
+  type TurnProviderRequest,
+  type TurnProviderRetry,
+  type TurnStreamAborted,
+  type TurnTextDelta,
+  type TurnThinkingDelta,
+  type TurnToolCall,
+  type TurnToolError,
+  type TurnToolResult,
+  toTurnEvent,
 } from '@amplifier/core';
 import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
 import { DEFAULT_REDACTION, Redactor } from '@amplifier/secrets';
@@ -253,34 +273,13 @@ export class Display implements DisplaySystem {
   }
 
   /** Follow the streamed text of the current provider call (all modes). */
-  #trackPartial(hooks: HookRegistry, options: { priority: number; name: string }): Array<() => void> {
-    return [
-      hooks.register(
-        'provider:request',
-        () => {
-          this.#partial = '';
-        },
-        options,
-      ),
-      hooks.register(
-        'llm:stream_block_delta',
-        (_name, data) => {
-          if (data.block_type !== 'text' || typeof data.text !== 'string') return;
-          if (data.request_id !== this.#partialId) this.#partial = '';
-          this.#partialId = data.request_id;
-          this.#partial += data.text;
-        },
-        options,
-      ),
-      hooks.register(
-        'llm:stream_aborted',
-        (_name, data) => {
-          const error = data.error as { type?: unknown } | undefined;
-          if (error?.type !== 'AbortError') this.#partial = '';
-        },
-        options,
-      ),
-    ];
+  #track(item: TurnEvent): void {
+    if (item.type === 'provider_request') this.#partial = '';
+    else if (item.type === 'text_delta') {
+      if (item.request_id !== this.#partialId) this.#partial = '';
+      this.#partialId = item.request_id;
+      this.#partial += item.text;
+    } else if (item.type === 'stream_aborted' && item.error.type !== 'AbortError') this.#partial = '';
   }
 
   #endStdoutLine(): void {
@@ -317,47 +316,112 @@ export class Display implements DisplaySystem {
 
   // ------------------------------------------------------------ events
 
-  /** Subscribe to the session's events; returns the unsubscribe function. */
+  /**
+   * Show one turn item (an item of `session.stream(prompt, { progress: true })`):
+   * the display's only fold of a turn. With `--json` only the streamed text is
+   * followed (`streamedText`); the JSON lines come from `attach`.
+   */
+  render(item: TurnEvent): void {
+    this.#track(item);
+    this.#render(item);
+  }
+
+  /**
+   * Show every item of a turn stream (`session.stream(prompt, { progress: true })`)
+   * as it comes; resolves with the answer (`finish`), or rejects with the turn's error.
+   */
+  async show(stream: AsyncIterable<TurnEvent>): Promise<string> {
+    let answer = '';
+    for await (const item of stream) {
+      if (item.type === 'finish') answer = item.text;
+      this.render(item);
+    }
+    return answer;
+  }
+
+  #render(item: TurnEvent, place?: CallPlace): void {
+    if (this.json) return;
+    switch (item.type) {
+      case 'provider_request':
+        this.#onProviderRequest(item);
+        break;
+      case 'text_delta':
+      case 'thinking_delta':
+        this.#onDelta(item);
+        break;
+      case 'block_end':
+        this.#closeThinking();
+        break;
+      case 'stream_aborted':
+        this.#onStreamAborted(item);
+        break;
+      case 'provider_response':
+        this.#narrate = item.tool_calls;
+        this.#afterProvider();
+        break;
+      case 'provider_error':
+        this.#afterProvider();
+        break;
+      case 'provider_retry':
+        this.#onRetry(item);
+        break;
+      case 'content_block':
+        this.#onBlock(item);
+        break;
+      case 'tool_call':
+        this.#onToolPre(item, place);
+        break;
+      case 'tool_result':
+        this.#onToolPost(item, place);
+        break;
+      case 'tool_error':
+        this.#onToolError(item, place);
+        break;
+      case 'compaction':
+        this.debug(`context compacted (level ${String(item.strategy_level ?? '?')})`);
+        break;
+      default:
+        // usage, finish: nothing to show.
+        break;
+    }
+  }
+
+  /**
+   * Show the session's turns as they run: core's translation of each hook
+   * event into its turn item (`toTurnEvent`), rendered where it is emitted
+   * (before other hooks: a denied call is shown too). With `--json`, every
+   * hook event as one line. Returns the unsubscribe function.
+   */
   attach(hooks: HookRegistry): () => void {
     const options = { priority: -1000, name: 'cli-display' };
-    const tracking = this.#trackPartial(hooks, options);
+    const offs = [...TURN_STREAM_EVENTS, ...TURN_PROGRESS_EVENTS].map((event) =>
+      hooks.register(
+        event,
+        (_name, data) => {
+          const item = toTurnEvent(event, data, true);
+          if (item !== undefined) this.render(item);
+        },
+        options,
+      ),
+    );
     if (this.json) {
       // After every other hook (hooks-redaction at 10, loggers at 100): the stream carries the data
       // as the hooks left it, masked as events.jsonl is.
       const last = { priority: 1000, name: 'cli-display-json' };
-      const offs = [...ALL_EVENTS, ...STREAM_EVENTS].map((event) =>
-        hooks.register(
-          event,
-          (name, data) => {
-            this.emitJson({ type: 'event', event: name, data });
-          },
-          last,
-        ),
-      );
-      return () => {
-        for (const off of [...offs, ...tracking]) off();
-      };
+      for (const event of [...ALL_EVENTS, ...STREAM_EVENTS]) {
+        offs.push(
+          hooks.register(
+            event,
+            (name, data) => {
+              this.emitJson({ type: 'event', event: name, data });
+            },
+            last,
+          ),
+        );
+      }
     }
-    const handlers: { [E in EventName]?: (data: EventData) => void } = {
-      'provider:request': (data) => this.#onProviderRequest(data),
-      'llm:stream_block_delta': (data) => this.#onDelta(data),
-      'llm:stream_block_end': () => this.#closeThinking(),
-      'llm:stream_aborted': (data) => this.#onStreamAborted(data),
-      'provider:response': (data) => this.#onProviderResponse(data),
-      'provider:error': () => this.#afterProvider(),
-      'provider:retry': (data) => this.#onRetry(data),
-      'content_block:end': (data) => this.#onBlock(data),
-      'tool:pre': (data) => this.#onToolPre(data),
-      'tool:post': (data) => this.#onToolPost(data),
-      'tool:error': (data) => this.#onToolError(data),
-      'context:compaction': (data) =>
-        this.debug(`context compacted (level ${String(data.strategy_level ?? '?')})`),
-    };
-    const offs = Object.entries(handlers).map(([event, handler]) =>
-      hooks.register(event as EventName, (_name, data) => handler(data), options),
-    );
     return () => {
-      for (const off of [...offs, ...tracking]) off();
+      for (const off of offs) off();
       this.#stopSpinner();
     };
   }
@@ -390,11 +454,17 @@ export class Display implements DisplaySystem {
       key: `${String(data.session_id ?? agent)}:${String(data.tool_call_id ?? '')}`,
       indent,
     });
-    const offs = [
-      hooks.register('tool:pre', (_name, data) => this.#onToolPre(data, place(data)), options),
-      hooks.register('tool:post', (_name, data) => this.#onToolPost(data, place(data)), options),
-      hooks.register('tool:error', (_name, data) => this.#onToolError(data, place(data)), options),
-    ];
+    const events: EventName[] = ['tool:pre', 'tool:post', 'tool:error'];
+    const offs = events.map((event) =>
+      hooks.register(
+        event,
+        (_name, data) => {
+          const item = toTurnEvent(event, data);
+          if (item !== undefined) this.#render(item, place(data));
+        },
+        options,
+      ),
+    );
     return () => {
       for (const off of offs) off();
     };
@@ -433,9 +503,9 @@ export class Display implements DisplaySystem {
    * a secret split across fragments would escape the rules; the answer is
    * then printed whole at the end), thinking dimmed to stderr.
    */
-  #onDelta(data: EventData): void {
-    if (typeof data.text !== 'string' || data.text === '') return;
-    if (data.block_type === 'thinking') {
+  #onDelta(data: TurnTextDelta | TurnThinkingDelta): void {
+    if (data.text === '') return;
+    if (data.type === 'thinking_delta') {
       if (!this.thinking || this.#redactor !== undefined) return;
       this.#stopSpinner();
       this.#thinkingOpen = true;
@@ -444,7 +514,7 @@ export class Display implements DisplaySystem {
       this.#shown = true;
       return;
     }
-    if (data.block_type !== 'text' || this.#redactor !== undefined) return;
+    if (this.#redactor !== undefined) return;
     this.#stopSpinner();
     this.#closeThinking();
     // Another model call streams within the same provider call (a provider retrying after a
@@ -464,19 +534,18 @@ export class Display implements DisplaySystem {
   }
 
   /** A stream failed after some deltas: the partial text ends its line; a note unless the user cancelled. */
-  #onStreamAborted(data: EventData): void {
+  #onStreamAborted(data: TurnStreamAborted): void {
     this.#closeThinking();
     if (this.#streamedText === '') return;
     this.#endStdoutLine();
-    const error = data.error as { type?: unknown; msg?: unknown } | undefined;
     // Cancelled: the partial text is the turn's partial answer (kept as interrupted).
-    if (error?.type === 'AbortError') return;
+    if (data.error.type === 'AbortError') return;
     // Failed: it is not the answer; a retry's answer is then printed (or streamed) in full.
     this.#streamedText = '';
-    this.line(this.colors.dim(`(the answer stopped: ${firstLine(String(error?.msg ?? 'stream failed'))})`));
+    this.line(this.colors.dim(`(the answer stopped: ${firstLine(data.error.msg || 'stream failed')})`));
   }
 
-  #onProviderRequest(data: EventData): void {
+  #onProviderRequest(data: TurnProviderRequest): void {
     this.#thinking = true;
     this.#narrate = false;
     this.#closeThinking();
@@ -484,14 +553,9 @@ export class Display implements DisplaySystem {
     // Text streamed by an earlier call of this turn (alongside tool calls) ends its line.
     if (this.#streamedText !== '') this.#endStdoutLine();
     this.#streamedText = '';
-    const provider = typeof data.provider === 'string' ? data.provider : 'model';
+    const provider = data.provider || 'model';
     if (this.interactive) this.#spin(`${provider} is thinking…`);
     else this.debug(`… waiting for ${provider}`);
-  }
-
-  #onProviderResponse(data: EventData): void {
-    this.#narrate = data.tool_calls === true;
-    this.#afterProvider();
   }
 
   #afterProvider(): void {
@@ -499,38 +563,37 @@ export class Display implements DisplaySystem {
     if (this.#running.size === 0) this.#stopSpinner();
   }
 
-  #onRetry(data: EventData): void {
+  #onRetry(data: TurnProviderRetry): void {
     const count =
-      typeof data.attempt === 'number' && typeof data.max_retries === 'number'
+      data.attempt !== undefined && data.max_retries !== undefined
         ? `retry ${data.attempt}/${data.max_retries}`
         : 'retrying';
-    const delay = typeof data.delay === 'number' ? ` in ${roundedSeconds(data.delay)} s` : '';
-    const reason = typeof data.cause === 'string' ? data.cause : data.error;
-    const text = `${count}${delay}${typeof reason === 'string' ? `: ${firstLine(reason)}` : ''}`;
+    const delay = data.delay !== undefined ? ` in ${roundedSeconds(data.delay)} s` : '';
+    const reason = data.cause ?? data.error;
+    const text = `${count}${delay}${reason !== undefined ? `: ${firstLine(reason)}` : ''}`;
     if (this.interactive && this.#spinner) this.#spinner.text = this.safeText(text);
     else this.line(this.colors.dim(text));
   }
 
   /** Text the model wrote alongside tool calls ("Let me read the README."), dimmed. */
-  #onBlock(data: EventData): void {
-    const block = data.block as { type?: string; text?: unknown; thinking?: unknown } | undefined;
-    if (block?.type === 'thinking' && typeof block.thinking === 'string') {
+  #onBlock(block: TurnContentBlock): void {
+    if (block.block_type === 'thinking') {
       if (this.#thinkingStreamed) return;
-      this.debug(`thinking: ${firstLine(block.thinking, 200)}`);
+      this.debug(`thinking: ${firstLine(block.text, 200)}`);
       return;
     }
-    if (!this.#narrate || block?.type !== 'text' || typeof block.text !== 'string') return;
+    if (!this.#narrate) return;
     // Already on stdout as it streamed.
     if (this.#streamedText !== '') return;
     const text = terminalSafe(block.text, { multiline: true }).trim();
     if (text !== '') this.line(this.colors.dim(text));
   }
 
-  #onToolPre(data: EventData, place?: CallPlace): void {
-    const id = place?.key ?? String(data.tool_call_id ?? '');
+  #onToolPre(data: TurnToolCall, place?: CallPlace): void {
+    const id = place?.key ?? data.tool_call_id ?? '';
     const indent = place?.indent ?? '';
     // The model chose the name and the arguments: never printed raw.
-    const name = terminalSafe(data.tool_name ?? 'tool', { max: 80 });
+    const name = terminalSafe(data.tool_name || 'tool', { max: 80 });
     const args = terminalSafe(summarizeArgs(name, redactSecrets(data.tool_input)));
     this.#running.set(id, { name, args, started: performance.now(), indent });
     if (this.interactive) {
@@ -540,20 +603,16 @@ export class Display implements DisplaySystem {
     }
   }
 
-  #onToolPost(data: EventData, place?: CallPlace): void {
+  #onToolPost(data: TurnToolResult, place?: CallPlace): void {
+    // The result is the tool's data: its fields are checked, not trusted.
     const result = data.result as { success?: unknown; error?: { message?: unknown } } | undefined;
     const ok = result?.success !== false;
     const message = ok ? '' : firstLine(String(result?.error?.message ?? 'failed'));
-    this.#finish(place?.key ?? String(data.tool_call_id ?? ''), ok, message);
+    this.#finish(place?.key ?? data.tool_call_id ?? '', ok, message);
   }
 
-  #onToolError(data: EventData, place?: CallPlace): void {
-    const error = data.error as { msg?: unknown } | undefined;
-    this.#finish(
-      place?.key ?? String(data.tool_call_id ?? ''),
-      false,
-      firstLine(String(error?.msg ?? 'error')),
-    );
+  #onToolError(data: TurnToolError, place?: CallPlace): void {
+    this.#finish(place?.key ?? data.tool_call_id ?? '', false, firstLine(data.error.msg || 'error'));
   }
 
   #finish(id: string, ok: boolean, message: string): void {

@@ -296,9 +296,15 @@ export {
 export type { StepInfo, StepRunner } from './step.js';
 export { STEP_CAPABILITY } from './step.js';
 export type {
+  TurnBlockEnd,
+  TurnCompaction,
+  TurnContentBlock,
   TurnEvent,
   TurnFinish,
   TurnProviderError,
+  TurnProviderRequest,
+  TurnProviderResponse,
+  TurnProviderRetry,
   TurnStream,
   TurnStreamAborted,
   TurnStreamOptions,
@@ -309,5 +315,10 @@ export type {
   TurnToolResult,
   TurnUsage,
 } from './turn-stream.js';
-export { DEFAULT_TURN_BUFFER_SIZE } from './turn-stream.js';
+export {
+  DEFAULT_TURN_BUFFER_SIZE,
+  TURN_PROGRESS_EVENTS,
+  TURN_STREAM_EVENTS,
+  toTurnEvent,
+} from './turn-stream.js';
 export { VERSION } from './version.js';

@@ -11,7 +11,13 @@ import { type ScriptedResponse, streamingSession } from './__fixtures__/streamin
 import { AmplifierError, CancelledError } from './errors.js';
 import { dynamicEvent } from './hooks.js';
 import type { AmplifierSession } from './session.js';
-import { TURN_STREAM_EVENTS, TURN_STREAM_HANDLER, type TurnEvent } from './turn-stream.js';
+import {
+  TURN_PROGRESS_EVENTS,
+  TURN_STREAM_EVENTS,
+  TURN_STREAM_HANDLER,
+  type TurnEvent,
+  toTurnEvent,
+} from './turn-stream.js';
 
 /** Collect every event of the stream; `error` is what the iterator threw. */
 async function collect(
@@ -184,6 +190,64 @@ describe('session.stream(): the events of one turn', () => {
     expect(results).toEqual(
       Object.values(payloads).map((data) => ({ action: 'continue', data: expect.objectContaining(data) })),
     );
+  });
+
+  it('with progress, also yields provider calls, retries, block ends, whole blocks and compactions', async () => {
+    const { session, orchestrator } = streamingSession([]);
+    const payloads: Array<[string, Record<string, unknown>]> = [
+      ['provider:request', { provider: 'p', iteration: 0 }],
+      [
+        'provider:retry',
+        { provider: 'p', model: 'm', attempt: 1, max_retries: 3, delay: 0.5, cause: 'reset' },
+      ],
+      ['llm:stream_block_end', { request_id: 'r', block_index: 1, block_type: 'text' }],
+      ['content_block:end', { block_index: 0, total_blocks: 2, block: { type: 'thinking', thinking: 'hm' } }],
+      [
+        'content_block:end',
+        { block_index: 1, total_blocks: 2, block: { type: 'text', text: 'Let me look' } },
+      ],
+      ['content_block:end', { block_index: 2, total_blocks: 3, block: { type: 'tool_call', id: 'x' } }],
+      ['provider:response', { provider: 'p', usage: null, tool_calls: true }],
+      ['context:compaction', { strategy_level: 3, before_tokens: 10 }],
+      ['provider:retry', { provider: 'p', attempt: 'two', error: 42 }],
+    ];
+    expect([...new Set(payloads.map(([event]) => event))].sort()).toEqual([...TURN_PROGRESS_EVENTS].sort());
+    orchestrator.turn = async (_prompt, run) => {
+      for (const [event, data] of payloads) await run.hooks.emit(dynamicEvent(event), data);
+      return 'done';
+    };
+    const plain = await collect(session.stream('p'));
+    expect(plain.events).toEqual([{ type: 'finish', text: 'done' }]);
+    const { events } = await collect(session.stream('p', { progress: true }));
+    expect(events).toEqual([
+      { type: 'provider_request', provider: 'p', iteration: 0 },
+      { type: 'provider_retry', provider: 'p', attempt: 1, max_retries: 3, delay: 0.5, cause: 'reset' },
+      { type: 'block_end', request_id: 'r', block_index: 1, block_type: 'text' },
+      { type: 'content_block', block_type: 'thinking', text: 'hm' },
+      { type: 'content_block', block_type: 'text', text: 'Let me look' },
+      { type: 'provider_response', provider: 'p', tool_calls: true },
+      { type: 'compaction', strategy_level: 3 },
+      // Fields of the wrong type are left out, never passed on.
+      { type: 'provider_retry', provider: 'p' },
+      { type: 'finish', text: 'done' },
+    ]);
+    expect(streamHandlers(session)).toEqual([]);
+  });
+
+  it('toTurnEvent is the translation of the stream: progress items only when asked', () => {
+    const data = { provider: 'p', iteration: 2 };
+    expect(toTurnEvent('provider:request', data)).toBeUndefined();
+    expect(toTurnEvent('provider:request', data, true)).toEqual({
+      type: 'provider_request',
+      provider: 'p',
+      iteration: 2,
+    });
+    expect(toTurnEvent('tool:pre', { tool_name: 'echo', tool_input: { a: 1 } })).toEqual({
+      type: 'tool_call',
+      tool_name: 'echo',
+      tool_input: { a: 1 },
+    });
+    expect(toTurnEvent('session:start', { session_id: 's' }, true)).toBeUndefined();
   });
 
   it('a failing turn makes the iterator throw its error, after the events that came before', async () => {

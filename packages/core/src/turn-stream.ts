@@ -83,6 +83,64 @@ export interface TurnStreamAborted {
   error: { type: string; msg: string };
 }
 
+// Progress items: yielded only with `TurnStreamOptions.progress` (what a live display needs).
+
+/** The orchestrator is about to call the provider (`provider:request`). Progress item. */
+export interface TurnProviderRequest {
+  type: 'provider_request';
+  provider: string;
+  /** Present when the orchestrator sends it (loop-basic: from 0). */
+  iteration?: number;
+}
+
+/** The provider answered (`provider:response`). Progress item. */
+export interface TurnProviderResponse {
+  type: 'provider_response';
+  provider: string;
+  /** The response asks for tool calls. */
+  tool_calls: boolean;
+}
+
+/** A retryable provider failure, before retry number `attempt` (`provider:retry`). Progress item. */
+export interface TurnProviderRetry {
+  type: 'provider_retry';
+  provider: string;
+  /** 1-based; present when the provider sends it. */
+  attempt?: number;
+  max_retries?: number;
+  /** Seconds until the retry. */
+  delay?: number;
+  /** The error's message. */
+  error?: string;
+  /** The message of the error's innermost cause. */
+  cause?: string;
+}
+
+/** A streamed block completed (`llm:stream_block_end`). Progress item. */
+export interface TurnBlockEnd {
+  type: 'block_end';
+  request_id: string;
+  block_index: number;
+  block_type: string;
+}
+
+/**
+ * A whole block of a response, text or thinking (`content_block:end`; other
+ * block types are not yielded). Progress item.
+ */
+export interface TurnContentBlock {
+  type: 'content_block';
+  block_type: 'text' | 'thinking';
+  text: string;
+}
+
+/** The context was compacted (`context:compaction`). Progress item. */
+export interface TurnCompaction {
+  type: 'compaction';
+  /** The highest strategy level reached, when the context manager says. */
+  strategy_level?: number;
+}
+
 /** The last event of a turn that returned: `text` is the turn's answer (what `execute()` returns). */
 export interface TurnFinish {
   type: 'finish';
@@ -103,6 +161,12 @@ export type TurnEvent =
   | TurnUsage
   | TurnProviderError
   | TurnStreamAborted
+  | TurnProviderRequest
+  | TurnProviderResponse
+  | TurnProviderRetry
+  | TurnBlockEnd
+  | TurnContentBlock
+  | TurnCompaction
   | TurnFinish;
 
 /** Options of `session.stream()`: the turn's abort `signal` and the size of the event buffer. */
@@ -116,6 +180,12 @@ export interface TurnStreamOptions {
    * the provider (or the orchestrator) waits too. Nothing is dropped.
    */
   bufferSize?: number;
+  /**
+   * Also yield the progress items (`provider_request`, `provider_response`,
+   * `provider_retry`, `block_end`, `content_block`, `compaction`): what a live
+   * display shows besides text and tools. Default false.
+   */
+  progress?: boolean;
 }
 
 /**
@@ -226,8 +296,65 @@ const TRANSLATE: { readonly [E in EventName]?: (data: Payload) => TurnEvent | un
   }),
 };
 
+const optNum = <T extends object>(event: T, key: string, data: Payload): T => {
+  const value = num(data, key);
+  return value === undefined ? event : { ...event, [key]: value };
+};
+const optStr = <T extends object>(event: T, key: string, data: Payload): T => {
+  const value = str(data, key);
+  return value === undefined ? event : { ...event, [key]: value };
+};
+
+/** Hook event -> the progress item it becomes (`TurnStreamOptions.progress`). */
+const PROGRESS: { readonly [E in EventName]?: (data: Payload) => TurnEvent | undefined } = {
+  'provider:request': (data) =>
+    optNum({ type: 'provider_request' as const, provider: str(data, 'provider') ?? '' }, 'iteration', data),
+  'provider:response': (data) => ({
+    type: 'provider_response',
+    provider: str(data, 'provider') ?? '',
+    tool_calls: data.tool_calls === true,
+  }),
+  'provider:retry': (data) => {
+    let event: TurnProviderRetry = { type: 'provider_retry', provider: str(data, 'provider') ?? '' };
+    for (const key of ['attempt', 'max_retries', 'delay']) event = optNum(event, key, data);
+    for (const key of ['error', 'cause']) event = optStr(event, key, data);
+    return event;
+  },
+  'llm:stream_block_end': (data) => ({
+    type: 'block_end',
+    request_id: str(data, 'request_id') ?? '',
+    block_index: num(data, 'block_index') ?? 0,
+    block_type: str(data, 'block_type') ?? '',
+  }),
+  'content_block:end': (data) => {
+    const block = obj(data, 'block');
+    if (block?.type === 'text' && typeof block.text === 'string') {
+      return { type: 'content_block', block_type: 'text', text: block.text };
+    }
+    if (block?.type === 'thinking' && typeof block.thinking === 'string') {
+      return { type: 'content_block', block_type: 'thinking', text: block.thinking };
+    }
+    return undefined;
+  },
+  'context:compaction': (data) => optNum({ type: 'compaction' as const }, 'strategy_level', data),
+};
+
 /** The events a turn stream subscribes to. */
 export const TURN_STREAM_EVENTS: readonly EventName[] = Object.freeze(Object.keys(TRANSLATE) as EventName[]);
+
+/** The events a turn stream with `progress` also subscribes to. */
+export const TURN_PROGRESS_EVENTS: readonly EventName[] = Object.freeze(Object.keys(PROGRESS) as EventName[]);
+
+/**
+ * The turn item a hook event becomes (undefined: nothing to yield): the one
+ * translation behind `session.stream()`, for a consumer that must see the
+ * events where they are emitted (e.g. before other hooks run). Progress items
+ * only with `progress`.
+ */
+export function toTurnEvent(event: EventName, data: EventData, progress = false): TurnEvent | undefined {
+  const translate = TRANSLATE[event] ?? (progress ? PROGRESS[event] : undefined);
+  return translate?.(data);
+}
 
 /** The name of the stream's handlers (`hooks.listHandlers()`). */
 export const TURN_STREAM_HANDLER = 'session-stream';
@@ -267,6 +394,7 @@ class SessionTurnStream implements TurnStream {
   readonly #source: TurnStreamSource;
   readonly #signal: AbortSignal | undefined;
   readonly #size: number;
+  readonly #progress: boolean;
   /** Aborted by the consumer leaving or by `options.signal`: `execute`'s signal. */
   readonly #abort = new AbortController();
   readonly #buffer: TurnEvent[] = [];
@@ -290,6 +418,7 @@ class SessionTurnStream implements TurnStream {
       throw new RangeError(`bufferSize must be an integer of at least 1, got ${String(size)}`);
     }
     this.#size = size;
+    this.#progress = options.progress === true;
   }
 
   [Symbol.asyncIterator](): TurnStream {
@@ -324,11 +453,13 @@ class SessionTurnStream implements TurnStream {
   #start(): void {
     this.#started = true;
     const { hooks } = this.#source;
+    const progress = this.#progress;
     const handler = (event: string, data: EventData): Promise<void> | undefined => {
-      const translated = TRANSLATE[event as EventName]?.(data);
+      const translated = toTurnEvent(event as EventName, data, progress);
       return translated === undefined ? undefined : this.#put(translated);
     };
-    const unregister = TURN_STREAM_EVENTS.map((event) =>
+    const events = progress ? [...TURN_STREAM_EVENTS, ...TURN_PROGRESS_EVENTS] : TURN_STREAM_EVENTS;
+    const unregister = events.map((event) =>
       // Last of all handlers: it sees the data other hooks modified, and a denied tool call never.
       hooks.register(event, handler, { priority: Number.MAX_SAFE_INTEGER, name: TURN_STREAM_HANDLER }),
     );
