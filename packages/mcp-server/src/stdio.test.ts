@@ -50,7 +50,8 @@ function startApp(args: string[] = []) {
     stderr += chunk.toString('utf8');
     poke();
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': every byte the app wrote to stdout and stderr has been read by then.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return {
     child,
     stdout: () => stdout,
@@ -127,9 +128,10 @@ describe('an app serving its session over stdio', () => {
         message: expect.stringMatching(/the line has 1\d{4} bytes, over the limit of 4096/),
       },
     });
-    expect(app.stderr()).toMatch(/over the limit of 4096 bytes \(maxLineBytes\); it was discarded/);
     app.child.stdin.end();
     expect(await app.exited).toBe(0);
+    // stderr is a pipe of its own: read it once the app has closed it, not when stdout answered.
+    expect(app.stderr()).toMatch(/over the limit of 4096 bytes \(maxLineBytes\); it was discarded/);
   });
 
   it.each([
@@ -147,11 +149,11 @@ describe('an app serving its session over stdio', () => {
       app.write(line({ jsonrpc: '2.0', id: 4, method: 'tools/list' }));
       await app.answer(4);
       expect(responses(app.stdout()).filter((r) => r.error?.code === -32700)).toHaveLength(2);
+      app.child.stdin.end();
+      expect(await app.exited).toBe(0);
       const log = app.stderr();
       expect(log).toMatch(/answered a line that is not JSON .* with a JSON-RPC error; the server goes on/);
       expect(log).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
-      app.child.stdin.end();
-      expect(await app.exited).toBe(0);
     },
   );
 });
