@@ -270,7 +270,6 @@ export {
   formatDataErrors,
   loadSchema,
 } from './schemas.js';
-export { isSecretFileName, isSecretPath, SECRET_HOME_PATHS } from './secret-paths.js';
 // Session and mount plan
 export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
 export { AmplifierSession } from './session.js';
