@@ -226,7 +226,6 @@ export {
 } from './mount-plan.js';
 export type { OwnDataOptions } from './plain-data.js';
 export {
-  configDurationMs,
   getOwn,
   isPlainObject,
   MAX_DATA_DEPTH,
@@ -239,7 +238,6 @@ export {
   isSecretKey,
   isSecretValue,
   redactSecrets,
-  SECRET_NAME_ENDINGS,
   SENSITIVE_KEYS,
   truncateValues,
 } from './redact.js';
@@ -289,7 +287,6 @@ export {
   RESUME_CAPABILITY,
   SPAWN_CAPABILITY,
   SUB_SESSION_BUDGET_CAPABILITY,
-  subSessionBudget,
   subSessionBudgetMessage,
 } from './spawn.js';
 export type { StepInfo, StepRunner } from './step.js';
