@@ -4,8 +4,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { configDurationMs, getOwn, isPlainObject, type Logger } from '@amplifier/core';
-import { type FromSchema, readModuleConfig, warnConfigKey } from '@amplifier/schema';
+import { getOwn, isPlainObject, type Logger } from '@amplifier/core';
+import { configDurationMs, type FromSchema, readModuleConfig, warnConfigKey } from '@amplifier/schema';
 import { DEFAULT_REDACTION, type RedactionConfig } from '@amplifier/secrets';
 import { amplifierHome, projectSlug, sessionFolderName } from '@amplifier/sessions';
 

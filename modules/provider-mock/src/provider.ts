@@ -9,7 +9,6 @@ import {
   type ChatResponse,
   type CompleteOptions,
   checkData,
-  configDurationMs,
   createLLMError,
   type EventKey,
   type EventPayload,
@@ -28,7 +27,7 @@ import {
   type ToolCall,
 } from '@amplifier/core';
 import { BlockEvents } from '@amplifier/provider-http/block-events';
-import type { FromSchema } from '@amplifier/schema';
+import { configDurationMs, type FromSchema } from '@amplifier/schema';
 import { cloneData } from './clone.js';
 import {
   assertConfig,

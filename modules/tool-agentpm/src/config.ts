@@ -5,15 +5,7 @@
  * own properties only (core's `ownConfig`); an own `__proto__` key is an
  * unknown key like any other.
  */
-import {
-  AmplifierError,
-  configDurationMs,
-  errorMessage,
-  getOwn,
-  type JSONSchema,
-  type Logger,
-  setOwn,
-} from '@amplifier/core';
+import { AmplifierError, errorMessage, getOwn, type JSONSchema, type Logger, setOwn } from '@amplifier/core';
 import {
   childEnvironment,
   SANDBOX_CONFIG_PROPERTIES,
@@ -22,7 +14,7 @@ import {
   type SandboxPolicy,
   sandboxPolicyFrom,
 } from '@amplifier/process';
-import { defineModuleConfig } from '@amplifier/schema';
+import { configDurationMs, defineModuleConfig } from '@amplifier/schema';
 import type { AgentManifest } from './manifest.js';
 
 /** One `tools` entry: where the tool is, and the caller's variables passed to it by name. */

@@ -4,8 +4,8 @@
  * with their meaning, plus this project's `limits` (nesting depth, children
  * per session, sub-sessions per top-level turn), a safety section.
  */
-import { configDurationMs, DEFAULT_MAX_SUB_SESSIONS, type Logger } from '@amplifier/core';
-import { type FromSchema, readModuleConfig } from '@amplifier/schema';
+import { DEFAULT_MAX_SUB_SESSIONS, type Logger } from '@amplifier/core';
+import { configDurationMs, type FromSchema, readModuleConfig } from '@amplifier/schema';
 
 export const DEFAULTS: Readonly<DelegateConfig> = Object.freeze({
   self_delegation: { enabled: true, max_depth: 3 },

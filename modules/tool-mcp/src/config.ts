@@ -5,21 +5,14 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import {
-  AmplifierError,
-  configDurationMs,
-  errorMessage,
-  getOwn,
-  type JSONSchema,
-  type Logger,
-} from '@amplifier/core';
+import { AmplifierError, errorMessage, getOwn, type JSONSchema, type Logger } from '@amplifier/core';
 import {
   SANDBOX_CONFIG_PROPERTIES,
   SANDBOX_SAFETY_KEYS,
   type SandboxPolicy,
   sandboxPolicyFrom,
 } from '@amplifier/process';
-import { defineModuleConfig, type FromSchema, warnConfigKey } from '@amplifier/schema';
+import { configDurationMs, defineModuleConfig, type FromSchema, warnConfigKey } from '@amplifier/schema';
 
 export const MODULE_ID = 'tool-mcp';
 

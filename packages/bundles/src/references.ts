@@ -12,7 +12,7 @@
  *    process's directory), or the folder of its namespace (`ns:path`);
  * 3. must stay, after symlinks (`realpath`), inside one of the roots the
  *    caller gives (and inside its namespace's folder);
- * 4. is refused when it is a secret path (core's `isSecretPath`, the list the
+ * 4. is refused when it is a secret path (`@amplifier/secrets/paths`, the list the
  *    sandbox hides), even inside a root;
  * 5. is read only when it is a regular file (opened with O_NONBLOCK and
  *    O_NOFOLLOW, checked with fstat: a FIFO or a device never blocks), within
@@ -25,7 +25,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isSecretPath } from '@amplifier/core';
+import { isSecretPath } from '@amplifier/secrets/paths';
 import { BundleError, type BundleErrorOptions } from './errors.js';
 
 /** The caps of one reader. */

@@ -8,7 +8,7 @@
  * cleaned up. Each child gets its own `session.spawn` / `session.resume`, so
  * nesting works, and `session.delegation_depth` / `self_delegation_depth`.
  * Every child, resumed ones too, counts against the sub-session budget of the
- * root's current turn (core's `subSessionBudget`, shared down the tree):
+ * root's current turn (`subSessionBudget` below, shared down the tree):
  * `maxSubSessions` (default 32), the bundle's `spawn.max_sub_sessions` and the
  * caller's `max_sub_sessions`, the lowest wins.
  * Cancelling the parent cancels the child; a child's failure is a result
@@ -31,7 +31,7 @@ import {
   type SpawnResult,
   type SpawnUsage,
   SUB_SESSION_BUDGET_CAPABILITY,
-  subSessionBudget,
+  type SubSessionBudget,
   subSessionBudgetMessage,
 } from '@amplifier/core';
 import { type AgentConfig, agentFromData, agentOverlay } from './agents.js';
@@ -139,6 +139,30 @@ interface RunInput {
   resumed?: StoredChild | undefined;
   /** The caller's cap on the sub-sessions of this turn. */
   maxSubSessions?: number | undefined;
+}
+
+function isBudget(value: unknown): value is SubSessionBudget {
+  return typeof value === 'object' && value !== null && typeof (value as SubSessionBudget).used === 'number';
+}
+
+/**
+ * The budget `coordinator` counts against: the one registered on it (a child's
+ * is its root's), else a new one registered on it, which is then a root's and
+ * goes back to 0 at each of its `prompt:submit` (a new top-level turn).
+ */
+function subSessionBudget(coordinator: Coordinator): SubSessionBudget {
+  const existing = coordinator.getCapability(SUB_SESSION_BUDGET_CAPABILITY);
+  if (isBudget(existing)) return existing;
+  const budget: SubSessionBudget = { used: 0 };
+  coordinator.registerCapability(SUB_SESSION_BUDGET_CAPABILITY, budget);
+  coordinator.hooks.register(
+    'prompt:submit',
+    () => {
+      budget.used = 0;
+    },
+    { name: 'sub-session-budget', priority: -1000 },
+  );
+  return budget;
 }
 
 /** A cap as given: a whole number >= 0, else none. */

@@ -226,7 +226,6 @@ export {
 } from './mount-plan.js';
 export type { OwnDataOptions } from './plain-data.js';
 export {
-  configDurationMs,
   getOwn,
   isPlainObject,
   MAX_DATA_DEPTH,
@@ -239,7 +238,6 @@ export {
   isSecretKey,
   isSecretValue,
   redactSecrets,
-  SECRET_NAME_ENDINGS,
   SENSITIVE_KEYS,
   truncateValues,
 } from './redact.js';
@@ -270,7 +268,6 @@ export {
   formatDataErrors,
   loadSchema,
 } from './schemas.js';
-export { isSecretFileName, isSecretPath, SECRET_HOME_PATHS } from './secret-paths.js';
 // Session and mount plan
 export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
 export { AmplifierSession } from './session.js';
@@ -290,7 +287,6 @@ export {
   RESUME_CAPABILITY,
   SPAWN_CAPABILITY,
   SUB_SESSION_BUDGET_CAPABILITY,
-  subSessionBudget,
   subSessionBudgetMessage,
 } from './spawn.js';
 export type { StepInfo, StepRunner } from './step.js';

@@ -217,18 +217,6 @@ describe('LLMError taxonomy (O143)', () => {
     expect(LLMError.is(branded, 'abort')).toBe(false);
   });
 
-  it('isLLMError (deprecated) is LLMError.is without a kind', () => {
-    const foreign = Object.assign(Object.create({ [Symbol.for('amplifier.error')]: true }), {
-      code: 'LLM_ERROR',
-      retryable: true,
-    });
-    for (const value of [new RateLimitError('m'), foreign, new Error('m'), new CancelledError(), null]) {
-      expect(LLMError.isLLMError(value)).toBe(LLMError.is(value));
-    }
-    expect(LLMError.isLLMError(new RateLimitError('m'))).toBe(true);
-    expect(LLMError.isLLMError(null)).toBe(false);
-  });
-
   it('a misspelt kind does not compile', () => {
     // @ts-expect-error: not an LLMErrorKind
     expect(LLMError.is(new RateLimitError('m'), 'ratelimit')).toBe(false);

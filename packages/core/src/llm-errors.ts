@@ -130,11 +130,6 @@ export class LLMError extends AmplifierErrorBase {
       (kind === undefined || (value as { kind?: unknown }).kind === kind)
     );
   }
-
-  /** @deprecated Use `LLMError.is(value)`, which can also filter by kind. */
-  static isLLMError(value: unknown): value is LLMError {
-    return LLMError.is(value);
-  }
 }
 
 /** The constructor of one kind's class: `new RateLimitError(message?, options?)` (the message defaults to the kind's). */

@@ -140,41 +140,6 @@ export function ownConfig(config: unknown, moduleId: string): Record<string, unk
   return ownData(config, { onLimit: 'keep' });
 }
 
-/**
- * A duration from a module config, in milliseconds: `key` in seconds (the
- * convention of Amplifier's config keys: `timeout`, `approval_timeout`), or
- * its documented alias `<key>_ms` in milliseconds. Absent: `undefined`. Both
- * present with different values, or a value that is not a finite number ≥ 0,
- * is a DataValidationError naming the keys. Reads own properties only.
- */
-export function configDurationMs(
-  config: Record<string, unknown>,
-  key: string,
-  moduleId: string,
-): number | undefined {
-  const msKey = `${key}_ms`;
-  const seconds = getOwn(config, key);
-  const ms = getOwn(config, msKey);
-  const check = (name: string, value: unknown): number => {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new DataValidationError(
-        `${moduleId}: config.${name} must be a number >= 0, got ${JSON.stringify(value)}`,
-        [{ path: name, message: 'must be a number >= 0' }],
-      );
-    }
-    return value;
-  };
-  const fromSeconds = seconds === undefined ? undefined : check(key, seconds) * 1000;
-  const fromMs = ms === undefined ? undefined : check(msKey, ms);
-  if (fromSeconds !== undefined && fromMs !== undefined && fromSeconds !== fromMs) {
-    throw new DataValidationError(
-      `${moduleId}: config.${key} (${seconds} s) and config.${msKey} (${ms} ms) disagree; give one (${key}, in seconds)`,
-      [{ path: msKey, message: `disagrees with ${key}` }],
-    );
-  }
-  return fromSeconds ?? fromMs;
-}
-
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 function joinPath(path: string, key: string): string {

@@ -1,12 +1,6 @@
+import { PLAIN_KEY_NAMES, SECRET_KEY_NAMES } from '@amplifier/test-fixtures';
 import { describe, expect, it } from 'vitest';
-import {
-  isSecretKey,
-  isSecretValue,
-  redactSecrets,
-  SECRET_NAME_ENDINGS,
-  SENSITIVE_KEYS,
-  truncateValues,
-} from './redact.js';
+import { isSecretKey, isSecretValue, redactSecrets, SENSITIVE_KEYS, truncateValues } from './redact.js';
 
 describe('redactSecrets', () => {
   it('replaces the value of every sensitive key (whole key, any case) at any depth, in objects and arrays', () => {
@@ -92,94 +86,13 @@ describe('redactSecrets', () => {
 });
 
 describe('isSecretKey', () => {
-  const secret = [
-    // the reference's keys, any case and separator
-    ...SENSITIVE_KEYS,
-    'API_KEY',
-    'Api-Key',
-    'X-Api-Key',
-    'Authorization',
-    'Proxy-Authorization',
-    'Cookie',
-    'Set-Cookie',
-    'passwd',
-    'passphrase',
-    'client_secret',
-    // secret endings
-    'ANTHROPIC_API_KEY',
-    'OPENAI_API_KEY',
-    'openaiApiKey',
-    'GITHUB_TOKEN',
-    'NPM_TOKEN',
-    'HF_TOKEN',
-    'AWS_SECRET_ACCESS_KEY',
-    'aws_secret_access_key',
-    'AWS_SESSION_TOKEN',
-    'PGPASSWORD',
-    'db.password',
-    'DATABASE_PASSWORD',
-    'SLACK_BOT_TOKEN',
-    'refresh_token',
-    'GOOGLE_APPLICATION_CREDENTIALS',
-    'basic_auth',
-    'NPM_CONFIG__AUTH',
-    'SSH_PASSPHRASE',
-    // upper-case environment names ending in _KEY / _PAT
-    'STRIPE_KEY',
-    'AZURE_OPENAI_KEY',
-    'SENDGRID_KEY',
-    'GITHUB_PAT',
-    // numbered copies, key words before the end
-    'API_KEY_2',
-    'GITHUB_TOKEN1',
-    'SECRET_KEY_BASE',
-    'signing_key',
-    'encryption_key',
-    'master_key',
-    'license_key',
-    'Ocp-Apim-Subscription-Key',
-    'AccountKey',
-    'MYSQL_PWD',
-    'AWS_ACCESS_KEY_ID',
-    'AZURE_STORAGE_CONNECTION_STRING',
-    'SESSION_COOKIE',
-    'SENTRY_DSN',
-    'DOCKER_AUTH_CONFIG',
-  ];
-  const notSecret = [
-    'max_tokens',
-    'tokens',
-    'token_count',
-    'api_key_env',
-    'author',
-    'authored_by',
-    'PATH',
-    'HOME',
-    'SSH_AUTH_SOCK',
-    'AWS_REGION',
-    'cache_key',
-    'sort_key',
-    'primary_key',
-    'key',
-    'keyboard',
-    'PWD',
-    'OLDPWD',
-    'model',
-    'secretary',
-    'password_hint_shown',
-    'v2',
-    'item_3',
-  ];
+  const secret = [...SENSITIVE_KEYS, ...SECRET_KEY_NAMES];
+  const notSecret = PLAIN_KEY_NAMES;
   it.each(secret)('%s holds a secret', (name) => {
     expect(isSecretKey(name)).toBe(true);
   });
   it.each(notSecret)('%s does not', (name) => {
     expect(isSecretKey(name)).toBe(false);
-  });
-
-  it('SECRET_NAME_ENDINGS finds the end of every name isSecretKey accepts (text search keeps up with the rule)', () => {
-    const ending = new RegExp(`(?:${SECRET_NAME_ENDINGS})$`, 'i');
-    expect(secret.filter((name) => !ending.test(name))).toEqual([]);
   });
 
   it('isSecretValue: URLs with a password and PEM private keys, whatever the name', () => {

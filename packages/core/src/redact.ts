@@ -66,17 +66,6 @@ const SECRET_SUFFIXES: readonly string[] = [
   'authconfig',
 ];
 
-/**
- * A regular-expression alternation (case-insensitive, no anchors) of the
- * words every name `isSecretKey` accepts ends with, separators allowed where
- * people write them (`api_key`, `X-Auth-Token`, `API_KEY_2`). For finding
- * candidate names in free text (log redaction) before `isSecretKey` decides;
- * a core test checks that it keeps up with the lists above.
- */
-export const SECRET_NAME_ENDINGS: string =
-  'key|secret|passw(?:or)?d|passphrase|token|credentials?|auth(?:orization)?|cookie|pat|pwd|dsn|' +
-  'key_?base|connection_?string|auth_?config|key_?id|(?:key|secret|token|passw(?:or)?d)[-_]?\\d+';
-
 /** `*_PWD` (`MYSQL_PWD`) holds a password; the shell's own `PWD` and `OLDPWD` are directories. */
 const PASSWORD_ABBREVIATION = /^(?!old)[a-z0-9]+pwd$/;
 

@@ -7,9 +7,6 @@
  * reference's spawn call (snake_case data).
  */
 
-import type { Coordinator } from './coordinator.js';
-import { PROMPT_SUBMIT } from './events.js';
-
 /** A provider the child should prefer; `model` may be a glob (`claude-*`). */
 export interface ProviderPreference {
   provider: string;
@@ -100,7 +97,9 @@ export const RESUME_CAPABILITY = 'session.resume';
  * Capability: the sub-session budget of the current top-level turn, one
  * object shared by a root session and every session under it (the spawner
  * registers the parent's on each child), so the whole delegation tree
- * counts against it, not only depth x fan-out.
+ * counts against it, not only depth x fan-out. The spawner (the app layer:
+ * the bundles kit's `createSpawner`) creates it and counts; the delegate
+ * tool reads it to refuse early.
  */
 export const SUB_SESSION_BUDGET_CAPABILITY = 'session.sub_session_budget';
 
@@ -110,30 +109,6 @@ export const DEFAULT_MAX_SUB_SESSIONS = 32;
 /** How many sub-sessions the current top-level turn started (spawns and resumes, the whole tree). */
 export interface SubSessionBudget {
   used: number;
-}
-
-function isBudget(value: unknown): value is SubSessionBudget {
-  return typeof value === 'object' && value !== null && typeof (value as SubSessionBudget).used === 'number';
-}
-
-/**
- * The budget `coordinator` counts against: the one registered on it (a child's
- * is its root's), else a new one registered on it, which is then a root's and
- * goes back to 0 at each of its `prompt:submit` (a new top-level turn).
- */
-export function subSessionBudget(coordinator: Coordinator): SubSessionBudget {
-  const existing = coordinator.getCapability(SUB_SESSION_BUDGET_CAPABILITY);
-  if (isBudget(existing)) return existing;
-  const budget: SubSessionBudget = { used: 0 };
-  coordinator.registerCapability(SUB_SESSION_BUDGET_CAPABILITY, budget);
-  coordinator.hooks.register(
-    PROMPT_SUBMIT,
-    () => {
-      budget.used = 0;
-    },
-    { name: 'sub-session-budget', priority: -1000 },
-  );
-  return budget;
 }
 
 /** What the model reads when the budget of `limit` is used up. */

@@ -7,7 +7,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { getOwn, type JSONSchema, SECRET_HOME_PATHS } from '@amplifier/core';
+import { getOwn, type JSONSchema } from '@amplifier/core';
+import { SECRET_HOME_PATHS } from '@amplifier/secrets/paths';
 
 /** `auto`: sandbox when bubblewrap works, else run unconfined with one notice; `required`: refuse without it; `off`: never. */
 export type SandboxMode = 'auto' | 'required' | 'off';
@@ -35,8 +36,8 @@ export interface SandboxPolicy {
 
 /**
  * Hidden by default, relative to the home directory: credentials a command has
- * no business reading (core's `SECRET_HOME_PATHS`, the list the config file
- * resolver refuses too).
+ * no business reading (`SECRET_HOME_PATHS` of `@amplifier/secrets/paths`, the
+ * list the config file resolver refuses too).
  */
 export const DEFAULT_HIDDEN: readonly string[] = SECRET_HOME_PATHS;
 

@@ -10,4 +10,10 @@ export type { CompileOptions, DataValidator } from './compile.js';
 export { ajvLoaded, compileSchema, formatAjvErrors, jsonPointerToPath, sharedAjv } from './compile.js';
 export type { FromSchema } from './infer.js';
 export type { ConfigOf, ModuleConfig, ModuleConfigPolicy, ModuleConfigSpec } from './module-config.js';
-export { configKeys, defineModuleConfig, readModuleConfig, warnConfigKey } from './module-config.js';
+export {
+  configDurationMs,
+  configKeys,
+  defineModuleConfig,
+  readModuleConfig,
+  warnConfigKey,
+} from './module-config.js';

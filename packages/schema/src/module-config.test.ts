@@ -5,7 +5,7 @@ import {
   type JSONSchema,
 } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
-import { readModuleConfig, warnConfigKey } from './module-config.js';
+import { configDurationMs, readModuleConfig, warnConfigKey } from './module-config.js';
 
 const schema: JSONSchema = {
   type: 'object',
@@ -133,5 +133,31 @@ describe('warnConfigKey', () => {
     warnConfigKey(logger, 'm', 'k', 'is accepted but has no effect here');
     warnConfigKey(recorder(), 'm', 'k');
     expect(logger.lines).toEqual(["m: config key 'k' is accepted but has no effect here"]);
+  });
+});
+
+describe('configDurationMs', () => {
+  it('reads the key in seconds, or its _ms alias in milliseconds', () => {
+    expect(configDurationMs({ timeout: 1.5 }, 'timeout', 'm')).toBe(1500);
+    expect(configDurationMs({ timeout_ms: 250 }, 'timeout', 'm')).toBe(250);
+    expect(configDurationMs({ timeout: 2, timeout_ms: 2000 }, 'timeout', 'm')).toBe(2000);
+    expect(configDurationMs({}, 'timeout', 'm')).toBeUndefined();
+  });
+
+  it('refuses both keys when they disagree, and values that are not durations', () => {
+    expect(() => configDurationMs({ timeout: 1, timeout_ms: 5 }, 'timeout', 'tool-x')).toThrow(
+      'tool-x: config.timeout (1 s) and config.timeout_ms (5 ms) disagree; give one (timeout, in seconds)',
+    );
+    for (const bad of ['10', -1, Number.NaN, Number.POSITIVE_INFINITY, null]) {
+      expect(() => configDurationMs({ timeout: bad }, 'timeout', 'm')).toThrow(DataValidationError);
+      expect(() => configDurationMs({ timeout_ms: bad }, 'timeout', 'm')).toThrow(
+        'config.timeout_ms must be a number >= 0',
+      );
+    }
+  });
+
+  it('reads own properties only', () => {
+    const inherited = Object.create({ timeout: 9 }) as Record<string, unknown>;
+    expect(configDurationMs(inherited, 'timeout', 'm')).toBeUndefined();
   });
 });

@@ -1,11 +1,23 @@
+import { isSecretKey, SENSITIVE_KEYS } from '@amplifier/core';
+import { SECRET_KEY_NAMES } from '@amplifier/test-fixtures';
 import { describe, expect, it, vi } from 'vitest';
 import { AWS_KEY_ID_PREFIXES, DEFAULT_REDACTION, Redactor, sharedRedactor } from './index.js';
+import { SECRET_NAME_ENDINGS } from './redactor.js';
 
 const DEFAULTS = { redaction: DEFAULT_REDACTION };
 const SECRETS = {
   aws: 'AKIAIOSFODNN7EXAMPLE',
   github: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789AB',
 };
+
+describe('SECRET_NAME_ENDINGS', () => {
+  it("finds the end of every name core's isSecretKey accepts (text search keeps up with the rule)", () => {
+    const names = [...SENSITIVE_KEYS, ...SECRET_KEY_NAMES];
+    expect(names.filter((name) => !isSecretKey(name))).toEqual([]);
+    const ending = new RegExp(`(?:${SECRET_NAME_ENDINGS})$`, 'i');
+    expect(names.filter((name) => !ending.test(name))).toEqual([]);
+  });
+});
 
 describe('Redactor', () => {
   it('Redactor.isSecretKey matches names by shape, not by substring', () => {

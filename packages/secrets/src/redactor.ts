@@ -11,7 +11,7 @@
  * flags of common commands, and the exact values of secret-named environment
  * variables.
  */
-import { isSecretKey as isSecretName, SECRET_NAME_ENDINGS } from '@amplifier/core';
+import { isSecretKey as isSecretName } from '@amplifier/core';
 import { secretScanner } from './default-scanner.js';
 import type { SecretScanner } from './scanner.js';
 import { AWS_KEY_ID_SOURCE } from './supplement.js';
@@ -35,6 +35,17 @@ export const DEFAULT_REDACTION: Readonly<RedactionConfig> = Object.freeze({
   patterns: [],
   env_values: true,
 });
+
+/**
+ * A regular-expression alternation (case-insensitive, no anchors) of the
+ * words every name core's `isSecretKey` accepts ends with, separators allowed
+ * where people write them (`api_key`, `X-Auth-Token`, `API_KEY_2`). For finding
+ * candidate names in free text before `isSecretKey` decides; a test checks
+ * that it keeps up with core's rule.
+ */
+export const SECRET_NAME_ENDINGS: string =
+  'key|secret|passw(?:or)?d|passphrase|token|credentials?|auth(?:orization)?|cookie|pat|pwd|dsn|' +
+  'key_?base|connection_?string|auth_?config|key_?id|(?:key|secret|token|passw(?:or)?d)[-_]?\\d+';
 
 type Groups = Record<string, string | undefined>;
 

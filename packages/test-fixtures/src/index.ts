@@ -10,7 +10,8 @@
  * - Hostile data: `nestedValue`, `nestedJson`, `randomDeepValue`,
  *   `seededRandom`, `depthOf`.
  * - Secrets as text: `REDACTION_SECRET_CASES` and `REDACTION_PLAIN_CASES`,
- *   the redaction corpus (what a redactor must hide, what it must leave).
+ *   the redaction corpus (what a redactor must hide, what it must leave);
+ *   `SECRET_KEY_NAMES` and `PLAIN_KEY_NAMES`, key names that hold secrets or not.
  * - Telemetry: `startOtlpReceiver`, an OTLP/HTTP (JSON) receiver on
  *   127.0.0.1 that decodes the spans it is sent.
  * - Waiting without sleeping: `waitFor(condition)`, and `startReadyChild`,
@@ -39,7 +40,9 @@ export type { ReadyChild } from './ready-child.js';
 export { startReadyChild } from './ready-child.js';
 export {
   PLAIN_CASES as REDACTION_PLAIN_CASES,
+  PLAIN_KEY_NAMES,
   SECRET_CASES as REDACTION_SECRET_CASES,
+  SECRET_KEY_NAMES,
 } from './redaction-corpus.js';
 export type { SandboxGate } from './sandbox-gate.js';
 export { sandboxGate } from './sandbox-gate.js';

@@ -348,3 +348,88 @@ export const PLAIN_CASES: readonly string[] = [
   'integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==',
   'etag: "33a64df551425fcc55e4d42a148795d9f25f89d4"',
 ];
+
+/**
+ * Key names that hold secrets (beyond the reference's `SENSITIVE_KEYS`): what
+ * core's `isSecretKey` must accept, and what the secrets kit's search of
+ * secret names in free text must find the end of.
+ */
+export const SECRET_KEY_NAMES: readonly string[] = [
+  // the reference's keys in other cases and separators
+  'API_KEY',
+  'Api-Key',
+  'X-Api-Key',
+  'Authorization',
+  'Proxy-Authorization',
+  'Cookie',
+  'Set-Cookie',
+  'passwd',
+  'passphrase',
+  'client_secret',
+  // secret endings
+  'ANTHROPIC_API_KEY',
+  'OPENAI_API_KEY',
+  'openaiApiKey',
+  'GITHUB_TOKEN',
+  'NPM_TOKEN',
+  'HF_TOKEN',
+  'AWS_SECRET_ACCESS_KEY',
+  'aws_secret_access_key',
+  'AWS_SESSION_TOKEN',
+  'PGPASSWORD',
+  'db.password',
+  'DATABASE_PASSWORD',
+  'SLACK_BOT_TOKEN',
+  'refresh_token',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'basic_auth',
+  'NPM_CONFIG__AUTH',
+  'SSH_PASSPHRASE',
+  // upper-case environment names ending in _KEY / _PAT
+  'STRIPE_KEY',
+  'AZURE_OPENAI_KEY',
+  'SENDGRID_KEY',
+  'GITHUB_PAT',
+  // numbered copies, key words before the end
+  'API_KEY_2',
+  'GITHUB_TOKEN1',
+  'SECRET_KEY_BASE',
+  'signing_key',
+  'encryption_key',
+  'master_key',
+  'license_key',
+  'Ocp-Apim-Subscription-Key',
+  'AccountKey',
+  'MYSQL_PWD',
+  'AWS_ACCESS_KEY_ID',
+  'AZURE_STORAGE_CONNECTION_STRING',
+  'SESSION_COOKIE',
+  'SENTRY_DSN',
+  'DOCKER_AUTH_CONFIG',
+];
+
+/** Key names that look like secret names and are not: what `isSecretKey` must refuse. */
+export const PLAIN_KEY_NAMES: readonly string[] = [
+  'max_tokens',
+  'tokens',
+  'token_count',
+  'api_key_env',
+  'author',
+  'authored_by',
+  'PATH',
+  'HOME',
+  'SSH_AUTH_SOCK',
+  'AWS_REGION',
+  'cache_key',
+  'sort_key',
+  'primary_key',
+  'key',
+  'keyboard',
+  'PWD',
+  'OLDPWD',
+  'model',
+  'secretary',
+  'password_hint_shown',
+  'v2',
+  'item_3',
+];

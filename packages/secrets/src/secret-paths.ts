@@ -2,8 +2,8 @@
  * Where secrets live on disk: one list for every door that could read them.
  * The OS sandbox hides these paths from confined commands, and the resolver of
  * config file references (bundle @mentions, includes, context files) refuses
- * them even inside an allowed root. Part of the trust contract (docs/trust.md),
- * so it lives in the kernel beside secret redaction: two kits share it.
+ * them even inside an allowed root. Part of the trust model (docs/trust.md):
+ * the secrets kit owns it, and the process and bundles kits share it.
  */
 import path from 'node:path';
 
