@@ -128,6 +128,26 @@ describe('includes', () => {
     expect(error.message).toContain(`No bundle named 'nothing-here' (searched: ${search}`);
   });
 
+  it('a mistyped name suggests the closest bundle of the search folders and the registered names', async () => {
+    const search = tempTree({
+      'review-team/bundle.yaml': 'bundle:\n  name: review-team\n',
+      'solo.md': '---\nbundle:\n  name: solo\n---\n',
+    });
+    const options = {
+      searchPaths: [search],
+      baseDir: search,
+      bundles: { foundation: 'git+https://example.invalid/f@main' },
+    };
+    const folder = await failure(loadBundle('reveiw-team', options));
+    expect(folder.message).toMatch(/ Did you mean 'review-team'\?$/);
+    const file = await failure(loadBundle('sol', options));
+    expect(file.message).toMatch(/ Did you mean 'solo'\?$/);
+    const registered = await failure(loadBundle('foundatoin', options));
+    expect(registered.message).toMatch(/ Did you mean 'foundation'\?$/);
+    const far = await failure(loadBundle('nothing-like-it', options));
+    expect(far.message).not.toContain('Did you mean');
+  });
+
   it('a cycle is an error naming the chain; cycles: skip drops it with a warning', async () => {
     const dir = tempTree({
       'a.yaml': 'bundle: {name: a}\nincludes: [./b.yaml]\ntools: [{module: a}]\n',
