@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { dynamicEvent, type EventData, type Logger, ModuleLoader, silentLogger } from '@amplifier/core';
-import { createTestCoordinator } from '@amplifier/testing';
+import { createTestCoordinator, REDACTION_PLAIN_CASES, REDACTION_SECRET_CASES } from '@amplifier/testing';
 import { describe, expect, it } from 'vitest';
 import { mount, parseConfig, scrub } from './index.js';
 
@@ -66,6 +66,43 @@ describe('hooks-redaction', () => {
     const written = JSON.stringify(seen[0]!.data);
     for (const token of tokens) expect(written).not.toContain(token.slice(-16));
     expect(written.match(/\[REDACTED:SECRET\] \(end\)/g)).toHaveLength(tokens.length);
+  });
+
+  it('masks every case of the shared redaction corpus (the event log’s), and leaves its plain text alone', async () => {
+    const { coordinator, seen } = await setup({ rules: ['secrets'] });
+    for (const [, text] of REDACTION_SECRET_CASES)
+      await coordinator.hooks.emit(dynamicEvent('provider:request'), { text });
+    const leaks = REDACTION_SECRET_CASES.flatMap(([what, , secrets], i) => {
+      const out = String(seen[i]!.data.text);
+      return secrets.filter((secret) => out.includes(secret)).map((secret) => `${what}: ${secret}`);
+    });
+    expect(leaks).toEqual([]);
+    for (const [i] of REDACTION_SECRET_CASES.entries())
+      expect(String(seen[i]!.data.text)).toContain('[REDACTED:SECRET]');
+    for (const data of seen) expect(String(data.data.text)).not.toMatch(/\[REDACTED:(?!SECRET\])/);
+    const before = seen.length;
+    for (const text of REDACTION_PLAIN_CASES)
+      await coordinator.hooks.emit(dynamicEvent('provider:request'), { text });
+    expect(seen.slice(before).map((entry) => entry.data.text)).toEqual([...REDACTION_PLAIN_CASES]);
+  });
+
+  it('the reference’s context patterns: a whole Azure connection string, api_key/secret_key/access_token assignments', () => {
+    const key = 'abcdEFGH1234abcdEFGH1234abcd';
+    const cases = [
+      `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${key}==;EndpointSuffix=core.windows.net`,
+      `api_key=${key}`,
+      `"apiKey": "${key}"`,
+      `secret-key: ${key}`,
+      `ACCESS_TOKEN='${key}'`,
+      `auth_token=${key}`,
+    ];
+    for (const text of cases) {
+      const { value } = scrub({ text }, ['secrets'], new Set());
+      expect((value as { text: string }).text).not.toContain(key);
+      expect((value as { text: string }).text).toContain('[REDACTED:SECRET]');
+    }
+    const azure = scrub({ text: cases[0] }, ['secrets'], new Set()).value as { text: string };
+    expect(azure.text).toBe('[REDACTED:SECRET]');
   });
 
   it('#4: a secret in an event is masked before a later hook (a logger at 100) sees it, with redaction{applied}', async () => {

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Tool, ToolResult } from '@amplifier/core';
-import { createTestCoordinator } from '@amplifier/testing';
+import { createTestCoordinator, skipUnless } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from './__fixtures__/tools.js';
 import { filesMatcher } from './files.js';
@@ -19,7 +19,7 @@ import { findInterpreter, lintManifest, mount, PROBLEMS_CAPABILITY } from './ind
 import type { LoadProblem } from './loader.js';
 
 const examples = fileURLToPath(new URL('./__fixtures__/recorded/agentpm-examples/', import.meta.url));
-const hasPython3 = spawnSync('python3', ['--version']).status === 0;
+const noPython3 = skipUnless(spawnSync('python3', ['--version']).status === 0, 'python3 on PATH');
 
 /** Stdin as JSON, then `reply(input)` printed; a thrown error with a code is a value-level failure (exit 0), any other exits 1. */
 const NODE_MAIN = `
@@ -283,7 +283,7 @@ describe('interpreters: python and python3 (node and nodejs) are one runtime, as
   });
 });
 
-describe.skipIf(!hasPython3)('summarize-text (python, "summarize_text/"; needs python3 on PATH)', () => {
+describe.skipIf(noPython3)('summarize-text (python, "summarize_text/"; needs python3 on PATH)', () => {
   it('loads from its package directory (python or its alias python3) and follows the reply convention', async () => {
     const folder = exampleTool('summarize-text', {
       'summarize_text/__init__.py': '',

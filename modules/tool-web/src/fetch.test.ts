@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { AmplifierError, type ToolResult } from '@amplifier/core';
-import { createTestCoordinator, EventRecorder, RecordingLogger } from '@amplifier/testing';
+import { createTestCoordinator, EventRecorder, RecordingLogger, skipUnless } from '@amplifier/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   httpServer,
@@ -713,16 +713,19 @@ describe('save_to_file policy', () => {
 });
 
 describe('TLS (security WEB-14)', () => {
-  const hasOpenssl = (() => {
-    try {
-      execFileSync('openssl', ['version'], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+  const noOpenssl = skipUnless(
+    (() => {
+      try {
+        execFileSync('openssl', ['version'], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    })(),
+    'openssl on PATH',
+  );
 
-  it.skipIf(!hasOpenssl)(
+  it.skipIf(noOpenssl)(
     'WEB-14: a self-signed certificate, TLS to a plain-HTTP port and a stalled handshake fail clearly, with no insecure fallback',
     async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-web-tls-'));

@@ -105,3 +105,4 @@ export {
   providerName,
   type SpawnRule,
 } from './spawn-policy.js';
+export { closestName } from './suggest.js';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { skipUnless } from '@amplifier/test-fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bundleFailure, gitRepo, hasGit, removeTempTrees, tempTree } from './__fixtures__/files.js';
 import { BundleDependencyError, BundleNotFoundError } from './errors.js';
@@ -127,6 +128,26 @@ describe('includes', () => {
     expect(error.message).toContain(`No bundle named 'nothing-here' (searched: ${search}`);
   });
 
+  it('a mistyped name suggests the closest bundle of the search folders and the registered names', async () => {
+    const search = tempTree({
+      'review-team/bundle.yaml': 'bundle:\n  name: review-team\n',
+      'solo.md': '---\nbundle:\n  name: solo\n---\n',
+    });
+    const options = {
+      searchPaths: [search],
+      baseDir: search,
+      bundles: { foundation: 'git+https://example.invalid/f@main' },
+    };
+    const folder = await failure(loadBundle('reveiw-team', options));
+    expect(folder.message).toMatch(/ Did you mean 'review-team'\?$/);
+    const file = await failure(loadBundle('sol', options));
+    expect(file.message).toMatch(/ Did you mean 'solo'\?$/);
+    const registered = await failure(loadBundle('foundatoin', options));
+    expect(registered.message).toMatch(/ Did you mean 'foundation'\?$/);
+    const far = await failure(loadBundle('nothing-like-it', options));
+    expect(far.message).not.toContain('Did you mean');
+  });
+
   it('a cycle is an error naming the chain; cycles: skip drops it with a warning', async () => {
     const dir = tempTree({
       'a.yaml': 'bundle: {name: a}\nincludes: [./b.yaml]\ntools: [{module: a}]\n',
@@ -192,39 +213,44 @@ describe('includes', () => {
   });
 });
 
-describe.skipIf(!GIT)('git sources (a local repository made by the test; no network)', () => {
-  it('clones git+file:// at a ref into the cache, finds the subdirectory, maps the root namespace', async () => {
-    const repo = gitRepo({
-      'bundle.md': '---\nbundle: {name: upstream}\n---\nUpstream root.',
-      'behaviors/b.yaml':
-        'bundle: {name: behavior-b}\nincludes: [upstream:behaviors/c]\ntools: [{module: b}]\n',
-      'behaviors/c.yaml': 'tools: [{module: c}]\n',
+describe.skipIf(skipUnless(GIT, 'git on PATH'))(
+  'git sources (a local repository made by the test; no network)',
+  () => {
+    it('clones git+file:// at a ref into the cache, finds the subdirectory, maps the root namespace', async () => {
+      const repo = gitRepo({
+        'bundle.md': '---\nbundle: {name: upstream}\n---\nUpstream root.',
+        'behaviors/b.yaml':
+          'bundle: {name: behavior-b}\nincludes: [upstream:behaviors/c]\ntools: [{module: b}]\n',
+        'behaviors/c.yaml': 'tools: [{module: c}]\n',
+      });
+      const cacheDir = tempTree();
+      const url = `git+${pathToFileURL(repo).href}@main#subdirectory=behaviors/b.yaml`;
+      const dir = tempTree({ 'root.yaml': `includes: ['${url}']\n` });
+      const bundle = await loadBundle(path.join(dir, 'root.yaml'), {
+        resolvers: [gitResolver({ cacheDir })],
+      });
+      expect(bundle.tools.map((t) => t.module)).toEqual(['c', 'b']);
+      const [checkout] = fs.readdirSync(cacheDir).filter((n) => !n.startsWith('.'));
+      expect(checkout).toMatch(/@main-[0-9a-f]{12}$/);
+      expect(bundle.namespaces.upstream).toBe(path.join(cacheDir, checkout!));
+      // A second load uses the cache: it works with the repository gone.
+      fs.rmSync(repo, { recursive: true });
+      const again = await loadBundle(path.join(dir, 'root.yaml'), { resolvers: [gitResolver({ cacheDir })] });
+      expect(again.tools.map((t) => t.module)).toEqual(['c', 'b']);
     });
-    const cacheDir = tempTree();
-    const url = `git+${pathToFileURL(repo).href}@main#subdirectory=behaviors/b.yaml`;
-    const dir = tempTree({ 'root.yaml': `includes: ['${url}']\n` });
-    const bundle = await loadBundle(path.join(dir, 'root.yaml'), { resolvers: [gitResolver({ cacheDir })] });
-    expect(bundle.tools.map((t) => t.module)).toEqual(['c', 'b']);
-    const [checkout] = fs.readdirSync(cacheDir).filter((n) => !n.startsWith('.'));
-    expect(checkout).toMatch(/@main-[0-9a-f]{12}$/);
-    expect(bundle.namespaces.upstream).toBe(path.join(cacheDir, checkout!));
-    // A second load uses the cache: it works with the repository gone.
-    fs.rmSync(repo, { recursive: true });
-    const again = await loadBundle(path.join(dir, 'root.yaml'), { resolvers: [gitResolver({ cacheDir })] });
-    expect(again.tools.map((t) => t.module)).toEqual(['c', 'b']);
-  });
 
-  it('a clone that fails names the URL, the ref and the command that fetches it by hand', async () => {
-    const repo = gitRepo({ 'bundle.yaml': 'bundle: {name: r}\n' });
-    const url = `git+${pathToFileURL(repo).href}@no-such-branch`;
-    const error = await failure(loadBundle(url, { resolvers: [gitResolver({ cacheDir: tempTree() })] }));
-    expect(error.message).toContain(`Cannot fetch ${url}`);
-    expect(error.message).toContain("at 'no-such-branch' failed");
-    expect(error.message).toContain('git clone --branch no-such-branch');
-  });
-});
+    it('a clone that fails names the URL, the ref and the command that fetches it by hand', async () => {
+      const repo = gitRepo({ 'bundle.yaml': 'bundle: {name: r}\n' });
+      const url = `git+${pathToFileURL(repo).href}@no-such-branch`;
+      const error = await failure(loadBundle(url, { resolvers: [gitResolver({ cacheDir: tempTree() })] }));
+      expect(error.message).toContain(`Cannot fetch ${url}`);
+      expect(error.message).toContain("at 'no-such-branch' failed");
+      expect(error.message).toContain('git clone --branch no-such-branch');
+    });
+  },
+);
 
-describe.skipIf(!GIT)('git sources offline', () => {
+describe.skipIf(skipUnless(GIT, 'git on PATH'))('git sources offline', () => {
   it('offline: a cached checkout is used, a missing one is an error with the clone command; git is never run', async () => {
     const repo = gitRepo({ 'bundle.yaml': 'bundle: {name: r}\ntools: [{module: cached}]\n' });
     const cacheDir = tempTree();

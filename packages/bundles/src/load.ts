@@ -27,6 +27,7 @@ import {
   mapSource,
   splitSubdirectory,
 } from './sources.js';
+import { closestName } from './suggest.js';
 
 /** Options of `loadBundle`. */
 export interface LoadBundleOptions {
@@ -340,7 +341,27 @@ class BundleLoader {
   }
 
   #notANameMessage(ref: string, file: string): string {
-    return `No bundle named '${ref}' (${this.#whereNamesAreLooked()}) and no file ${file}.`;
+    const near = closestName(ref, this.#knownNames());
+    const hint = near === undefined ? '' : ` Did you mean '${near}'?`;
+    return `No bundle named '${ref}' (${this.#whereNamesAreLooked()}) and no file ${file}.${hint}`;
+  }
+
+  /** The names a bundle can be asked by: the registered ones and those in the search folders. */
+  #knownNames(): string[] {
+    const names = new Set(Object.keys(this.#options.bundles ?? {}));
+    for (const folder of this.#options.searchPaths ?? []) {
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(folder, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (entry.isDirectory()) names.add(entry.name);
+        else if (/\.(ya?ml|md)$/i.test(entry.name)) names.add(entry.name.replace(/\.(ya?ml|md)$/i, ''));
+      }
+    }
+    return [...names];
   }
 
   /** A bundle by name: the search folders first, then the registered names. */

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { skipUnless } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CliProcess,
@@ -224,7 +225,10 @@ describe('approval with hooks-approval', () => {
 });
 
 /** `script` (util-linux) runs a command on a pseudo-terminal: what an interactive `amplifier run` sees. */
-const HAS_SCRIPT = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+const NO_SCRIPT = skipUnless(
+  spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0,
+  'util-linux `script` on PATH',
+);
 
 describe('terminalCanAsk', () => {
   const approval = JSON.stringify(new URL('../dist/approval.js', import.meta.url).href);
@@ -237,7 +241,7 @@ describe('terminalCanAsk', () => {
     expect(piped.stdout).toContain('can ask: false');
   });
 
-  it.skipIf(!HAS_SCRIPT)('is true on a terminal (skipped without util-linux `script`)', () => {
+  it.skipIf(NO_SCRIPT)('is true on a terminal (skipped without util-linux `script`)', () => {
     const command = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(probe)}`;
     const tty = spawnSync('script', ['-qec', command, '/dev/null'], {
       encoding: 'utf8',

@@ -24,7 +24,7 @@ import { stringify } from 'yaml';
 import type { Display } from './display.js';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { CLI_PACKAGE_DIR } from './modules.js';
-import { expandEnv } from './plan.js';
+import { expandEnv, type UnsetVariable, unsetVariableWarnings } from './plan.js';
 import { type IgnoredKey, restrictProjectPlanData } from './project-config.js';
 import { amplifierHome } from './sessions.js';
 
@@ -278,7 +278,8 @@ export function bundlePlan(
   validator: string[];
   ignored: IgnoredKey[];
 } {
-  let data = expandEnv(bundlePlanData(bundle), env);
+  const unset: UnsetVariable[] = [];
+  let data = expandEnv(bundlePlanData(bundle), env, (u) => unset.push(u));
   let ignored: IgnoredKey[] = [];
   const projectFile = cwd === undefined ? undefined : bundle.files.find((f) => isProjectFile(f, cwd));
   if (cwd !== undefined && projectFile !== undefined) {
@@ -286,7 +287,11 @@ export function bundlePlan(
   }
   return {
     data,
-    warnings: [...bundle.warnings, ...missingContextFiles(bundle)],
+    warnings: [
+      ...bundle.warnings,
+      ...unsetVariableWarnings(unset, `the bundle ${bundle.source}`),
+      ...missingContextFiles(bundle),
+    ],
     validator: planWarnings(data),
     ignored,
   };

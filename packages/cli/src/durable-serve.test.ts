@@ -9,15 +9,17 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import path from 'node:path';
 import { findRestateServerBinary, startLocalRestate } from '@amplifier/durable-restate';
-import { tcpListenPorts } from '@amplifier/testing';
+import { skipUnless, tcpListenPorts } from '@amplifier/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CliProcess, cliEnv, removeTempDirs, runCli, tempDir } from './__fixtures__/cli.js';
 import { otherUser, probeScript } from './__fixtures__/other-user.js';
 
 afterAll(removeTempDirs);
 
-const missing = findRestateServerBinary() === undefined;
-if (missing) console.log('serve --durable tests skipped: no restate-server binary for this platform');
+const missing = skipUnless(
+  findRestateServerBinary() !== undefined,
+  'the restate-server binary for this platform',
+);
 
 function alive(pid: number): boolean {
   try {
@@ -232,9 +234,12 @@ describe.skipIf(missing)('amplifier serve --durable: attacks', () => {
   });
 
   const other = otherUser();
-  if (other === undefined)
-    console.log('other-uid test skipped: it needs root to create and switch to a second user');
-  it.skipIf(other === undefined)('another local uid cannot run a turn without the token', async () => {
+  const noOther = skipUnless(
+    other !== undefined,
+    'a second local user',
+    'run the tests as root to create one',
+  );
+  it.skipIf(noOther)('another local uid cannot run a turn without the token', async () => {
     const { cli, ready } = await startDurable();
     started.push(cli);
     const url = `${ready.ingress_url}/${ready.object}/demo/turn`;

@@ -22,7 +22,7 @@ export type { DisplayOptions } from './display.js';
 export { Display, formatDuration, summarizeArgs, useColor } from './display.js';
 export { CliError, EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE, noProviderMessage } from './errors.js';
 export { CLI_PACKAGE_DIR, CLI_VERSION, createLoader } from './modules.js';
-export type { PlanOptions, ProviderChoice, ResolvedPlan } from './plan.js';
+export type { PlanOptions, ProviderChoice, ResolvedPlan, UnsetVariable } from './plan.js';
 export {
   checkPlan,
   chooseProvider,
@@ -35,6 +35,7 @@ export {
   providerModule,
   readPlanFile,
   resolvePlan,
+  unsetVariableWarnings,
 } from './plan.js';
 export type { RunOptions } from './run.js';
 export { runCommand } from './run.js';

@@ -33,7 +33,9 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Define
 const program = new Command('amplifier')
   .description('Run Amplifier agent sessions from a mount plan: tools, providers and hooks as npm modules.')
   .version(CLI_VERSION, '-V, --version')
-  .showHelpAfterError()
+  // A mistake gets its message and "Did you mean" with one line after it, not the whole help
+  // (which pushed the suggestion off the screen).
+  .showHelpAfterError('(add --help for the usage)')
   .exitOverride();
 
 /**

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { skipUnless } from '@amplifier/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -378,9 +379,12 @@ describe('amplifier mcp serve --http: attacks', () => {
   });
 
   const other = otherUser();
-  if (other === undefined)
-    console.log('other-uid test skipped: it needs root to create and switch to a second user');
-  it.skipIf(other === undefined)(
+  const noOther = skipUnless(
+    other !== undefined,
+    'a second local user',
+    'run the tests as root to create one',
+  );
+  it.skipIf(noOther)(
     'another local uid cannot call it without the token, nor read its runtime file',
     async () => {
       const { url, token, runtimeDir } = await serve();
@@ -400,7 +404,7 @@ describe('amplifier mcp serve --http: attacks', () => {
     },
   );
 
-  it.skipIf(other === undefined)('another local uid cannot connect to the --unix socket at all', async () => {
+  it.skipIf(noOther)('another local uid cannot connect to the --unix socket at all', async () => {
     const socketPath = path.join(tempDir('amp-sock-'), 'mcp.sock');
     // Even in a directory others may enter, the socket's own 0600 mode keeps them out.
     fs.chmodSync(path.dirname(socketPath), 0o755);

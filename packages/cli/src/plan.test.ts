@@ -71,6 +71,58 @@ describe('plan files', () => {
     ).toEqual({ a: 'hello world', b: ['def', 5], c: '!', d: '' });
   });
 
+  it('an unset ${VAR} without a default is reported with where it stands; set ones and defaults are not', () => {
+    const unset: { name: string; at: string }[] = [];
+    const out = expandEnv(
+      {
+        providers: [{ config: { model: '${MY_MODEL}', key: '${SET}', other: '${GONE:x}' } }],
+        note: 'a ${MY_MODEL} b',
+      },
+      { SET: 'yes' },
+      (variable) => unset.push(variable),
+    );
+    expect(out).toEqual({ providers: [{ config: { model: '', key: 'yes', other: 'x' } }], note: 'a  b' });
+    expect(unset).toEqual([
+      { name: 'MY_MODEL', at: 'providers[0].config.model' },
+      { name: 'MY_MODEL', at: 'note' },
+    ]);
+  });
+
+  it('a plan whose module fails because of an unset ${VAR} names the variable, what it emptied and the fix', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeFile(
+      path.join(cwd, 'plan.yaml'),
+      'session:\n  orchestrator: loop-basic\n  context: context-simple\nproviders:\n  - module: provider-mock\n    config:\n      model: ${MY_MODEL}\n',
+    );
+    const result = await runCli(['run', '--plan', plan, 'hi'], {
+      cwd,
+      env: cliEnv(home, { MY_MODEL: undefined }),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `\${MY_MODEL} is not set, so providers[0].config.model is empty (${plan}): set MY_MODEL, or write \${MY_MODEL:default}`,
+    );
+    expect(result.stderr).toContain('model must not be empty');
+    expect(result.stderr.indexOf('MY_MODEL is not set')).toBeLessThan(
+      result.stderr.indexOf('model must not be empty'),
+    );
+  });
+
+  it('a mistyped module id in a plan gets "Did you mean" with the id of a module this run could load', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeFile(
+      path.join(cwd, 'plan.yaml'),
+      'session:\n  orchestrator: loop-basic\n  context: context-simple\nproviders:\n  - module: provider-mock\ntools:\n  - module: tool-filesytem\n',
+    );
+    const result = await runCli(['run', '--plan', plan, 'hi'], { cwd, env: cliEnv(home) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "Could not load tool 'tool-filesytem': Did you mean 'tool-filesystem'? Module 'tool-filesytem' not found.",
+    );
+  });
+
   it('reads YAML and JSON; relative sources are resolved against the plan file folder', () => {
     const dir = tempDir();
     const file = writeFile(

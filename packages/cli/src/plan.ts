@@ -52,29 +52,52 @@ export function chooseProvider(env: NodeJS.ProcessEnv = process.env): ProviderCh
 
 const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}/g;
 
+/** A `${NAME}` without a default whose variable is not set, and where it stands (`providers[0].config.model`). */
+export interface UnsetVariable {
+  name: string;
+  at: string;
+}
+
 /**
  * Expand `${VAR}` and `${VAR:default}` in every string value (not keys) of
- * plain data. A variable that is not set takes its default, or "" without one.
- * The copy keeps only own keys, and keeps `__proto__`, `constructor` and
- * `prototype` as keys (assignment would make `__proto__` the prototype, and
- * its values would then pass for the config's own settings).
+ * plain data. A variable that is not set takes its default, or "" without one
+ * (as in Amplifier); each such use is passed to `unset`, so the caller can
+ * name it. The copy keeps only own keys, and keeps `__proto__`, `constructor`
+ * and `prototype` as keys (assignment would make `__proto__` the prototype,
+ * and its values would then pass for the config's own settings).
  */
-export function expandEnv<T>(value: T, env: NodeJS.ProcessEnv = process.env): T {
+export function expandEnv<T>(
+  value: T,
+  env: NodeJS.ProcessEnv = process.env,
+  unset?: (variable: UnsetVariable) => void,
+  at = '',
+): T {
   if (typeof value === 'string') {
     return value.replace(VAR, (_match, name: string, fallback: string | undefined) => {
       const found = env[name];
-      return found !== undefined ? found : (fallback ?? '');
+      if (found !== undefined) return found;
+      if (fallback === undefined) unset?.({ name, at });
+      return fallback ?? '';
     }) as T;
   }
-  if (Array.isArray(value)) return value.map((item) => expandEnv(item, env)) as T;
+  if (Array.isArray(value)) return value.map((item, i) => expandEnv(item, env, unset, `${at}[${i}]`)) as T;
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      setOwn(out, key, expandEnv((value as Record<string, unknown>)[key], env));
+      const where = at === '' ? key : `${at}.${key}`;
+      setOwn(out, key, expandEnv((value as Record<string, unknown>)[key], env, unset, where));
     }
     return out as T;
   }
   return value;
+}
+
+/** One warning line for each unset variable a plan uses: what is empty now and how to fix it. */
+export function unsetVariableWarnings(unset: readonly UnsetVariable[], origin: string): string[] {
+  return unset.map(
+    ({ name, at }) =>
+      `\${${name}} is not set, so ${at || 'the value'} is empty (${origin}): set ${name}, or write \${${name}:default}`,
+  );
 }
 
 /** Options that shape the plan of a run. */
@@ -166,7 +189,11 @@ function planFileWarnings(data: unknown): string[] {
 }
 
 /** Read, parse and expand a plan file; relative `source` paths become relative to the file. */
-export function readPlanFile(file: string, env: NodeJS.ProcessEnv = process.env): unknown {
+export function readPlanFile(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  unset?: (variable: UnsetVariable) => void,
+): unknown {
   if (/\.md$/i.test(file)) {
     throw new CliError(`${file} is a Markdown bundle, not a mount plan: run it with --bundle ${file}`);
   }
@@ -187,7 +214,7 @@ export function readPlanFile(file: string, env: NodeJS.ProcessEnv = process.env)
     if (!AmplifierError.is(error)) throw error;
     throw new CliError(`Invalid plan file ${file}: ${error.message}`);
   }
-  return resolveSources(expandEnv(data, env), path.dirname(file));
+  return resolveSources(expandEnv(data, env, unset), path.dirname(file));
 }
 
 const requireModule = createRequire(import.meta.url);
@@ -305,8 +332,10 @@ export function resolvePlan(options: PlanOptions): ResolvedPlan {
     return draft;
   };
   if (planFile !== undefined || bundle !== undefined) {
-    const data = planFile !== undefined ? readPlanFile(planFile, env) : bundle!.data;
-    if (planFile !== undefined) warnings.push(...planFileWarnings(data));
+    const unset: UnsetVariable[] = [];
+    const data = planFile !== undefined ? readPlanFile(planFile, env, (u) => unset.push(u)) : bundle!.data;
+    if (planFile !== undefined)
+      warnings.push(...unsetVariableWarnings(unset, planFile), ...planFileWarnings(data));
     parsed = parsePlan(data, origin);
     const listed = parsed.providers ?? [];
     if (options.provider !== undefined) {

@@ -238,13 +238,20 @@ describe('errors a user can act on', () => {
     expect(result.stderr).toContain('keyed-provider did not mount');
   });
 
-  it('unknown commands and flags print commander help and exit 2', async () => {
+  it('unknown commands and flags: the error and its "Did you mean" in three lines (no help pushing them off screen), exit 2', async () => {
     const home = tempDir();
     const cwd = tempDir();
     const command = await runCli(['frobnicate'], { cwd, env: cliEnv(home) });
     expect(command.code).toBe(2);
     expect(command.stderr).toContain("unknown command 'frobnicate'");
-    expect(command.stderr).toContain('Usage: amplifier');
+    expect(command.stderr).toContain('(add --help for the usage)');
+    const typo = await runCli(['run', '--modle', 'x', 'hi'], { cwd, env: cliEnv(home) });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr.trim().split('\n')).toEqual([
+      "error: unknown option '--modle'",
+      '(Did you mean --model?)',
+      '(add --help for the usage)',
+    ]);
     const flag = await runCli(['run', '--frob'], { cwd, env: cliEnv(home) });
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain("unknown option '--frob'");

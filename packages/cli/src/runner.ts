@@ -1,16 +1,18 @@
 import path from 'node:path';
-import type { AgentConfig, SpawnRule } from '@amplifier/bundles';
+import { type AgentConfig, closestName, type SpawnRule } from '@amplifier/bundles';
 /**
  * A SessionRunner owns one AmplifierSession with its transcript on disk, the
  * live display and Ctrl+C handling during a turn (first press graceful,
  * second immediate, third exits).
  */
 import {
+  AmplifierError,
   AmplifierSession,
   type ContextManager,
   errorMessage,
   type Logger,
   type Message,
+  type ModuleLoader,
 } from '@amplifier/core';
 import { CliApproval, terminalCanAsk } from './approval.js';
 import type { Display } from './display.js';
@@ -124,8 +126,9 @@ export class SessionRunner {
     const resumed = options.record;
     // The plan is already parsed (resolvePlan): the session keeps it without validating it again.
     // The loader needs nothing of the session: each load gets its mounted module-source-resolver.
+    const loader = createLoader(cwd, { logger });
     const session = new AmplifierSession(resolved.plan, {
-      loader: createLoader(cwd, { logger }),
+      loader,
       approval,
       display,
       logger,
@@ -145,7 +148,7 @@ export class SessionRunner {
     registerSpawn(session.coordinator, { store, cwd, display, ...options.agents });
     try {
       await session.initialize();
-      checkModules(session, warnings);
+      checkModules(session, warnings, await moduleIds(session, loader));
     } catch (error) {
       await session.cleanup().catch(() => {});
       throw error;
@@ -325,8 +328,18 @@ export class SessionRunner {
   }
 }
 
+/**
+ * The module ids (and aliases) this run could have loaded, for "Did you mean"
+ * when a module was not found; none (and no scan) when nothing was missing.
+ */
+async function moduleIds(session: AmplifierSession, loader: ModuleLoader): Promise<string[]> {
+  if (!session.failures.some((f) => AmplifierError.is(f.error, 'MODULE_NOT_FOUND'))) return [];
+  const modules = await loader.discover().catch(() => []);
+  return modules.flatMap((m) => [m.id, ...(m.aliases ?? []).map((a) => a.id)]);
+}
+
 /** Fail with an actionable message when the plan could not be loaded as a whole. */
-function checkModules(session: AmplifierSession, warnings: string[]): void {
+function checkModules(session: AmplifierSession, warnings: string[], known: readonly string[] = []): void {
   const failures = session.failures;
   const handled = (w: string): boolean => failures.some((f) => w.includes(`'${f.module}' was not loaded`));
   warnings.splice(0, warnings.length, ...warnings.filter((w) => !handled(w)));
@@ -334,9 +347,11 @@ function checkModules(session: AmplifierSession, warnings: string[]): void {
   // Tools and hooks must all load (as the reference CLI); providers only when none mounted.
   const fatal = failures.filter((f) => f.section !== 'providers' || noProvider);
   if (fatal.length > 0) {
-    const lines = fatal.map(
-      (f) => `Could not load ${f.section.replace(/s$/, '')} '${f.module}': ${errorMessage(f.error)}`,
-    );
+    const lines = fatal.map((f) => {
+      const near = AmplifierError.is(f.error, 'MODULE_NOT_FOUND') ? closestName(f.module, known) : undefined;
+      const hint = near === undefined ? '' : `Did you mean '${near}'? `;
+      return `Could not load ${f.section.replace(/s$/, '')} '${f.module}': ${hint}${errorMessage(f.error)}`;
+    });
     throw new CliError(lines.join('\n\n'));
   }
   if (noProvider) {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { skipUnless } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, removeTempDirs, runCli, tempDir, writeMockPlan } from './__fixtures__/cli.js';
 import { otherUser, probeScript } from './__fixtures__/other-user.js';
@@ -100,9 +101,12 @@ describe('amplifier view', () => {
   });
 
   const other = otherUser();
-  if (other === undefined)
-    console.log('other-uid test skipped: it needs root to create and switch to a second user');
-  it.skipIf(other === undefined)(
+  const noOther = skipUnless(
+    other !== undefined,
+    'a second local user',
+    'run the tests as root to create one',
+  );
+  it.skipIf(noOther)(
     'another local uid cannot read the sessions without the token, nor the runtime file',
     async () => {
       const home = tempDir();

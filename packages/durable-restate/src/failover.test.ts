@@ -16,16 +16,15 @@ import {
   llmCalls,
   logRecords,
   type RunningWorker,
-  skipReason,
+  skipWithoutRestate,
   startCluster,
   textReply,
 } from './__fixtures__/cluster.js';
 import { type InvocationStatus, invocationStatus, JOURNAL_MISMATCH } from './admin.js';
 
-const reason = skipReason();
-if (reason) console.log(`durable-restate tests skipped: ${reason}`);
+const skip = skipWithoutRestate();
 
-describe.skipIf(reason !== undefined)('durable turns on Restate', () => {
+describe.skipIf(skip)('durable turns on Restate', () => {
   let cluster: Cluster;
   let worker: RunningWorker;
   beforeAll(async () => {

@@ -12,17 +12,16 @@ import {
   gateText,
   heldReply,
   llmCalls,
-  skipReason,
+  skipWithoutRestate,
   startCluster,
   textReply,
 } from './__fixtures__/cluster.js';
 import { cancelInvocation } from './admin.js';
 import { TurnError } from './turn-client.js';
 
-const reason = skipReason();
-if (reason) console.log(`durable-restate tests skipped: ${reason}`);
+const skip = skipWithoutRestate();
 
-describe.skipIf(reason !== undefined)('the session object', () => {
+describe.skipIf(skip)('the session object', () => {
   let cluster: Cluster;
   beforeAll(async () => {
     cluster = await startCluster();

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { tcpListenPorts } from '@amplifier/test-fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipReason } from './__fixtures__/cluster.js';
+import { skipWithoutRestate } from './__fixtures__/cluster.js';
 import { registerDeployment } from './admin.js';
 import { createRequestIdentity } from './identity.js';
 import { type LocalRestate, startLocalRestate } from './local-server.js';
@@ -18,8 +18,7 @@ import { restateFetch, socketPathOf } from './restate-http.js';
 import { TurnClient } from './turn-client.js';
 import { startWorker, type Worker } from './worker.js';
 
-const reason = skipReason();
-if (reason) console.log(`durable-restate unix tests skipped: ${reason}`);
+const skip = skipWithoutRestate();
 
 /** An HTTP/2 cleartext request to the worker (what Restate speaks to it): the status. */
 function h2(
@@ -47,7 +46,7 @@ function h2(
   });
 }
 
-describe.skipIf(reason !== undefined)('a local server in unix listen mode with request identity', () => {
+describe.skipIf(skip)('a local server in unix listen mode with request identity', () => {
   let dir: string;
   let server: LocalRestate;
   let worker: Worker;

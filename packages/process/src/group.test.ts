@@ -2,14 +2,14 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '@amplifier/test-fixtures';
+import { skipUnless, waitFor } from '@amplifier/test-fixtures';
 import ts from 'typescript';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAll, makeTempDir, readySignal, running, uniqueSleep } from './__fixtures__/children.js';
 import { ProcessGroup } from './group.js';
 import { requireProcessGroups } from './platform.js';
 
-const HAS_PROC = process.platform === 'linux' && fs.existsSync('/proc/self/stat');
+const NO_PROC = skipUnless(process.platform === 'linux' && fs.existsSync('/proc/self/stat'), '/proc (Linux)');
 const dir = makeTempDir();
 const sleeps: string[] = [];
 const groups: ProcessGroup[] = [];
@@ -69,7 +69,7 @@ describe('ProcessGroup', () => {
     for (const id of [-1, 0, 1, 2.5]) expect(() => new ProcessGroup(id)).toThrow(RangeError);
   });
 
-  it.skipIf(!HAS_PROC)('zombies nobody reaps do not count as alive (needs /proc)', async () => {
+  it.skipIf(NO_PROC)('zombies nobody reaps do not count as alive (needs /proc)', async () => {
     const a = sleepCommand();
     // With job control the subshell gets a group of its own; it exits once its parent became
     // `sleep`, which never reaps it: the group then holds only a zombie.
@@ -105,7 +105,7 @@ describe('ProcessGroup', () => {
     expect(await leader.kill({ graceMs: 1000 })).toBe(true);
   });
 
-  it.skipIf(!HAS_PROC)(
+  it.skipIf(NO_PROC)(
     'followEscapees: a descendant that left with setsid is killed with the group (needs /proc)',
     async () => {
       const a = sleepCommand();

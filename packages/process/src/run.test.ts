@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { skipUnless } from '@amplifier/test-fixtures';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAll, makeTempDir, readySignal, running, uniqueSleep } from './__fixtures__/children.js';
 import { type RunInGroupOptions, runInGroup, spawnInGroup } from './run.js';
 
-const HAS_PROC = process.platform === 'linux' && fs.existsSync('/proc/self/stat');
+const NO_PROC = skipUnless(process.platform === 'linux' && fs.existsSync('/proc/self/stat'), '/proc (Linux)');
 const dir = makeTempDir();
 const sleeps: string[] = [];
 
@@ -144,15 +145,12 @@ describe('runInGroup', () => {
     expect(result.stdout.tail.toString()).toBe(`${'a'.repeat(94)}\nlast\n`);
   });
 
-  it.skipIf(!HAS_PROC)(
-    'followEscapees reaches a descendant that left with setsid (needs /proc)',
-    async () => {
-      const a = sleepCommand();
-      const result = await bash(`setsid ${a} & wait`, { timeoutMs: 200, followEscapees: true });
-      expect(result.outcome).toBe('timeout');
-      expect(running(a)).toEqual([]);
-    },
-  );
+  it.skipIf(NO_PROC)('followEscapees reaches a descendant that left with setsid (needs /proc)', async () => {
+    const a = sleepCommand();
+    const result = await bash(`setsid ${a} & wait`, { timeoutMs: 200, followEscapees: true });
+    expect(result.outcome).toBe('timeout');
+    expect(running(a)).toEqual([]);
+  });
 
   it('rejects when the command cannot be started', async () => {
     await expect(bash('true', { cwd: `${dir}/missing` })).rejects.toThrow(/ENOENT/);

@@ -14,6 +14,8 @@
  *   `SECRET_KEY_NAMES` and `PLAIN_KEY_NAMES`, key names that hold secrets or not.
  * - Telemetry: `startOtlpReceiver`, an OTLP/HTTP (JSON) receiver on
  *   127.0.0.1 that decodes the spans it is sent.
+ * - Tests that need a tool the machine may lack: `skipUnless(available, what)`
+ *   (a failure instead of a skip under `AMPLIFIER_REQUIRE_TOOLS=1`).
  * - Waiting without sleeping: `waitFor(condition)`, and `startReadyChild`,
  *   a child process that prints one JSON line when the test may act.
  */
@@ -46,5 +48,6 @@ export {
 } from './redaction-corpus.js';
 export type { SandboxGate } from './sandbox-gate.js';
 export { sandboxGate } from './sandbox-gate.js';
+export { REQUIRE_TOOLS_VARIABLE, skipUnless } from './tool-gate.js';
 export type { WaitForOptions } from './wait-for.js';
 export { waitFor } from './wait-for.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakeLlmServer, type FakeReply, sseEvent } from '@amplifier/provider-http/testing';
-import { type ReadyChild, startReadyChild } from '@amplifier/test-fixtures';
+import { type ReadyChild, skipUnless, startReadyChild } from '@amplifier/test-fixtures';
 import { registerDeployment } from '../admin.js';
 import { findRestateServerBinary, type LocalRestate, startLocalRestate } from '../local-server.js';
 import { type Balancer, startBalancer } from '../testing/index.js';
@@ -17,12 +17,16 @@ import { TurnClient } from '../turn-client.js';
 
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 
-/** Why the durable tests cannot run here (printed), or undefined when they can. */
-export function skipReason(): string | undefined {
-  if (findRestateServerBinary() === undefined) {
-    return `no restate-server binary for ${process.platform}-${process.arch} (optional dependency @restatedev/restate-server not installed)`;
-  }
-  return undefined;
+/**
+ * Whether to skip the tests that need a Restate server: true when the binary
+ * is missing (or an error under AMPLIFIER_REQUIRE_TOOLS=1, as in CI).
+ */
+export function skipWithoutRestate(): boolean {
+  return skipUnless(
+    findRestateServerBinary() !== undefined,
+    `the restate-server binary for ${process.platform}-${process.arch}`,
+    'optional dependency @restatedev/restate-server not installed',
+  );
 }
 
 export interface WorkerOptions {
