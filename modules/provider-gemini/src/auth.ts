@@ -49,7 +49,7 @@ const HOW_TO =
  * LLMErrors that say what to do.
  */
 export function adcTokenSource(load: AuthLibraryLoader = loadLibrary): TokenSource {
-  let auth: Promise<{ getAccessToken(): Promise<string | null | undefined> }> | undefined;
+  let auth: Promise<{ getClient(): Promise<AuthClient> }> | undefined;
   return {
     async getToken() {
       auth ??= load().then(
@@ -66,7 +66,8 @@ export function adcTokenSource(load: AuthLibraryLoader = loadLibrary): TokenSour
       const client = await auth;
       let token: string | null | undefined;
       try {
-        token = await client.getAccessToken();
+        // The credential's own client (not GoogleAuth.getAccessToken, which may look the project up first).
+        token = (await (await client.getClient()).getAccessToken()).token;
       } catch (error) {
         throw createLLMError(
           'authentication',
@@ -88,10 +89,15 @@ export function adcTokenSource(load: AuthLibraryLoader = loadLibrary): TokenSour
   };
 }
 
-/** `inner` with `authorization: Bearer <token>` on every request, the token asked for each time. */
+/**
+ * `inner` with `authorization: Bearer <token>` on every request, the token
+ * asked for each time. A request that already has an `authorization` header
+ * (config `headers`) is sent as it is: an explicit header wins.
+ */
 export function bearerTransport(inner: Transport, tokens: TokenSource): Transport {
   return {
     async request(request) {
+      if (request.headers.authorization !== undefined) return inner.request(request);
       let token: string;
       try {
         token = await tokens.getToken();
