@@ -25,11 +25,12 @@ export function staticTokenSource(token: string): TokenSource {
 
 /** The part of `google-auth-library` used here (typed structurally: it is an optional peer). */
 interface GoogleAuthModule {
-  GoogleAuth: new (options: {
-    scopes: string[];
-  }) => {
-    getAccessToken(): Promise<string | null | undefined>;
-  };
+  GoogleAuth: new (options: { scopes: string[] }) => { getClient(): Promise<AuthClient> };
+}
+
+/** A credential's client: it caches its access token and refreshes it before it expires. */
+interface AuthClient {
+  getAccessToken(): Promise<{ token?: string | null }>;
 }
 
 /** How the library is loaded (tests inject a failing or fake one). */
@@ -52,7 +53,7 @@ export function adcTokenSource(load: AuthLibraryLoader = loadLibrary): TokenSour
   let auth: Promise<{ getClient(): Promise<AuthClient> }> | undefined;
   return {
     async getToken() {
-      auth ??= load().then(
+      const pending = (auth ??= load().then(
         (library) => new library.GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] }),
         (error: unknown) => {
           auth = undefined;
@@ -62,8 +63,8 @@ export function adcTokenSource(load: AuthLibraryLoader = loadLibrary): TokenSour
             { provider: 'gemini', cause: error },
           );
         },
-      );
-      const client = await auth;
+      ));
+      const client = await pending;
       let token: string | null | undefined;
       try {
         // The credential's own client (not GoogleAuth.getAccessToken, which may look the project up first).

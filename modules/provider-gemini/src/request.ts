@@ -6,7 +6,7 @@
  * endpoint of a request (`/models/{model}:generateContent`, or
  * `:streamGenerateContent?alt=sse`).
  */
-import type { ChatRequest, JSONSchema, Message, ToolChoice } from '@amplifier/core';
+import { type ChatRequest, type JSONSchema, type Message, setOwn, type ToolChoice } from '@amplifier/core';
 import { toContents } from './convert.js';
 import { isGemini3 } from './models.js';
 
@@ -123,7 +123,7 @@ export function toGeminiSchema(schema: unknown, root: unknown = schema, seen: re
     if (key === 'properties' && typeof value === 'object' && value !== null) {
       const properties: Json = {};
       for (const [name, sub] of Object.entries(value as Json))
-        properties[name] = toGeminiSchema(sub, root, seen);
+        setOwn(properties, name, toGeminiSchema(sub, root, seen));
       out.properties = properties;
     } else if (key === 'items') {
       out.items = toGeminiSchema(Array.isArray(value) ? value[0] : value, root, seen);
