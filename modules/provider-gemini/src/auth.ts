@@ -53,7 +53,7 @@ export function adcTokenSource(load: AuthLibraryLoader = loadLibrary): TokenSour
   let auth: Promise<{ getClient(): Promise<AuthClient> }> | undefined;
   return {
     async getToken() {
-      const pending = (auth ??= load().then(
+      auth ??= load().then(
         (library) => new library.GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] }),
         (error: unknown) => {
           auth = undefined;
@@ -63,8 +63,8 @@ export function adcTokenSource(load: AuthLibraryLoader = loadLibrary): TokenSour
             { provider: 'gemini', cause: error },
           );
         },
-      ));
-      const client = await pending;
+      );
+      const client = await auth;
       let token: string | null | undefined;
       try {
         // The credential's own client (not GoogleAuth.getAccessToken, which may look the project up first).

@@ -96,7 +96,9 @@ describe('toWireBody', () => {
       { name: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
     ];
     const auto = toWireBody(ask({ tools, tool_choice: 'required' }), ask().messages, OPTIONS);
-    expect((auto.tools as any)[0].functionDeclarations[0]).toEqual({ name: 'now' });
+    expect((auto.tools as { functionDeclarations: unknown[] }[])[0]!.functionDeclarations[0]).toEqual({
+      name: 'now',
+    });
     expect(auto.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
     const named = toWireBody(
       ask({ tools, tool_choice: { type: 'tool', name: 'read' } }),
