@@ -28,6 +28,7 @@ const GROUPS: Record<string, { file: string; aliases: string[] }> = {
   otel: { file: './otel.js', aliases: ['hooks-otel', 'spans'] },
   stream: { file: './stream.js', aliases: ['streaming', 'fragments'] },
   mcp: { file: './mcp.js', aliases: ['tool-mcp'] },
+  providers: { file: './providers.js', aliases: ['provider', 'gemini'] },
   delegation: { file: './delegation.js', aliases: ['spawn', 'agents'] },
   sessions: { file: './sessions.js', aliases: ['many'] },
   startup: { file: './startup.js', aliases: ['cli'] },

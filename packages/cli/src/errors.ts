@@ -51,7 +51,8 @@ export function noProviderMessage(detail?: string): string {
     '  ANTHROPIC_API_KEY   Anthropic (Claude)',
     '  OPENAI_API_KEY      OpenAI',
     '  OPENAI_BASE_URL     an OpenAI-compatible local server (Ollama, vLLM, llama.cpp, LM Studio)',
-    'or pick one with --provider anthropic|openai. Without any of them, `amplifier run` uses the',
+    '  GEMINI_API_KEY      Google Gemini (or GOOGLE_API_KEY)',
+    'or pick one with --provider anthropic|openai|gemini. Without any of them, `amplifier run` uses the',
     'offline demo provider (provider-mock), which needs no key: amplifier run --provider mock',
   ].join('\n');
 }

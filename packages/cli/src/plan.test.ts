@@ -35,6 +35,15 @@ describe('default plan', () => {
     expect(chooseProvider({ ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' }).name).toBe('anthropic');
     expect(chooseProvider({ OPENAI_API_KEY: 'o' }).name).toBe('openai');
     expect(chooseProvider({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }).name).toBe('openai');
+    expect(chooseProvider({ GEMINI_API_KEY: 'g' })).toMatchObject({
+      name: 'gemini',
+      reason: 'GEMINI_API_KEY is set',
+    });
+    expect(chooseProvider({ GOOGLE_API_KEY: 'g' })).toMatchObject({
+      name: 'gemini',
+      reason: 'GOOGLE_API_KEY is set',
+    });
+    expect(chooseProvider({ GEMINI_API_KEY: 'g', OPENAI_API_KEY: 'o' }).name).toBe('openai');
     expect(chooseProvider({})).toMatchObject({ name: 'mock', demo: true });
   });
 

@@ -26,6 +26,7 @@ import { CliError } from './errors.js';
 export const PROVIDERS: Readonly<Record<string, string>> = {
   anthropic: 'provider-anthropic',
   openai: 'provider-openai',
+  gemini: 'provider-gemini',
   mock: 'provider-mock',
 };
 
@@ -41,12 +42,15 @@ export interface ProviderChoice {
 
 /**
  * The provider to use when none is given: `ANTHROPIC_API_KEY` → anthropic,
- * `OPENAI_API_KEY` or `OPENAI_BASE_URL` → openai, otherwise the offline demo.
+ * `OPENAI_API_KEY` or `OPENAI_BASE_URL` → openai, `GOOGLE_API_KEY` or
+ * `GEMINI_API_KEY` → gemini, otherwise the offline demo.
  */
 export function chooseProvider(env: NodeJS.ProcessEnv = process.env): ProviderChoice {
   if (env.ANTHROPIC_API_KEY) return { name: 'anthropic', demo: false, reason: 'ANTHROPIC_API_KEY is set' };
   if (env.OPENAI_API_KEY) return { name: 'openai', demo: false, reason: 'OPENAI_API_KEY is set' };
   if (env.OPENAI_BASE_URL) return { name: 'openai', demo: false, reason: 'OPENAI_BASE_URL is set' };
+  if (env.GOOGLE_API_KEY) return { name: 'gemini', demo: false, reason: 'GOOGLE_API_KEY is set' };
+  if (env.GEMINI_API_KEY) return { name: 'gemini', demo: false, reason: 'GEMINI_API_KEY is set' };
   return { name: 'mock', demo: true, reason: 'no provider credentials found' };
 }
 

@@ -101,4 +101,59 @@ describe('providers', () => {
     );
     expect(result.stderr).toContain('ANTHROPIC_API_KEY');
   });
+
+  it('--provider gemini: GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL (a local Gemini server) run a turn end to end', async () => {
+    const requests: Array<{ url: string; key: unknown; body: Record<string, unknown> }> = [];
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => {
+        raw += chunk;
+      });
+      req.on('end', () => {
+        requests.push({ url: req.url ?? '', key: req.headers['x-goog-api-key'], body: JSON.parse(raw) });
+        const chunk = (parts: unknown[], extra: Record<string, unknown> = {}) =>
+          `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, ...extra }], modelVersion: 'gemini-2.5-flash' })}\r\n\r\n`;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chunk([{ text: 'hello from ', thought: false }]));
+        res.end(chunk([{ text: 'gemini' }], { finishReason: 'STOP' }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const result = await runCli(['run', '--json', '--provider', 'gemini', 'hi'], {
+        cwd: tempDir(),
+        env: cliEnv(tempDir(), {
+          GEMINI_API_KEY: 'gm-key',
+          GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`,
+        }),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const lines = jsonLines(result.stdout);
+      expect(lines.find((l) => l.type === 'session')).toMatchObject({ provider: 'gemini' });
+      expect(lines.find((l) => l.type === 'result')).toMatchObject({ response: 'hello from gemini' });
+      expect(requests[0]).toMatchObject({
+        url: '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+        key: 'gm-key',
+      });
+      const tools = (
+        requests[0]!.body.tools as Array<{ functionDeclarations: Array<{ name: string }> }>
+      )[0]!.functionDeclarations.map((f) => f.name);
+      expect(tools).toEqual(expect.arrayContaining(['read_file', 'bash']));
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('--provider gemini without GEMINI_API_KEY says which variables to set', async () => {
+    const result = await runCli(['run', '--provider', 'gemini', 'hi'], {
+      cwd: tempDir(),
+      env: cliEnv(tempDir()),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('provider-gemini: not mounted: no API key. Set GEMINI_API_KEY');
+    expect(result.stderr).toContain(
+      'No model provider is configured (provider-gemini did not mount: no credentials)',
+    );
+  });
 });

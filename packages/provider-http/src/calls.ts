@@ -70,6 +70,8 @@ export interface ProviderCall {
   readonly timeoutMs: number;
   /** `performance.now()` when the call began. */
   readonly started: number;
+  /** The endpoint of this call when the API's depends on the request (Gemini's model and method); default `HttpApi.path`. */
+  readonly path?: string;
   /** The API's rate-limit headers of the last response, for `llm:response`. */
   rateLimits?: Json;
 }
@@ -77,6 +79,8 @@ export interface ProviderCall {
 /** The wire body of a request and what `llm:request` says about it. */
 export interface WireRequest extends Omit<LlmRequestFacts, 'stream' | 'toolCount' | 'raw'> {
   body: Json;
+  /** The endpoint for this request (path and query under the base URL), when it is not always the same. */
+  path?: string;
 }
 
 /** The API-specific part. `R` is an opened response (usually an `HttpResponse`). */
@@ -242,7 +246,7 @@ export class ProviderCalls<R> {
         }),
       });
     }
-    const { body, ...facts } = wire.build(request, repaired.messages, { model, stream, options });
+    const { body, path, ...facts } = wire.build(request, repaired.messages, { model, stream, options });
     await this.emit(
       events.LLM_REQUEST,
       llmRequestPayload(context, {
@@ -253,7 +257,14 @@ export class ProviderCalls<R> {
       }),
     );
     const timeoutMs = request.timeout !== undefined ? request.timeout * 1000 : config.timeoutMs;
-    return { context, body, signal, timeoutMs, started: performance.now() };
+    return {
+      context,
+      body,
+      signal,
+      timeoutMs,
+      started: performance.now(),
+      ...(path !== undefined && { path }),
+    };
   }
 
   async #end(call: ProviderCall, response: ChatResponse): Promise<ChatResponse> {

@@ -287,3 +287,47 @@ describe('classifyErrorMessage (P146)', () => {
     expect(classifyErrorMessage('bad field')).toBe('unknown');
   });
 });
+
+describe('ApiErrorStyle.readError (an API reads its own error payloads)', () => {
+  // A style whose payloads are `[{ failure: { why, state, wait_ms } }]` (nothing errorDetails reads).
+  const own: ApiErrorStyle = {
+    kinds: { JAMMED: 'rate_limit', GONE_FOR_TODAY: 'quota_exceeded' },
+    showType: true,
+    readError(payload) {
+      const first = (Array.isArray(payload) ? payload[0] : payload) as
+        | { failure?: Record<string, unknown> }
+        | undefined;
+      const f = first?.failure;
+      if (f === undefined) return {};
+      return {
+        message: String(f.why),
+        type: String(f.state),
+        ...(typeof f.wait_ms === 'number' && { retry_after: f.wait_ms / 1000 }),
+      };
+    },
+  };
+  const jammed = (wait_ms?: number) =>
+    JSON.stringify([{ failure: { why: 'slow down', state: 'JAMMED', wait_ms } }]);
+
+  it('its message, type and kind are used; the wait it names wins over Retry-After', () => {
+    const error = httpStatusError(own, failure(429, jammed(250), { 'retry-after': '30' }), context, 60_000);
+    expect(error).toMatchObject({ kind: 'rate_limit', retry_after: 0.25, retryable: true, status_code: 429 });
+    expect(error.message).toBe('test (HTTP 429 JAMMED): slow down');
+  });
+
+  it('without a wait in the body, Retry-After still counts; a named wait over the limit is not retried', () => {
+    expect(
+      httpStatusError(own, failure(429, jammed(), { 'retry-after': '3' }), context, 60_000).retry_after,
+    ).toBe(3);
+    const long = httpStatusError(own, failure(429, jammed(120_000)), context, 60_000);
+    expect(long.retryable).toBe(false);
+    expect(long.message).toContain('longer than max_retry_delay');
+  });
+
+  it('in-stream payloads are read the same way; a payload it cannot read falls back to the raw text', () => {
+    expect(streamPayloadError(own, JSON.parse(jammed()), context)).toMatchObject({ kind: 'rate_limit' });
+    expect(httpStatusError(own, failure(500, 'not json'), context, 60_000).message).toBe(
+      'test (HTTP 500): not json',
+    );
+  });
+});

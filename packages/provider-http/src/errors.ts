@@ -19,6 +19,8 @@ export interface ErrorDetails {
   message?: string;
   code?: string;
   type?: string;
+  /** Seconds to wait that the body names (Gemini's `RetryInfo`), preferred over `Retry-After`. */
+  retry_after?: number;
 }
 
 /** How an API names its rate-limit headers: a limit, what remains and when it resets, per resource. */
@@ -41,6 +43,12 @@ export interface ApiErrorStyle {
   showType?: boolean;
   /** A response header whose request id ends the message: `[request-id req_1]`. */
   requestIdHeader?: string;
+  /**
+   * Reads an error payload of the API's own shape (default: `errorDetails`),
+   * e.g. Gemini's `{error: {code: 429, status, details: [RetryInfo...]}}`;
+   * `retry_after` (seconds) is a wait the body names, preferred over `Retry-After`.
+   */
+  readError?(payload: unknown): ErrorDetails;
 }
 
 /** An error response, its body read (bounded) as text. */
@@ -155,11 +163,11 @@ export function httpStatusError(
   } catch {
     payload = undefined;
   }
-  const details = errorDetails(payload);
+  const details = style.readError?.(payload) ?? errorDetails(payload);
   const snippet = failure.body.trim().slice(0, 300);
   const message = details.message ?? (snippet || `HTTP ${status}`);
   const kind = classifyProviderError(message, details, style, status);
-  let retryAfter = retryAfterSeconds(headers, now);
+  let retryAfter = details.retry_after ?? retryAfterSeconds(headers, now);
   if (retryAfter === undefined && status === 429 && style.rateLimits !== undefined)
     retryAfter = exhaustedLimitWait(headers, style.rateLimits, now);
   const shouldRetry = header(headers, 'x-should-retry');
@@ -224,7 +232,7 @@ export function streamPayloadError(
   payload: unknown,
   context: RequestContext,
 ): LLMError {
-  const details = errorDetails(payload);
+  const details = style.readError?.(payload) ?? errorDetails(payload);
   const message = details.message ?? 'the server reported an error mid-stream';
   const kind = classifyProviderError(message, details, style);
   const type = style.showType && details.type ? `${details.type}: ` : '';

@@ -73,6 +73,8 @@ function spec(config: ResolvedProviderConfig): HttpProviderSpec {
       maxRetryDelayMs: config.maxRetryDelayMs,
       build: (_request, messages, { model, stream }) => ({
         body: { model, stream, messages },
+        // A request may name its own endpoint (Gemini: the model and the method are in the path).
+        ...(model === 'routed' && { path: `/routed/${stream ? 'stream' : 'once'}` }),
         messageCount: messages.length,
         hasInstructions: false,
         thinking: { enabled: false, budget: null },
@@ -284,5 +286,20 @@ describe('HttpLlmProvider', () => {
   it('close: later calls fail with a configuration error', async () => {
     await make().close();
     await expect(provider.complete(REQUEST)).rejects.toMatchObject({ kind: 'configuration' });
+  });
+});
+
+describe('an endpoint per request (WireRequest.path)', () => {
+  it('the path build() names is used for that call; other calls keep HttpApi.path', async () => {
+    server.enqueue(
+      reply.json(200, { text: 'a', usage: { in: 1, out: 1 } }),
+      stream('b'),
+      reply.json(200, { text: 'c', usage: { in: 1, out: 1 } }),
+    );
+    const toy = make({ use_streaming: true });
+    await toy.complete({ ...REQUEST, model: 'routed', metadata: { stream: false } });
+    await toy.complete({ ...REQUEST, model: 'routed' });
+    await toy.complete({ ...REQUEST, metadata: { stream: false } });
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/routed/once', '/v1/routed/stream', '/v1/chat']);
   });
 });

@@ -22,7 +22,7 @@ type Json = Record<string, unknown>;
 
 /** One API's request and answer formats. */
 export interface HttpApi extends Pick<ProviderWire<HttpResponse>, 'build'> {
-  /** The completion endpoint under the base URL: `/chat/completions`, `/v1/messages`. */
+  /** The completion endpoint under the base URL: `/chat/completions`, `/v1/messages` (a request's own `path` wins). */
   path: string;
   errors: ApiErrorStyle;
   /** A right base URL, quoted when an answer is not JSON: `https://api.anthropic.com`. */
@@ -56,7 +56,7 @@ export class HttpWire implements ProviderWire<HttpResponse> {
   /** POST the body; resolves with a 2xx response, throws the mapped LLMError otherwise. */
   async open(call: ProviderCall): Promise<HttpResponse> {
     const { errors } = this.#api;
-    const response = await this.#http.send('POST', this.#api.path, call);
+    const response = await this.#http.send('POST', call.path ?? this.#api.path, call);
     const limits = errors.rateLimits && rateLimitFields(response.headers, errors.rateLimits);
     if (limits !== undefined) call.rateLimits = limits;
     if (response.status >= 200 && response.status < 300) return response;

@@ -2,6 +2,7 @@
  * `amplifier mcp serve|list|add|remove|test`: serving tools over MCP and the MCP server configs.
  */
 import { type Command, Option } from 'commander';
+import { PROVIDERS } from '../plan.js';
 import { resolveCwd } from '../run.js';
 import { action, display } from './action.js';
 import { byteSize, type Common, collect, common, port, seconds } from './options.js';
@@ -46,11 +47,7 @@ export function defineMcpCommands(program: Command): void {
     .option('--source <url=folder>', 'use a local copy for a bundle source (repeatable)', collect, undefined)
     .option('--agent', 'serve the whole agent as one tool, amplifier_agent {prompt, session_id?}')
     .addOption(
-      new Option('-p, --provider <name>', 'model provider (--agent)').choices([
-        'anthropic',
-        'openai',
-        'mock',
-      ]),
+      new Option('-p, --provider <name>', 'model provider (--agent)').choices(Object.keys(PROVIDERS)),
     )
     .option('-m, --model <model>', 'model id for the provider (--agent)')
     .option('--tools <names>', 'serve only these tools (comma-separated, repeatable)', collect, undefined)

@@ -2,6 +2,7 @@
  * `amplifier run` and `amplifier continue`: a prompt (or the REPL) on a plan or a bundle.
  */
 import { type Command, Option } from 'commander';
+import { PROVIDERS } from '../plan.js';
 import { type RunOptions, runCommand } from '../run.js';
 import { action } from './action.js';
 import { type Common, collect, common, integer } from './options.js';
@@ -22,9 +23,7 @@ function runOptions(command: Command): Command {
         collect,
         undefined,
       )
-      .addOption(
-        new Option('-p, --provider <name>', 'model provider').choices(['anthropic', 'openai', 'mock']),
-      )
+      .addOption(new Option('-p, --provider <name>', 'model provider').choices(Object.keys(PROVIDERS)))
       .option('-m, --model <model>', 'model id for the provider')
       .option('--max-iterations <n>', 'provider calls per turn before the loop wraps up', integer)
       .option('--redact', "apply the event log's secret redaction to everything printed (--json included)")

@@ -3,6 +3,7 @@
  */
 import { type Command, Option } from 'commander';
 import { CliError, EXIT_USAGE } from '../errors.js';
+import { PROVIDERS } from '../plan.js';
 import { resolveCwd } from '../run.js';
 import { action, display } from './action.js';
 import { type Common, common, port } from './options.js';
@@ -39,7 +40,7 @@ export function defineServeCommand(program: Command): void {
   )
     .option('--durable', 'durable sessions on Restate (the one mode so far)')
     .option('--plan <file>', 'a mount plan (default: the built-in one)')
-    .addOption(new Option('-p, --provider <name>', 'model provider').choices(['anthropic', 'openai', 'mock']))
+    .addOption(new Option('-p, --provider <name>', 'model provider').choices(Object.keys(PROVIDERS)))
     .option('-m, --model <model>', 'model id for the provider')
     .option(
       '--port <n>',

@@ -348,7 +348,7 @@ export function replayedStreams(answers: ReplayedAnswers): StreamingUnderTest {
   return {
     async start(scenario, hooks) {
       const server = await FakeLlmServer.start();
-      const messages = answers.text.split(/(?<=\n\n)/);
+      const messages = answers.text.split(/(?<=\n\n|\r\n\r\n)/);
       const kept = answers.failAfterMessages ?? Math.ceil(messages.length * 0.6);
       server.enqueue(
         scenario === 'text'
