@@ -1,8 +1,9 @@
 /**
  * The mount plan: which modules a session loads, from where, with what config.
  * Validated against its schema (`MOUNT_PLAN_SCHEMA`, the source of its type and of
- * `schemas/mount-plan.json`) plus the checks a schema cannot express (multi-instance providers). Every problem comes back with a
- * JSON path: `tools[1].config must be object`.
+ * `schemas/mount-plan.json`) plus the checks a schema cannot express
+ * (multi-instance providers). Every problem comes back with a JSON path:
+ * `tools[1].config must be object`.
  */
 import { type DataError, MountPlanError } from './errors.js';
 import type { FromSchema, SchemaOf } from './from-schema.js';
