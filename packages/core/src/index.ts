@@ -121,6 +121,7 @@ export type {
 } from './event-payloads.js';
 export * as events from './events.js';
 export { ALL_EVENTS, OBSERVABILITY_EVENTS_CHANNEL } from './events.js';
+export type { FromSchema, FromSchemaOptions, SchemaOf } from './from-schema.js';
 // Hooks, coordinator, cancellation
 export type {
   DynamicEventName,

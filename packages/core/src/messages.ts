@@ -1,73 +1,101 @@
 /**
  * The request/response envelope (Amplifier's REQUEST_ENVELOPE_V1): messages,
  * content blocks, tool specs and calls, chat requests and responses. Plain JSON
- * data with Amplifier's snake_case field names; the JSON Schemas in
- * `schemas/*.json` describe the same shapes. Unknown fields are allowed and must
- * be preserved by anyone who copies these objects.
+ * data with Amplifier's snake_case field names. Each type is derived from its
+ * JSON Schema here (`FromSchema`; `schemas/*.json` are written from them).
+ * Unknown fields are allowed and must be preserved by anyone who copies these
+ * objects. An optional field may be `null` (Python Amplifier writes `None`):
+ * the types read it as absent.
  */
+import type { Flat, FromSchema, SchemaOf } from './from-schema.js';
 import { stringifyJson } from './results.js';
 
 /** A JSON Schema document (draft 2020-12 unless it says otherwise). */
 export type JSONSchema = { [key: string]: unknown };
 
+/** `FromSchema` for the envelope: an optional field's `null` reads as absent. */
+type Wire<S> = FromSchema<S, { nullIsAbsent: true }>;
+
+const VISIBILITY = { enum: ['internal', 'developer', 'user', null] } as const;
+
 /** Who may see a block: internal bookkeeping, developers, or the end user. */
-export type Visibility = 'internal' | 'developer' | 'user';
+export type Visibility = NonNullable<Wire<typeof VISIBILITY>>;
+
+/** What each type of content block holds beside `type` and an optional `visibility`. */
+const BLOCKS = {
+  text: { required: ['text'], properties: { text: { type: 'string' } } },
+  thinking: {
+    required: ['thinking'],
+    properties: {
+      thinking: { type: 'string' },
+      /** Must be sent back unchanged on later turns (Anthropic signed thinking). */
+      signature: { type: ['string', 'null'] },
+      /** Opaque provider reasoning state (for example OpenAI encrypted reasoning). */
+      content: { type: ['array', 'null'] },
+    },
+  },
+  redacted_thinking: { required: ['data'], properties: { data: { type: 'string' } } },
+  tool_call: {
+    required: ['id', 'name', 'input'],
+    properties: { id: { type: 'string' }, name: { type: 'string' }, input: { type: 'object' } },
+  },
+  tool_result: {
+    required: ['tool_call_id', 'output'],
+    properties: { tool_call_id: { type: 'string' }, output: true },
+  },
+  image: { required: ['source'], properties: { source: { type: 'object' } as SchemaOf<ImageSource> } },
+  reasoning: {
+    required: ['content', 'summary'],
+    properties: { content: { type: 'array' }, summary: { type: 'array' } },
+  },
+} as const;
+
+type Block<T extends keyof typeof BLOCKS> = Flat<
+  { type: T } & Wire<(typeof BLOCKS)[T]> & { visibility?: Visibility }
+>;
+
+/** The schema of a content block (`message.json#/$defs/contentBlock`): its `type` says what it requires. */
+const CONTENT_BLOCK_SCHEMA: JSONSchema = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { type: 'string' }, visibility: { $ref: '#/$defs/visibility' } },
+  allOf: [
+    ...Object.entries(BLOCKS).map(([type, then]) => ({
+      if: { required: ['type'], properties: { type: { const: type } } },
+      then,
+    })),
+    { properties: { type: { enum: Object.keys(BLOCKS) } } },
+  ],
+};
 
 /** Content block `{ type: 'text', text }`: text for or from the model. Plain snake_case JSON data. */
-export interface TextBlock {
-  type: 'text';
-  text: string;
-  visibility?: Visibility;
-}
+export type TextBlock = Block<'text'>;
 
 /**
  * Content block `{ type: 'thinking', thinking }`: the model's reasoning;
  * `signature` and `content` go back to the provider unchanged on later turns.
  * Plain snake_case JSON data.
  */
-export interface ThinkingBlock {
-  type: 'thinking';
-  thinking: string;
-  /** Must be sent back unchanged on later turns (Anthropic signed thinking). */
-  signature?: string;
-  /** Opaque provider reasoning state (for example OpenAI encrypted reasoning). */
-  content?: unknown[];
-  visibility?: Visibility;
-}
+export type ThinkingBlock = Block<'thinking'>;
 
 /**
  * Content block `{ type: 'redacted_thinking', data }`: reasoning the provider
  * returned encrypted, as opaque `data`. Plain snake_case JSON data.
  */
-export interface RedactedThinkingBlock {
-  type: 'redacted_thinking';
-  data: string;
-  visibility?: Visibility;
-}
+export type RedactedThinkingBlock = Block<'redacted_thinking'>;
 
 /**
  * Wire shape: a tool call as a content block `{ type: 'tool_call', id, name, input }`, with the
  * arguments in `input` (plain snake_case JSON data).
  * In code, read one with `fromToolCallBlock` and make one with `toToolCallBlock`.
  */
-export interface ToolCallBlock {
-  type: 'tool_call';
-  id: string;
-  name: string;
-  input: Record<string, unknown>;
-  visibility?: Visibility;
-}
+export type ToolCallBlock = Block<'tool_call'>;
 
 /**
  * Content block `{ type: 'tool_result', tool_call_id, output }`: the result of the
  * tool call with that id. Plain snake_case JSON data.
  */
-export interface ToolResultBlock {
-  type: 'tool_result';
-  tool_call_id: string;
-  output: unknown;
-  visibility?: Visibility;
-}
+export type ToolResultBlock = Block<'tool_result'>;
 
 /** `{type: 'base64', media_type, data}` or `{type: 'url', url}`. */
 export type ImageSource =
@@ -79,35 +107,19 @@ export type ImageSource =
  * Content block `{ type: 'image', source }`: an image, inline as base64 or by URL.
  * Plain snake_case JSON data.
  */
-export interface ImageBlock {
-  type: 'image';
-  source: ImageSource;
-  visibility?: Visibility;
-}
+export type ImageBlock = Block<'image'>;
 
 /**
  * Content block `{ type: 'reasoning', content, summary }`: a provider's reasoning
  * item (opaque `content` and its `summary` parts). Plain snake_case JSON data.
  */
-export interface ReasoningBlock {
-  type: 'reasoning';
-  content: unknown[];
-  summary: unknown[];
-  visibility?: Visibility;
-}
+export type ReasoningBlock = Block<'reasoning'>;
 
 /**
  * One block of message or response content, discriminated by `type` (seven kinds).
  * Plain snake_case JSON data; whoever copies it must keep unknown fields.
  */
-export type ContentBlock =
-  | TextBlock
-  | ThinkingBlock
-  | RedactedThinkingBlock
-  | ToolCallBlock
-  | ToolResultBlock
-  | ImageBlock
-  | ReasoningBlock;
+export type ContentBlock = { [T in keyof typeof BLOCKS]: Block<T> }[keyof typeof BLOCKS];
 
 /**
  * The `type` of a content block: `text`, `thinking`, `redacted_thinking`,
@@ -115,42 +127,115 @@ export type ContentBlock =
  */
 export type ContentBlockType = ContentBlock['type'];
 
+/** The JSON Schema of `Message` (`schemas/message.json`). */
+export const MESSAGE_SCHEMA = {
+  title: 'Message',
+  type: 'object',
+  required: ['role', 'content'],
+  properties: {
+    role: { enum: ['system', 'developer', 'user', 'assistant', 'function', 'tool'] },
+    content: { type: ['string', 'array'], items: { $ref: '#/$defs/contentBlock' } as SchemaOf<ContentBlock> },
+    name: { type: ['string', 'null'] },
+    /** On `tool` messages: the id of the call this answers. */
+    tool_call_id: { type: ['string', 'null'] },
+    /** On assistant messages that called tools. */
+    tool_calls: {
+      type: ['array', 'null'],
+      items: {
+        type: 'object',
+        required: ['id', 'tool', 'arguments'],
+        properties: { id: { type: 'string' }, tool: { type: 'string' }, arguments: { type: 'object' } },
+      },
+    },
+    /** Provider state and bookkeeping (timestamps, hook provenance, ...). */
+    metadata: { type: ['object', 'null'] },
+  },
+  $defs: { visibility: VISIBILITY as JSONSchema, contentBlock: CONTENT_BLOCK_SCHEMA as JSONSchema },
+} as const;
+
+/** One message of the conversation, as contexts store it and providers receive it. */
+export type Message = Wire<typeof MESSAGE_SCHEMA>;
+
 /**
  * Who a message is from: `system`, `developer`, `user`, `assistant`, `function`,
  * or `tool` (a tool result, with `tool_call_id`).
  */
-export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'function' | 'tool';
+export type Role = Message['role'];
 
 /**
  * Wire shape: a tool call as stored in `Message.tool_calls`, with Amplifier's
  * field names (the tool's name is in `tool`). In code, read one with
  * `fromMessageToolCall` and make one with `toMessageToolCall`.
  */
-export interface MessageToolCall {
-  id: string;
-  tool: string;
-  arguments: Record<string, unknown>;
-}
+export type MessageToolCall = NonNullable<Message['tool_calls']>[number];
 
-/** One message of the conversation, as contexts store it and providers receive it. */
-export interface Message {
-  role: Role;
-  content: string | ContentBlock[];
-  name?: string;
-  /** On `tool` messages: the id of the call this answers. */
-  tool_call_id?: string;
-  /** On assistant messages that called tools. */
-  tool_calls?: MessageToolCall[];
-  /** Provider state and bookkeeping (timestamps, hook provenance, ...). */
-  metadata?: Record<string, unknown>;
-}
+/** The JSON Schema of `ChatRequest` (`schemas/chat-request.json`). */
+export const CHAT_REQUEST_SCHEMA = {
+  title: 'ChatRequest',
+  type: 'object',
+  required: ['messages'],
+  properties: {
+    messages: { type: 'array', items: { $ref: 'message.json' } as SchemaOf<Message> },
+    tools: {
+      type: ['array', 'null'],
+      items: {
+        type: 'object',
+        required: ['name', 'parameters'],
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          parameters: { type: 'object' },
+          description: { type: ['string', 'null'] },
+        },
+      },
+    },
+    response_format: {
+      type: ['object', 'null'],
+      required: ['type'],
+      properties: {
+        type: { enum: ['text', 'json', 'json_schema'] },
+        schema: { type: 'object' },
+        name: { type: 'string' },
+        strict: { type: ['boolean', 'null'] },
+      },
+      if: { required: ['type'], properties: { type: { const: 'json_schema' } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `then`, never awaited
+      then: { required: ['schema'], properties: { schema: { type: 'object' } } },
+    } as SchemaOf<ResponseFormat>,
+    temperature: { type: ['number', 'null'] },
+    top_p: { type: ['number', 'null'] },
+    max_output_tokens: { type: ['integer', 'null'], minimum: 1 },
+    conversation_id: { type: ['string', 'null'] },
+    stream: { type: ['boolean', 'null'] },
+    metadata: { type: ['object', 'null'] },
+    /** Per-request model override. */
+    model: { type: ['string', 'null'] },
+    tool_choice: {
+      oneOf: [
+        { enum: ['auto', 'none', 'required', null] },
+        {
+          type: 'object',
+          required: ['type', 'name'],
+          properties: { type: { const: 'tool' }, name: { type: 'string' } },
+        },
+      ],
+    },
+    stop: { type: ['array', 'null'], items: { type: 'string' } },
+    reasoning_effort: { type: ['string', 'null'] },
+    /** Seconds. */
+    timeout: { type: ['number', 'null'], exclusiveMinimum: 0 },
+  },
+} as const;
+
+/**
+ * What an orchestrator sends to `Provider.complete`: the `messages`, the `tools`
+ * offered, and optional settings (`temperature`, `max_output_tokens`,
+ * `tool_choice`, a per-request `model`, `timeout` in seconds, ...). Plain
+ * snake_case JSON data (schema `chat-request`).
+ */
+export type ChatRequest = Wire<typeof CHAT_REQUEST_SCHEMA>;
 
 /** A tool as offered to the model. */
-export interface ToolSpec {
-  name: string;
-  parameters: JSONSchema;
-  description?: string;
-}
+export type ToolSpec = NonNullable<ChatRequest['tools']>[number];
 
 /**
  * The output format a request asks for: text, any JSON, or JSON matching `schema`
@@ -162,32 +247,72 @@ export type ResponseFormat =
   | { type: 'json_schema'; schema: JSONSchema; name?: string; strict?: boolean };
 
 /** `auto` | `none` | `required`, or one named tool. */
-export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
+export type ToolChoice = NonNullable<ChatRequest['tool_choice']>;
+
+/** The JSON Schema of `ChatResponse` (`schemas/chat-response.json`). */
+export const CHAT_RESPONSE_SCHEMA = {
+  title: 'ChatResponse',
+  type: 'object',
+  required: ['content'],
+  properties: {
+    content: { type: 'array', items: { $ref: 'message.json#/$defs/contentBlock' } as SchemaOf<ContentBlock> },
+    tool_calls: {
+      type: ['array', 'null'],
+      items: {
+        type: 'object',
+        required: ['id', 'name', 'arguments'],
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          /** The arguments, always an object: `{}` when the model sent none, and when they were invalid. */
+          arguments: { type: 'object' },
+          /**
+           * Set when the arguments the model sent were not a JSON object (read once,
+           * by `readToolCall` at the provider edge): the call must not run, and an
+           * orchestrator tells the model what to fix instead.
+           */
+          invalid_arguments: {
+            type: 'object',
+            required: ['raw', 'problem', 'detail'],
+            properties: {
+              raw: { type: 'string' },
+              problem: { enum: ['invalid_json', 'not_object'] },
+              detail: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+    usage: {
+      type: ['object', 'null'],
+      required: ['input_tokens', 'output_tokens', 'total_tokens'],
+      properties: {
+        input_tokens: { type: 'integer', minimum: 0 },
+        output_tokens: { type: 'integer', minimum: 0 },
+        total_tokens: { type: 'integer', minimum: 0 },
+        reasoning_tokens: { type: ['integer', 'null'], minimum: 0 },
+        cache_read_tokens: { type: ['integer', 'null'], minimum: 0 },
+        cache_write_tokens: { type: ['integer', 'null'], minimum: 0 },
+        /** A decimal string ("0.0123"); absent when the price is unknown. */
+        cost_usd: { type: ['string', 'null'], pattern: '^-?\\d+(\\.\\d+)?$' },
+      },
+    },
+    degradation: {
+      type: ['object', 'null'],
+      required: ['requested', 'actual', 'reason'],
+      properties: { requested: { type: 'string' }, actual: { type: 'string' }, reason: { type: 'string' } },
+    },
+    finish_reason: { type: ['string', 'null'] },
+    metadata: { type: ['object', 'null'] },
+  },
+} as const;
 
 /**
- * What an orchestrator sends to `Provider.complete`: the `messages`, the `tools`
- * offered, and optional settings (`temperature`, `max_output_tokens`,
- * `tool_choice`, a per-request `model`, `timeout` in seconds, ...). Plain
- * snake_case JSON data (schema `chat-request`).
+ * What `Provider.complete` returns: the `content` blocks, the `tool_calls`,
+ * `usage`, an optional `degradation`, the `finish_reason` and provider `metadata`.
+ * Plain snake_case JSON data (schema `chat-response`).
  */
-export interface ChatRequest {
-  messages: Message[];
-  tools?: ToolSpec[];
-  response_format?: ResponseFormat;
-  temperature?: number;
-  top_p?: number;
-  max_output_tokens?: number;
-  conversation_id?: string;
-  stream?: boolean;
-  metadata?: Record<string, unknown>;
-  /** Per-request model override. */
-  model?: string;
-  tool_choice?: ToolChoice;
-  stop?: string[];
-  reasoning_effort?: string;
-  /** Seconds. */
-  timeout?: number;
-}
+export type ChatResponse = Wire<typeof CHAT_RESPONSE_SCHEMA>;
 
 /**
  * A tool call, the one shape code works with: what `Provider.parseToolCalls`
@@ -195,18 +320,7 @@ export interface ChatRequest {
  * The converters below turn it into the wire shapes (`MessageToolCall`,
  * `ToolCallBlock`) and back.
  */
-export interface ToolCall {
-  id: string;
-  name: string;
-  /** The arguments, always an object: `{}` when the model sent none, and when they were invalid. */
-  arguments: Record<string, unknown>;
-  /**
-   * Set when the arguments the model sent were not a JSON object (read once,
-   * by `readToolCall` at the provider edge): the call must not run, and an
-   * orchestrator tells the model what to fix instead.
-   */
-  invalid_arguments?: InvalidToolArguments;
-}
+export type ToolCall = NonNullable<ChatResponse['tool_calls']>[number];
 
 /**
  * Why a call's arguments could not be used: the `raw` text the model sent (at
@@ -215,51 +329,20 @@ export interface ToolCall {
  * parser's message, or what was there: `array`, `string`, `null`, ...). Plain
  * snake_case JSON data.
  */
-export interface InvalidToolArguments {
-  raw: string;
-  problem: 'invalid_json' | 'not_object';
-  detail: string;
-}
+export type InvalidToolArguments = NonNullable<ToolCall['invalid_arguments']>;
 
 /**
  * Token counts of one response (`input_tokens`, `output_tokens`, `total_tokens`,
  * optional reasoning and cache counts) and its cost as a decimal string. Plain
  * snake_case JSON data.
  */
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-  reasoning_tokens?: number;
-  cache_read_tokens?: number;
-  cache_write_tokens?: number;
-  /** A decimal string ("0.0123"); absent when the price is unknown. */
-  cost_usd?: string;
-}
+export type Usage = NonNullable<ChatResponse['usage']>;
 
 /**
  * What a provider served instead of what was asked: the `requested` and `actual`
  * values and the `reason`. Plain snake_case JSON data.
  */
-export interface Degradation {
-  requested: string;
-  actual: string;
-  reason: string;
-}
-
-/**
- * What `Provider.complete` returns: the `content` blocks, the `tool_calls`,
- * `usage`, an optional `degradation`, the `finish_reason` and provider `metadata`.
- * Plain snake_case JSON data (schema `chat-response`).
- */
-export interface ChatResponse {
-  content: ContentBlock[];
-  tool_calls?: ToolCall[];
-  usage?: Usage;
-  degradation?: Degradation;
-  finish_reason?: string;
-  metadata?: Record<string, unknown>;
-}
+export type Degradation = NonNullable<ChatResponse['degradation']>;
 
 /**
  * Events of `Provider.stream()` (streaming_event_v1 types plus `thinking.delta`).

@@ -1,44 +1,117 @@
 /**
  * The mount plan: which modules a session loads, from where, with what config.
- * Validated against `schemas/mount-plan.json` (`checkData`) plus the checks a schema
- * cannot express (multi-instance providers). Every problem comes back with a
- * JSON path: `tools[1].config must be object`.
+ * Validated against its schema (`MOUNT_PLAN_SCHEMA`, the source of its type and of
+ * `schemas/mount-plan.json`) plus the checks a schema cannot express
+ * (multi-instance providers). Every problem comes back with a JSON path:
+ * `tools[1].config must be object`.
  */
 import { type DataError, MountPlanError } from './errors.js';
+import type { FromSchema, SchemaOf } from './from-schema.js';
+import type { JSONSchema } from './messages.js';
 import { ownData } from './plain-data.js';
 import { checkData, formatDataErrors } from './schemas.js';
 
-/** A module entry: `{module, source?, config?, required?}` (`instance_id` for providers). */
-export interface ModuleSpec {
-  module: string;
-  source?: string;
-  config?: Record<string, unknown>;
-  instance_id?: string;
-  /** The session stops when this module fails to load, mount or get ready (default: reported and skipped). */
-  required?: boolean;
-}
+/** A module entry of the plan (`$defs.moduleSpec`). */
+const MODULE_SPEC = {
+  type: 'object',
+  required: ['module'],
+  properties: {
+    module: { type: 'string', minLength: 1, description: 'Module id, e.g. tool-bash.' },
+    source: { type: 'string', description: 'A path, file: URL or package name to load the module from.' },
+    config: { type: 'object', description: "Passed to the module's mount(coordinator, config)." },
+    instance_id: {
+      type: 'string',
+      minLength: 1,
+      description: 'Providers only: mount this instance under this name.',
+    },
+    required: {
+      type: 'boolean',
+      description:
+        'When true, the session stops if this module fails to load, mount or get ready, instead of going on without it.',
+    },
+  },
+} as const;
 
-/**
- * The plan's `session` section: the orchestrator and the context (required; an id
- * or a module entry), the hook injection limits, and `metadata` and `raw` for the
- * session events. Snake_case JSON data.
- */
-export interface SessionSection {
-  /** An id, or `{module, source?, config?}`. */
-  orchestrator: string | ModuleSpec;
-  context: string | ModuleSpec;
-  orchestrator_source?: string;
-  context_source?: string;
-  /** Soft budget of hook-injected tokens per turn (chars/4); null = unlimited. */
-  injection_budget_per_turn?: number | null;
-  /** Hard limit of one hook injection, in characters; null = unlimited. */
-  injection_size_limit?: number | null;
-  /** Add a redacted copy of the plan as `raw` to session:start/resume/fork. */
-  raw?: boolean;
-  metadata?: Record<string, unknown>;
-  debug?: boolean;
-  raw_debug?: boolean;
-}
+/** A module entry: `{module, source?, config?, required?}` (`instance_id` for providers). */
+export type ModuleSpec = FromSchema<typeof MODULE_SPEC>;
+
+/** The JSON Schema of `MountPlan` (`schemas/mount-plan.json`). */
+export const MOUNT_PLAN_SCHEMA = {
+  title: 'Amplifier mount plan',
+  description:
+    "Which modules a session loads and with what configuration. Interchangeable with Amplifier's mount plans.",
+  type: 'object',
+  required: ['session'],
+  properties: {
+    session: {
+      type: 'object',
+      required: ['orchestrator', 'context'],
+      properties: {
+        orchestrator: {
+          $ref: '#/$defs/moduleRef',
+          description: 'Orchestrator module id, or {module, source?, config?}.',
+        } as SchemaOf<string | ModuleSpec>,
+        context: {
+          $ref: '#/$defs/moduleRef',
+          description: 'Context manager module id, or {module, source?, config?}.',
+        } as SchemaOf<string | ModuleSpec>,
+        orchestrator_source: {
+          type: 'string',
+          description: 'Source hint used with the string form of session.orchestrator.',
+        },
+        context_source: {
+          type: 'string',
+          description: 'Source hint used with the string form of session.context.',
+        },
+        injection_budget_per_turn: {
+          type: ['integer', 'null'],
+          minimum: 0,
+          description: 'Soft budget (tokens, chars/4) of hook injections per turn; null is unlimited.',
+        },
+        injection_size_limit: {
+          type: ['integer', 'null'],
+          minimum: 0,
+          description: 'Hard limit (characters) of one hook injection; null is unlimited.',
+        },
+        raw: {
+          type: 'boolean',
+          description: 'Add a redacted copy of the mount plan as `raw` to session:start/resume/fork.',
+        },
+        debug: { type: 'boolean' },
+        raw_debug: { type: 'boolean' },
+        metadata: { type: 'object', description: 'Passed through into session:start/resume/fork payloads.' },
+      },
+    },
+    /** Config for the string form of `session.orchestrator`. */
+    orchestrator: { $ref: '#/$defs/configSection' } as SchemaOf<ConfigSection>,
+    /** Config for the string form of `session.context`. */
+    context: { $ref: '#/$defs/configSection' } as SchemaOf<ConfigSection>,
+    providers: { type: 'array', items: { $ref: '#/$defs/moduleSpec' } as SchemaOf<ModuleSpec> },
+    tools: { type: 'array', items: { $ref: '#/$defs/moduleSpec' } as SchemaOf<ModuleSpec> },
+    hooks: { type: 'array', items: { $ref: '#/$defs/moduleSpec' } as SchemaOf<ModuleSpec> },
+    agents: {
+      type: 'object',
+      description: 'App data (agent name -> partial mount plan); the kernel ignores it.',
+    },
+  },
+  $defs: {
+    moduleRef: {
+      type: ['string', 'object'],
+      minLength: 1,
+      required: ['module'],
+      properties: {
+        module: { type: 'string', minLength: 1 },
+        source: { type: 'string' },
+        config: { type: 'object' },
+      },
+    },
+    moduleSpec: MODULE_SPEC as JSONSchema,
+    configSection: { type: 'object', properties: { config: { type: 'object' } } },
+  },
+} as const;
+
+/** `$defs.configSection`: the top-level `orchestrator` and `context` sections. */
+type ConfigSection = { config?: Record<string, unknown> };
 
 /**
  * What a session loads: the `session` section (orchestrator and context) and the
@@ -46,18 +119,14 @@ export interface SessionSection {
  * snake_case JSON data, validated against the `mount-plan` schema before any
  * module loads; unknown sections and keys are warnings, not errors.
  */
-export interface MountPlan {
-  session: SessionSection;
-  /** Config for the string form of `session.orchestrator`. */
-  orchestrator?: { config?: Record<string, unknown> };
-  /** Config for the string form of `session.context`. */
-  context?: { config?: Record<string, unknown> };
-  providers?: ModuleSpec[];
-  tools?: ModuleSpec[];
-  hooks?: ModuleSpec[];
-  /** App data: agent name -> partial plan. The kernel never loads it. */
-  agents?: Record<string, unknown>;
-}
+export type MountPlan = FromSchema<typeof MOUNT_PLAN_SCHEMA>;
+
+/**
+ * The plan's `session` section: the orchestrator and the context (required; an id
+ * or a module entry), the hook injection limits, and `metadata` and `raw` for the
+ * session events. Snake_case JSON data.
+ */
+export type SessionSection = MountPlan['session'];
 
 /**
  * What `validateMountPlan` found: `valid`, the `errors` (each with its JSON path)
@@ -70,16 +139,8 @@ export interface MountPlanValidation {
   warnings: DataError[];
 }
 
-const KNOWN_SECTIONS = new Set([
-  'session',
-  'orchestrator',
-  'context',
-  'providers',
-  'tools',
-  'hooks',
-  'agents',
-]);
-const KNOWN_SPEC_KEYS = new Set(['module', 'source', 'config', 'instance_id', 'required']);
+const KNOWN_SECTIONS = new Set(Object.keys(MOUNT_PLAN_SCHEMA.properties));
+const KNOWN_SPEC_KEYS = new Set(Object.keys(MODULE_SPEC.properties));
 const LIST_SECTIONS = ['providers', 'tools', 'hooks'] as const;
 
 /**

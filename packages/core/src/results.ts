@@ -1,18 +1,33 @@
 /**
  * Results: what a tool returns (`ToolResult`, serialized for the model by
  * `serializeToolOutput`) and what a hook returns (`HookResult`, its actions
- * and defaults). Plain JSON-able objects with Amplifier's snake_case names.
+ * and defaults). Plain JSON-able objects with Amplifier's snake_case names,
+ * typed by their JSON Schemas (`FromSchema`; `schemas/*.json` are written from them).
  */
+import type { FromSchema } from './from-schema.js';
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from './plain-data.js';
 
 // ---------------------------------------------------------------- ToolResult
 
+/** The JSON Schema of `ToolResult` (`schemas/tool-result.json`). */
+export const TOOL_RESULT_SCHEMA = {
+  title: 'ToolResult',
+  type: 'object',
+  required: ['success'],
+  properties: {
+    success: { type: 'boolean' },
+    output: true,
+    error: {
+      type: ['object', 'null'],
+      required: ['message'],
+      properties: { message: { type: 'string' }, type: { type: 'string' } },
+      additionalProperties: true,
+    },
+  },
+} as const;
+
 /** What a tool returns. A tool never throws for a bad call: it returns `success: false`. */
-export interface ToolResult {
-  success: boolean;
-  output?: unknown;
-  error?: { message: string; type?: string; [key: string]: unknown };
-}
+export type ToolResult = FromSchema<typeof TOOL_RESULT_SCHEMA, { nullIsAbsent: true }>;
 
 /**
  * Remove what must never reach a model: C0/C1 control characters except tab, LF
@@ -106,66 +121,61 @@ function stringifyBounded(value: unknown, space?: number): string {
 
 // ---------------------------------------------------------------- HookResult
 
-/**
- * What a hook result asks for: `continue`, `deny` (stop the chain), `modify` (hand
- * on new event data), `inject_context` (add text to the context) or `ask_user`
- * (ask for approval).
- */
-export type HookAction = 'continue' | 'deny' | 'modify' | 'inject_context' | 'ask_user';
-/**
- * The role of the message a hook's `context_injection` becomes: `system` (the
- * default), `user` or `assistant`.
- */
-export type InjectionRole = 'system' | 'user' | 'assistant';
-/** The severity of a hook's `user_message` on the display: `info` (the default), `warning` or `error`. */
-export type MessageLevel = 'info' | 'warning' | 'error';
+/** The JSON Schema of `HookResult` (`schemas/hook-result.json`), with the reference defaults. */
+export const HOOK_RESULT_SCHEMA = {
+  title: 'HookResult',
+  type: 'object',
+  properties: {
+    action: { enum: ['continue', 'deny', 'modify', 'inject_context', 'ask_user'], default: 'continue' },
+    /** With `modify`: the new event data. Also the payload collected by `emitAndCollect`. */
+    data: { type: ['object', 'null'], default: null },
+    reason: { type: ['string', 'null'], default: null },
+    context_injection: { type: ['string', 'null'], default: null },
+    context_injection_role: { enum: ['system', 'user', 'assistant'], default: 'system' },
+    /** Only for the current LLM call; never stored in history. */
+    ephemeral: { type: 'boolean', default: false },
+    approval_prompt: { type: ['string', 'null'], default: null },
+    approval_options: { type: ['array', 'null'], items: { type: 'string' }, default: null },
+    /** Seconds. */
+    approval_timeout: { type: 'number', exclusiveMinimum: 0, default: 300 },
+    approval_default: { enum: ['allow', 'deny'], default: 'deny' },
+    suppress_output: { type: 'boolean', default: false },
+    user_message: { type: ['string', 'null'], default: null },
+    user_message_level: { enum: ['info', 'warning', 'error'], default: 'info' },
+    user_message_source: { type: ['string', 'null'], default: null },
+    append_to_last_tool_result: { type: 'boolean', default: false },
+  },
+} as const;
 
 /**
  * What a hook handler tells the kernel. Every field is optional; absent fields
  * take the defaults in `HOOK_RESULT_DEFAULTS`.
  */
-export interface HookResult {
-  action?: HookAction;
-  /** With `modify`: the new event data. Also the payload collected by `emitAndCollect`. */
-  data?: Record<string, unknown> | null;
-  reason?: string | null;
-  context_injection?: string | null;
-  context_injection_role?: InjectionRole;
-  /** Only for the current LLM call; never stored in history. */
-  ephemeral?: boolean;
-  approval_prompt?: string | null;
-  approval_options?: string[] | null;
-  /** Seconds. */
-  approval_timeout?: number;
-  approval_default?: 'allow' | 'deny';
-  suppress_output?: boolean;
-  user_message?: string | null;
-  user_message_level?: MessageLevel;
-  user_message_source?: string | null;
-  append_to_last_tool_result?: boolean;
-}
+export type HookResult = FromSchema<typeof HOOK_RESULT_SCHEMA>;
+
+/**
+ * What a hook result asks for: `continue`, `deny` (stop the chain), `modify` (hand
+ * on new event data), `inject_context` (add text to the context) or `ask_user`
+ * (ask for approval).
+ */
+export type HookAction = NonNullable<HookResult['action']>;
+/**
+ * The role of the message a hook's `context_injection` becomes: `system` (the
+ * default), `user` or `assistant`.
+ */
+export type InjectionRole = NonNullable<HookResult['context_injection_role']>;
+/** The severity of a hook's `user_message` on the display: `info` (the default), `warning` or `error`. */
+export type MessageLevel = NonNullable<HookResult['user_message_level']>;
 
 /** A HookResult with every field present. */
 export type FullHookResult = Required<HookResult>;
 
-/** The reference defaults of every HookResult field. */
-export const HOOK_RESULT_DEFAULTS: Readonly<FullHookResult> = Object.freeze({
-  action: 'continue',
-  data: null,
-  reason: null,
-  context_injection: null,
-  context_injection_role: 'system',
-  ephemeral: false,
-  approval_prompt: null,
-  approval_options: null,
-  approval_timeout: 300,
-  approval_default: 'deny',
-  suppress_output: false,
-  user_message: null,
-  user_message_level: 'info',
-  user_message_source: null,
-  append_to_last_tool_result: false,
-});
+/** The reference defaults of every HookResult field (the schema's `default`s). */
+export const HOOK_RESULT_DEFAULTS: Readonly<FullHookResult> = Object.freeze(
+  Object.fromEntries(
+    Object.entries(HOOK_RESULT_SCHEMA.properties).map(([key, schema]) => [key, schema.default]),
+  ) as FullHookResult,
+);
 
 /** Fill in every default of a HookResult (a new object). */
 export function hookResult(partial: HookResult = {}): FullHookResult {
@@ -178,10 +188,4 @@ export function hookResult(partial: HookResult = {}): FullHookResult {
 }
 
 /** The five valid `HookResult.action` values; `emit` logs and ignores a result with another action. */
-export const HOOK_ACTIONS: ReadonlySet<string> = new Set<HookAction>([
-  'continue',
-  'deny',
-  'modify',
-  'inject_context',
-  'ask_user',
-]);
+export const HOOK_ACTIONS: ReadonlySet<string> = new Set<string>(HOOK_RESULT_SCHEMA.properties.action.enum);

@@ -44,6 +44,16 @@ describe('shipped schemas', () => {
     expect(unknown).toEqual([]);
   });
 
+  it('each file is the schema written in TypeScript (after a change: build, then `pnpm --filter @amplifier/core run schemas`)', () => {
+    for (const name of DATA_SCHEMA_NAMES) {
+      const file = JSON.parse(fs.readFileSync(path.join(schemasDir, `${name}.json`), 'utf8'));
+      expect(file, `schemas/${name}.json is out of date`).toStrictEqual(
+        JSON.parse(JSON.stringify(loadSchema(name))),
+      );
+      expect(Object.keys(file), name).toEqual(Object.keys(loadSchema(name)));
+    }
+  });
+
   it('the schemas are importable from the package as @amplifier/core/schemas/<name>.json', () => {
     const require = createRequire(import.meta.url);
     const resolved = require.resolve('@amplifier/core/schemas/mount-plan.json');

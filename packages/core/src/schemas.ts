@@ -1,14 +1,17 @@
 /**
- * The kernel's data schemas (`schemas/*.json`, JSON Schema draft 2020-12) and
- * the one check the kernel needs: is this mount plan, manifest, message or
- * result valid, and if not, what is wrong where. Core's schemas use a small
- * set of keywords (below); this file checks exactly those, as ajv does, and
- * words every problem the way `@amplifier/schema` words ajv's. Any other JSON
- * Schema (a tool's input schema, a module's config) is compiled by that kit.
+ * The kernel's data schemas (JSON Schema draft 2020-12, written in TypeScript
+ * beside the types they derive, and shipped as `schemas/*.json`) and the one
+ * check the kernel needs: is this mount plan, manifest, message or result
+ * valid, and if not, what is wrong where. Core's schemas use a small set of
+ * keywords (below); this file checks exactly those, as ajv does, and words
+ * every problem the way `@amplifier/schema` words ajv's. Any other JSON Schema
+ * (a tool's input schema, a module's config) is compiled by that kit.
  */
-import { createRequire } from 'node:module';
 import { type DataError, DataValidationError } from './errors.js';
-import type { JSONSchema } from './messages.js';
+import { MODULE_MANIFEST_SCHEMA } from './loader/manifest.js';
+import { CHAT_REQUEST_SCHEMA, CHAT_RESPONSE_SCHEMA, type JSONSchema, MESSAGE_SCHEMA } from './messages.js';
+import { MOUNT_PLAN_SCHEMA } from './mount-plan.js';
+import { HOOK_RESULT_SCHEMA, TOOL_RESULT_SCHEMA } from './results.js';
 
 /** The data schemas that ship in `@amplifier/core/schemas/<name>.json`. */
 export type DataSchemaName =
@@ -44,15 +47,27 @@ export const DATA_SCHEMA_KEYWORDS: readonly string[] =
     ' ',
   );
 
-const require = createRequire(import.meta.url);
-
 const loaded = new Map<DataSchemaName, JSONSchema>();
 
-/** The parsed JSON Schema of a data type (the file shipped in the package). */
+/** The JSON Schema of a data type, as shipped in `schemas/<name>.json` (with its `$schema` and `$id`). */
 export function loadSchema(name: DataSchemaName): JSONSchema {
   let schema = loaded.get(name);
   if (schema === undefined) {
-    schema = require(`../schemas/${name}.json`) as JSONSchema;
+    const body = {
+      message: MESSAGE_SCHEMA,
+      'chat-request': CHAT_REQUEST_SCHEMA,
+      'chat-response': CHAT_RESPONSE_SCHEMA,
+      'tool-result': TOOL_RESULT_SCHEMA,
+      'hook-result': HOOK_RESULT_SCHEMA,
+      'mount-plan': MOUNT_PLAN_SCHEMA,
+      'module-manifest': MODULE_MANIFEST_SCHEMA,
+    }[name];
+    if (body === undefined) throw new TypeError(`loadSchema: no data schema named ${JSON.stringify(name)}`);
+    schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $id: `${DATA_SCHEMA_BASE}${name}.json`,
+      ...body,
+    };
     loaded.set(name, schema);
   }
   return schema;

@@ -3,12 +3,14 @@
  * validates any schema (tool input schemas, module configs) with closures
  * for the common subset and ajv for the rest and for error messages;
  * `defineModuleConfig` / `readModuleConfig` read a module's config by the
- * config policy; `FromSchema` derives a config's type from its `const` schema.
+ * config policy; `FromSchema` (core's, re-exported) derives a config's type
+ * from its `const` schema.
  * Core's own data schemas (`checkData`) are checked by core itself.
  */
+
+export type { FromSchema } from '@amplifier/core';
 export type { CompileOptions, DataValidator } from './compile.js';
 export { ajvLoaded, compileSchema, formatAjvErrors, jsonPointerToPath, sharedAjv } from './compile.js';
-export type { FromSchema } from './infer.js';
 export type { ConfigOf, ModuleConfig, ModuleConfigPolicy, ModuleConfigSpec } from './module-config.js';
 export {
   configDurationMs,

@@ -12,6 +12,7 @@ import {
   ConfigRefusedError,
   DataValidationError,
   errorMessage,
+  type FromSchema,
   formatDataErrors,
   getOwn,
   isPlainObject,
@@ -21,7 +22,6 @@ import {
   setOwn,
 } from '@amplifier/core';
 import { compileSchema } from './compile.js';
-import type { FromSchema } from './infer.js';
 
 /** What a module tells `readModuleConfig` about its config. */
 export interface ModuleConfigPolicy {

@@ -6,25 +6,78 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ModuleLoadError } from '../errors.js';
-import type { ModuleAlias, ModuleType } from '../module-types.js';
+import type { FromSchema, SchemaOf } from '../from-schema.js';
+import type { ModuleAlias } from '../module-types.js';
 import { checkData, formatDataErrors } from '../schemas.js';
 
+/** The JSON Schema of `ModuleManifest` (`schemas/module-manifest.json`). */
+export const MODULE_MANIFEST_SCHEMA = {
+  title: 'The "amplifier" field of a module\'s package.json',
+  type: 'object',
+  required: ['module', 'type'],
+  additionalProperties: false,
+  properties: {
+    module: {
+      type: 'string',
+      pattern: '^[a-z0-9][a-z0-9._-]*$',
+      maxLength: 214,
+      description: 'The module id used in mount plans, e.g. tool-bash.',
+    },
+    type: {
+      enum: ['orchestrator', 'context', 'provider', 'tool', 'hook', 'resolver'],
+      description: 'Which mount point the module is for.',
+    },
+    entry: {
+      type: 'string',
+      minLength: 1,
+      description:
+        "File (./dist/x.js) or export subpath (./module) that exports mount; default: the package's main export.",
+    },
+    required: {
+      type: 'boolean',
+      description:
+        'When true, a session never runs without this module: if it fails to load, mount or get ready, the session stops instead of going on without it (policy hooks such as hooks-approval declare it).',
+    },
+    aliases: {
+      type: 'array',
+      description:
+        "Other module ids this module answers to (the ids of real Amplifier bundles, e.g. loop-streaming). An alias resolves only when no module has that id; an entry may give config defaults for the alias (the mount plan's config overrides them key by key) and a note saying how it differs from the module the id names elsewhere.",
+      items: {
+        anyOf: [
+          { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]*$', maxLength: 214 },
+          {
+            type: 'object',
+            required: ['id'],
+            additionalProperties: false,
+            properties: {
+              id: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]*$', maxLength: 214 },
+              config: {
+                type: 'object',
+                description:
+                  "Config defaults when the module is loaded under this id; the plan's keys override them (shallow).",
+              },
+              note: {
+                type: 'string',
+                minLength: 1,
+                description:
+                  'How the module differs from what this id names elsewhere (shown by `amplifier modules list`).',
+              },
+            },
+          },
+        ],
+      },
+    } as SchemaOf<readonly (string | ModuleAlias)[]>,
+    unavailable: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'The module is a placeholder: loading it (by id or alias) fails with this reason. For ids real bundles use that this project does not provide yet.',
+    },
+  },
+} as const;
+
 /** The `"amplifier"` field of a module's package.json. */
-export interface ModuleManifest {
-  module: string;
-  type: ModuleType;
-  /** A file (`./dist/x.js`) or an export subpath (`./module`); default: the package's main export. */
-  entry?: string;
-  /** The session stops when this module fails to load, mount or get ready (policy modules). */
-  required?: boolean;
-  /**
-   * Other ids the module answers to (`"loop-streaming"`, or `{ id, config?, note? }`): an
-   * alias resolves only when no module has that id.
-   */
-  aliases?: readonly (string | ModuleAlias)[];
-  /** A placeholder: loading it (by id or alias) fails with this reason. */
-  unavailable?: string;
-}
+export type ModuleManifest = FromSchema<typeof MODULE_MANIFEST_SCHEMA>;
 
 /** The manifest's aliases, each as an object (`"x"` becomes `{ id: "x" }`). */
 export function manifestAliases(manifest: ModuleManifest): ModuleAlias[] {
