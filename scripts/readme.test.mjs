@@ -12,14 +12,14 @@
  * Then cheap checks that keep every doc honest (no commands run): links between docs point at
  * files and headings of the repository, no doc cites the DESIGN.md that lives outside it,
  * DESIGN-NOTES.md stays at most 400 lines, a README section that gives measured figures names the
- * command that measures them, every `pnpm <script>` the root docs name is a root script, and
- * every `--only <group>` names a bench group.
+ * command that measures them, every `pnpm <script>` the root docs name is a root script,
+ * every `--only <group>` names a bench group, and every `js` block parses as an ES module.
  *
  *   node --test scripts/readme.test.mjs
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -260,5 +260,29 @@ describe('the docs', () => {
       }
     }
     assert.deepEqual(unknown, []);
+  });
+
+  it('show JavaScript that parses as an ES module on the Node running the tests (js and mjs blocks)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'readme-js-'));
+    const failed = [];
+    try {
+      let n = 0;
+      for (const file of files) {
+        const text = readFileSync(join(root, file), 'utf8');
+        for (const [, code] of text.matchAll(/^```(?:js|mjs|javascript)\n([\s\S]*?)^```/gm)) {
+          const script = join(dir, `block-${n++}.mjs`);
+          writeFileSync(script, code);
+          const check = spawnSync(process.execPath, ['--check', script], { encoding: 'utf8' });
+          if (check.status !== 0) {
+            const error = check.stderr.split('\n').find((line) => /Error/.test(line)) ?? check.stderr.trim();
+            failed.push(`${file}: ${error}\n${code.split('\n').slice(0, 3).join('\n')}`);
+          }
+        }
+      }
+      assert.ok(n > 0, 'the docs have js blocks to check');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    assert.deepEqual(failed, []);
   });
 });

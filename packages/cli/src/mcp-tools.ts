@@ -8,11 +8,17 @@ import { AmplifierSession, errorMessage, type Logger } from '@amplifier/core';
 import { CliApproval } from './approval.js';
 import type { Display } from './display.js';
 import { CliError } from './errors.js';
-import { createLoader } from './modules.js';
-import type { ResolvedPlan } from './plan.js';
+import { CLI_VERSION, createLoader } from './modules.js';
+import { planSummary, type ResolvedPlan } from './plan.js';
 import { SessionStore } from './sessions.js';
 
-/** Open the session whose tools are served; every tool and hook of the plan must load. */
+/**
+ * Open the session whose tools are served; every tool and hook of the plan
+ * must load. It is recorded like a run's session (metadata written by this
+ * CLI, named `mcp serve`, running until the server closes, then completed),
+ * so `session list` and the viewer show what it is; a server that fails to
+ * start leaves no session behind.
+ */
 export async function openToolSession(
   resolved: ResolvedPlan,
   cwd: string,
@@ -35,9 +41,10 @@ export async function openToolSession(
     baseDir: cwd,
     workingDir: cwd,
   });
+  const store = new SessionStore();
   session.coordinator.registerCapability(
     'session.directory',
-    path.join(new SessionStore().projectDir(cwd), session.sessionId),
+    path.join(store.projectDir(cwd), session.sessionId),
   );
   try {
     await session.initialize();
@@ -51,7 +58,25 @@ export async function openToolSession(
     }
   } catch (error) {
     await session.cleanup().catch(() => undefined);
+    store.discardUnrecorded(cwd, session.sessionId);
     throw error;
   }
+  const now = new Date().toISOString();
+  const record = store.create({
+    session_id: session.sessionId,
+    created: now,
+    updated: now,
+    cwd,
+    provider: 'none',
+    model: null,
+    plan: planSummary(resolved.plan),
+    options: { plan_file: resolved.planFile ?? null, provider: null, model: null, max_iterations: null },
+    turn_count: 0,
+    status: 'running',
+    name: 'mcp serve (tools)',
+    pid: process.pid,
+    cli_version: CLI_VERSION,
+  });
+  session.coordinator.registerCleanup(() => record.saveMetadata({ status: 'completed' }));
   return session;
 }

@@ -151,6 +151,8 @@ export class SessionRunner {
       checkModules(session, warnings, await moduleIds(session, loader));
     } catch (error) {
       await session.cleanup().catch(() => {});
+      // A run that never started leaves no session behind (hooks-logging may have opened its log).
+      if (resumed === undefined) store.discardUnrecorded(cwd, session.sessionId);
       throw error;
     } finally {
       for (const w of warnings.splice(0)) display.warn(w);

@@ -248,4 +248,18 @@ export class SessionStore {
     }
     fs.rmSync(record.dir, { recursive: true, force: true });
   }
+
+  /**
+   * Remove what a session that never started wrote (a run or `mcp serve`
+   * whose modules failed to load: hooks-logging may have opened its event
+   * log): the folder of `sessionId` under `cwd`'s project, only when it holds
+   * no `metadata.json` (a recorded or resumed session is never touched).
+   */
+  discardUnrecorded(cwd: string, sessionId: string): void {
+    const dir = path.join(this.projectDir(cwd), sessionId);
+    const root = path.join(this.home, 'projects');
+    if (!path.resolve(dir).startsWith(root + path.sep) || path.basename(dir) !== sessionId) return;
+    if (fs.existsSync(path.join(dir, 'metadata.json'))) return;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

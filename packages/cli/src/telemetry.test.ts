@@ -3,12 +3,14 @@
  * mounts hooks-otel and exports the session's spans and metrics to a receiver
  * this test starts on 127.0.0.1.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseMountPlan } from '@amplifier/core';
 import { type OtlpReceiver, startOtlpReceiver } from '@amplifier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnv, removeTempDirs, runCli, tempDir, writeFile, writeMockPlan } from './__fixtures__/cli.js';
-import { badEndpoint, telemetryRequested, withOtelHook } from './telemetry.js';
+import { badEndpoint, enablingVariable, telemetryRequested, withOtelHook } from './telemetry.js';
 
 let receiver: OtlpReceiver | undefined;
 afterEach(async () => {
@@ -37,6 +39,18 @@ describe('when telemetry is on', () => {
       /OTEL_EXPORTER_OTLP_ENDPOINT=collector is not an http\(s\) URL .*telemetry is off/,
     );
     expect(badEndpoint({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'garbage' })).toMatch(/TRACES_ENDPOINT=garbage/);
+  });
+
+  it('names the variable that turned telemetry on', () => {
+    expect(enablingVariable({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318' })).toBe(
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+    );
+    expect(enablingVariable({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://x:4318' })).toBe(
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    );
+    expect(enablingVariable({ AMPLIFIER_OTEL: '1', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4318' })).toBe(
+      'AMPLIFIER_OTEL',
+    );
   });
 
   it('adds hooks-otel to the plan once', () => {
@@ -97,20 +111,58 @@ it('amplifier run exports the span tree and the GenAI metrics over OTLP/HTTP', a
   expect(metricNames).toContain('gen_ai.client.operation.duration');
 });
 
-it('a collector that is not there: the run succeeds and says the export failed', async () => {
+it('a collector that is not there: the run succeeds without telemetry, one line naming the variable that turned it on', async () => {
   // A port that was listening and is closed now: connections are refused at once.
   const closed = await startOtlpReceiver();
   await closed.close();
   const home = tempDir();
   const cwd = tempDir();
   const plan = writeMockPlan(cwd, ['Fine.']);
-  const result = await runCli(['run', '--plan', plan, 'hi'], {
-    cwd,
-    env: cliEnv(home, { OTEL_EXPORTER_OTLP_ENDPOINT: closed.endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: '2000' }),
+  for (const [extra, variable] of [
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed.endpoint }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    [{ AMPLIFIER_OTEL: '1', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: closed.endpoint }, 'AMPLIFIER_OTEL'],
+  ] as const) {
+    const result = await runCli(['run', '--plan', plan, 'hi'], { cwd, env: cliEnv(home, extra) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('Fine.\n');
+    const lines = result.stderr.split('\n').filter((line) => line.includes('telemetry'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      `telemetry: no OTLP collector answers at ${closed.endpoint} (connect ECONNREFUSED`,
+    );
+    expect(lines[0]).toContain(
+      `telemetry is off for this run. Start a collector there, or unset ${variable}`,
+    );
+  }
+});
+
+it("a collector that refuses the export: the run succeeds and says so in one line, without the SDK's JSON", async () => {
+  const server = http.createServer((_request, response) => {
+    response.writeHead(400, { 'content-type': 'application/json' });
+    response.end('{"code":3,"message":"bad payload"}');
   });
-  expect(result.code, result.stderr).toBe(0);
-  expect(result.stdout).toBe('Fine.\n');
-  expect(result.stderr).toContain(`telemetry: exporting to ${closed.endpoint} failed`);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeMockPlan(cwd, ['Fine.']);
+    const result = await runCli(['run', '--plan', plan, 'hi'], {
+      cwd,
+      env: cliEnv(home, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stderr.split('\n').filter((line) => line.includes('telemetry'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^.*telemetry: exporting to ${endpoint} failed \\([^{}\\n]+\\); check that an OTLP/HTTP collector listens there, or unset OTEL_EXPORTER_OTLP_ENDPOINT$`,
+      ),
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  } finally {
+    server.close();
+  }
 });
 
 it('an endpoint that is not a URL: the run succeeds without telemetry and says why', async () => {

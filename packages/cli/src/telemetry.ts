@@ -7,7 +7,11 @@
  * none of it), registered globally with the OTLP/HTTP exporters for traces
  * and metrics (they read the other `OTEL_EXPORTER_OTLP_*` variables, headers
  * and timeouts included, themselves), and `hooks-otel` is added to the plan.
+ * The collector is probed first (one TCP connect, while the SDK loads): when
+ * nothing answers, telemetry is off for the run with one line saying so,
+ * instead of the exporter retrying until its timeout at the end of the run.
  */
+import net from 'node:net';
 import { type MountPlan, parseMountPlan } from '@amplifier/core';
 import type { ResolvedPlan } from './plan.js';
 
@@ -31,6 +35,40 @@ export function withOtelHook(plan: MountPlan): MountPlan {
   const hooks = plan.hooks ?? [];
   if (hooks.some((h) => h.module === 'hooks-otel')) return plan;
   return parseMountPlan({ ...plan, hooks: [...hooks, { module: 'hooks-otel' }] });
+}
+
+/** The variable that turned telemetry on, for messages that tell the user what to unset. */
+export function enablingVariable(env: Env): string {
+  if (env.AMPLIFIER_OTEL !== undefined && env.AMPLIFIER_OTEL !== '') return 'AMPLIFIER_OTEL';
+  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+    ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+    : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+}
+
+/** How long the probe waits for a TCP connection to the collector. */
+const PROBE_TIMEOUT_MS = 2000;
+
+/**
+ * Why nothing can be exported to `endpoint` (a connection refused, a host
+ * that does not resolve, no answer in 2 s), or undefined when a TCP
+ * connection to it opens.
+ */
+export function probeCollector(endpoint: string): Promise<string | undefined> {
+  const url = new URL(endpoint);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (reason: string | undefined): void => {
+      socket.destroy();
+      resolve(reason);
+    };
+    socket.setTimeout(PROBE_TIMEOUT_MS, () =>
+      done(`no answer from ${host}:${port} in ${PROBE_TIMEOUT_MS / 1000} s`),
+    );
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.message));
+  });
 }
 
 /** The endpoint variable that is set but not an http(s) URL, with a message saying so. */
@@ -64,7 +102,10 @@ export async function startTelemetry(
     warn(bad);
     return undefined;
   }
+  const endpoint =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || 'http://localhost:4318';
   const [
+    unreachable,
     { diag, DiagLogLevel, metrics, trace },
     traceSdk,
     metricSdk,
@@ -72,6 +113,7 @@ export async function startTelemetry(
     { OTLPMetricExporter },
     resources,
   ] = await Promise.all([
+    probeCollector(endpoint),
     import('@opentelemetry/api'),
     import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/sdk-metrics'),
@@ -79,6 +121,12 @@ export async function startTelemetry(
     import('@opentelemetry/exporter-metrics-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
+  if (unreachable !== undefined) {
+    warn(
+      `telemetry: no OTLP collector answers at ${endpoint} (${unreachable}); telemetry is off for this run. Start a collector there, or unset ${enablingVariable(env)}`,
+    );
+    return undefined;
+  }
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the default name.
   const resource = resources
     .resourceFromAttributes({ 'service.name': 'amplifier' })
@@ -103,8 +151,6 @@ export async function startTelemetry(
   );
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
-  const endpoint =
-    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || 'http://localhost:4318';
   return {
     resolved: { ...resolved, plan: withOtelHook(resolved.plan) },
     async shutdown() {
@@ -112,9 +158,20 @@ export async function startTelemetry(
       await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
       if (failure !== undefined) {
         warn(
-          `telemetry: exporting to ${endpoint} failed (${failure.slice(0, 300)}); check that an OTLP/HTTP collector listens there, or unset OTEL_EXPORTER_OTLP_ENDPOINT`,
+          `telemetry: exporting to ${endpoint} failed (${firstLine(failure)}); check that an OTLP/HTTP collector listens there, or unset ${enablingVariable(env)}`,
         );
       }
     },
   };
+}
+
+/**
+ * The SDK's export failure as one short line: its messages may carry a JSON
+ * dump of the error (with a stack); the first `message` in it, else the first
+ * line, at most 200 characters.
+ */
+function firstLine(failure: string): string {
+  const quoted = /"message"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(failure)?.[1];
+  const text = quoted ?? failure.split('\n')[0] ?? failure;
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }

@@ -30,7 +30,7 @@ import {
 } from './events.js';
 import { retryWithBackoff } from './retry.js';
 import { repairToolSequence } from './tool-sequence.js';
-import { abortError, type RequestContext, refusedByLocalServer } from './transport.js';
+import { abortError, type RequestContext, retriesAllowed } from './transport.js';
 
 type Json = Record<string, unknown>;
 
@@ -309,7 +309,7 @@ export class ProviderCalls<R> {
         jitter: retry.jitter,
         random: () =>
           LLMError.is(last) && last.retry_after !== undefined ? 0.5 + Math.random() / 2 : Math.random(),
-        retriesFor: (error) => (refusedByLocalServer(error, retry.baseUrl) ? 1 : retry.maxRetries),
+        retriesFor: (error) => retriesAllowed(error, retry.baseUrl, retry.maxRetries),
         ...(signal !== undefined && { signal }),
         onRetry: async (attempt, delayMs, error, maxRetries) => {
           this.#logger.info(

@@ -14,6 +14,7 @@ import {
   readErrorBody,
   readText,
   refusedByLocalServer,
+  retriesAllowed,
   retryAfterSeconds,
   type Transport,
   transportError,
@@ -80,6 +81,28 @@ describe('transportError', () => {
     expect(refusedByLocalServer(refused, undefined)).toBe(false);
     const reset = transportError(coded('ECONNRESET'), context, undefined, false);
     expect(refusedByLocalServer(reset, new URL('http://localhost:1'))).toBe(false);
+  });
+
+  it('retriesAllowed: none for a host name that does not resolve, one for a refused local server, else all', () => {
+    const notFound = transportError(coded('ENOTFOUND'), context, undefined, false);
+    expect(notFound.kind).toBe('network');
+    expect(notFound.message).toContain('its host name does not resolve');
+    expect(notFound.message).toContain("check base_url and this machine's DNS or network");
+    const remote = new URL('https://api.example.com/v1');
+    expect(retriesAllowed(notFound, remote, 5)).toBe(0);
+    const wrapped = transportError(
+      new TypeError('fetch failed', { cause: coded('ENOTFOUND') }),
+      context,
+      undefined,
+      false,
+    );
+    expect(retriesAllowed(wrapped, remote, 5)).toBe(0);
+    // A resolver that is only slow or unreachable for now is worth waiting for.
+    expect(retriesAllowed(transportError(coded('EAI_AGAIN'), context, undefined, false), remote, 5)).toBe(5);
+    const refused = transportError(coded('ECONNREFUSED'), context, undefined, false);
+    expect(retriesAllowed(refused, new URL('http://127.0.0.1:9'), 5)).toBe(1);
+    expect(retriesAllowed(refused, new URL('http://127.0.0.1:9'), 0)).toBe(0);
+    expect(retriesAllowed(refused, remote, 5)).toBe(5);
   });
 
   it('an aborted signal wins over any code; an LLMError passes through', () => {

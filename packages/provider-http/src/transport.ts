@@ -218,10 +218,28 @@ export function transportError(
       options,
     );
   }
+  if (code === 'ENOTFOUND') {
+    return createLLMError(
+      'network',
+      `${context.provider}: could not reach the server: its host name does not resolve (${detail}); check base_url and this machine's DNS or network`,
+      options,
+    );
+  }
   if (NETWORK_CODES.has(code) || code.startsWith('UND_ERR')) {
     return createLLMError('network', `${context.provider}: could not reach the server (${detail})`, options);
   }
   return createLLMError('unknown', `${context.provider}: request failed (${detail})`, options);
+}
+
+/**
+ * How many retries a network failure deserves, at most `maxRetries`: none for
+ * a host name that does not resolve (ENOTFOUND: no DNS answer appears by
+ * waiting; a resolver that is only slow says EAI_AGAIN, which is retried),
+ * one for a connection refused by a server on this machine, else all.
+ */
+export function retriesAllowed(error: LLMError, baseUrl: URL | undefined, maxRetries: number): number {
+  if (error.kind === 'network' && errorCode(error.cause) === 'ENOTFOUND') return 0;
+  return refusedByLocalServer(error, baseUrl) ? Math.min(1, maxRetries) : maxRetries;
 }
 
 /**

@@ -9,7 +9,7 @@
 import { useState } from 'preact/hooks';
 import type { ToolRun } from '../model/session-fold.js';
 import { sessionHref } from './api.js';
-import { asText, formatDuration, oneLine } from './format.js';
+import { asText, formatDuration, oneLine, readable } from './format.js';
 import { html } from './html.js';
 import { StatusBadge } from './status-badge.js';
 
@@ -108,11 +108,11 @@ function ToolCallView({
       open
         ? html`<div class="io">
       <h4>Input</h4>
-      <pre class="tool-input">${asText(call.input)}</pre>
+      <pre class="tool-input">${readable(call.input)}</pre>
       ${approval?.reason ? html`<p class=${`approval-reason approval-${approval.decision}`}>Approval ${approval.decision}: ${approval.reason}</p>` : null}
       ${error && error !== approval?.reason ? html`<p class="tool-error">${error}</p>` : null}
       <h4>Output</h4>
-      <pre class="tool-output">${output === undefined ? '(no output recorded)' : asText(output)}</pre>
+      <pre class="tool-output">${output === undefined ? '(no output recorded)' : readable(output)}</pre>
       ${event?.subSession ? html`<p>Agent session: <a href=${sessionHref(event.subSession)}>${event.subSession}</a></p>` : null}
     </div>`
         : null
@@ -132,7 +132,7 @@ export function Conversation({ messages, tools }: { messages: Message[]; tools: 
     if (role === 'tool') {
       const id = String(message.tool_call_id ?? '');
       if (shown.has(id)) return null;
-      return html`<div key=${i} class="message role-tool"><div class="role">tool result ${id}</div><pre class="text">${asText(message.content)}</pre></div>`;
+      return html`<div key=${i} class="message role-tool"><div class="role">tool result ${id}</div><pre class="text">${readable(message.content)}</pre></div>`;
     }
     const calls = role === 'assistant' ? callsOf(message) : [];
     for (const c of calls) shown.add(c.id);

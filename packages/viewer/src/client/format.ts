@@ -40,6 +40,51 @@ export function asText(value: unknown): string {
   }
 }
 
+/**
+ * A tool's input, output or result for people (in a <pre>, never as HTML):
+ * text as it is; an object, or a string holding a JSON object or array (how
+ * tool results are stored), as `key: value` lines where a text value keeps
+ * its line breaks and tabs (indented under its key) instead of showing them
+ * as `\n` and `\t`; anything else as indented JSON.
+ */
+export function readable(value: unknown, depth = 0): string {
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    if (depth === 0 && /^[[{]/.test(trimmed)) {
+      try {
+        const parsed: unknown = JSON.parse(trimmed);
+        if (parsed !== null && typeof parsed === 'object') return readable(parsed, depth + 1);
+      } catch {
+        // Text that only starts like JSON: shown as it is.
+      }
+    }
+    return value;
+  }
+  if (value === null || typeof value !== 'object' || depth > 4) return asText(value);
+  const entries = Array.isArray(value)
+    ? value.map((item, i) => [`[${i}]`, item] as const)
+    : Object.entries(value);
+  if (entries.length === 0 || !hasLayoutText(value, depth)) return asText(value);
+  return entries
+    .map(([key, item]) => {
+      if (typeof item === 'string' && /[\n\t]/.test(item)) return `${key}:\n${indent(item)}`;
+      const text = typeof item === 'string' ? item : readable(item, depth + 1);
+      return text.includes('\n') ? `${key}:\n${indent(text)}` : `${key}: ${text}`;
+    })
+    .join('\n');
+}
+
+/** Whether a string with a line break or a tab is anywhere in `value` (down to the depth `readable` follows). */
+function hasLayoutText(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return /[\n\t]/.test(value);
+  if (value === null || typeof value !== 'object' || depth > 4) return false;
+  return Object.values(value).some((item) => hasLayoutText(item, depth + 1));
+}
+
+function indent(text: string): string {
+  return text.replace(/\n$/, '').replace(/^/gm, '  ');
+}
+
 /** One line of a value, at most `max` characters. */
 export function oneLine(value: unknown, max = 120): string {
   const text = asText(value).replace(/\s+/g, ' ').trim();

@@ -119,6 +119,8 @@ describe.skipIf(missing !== null)(
       const read = p.locator('details.tool-call[data-tool-call-id="call_read"] .tool-output');
       await read.waitFor();
       expect(await read.textContent()).toContain('<script>window.__pwned = true</script>');
+      // Text output reads as text: its line breaks are line breaks, not "\n" escapes.
+      expect(await read.textContent()).not.toContain('\\n');
       expect(await read.textContent()).toContain('[click me](javascript:window.__pwned=true)');
       expect(await read.textContent()).toContain('<img src=x onerror=');
       const answer = p.locator('.message.role-assistant').last();
