@@ -479,8 +479,9 @@ export class Display implements DisplaySystem {
   }
 
   /**
-   * A tool message reached the context. Calls that never got `tool:post` or
-   * `tool:error` (denied by a hook, cancelled) are closed here with their text.
+   * A tool message reached the context. Calls the orchestrator closed
+   * without a turn item (cancelled before they ran) are closed here with
+   * their text; a denied call was closed by its `tool_denied`.
    */
   toolMessage(message: Message): void {
     if (this.json || message.role !== 'tool' || message.tool_call_id === undefined) return;
