@@ -18,36 +18,37 @@
  *
  * A turn is shown from its turn items (core's `TurnEvent`, what
  * `session.stream(prompt, { progress: true })` yields): `render` is the one
- * fold. `attach` feeds it core's translation (`toTurnEvent`) of the hook
- * events as they are emitted, before other hooks run (a call an approval hook
- * denies is still shown, and closed by its tool message); `show` feeds it a
- * stream. Only `--json`'s dump of every hook event reads the hooks directly.
+ * fold. The runner hands it the stream's items as they happen (the stream's
+ * `onEvent`, so a tool line comes before the approval question about it);
+ * a call a hook or its approval denied is a `tool_denied` item. `watch`
+ * renders the turns of a session something else runs (core's
+ * `watchTurnEvents`), `show` a stream. Only `--json`'s dump of every hook
+ * event reads the hooks directly (`attachJson`).
  */
 
 import { createRequire } from 'node:module';
 import {
   ALL_EVENTS,
   type DisplaySystem,
-  type EventData,
   type EventName,
   type HookRegistry,
   type Message,
   type MessageLevel,
   redactSecrets,
   stringifyJson,
-  TURN_PROGRESS_EVENTS,
-  TURN_STREAM_EVENTS,
   type TurnContentBlock,
   type TurnEvent,
+  type TurnEventSource,
   type TurnProviderRequest,
   type TurnProviderRetry,
   type TurnStreamAborted,
   type TurnTextDelta,
   type TurnThinkingDelta,
   type TurnToolCall,
+  type TurnToolDenied,
   type TurnToolError,
   type TurnToolResult,
-  toTurnEvent,
+  watchTurnEvents,
 } from '@amplifier/core';
 import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
 import { DEFAULT_REDACTION, Redactor } from '@amplifier/secrets';
@@ -319,7 +320,7 @@ export class Display implements DisplaySystem {
   /**
    * Show one turn item (an item of `session.stream(prompt, { progress: true })`):
    * the display's only fold of a turn. With `--json` only the streamed text is
-   * followed (`streamedText`); the JSON lines come from `attach`.
+   * followed (`streamedText`); the JSON lines come from `attachJson`.
    */
   render(item: TurnEvent): void {
     this.#track(item);
@@ -377,6 +378,9 @@ export class Display implements DisplaySystem {
       case 'tool_error':
         this.#onToolError(item, place);
         break;
+      case 'tool_denied':
+        this.#onToolDenied(item, place);
+        break;
       case 'compaction':
         this.debug(`context compacted (level ${String(item.strategy_level ?? '?')})`);
         break;
@@ -387,52 +391,64 @@ export class Display implements DisplaySystem {
   }
 
   /**
-   * Show the session's turns as they run: core's translation of each hook
-   * event into its turn item (`toTurnEvent`), rendered where it is emitted
-   * (before other hooks: a denied call is shown too). With `--json`, every
-   * hook event as one line. Returns the unsubscribe function.
+   * Show the turns of a session something else runs (a test's coordinator,
+   * an embedding app): core's `watchTurnEvents` with progress items, each
+   * rendered where it is emitted. Returns the function that stops it.
    */
+  watch(source: TurnEventSource): () => void {
+    const stop = watchTurnEvents(source, (item) => this.render(item), { progress: true });
+    return () => {
+      stop();
+      this.#stopSpinner();
+    };
+  }
+
+  /** `watch` the registry's turns and, with `--json`, dump its events (`attachJson`). */
   attach(hooks: HookRegistry): () => void {
-    const options = { priority: -1000, name: 'cli-display' };
-    const offs = [...TURN_STREAM_EVENTS, ...TURN_PROGRESS_EVENTS].map((event) =>
+    const stopWatching = this.watch({ hooks });
+    const stopJson = this.attachJson(hooks);
+    return () => {
+      stopWatching();
+      stopJson();
+    };
+  }
+
+  /**
+   * `--json`: every hook event as one line, `{type: 'event', event, data}`,
+   * after every other hook (hooks-redaction at 10, loggers at 100), so it
+   * carries the data as the hooks left it, masked as events.jsonl is. A raw
+   * dump of the kernel's events, not the display. Without `--json` nothing
+   * is registered. Returns the unsubscribe function.
+   */
+  attachJson(hooks: HookRegistry): () => void {
+    if (!this.json) return () => {};
+    const last = { priority: 1000, name: 'cli-display-json' };
+    const offs = [...ALL_EVENTS, ...STREAM_EVENTS].map((event) =>
       hooks.register(
         event,
-        (_name, data) => {
-          const item = toTurnEvent(event, data, true);
-          if (item !== undefined) this.render(item);
+        (name, data) => {
+          this.emitJson({ type: 'event', event: name, data });
         },
-        options,
+        last,
       ),
     );
-    if (this.json) {
-      // After every other hook (hooks-redaction at 10, loggers at 100): the stream carries the data
-      // as the hooks left it, masked as events.jsonl is.
-      const last = { priority: 1000, name: 'cli-display-json' };
-      for (const event of [...ALL_EVENTS, ...STREAM_EVENTS]) {
-        offs.push(
-          hooks.register(
-            event,
-            (name, data) => {
-              this.emitJson({ type: 'event', event: name, data });
-            },
-            last,
-          ),
-        );
-      }
-    }
     return () => {
       for (const off of offs) off();
-      this.#stopSpinner();
     };
   }
 
   /**
    * A child (agent) session's tool calls, shown as they run, indented under
-   * the delegate call by `depth` levels (with --json: its events, each with
-   * `depth` and `agent`). Returns the unsubscribe function.
+   * the delegate call by `depth` levels: its turn items (core's
+   * `watchTurnEvents`, tool items only). With --json: its events, each with
+   * `depth` and `agent`. Returns the unsubscribe function.
    */
-  attachChild(hooks: HookRegistry, depth: number, agent: string): () => void {
-    const options = { priority: -1000, name: 'cli-display-child' };
+  attachChild(
+    child: { sessionId: string; coordinator: TurnEventSource },
+    depth: number,
+    agent: string,
+  ): () => void {
+    const { hooks } = child.coordinator;
     if (this.json) {
       const last = { priority: 1000, name: 'cli-display-child-json' };
       const childEvents: EventName[] = ['session:fork', 'tool:pre', 'tool:post', 'tool:error', 'session:end'];
@@ -450,29 +466,22 @@ export class Display implements DisplaySystem {
       };
     }
     const indent = '  '.repeat(depth);
-    const place = (data: EventData): CallPlace => ({
-      key: `${String(data.session_id ?? agent)}:${String(data.tool_call_id ?? '')}`,
-      indent,
-    });
-    const events: EventName[] = ['tool:pre', 'tool:post', 'tool:error'];
-    const offs = events.map((event) =>
-      hooks.register(
-        event,
-        (_name, data) => {
-          const item = toTurnEvent(event, data);
-          if (item !== undefined) this.#render(item, place(data));
-        },
-        options,
-      ),
+    return watchTurnEvents(
+      child.coordinator,
+      (item) => {
+        // The child's text, spinner and provider calls are not the parent's: only its tool lines.
+        if (!('tool_name' in item)) return;
+        this.#render(item, { key: `${child.sessionId}:${item.tool_call_id ?? ''}`, indent });
+      },
+      // Progress for `tool_denied`: a call the child's hooks refused is shown too.
+      { progress: true },
     );
-    return () => {
-      for (const off of offs) off();
-    };
   }
 
   /**
-   * A tool message reached the context. Calls that never got `tool:post` or
-   * `tool:error` (denied by a hook, cancelled) are closed here with their text.
+   * A tool message reached the context. Calls the orchestrator closed
+   * without a turn item (cancelled before they ran) are closed here with
+   * their text; a denied call was closed by its `tool_denied`.
    */
   toolMessage(message: Message): void {
     if (this.json || message.role !== 'tool' || message.tool_call_id === undefined) return;
@@ -613,6 +622,17 @@ export class Display implements DisplaySystem {
 
   #onToolError(data: TurnToolError, place?: CallPlace): void {
     this.#finish(place?.key ?? data.tool_call_id ?? '', false, firstLine(data.error.msg || 'error'));
+  }
+
+  /**
+   * A call a hook (or its approval) refused: closed with the reason. A call
+   * denied before the display saw it (a hook denied it outright) is shown
+   * first, so it reads like any other call.
+   */
+  #onToolDenied(data: TurnToolDenied, place?: CallPlace): void {
+    const id = place?.key ?? data.tool_call_id ?? '';
+    if (!this.#running.has(id)) this.#onToolPre({ ...data, type: 'tool_call' }, place);
+    this.#finish(id, false, firstLine(`Denied by hook: ${data.reason}`));
   }
 
   #finish(id: string, ok: boolean, message: string): void {

@@ -189,7 +189,8 @@ export class SessionRunner {
     }
     runner = new SessionRunner(session, record, display, approval, resolved);
     await runner.#restoreAndRecord(options.systemPrompt);
-    runner.#detach = display.attach(session.coordinator.hooks);
+    // --json's dump of every hook event (nothing without --json); the display itself draws the turn stream.
+    runner.#detach = display.attachJson(session.coordinator.hooks);
     return runner;
   }
 
@@ -273,7 +274,7 @@ export class SessionRunner {
     });
     let outcome: TurnOutcome;
     try {
-      const answer = await this.session.execute(prompt);
+      const answer = await this.#run(prompt);
       const cancelled =
         this.session.status.status === 'cancelled' || this.session.coordinator.cancellation.isCancelled;
       outcome = { status: cancelled ? 'cancelled' : 'completed', answer };
@@ -294,6 +295,23 @@ export class SessionRunner {
       ...(outcome.error !== undefined && { error: errorMessage(outcome.error) }),
     });
     return outcome;
+  }
+
+  /**
+   * The turn as its stream of items, each drawn by the display where it
+   * happens (`onEvent`: inside the emit, so what hooks and the approval
+   * question write comes in order); resolves with the answer.
+   */
+  async #run(prompt: string): Promise<string> {
+    const display = this.display;
+    let answer = '';
+    for await (const item of this.session.stream(prompt, {
+      progress: true,
+      onEvent: (event) => display.render(event),
+    })) {
+      if (item.type === 'finish') answer = item.text;
+    }
+    return answer;
   }
 
   /**

@@ -40,7 +40,7 @@ export function registerSpawn(coordinator: Coordinator, setup: SpawnSetup): void
               'session.directory',
               sessionDir(setup.store, setup.cwd, session.sessionId),
             );
-            return setup.display.attachChild(session.coordinator.hooks, depth, agentName);
+            return setup.display.attachChild(session, depth, agentName);
           },
         }),
     );

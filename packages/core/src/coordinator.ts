@@ -18,8 +18,15 @@ import type {
 } from './contracts.js';
 import { AmplifierError, ApprovalTimeoutError, errorMessage, isFatalError } from './errors.js';
 import type { EventPayload } from './event-payloads.js';
-import { CANCEL_REQUESTED } from './events.js';
-import { dispatchHooks, type EmitResult, type EventKey, HookRegistry, utcTimestamp } from './hooks.js';
+import { CANCEL_REQUESTED, TOOL_PRE } from './events.js';
+import {
+  dispatchHooks,
+  type EmitResult,
+  type EventData,
+  type EventKey,
+  HookRegistry,
+  utcTimestamp,
+} from './hooks.js';
 import { defaultLogger } from './logger.js';
 import type { MountPoint } from './module-types.js';
 import { type JournalSlot, journalSlot } from './mount-journal.js';
@@ -42,6 +49,9 @@ export interface CoordinatorOptions {
   display?: DisplaySystem;
   logger?: Logger;
 }
+
+/** `Coordinator.onToolDenied`'s listener: the denied call's `tool:pre` payload and the reason. */
+export type ToolDeniedListener = (call: EventData, reason: string) => void;
 
 /** Options of `Coordinator.emitAndProcess`. */
 export interface EmitAndProcessOptions {
@@ -152,6 +162,8 @@ export class Coordinator {
   readonly #tools = new Map<string, Tool>();
   readonly #slots: { [K in SingleSlot]?: SlotTypes[K] } = {};
   readonly #capabilities = new Map<string, unknown>();
+  /** `onToolDenied` listeners (copy-on-write). */
+  #denied: readonly ToolDeniedListener[] = [];
   #cleanups: Cleanup[] = [];
   /** The journal of the module mounting now, if any (see mount-journal.ts). */
   readonly #journal: JournalSlot = journalSlot(this);
@@ -429,11 +441,41 @@ export class Coordinator {
         hooks.emit === HookRegistry.prototype.emit
           ? dispatchHooks(hooks, event, data)
           : Promise.resolve(hooks.emit(event, data));
-      if (emitted instanceof Promise)
-        return emitted.then((result) => this.#processEmitted(result, event, hookName, options));
-      return Promise.resolve(this.#processEmitted(emitted, event, hookName, options));
+      const processed =
+        emitted instanceof Promise
+          ? emitted.then((result) => this.#processEmitted(result, event, hookName, options))
+          : Promise.resolve(this.#processEmitted(emitted, event, hookName, options));
+      if (event !== TOOL_PRE || this.#denied.length === 0) return processed;
+      return processed.then((result) => {
+        if (result.action === 'deny') this.#tellDenied(data as EventData, result.reason ?? '');
+        return result;
+      });
     } catch (error) {
       return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Call `listener` with each tool call that `emitAndProcess('tool:pre', ...)`
+   * ends in `deny` (a hook denied it, or the approval it asked for did): the
+   * `tool:pre` payload as emitted and the reason. No event is emitted for a
+   * denied call (as in the reference); this is what a turn stream's
+   * `tool_denied` item comes from. Returns the function that removes it.
+   */
+  onToolDenied(listener: ToolDeniedListener): () => void {
+    this.#denied = [...this.#denied, listener];
+    return () => {
+      this.#denied = this.#denied.filter((l) => l !== listener);
+    };
+  }
+
+  #tellDenied(call: EventData, reason: string): void {
+    for (const listener of this.#denied) {
+      try {
+        listener(call, reason);
+      } catch (error) {
+        this.logger.warn(`a tool-denied listener failed: ${errorMessage(error)}`);
+      }
     }
   }
 

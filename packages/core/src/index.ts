@@ -33,7 +33,12 @@ export type {
   Tool,
   ToolCallOptions,
 } from './contracts.js';
-export type { Contributor, CoordinatorOptions, EmitAndProcessOptions } from './coordinator.js';
+export type {
+  Contributor,
+  CoordinatorOptions,
+  EmitAndProcessOptions,
+  ToolDeniedListener,
+} from './coordinator.js';
 export { Coordinator } from './coordinator.js';
 // Errors
 export type {
@@ -297,6 +302,7 @@ export type {
   TurnCompaction,
   TurnContentBlock,
   TurnEvent,
+  TurnEventSource,
   TurnFinish,
   TurnProviderError,
   TurnProviderRequest,
@@ -308,14 +314,17 @@ export type {
   TurnTextDelta,
   TurnThinkingDelta,
   TurnToolCall,
+  TurnToolDenied,
   TurnToolError,
   TurnToolResult,
   TurnUsage,
+  TurnWatchOptions,
 } from './turn-stream.js';
 export {
   DEFAULT_TURN_BUFFER_SIZE,
   TURN_PROGRESS_EVENTS,
   TURN_STREAM_EVENTS,
   toTurnEvent,
+  watchTurnEvents,
 } from './turn-stream.js';
 export { VERSION } from './version.js';

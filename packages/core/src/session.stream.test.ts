@@ -17,6 +17,7 @@ import {
   TURN_STREAM_HANDLER,
   type TurnEvent,
   toTurnEvent,
+  watchTurnEvents,
 } from './turn-stream.js';
 
 /** Collect every event of the stream; `error` is what the iterator threw. */
@@ -232,6 +233,149 @@ describe('session.stream(): the events of one turn', () => {
       { type: 'finish', text: 'done' },
     ]);
     expect(streamHandlers(session)).toEqual([]);
+  });
+
+  it('with progress, a call a hook denies is a tool_denied item, and one its approval denies follows its tool_call', async () => {
+    const asked: string[] = [];
+    const { session } = streamingSession(
+      [
+        {
+          blocks: [
+            { tool: { id: 'c1', name: 'echo', input: { word: 'secret' } } },
+            { tool: { id: 'c2', name: 'echo', input: { word: 'ask' } } },
+            { tool: { id: 'c3', name: 'echo', input: { word: 'fine' } } },
+          ],
+        },
+        { blocks: [{ text: ['ok'] }] },
+        {
+          blocks: [
+            { tool: { id: 'c1', name: 'echo', input: { word: 'secret' } } },
+            { tool: { id: 'c2', name: 'echo', input: { word: 'ask' } } },
+            { tool: { id: 'c3', name: 'echo', input: { word: 'fine' } } },
+          ],
+        },
+        { blocks: [{ text: ['ok'] }] },
+      ],
+      {
+        approval: {
+          requestApproval: async (request) => {
+            asked.push(request.prompt);
+            return 'deny';
+          },
+        },
+      },
+    );
+    await session.initialize();
+    session.coordinator.hooks.register('tool:pre', (_e, data) => {
+      if (data.tool_call_id === 'c1') return { action: 'deny', reason: 'no secrets' };
+      if (data.tool_call_id === 'c2') return { action: 'ask_user', approval_prompt: 'Echo ask?' };
+      return undefined;
+    });
+    const calls = (events: TurnEvent[]) =>
+      events
+        .filter((e) => e.type.startsWith('tool_'))
+        .map((e) => [e.type, 'tool_call_id' in e && e.tool_call_id]);
+    // Without progress: as before, denied calls leave no trace.
+    const plain = await collect(session.stream('p'));
+    expect(calls(plain.events)).toEqual([
+      ['tool_call', 'c2'],
+      ['tool_call', 'c3'],
+      ['tool_result', 'c3'],
+    ]);
+    const { events } = await collect(session.stream('p', { progress: true }));
+    expect(events.filter((e) => e.type === 'tool_denied')).toEqual([
+      {
+        type: 'tool_denied',
+        tool_call_id: 'c1',
+        tool_name: 'echo',
+        tool_input: { word: 'secret' },
+        reason: 'no secrets',
+      },
+      {
+        type: 'tool_denied',
+        tool_call_id: 'c2',
+        tool_name: 'echo',
+        tool_input: { word: 'ask' },
+        reason: 'User denied: Echo ask?',
+      },
+    ]);
+    expect(calls(events)).toEqual([
+      ['tool_denied', 'c1'],
+      ['tool_call', 'c2'],
+      ['tool_denied', 'c2'],
+      ['tool_call', 'c3'],
+      ['tool_result', 'c3'],
+    ]);
+    expect(asked).toEqual(['Echo ask?', 'Echo ask?']);
+    expect(streamHandlers(session)).toEqual([]);
+  });
+
+  it('onEvent sees each event inside its emit, before the approval is asked; the iterator still yields them all', async () => {
+    const seen: TurnEvent[] = [];
+    let seenWhenAsked: TurnEvent[] = [];
+    const { session } = streamingSession(
+      [
+        { blocks: [{ text: ['Let me'] }, { tool: { id: 'c1', name: 'echo', input: { word: 'hi' } } }] },
+        { blocks: [{ text: ['ok'] }] },
+      ],
+      {
+        approval: {
+          requestApproval: async () => {
+            seenWhenAsked = [...seen];
+            return 'allow';
+          },
+        },
+      },
+    );
+    await session.initialize();
+    session.coordinator.hooks.register('tool:pre', () => ({ action: 'ask_user' }));
+    // A hook that runs after the stream's handler would find the item already shown: it runs after every hook.
+    session.coordinator.hooks.register('tool:post', () => {
+      expect(seen.at(-1)?.type).not.toBe('tool_result');
+    });
+    const { events } = await collect(
+      session.stream('p', {
+        progress: true,
+        onEvent: (event) => {
+          seen.push(event);
+          if (event.type === 'usage') throw new Error('a broken display');
+        },
+      }),
+    );
+    expect(seenWhenAsked.at(-1)).toEqual({
+      type: 'tool_call',
+      tool_call_id: 'c1',
+      tool_name: 'echo',
+      tool_input: { word: 'hi' },
+    });
+    // What onEvent threw was skipped: every event still reached it and the iterator.
+    expect([...seen, { type: 'finish', text: 'ok' }]).toEqual(events);
+  });
+
+  it('watchTurnEvents shows the items of turns something else runs, until it is stopped', async () => {
+    const { session } = streamingSession([
+      { blocks: [{ tool: { id: 'c1', name: 'echo', input: { word: 'hi' } } }] },
+      { blocks: [{ text: ['ok'] }] },
+      { blocks: [{ text: ['again'] }] },
+    ]);
+    await session.initialize();
+    session.coordinator.hooks.register('tool:pre', (_e, data) => ({
+      action: 'modify',
+      data: { ...data, tool_input: { word: 'HI' } },
+    }));
+    const seen: TurnEvent[] = [];
+    const stop = watchTurnEvents(session.coordinator, (item) => seen.push(item), { progress: true });
+    expect(await session.execute('p')).toBe('ok');
+    expect(seen.filter((e) => e.type === 'tool_call')).toEqual([
+      { type: 'tool_call', tool_call_id: 'c1', tool_name: 'echo', tool_input: { word: 'HI' } },
+    ]);
+    expect(seen.some((e) => e.type === 'provider_request' || e.type === 'text_delta')).toBe(true);
+    expect(streamHandlers(session).length).toBe(TURN_STREAM_EVENTS.length + TURN_PROGRESS_EVENTS.length);
+    stop();
+    expect(streamHandlers(session)).toEqual([]);
+    const count = seen.length;
+    await session.execute('p');
+    expect(seen.length).toBe(count);
   });
 
   it('toTurnEvent is the translation of the stream: progress items only when asked', () => {

@@ -409,6 +409,10 @@ export class AmplifierSession {
    *   immediately and the buffer is full (a cancelled turn is never held).
    *   Stop reading by leaving the loop (or `return()`), never by dropping the
    *   iterator: a full buffer nobody reads holds the turn.
+   * - **Live.** `onEvent` is also called with each event where it happens
+   *   (inside the emit): a display drawn with it interleaves correctly with
+   *   what hooks and the approval provider write. With `progress`, a tool call
+   *   a hook (or its approval) denied is a `tool_denied` item.
    *
    * @example
    * ```ts
@@ -430,6 +434,8 @@ export class AmplifierSession {
     return createTurnStream(
       {
         hooks: coordinator.hooks,
+        onToolDenied: (listener) => coordinator.onToolDenied(listener),
+        logger: this.#logger,
         turnSignal: () => coordinator.cancellation.signal,
         run: (signal) => {
           if (this.#turns > 0) {

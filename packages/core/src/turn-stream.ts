@@ -6,6 +6,10 @@
  * return nothing (they never change what the emitters get back) and are
  * unregistered when the turn has settled.
  */
+
+import type { Logger } from './contracts.js';
+import type { ToolDeniedListener } from './coordinator.js';
+import { errorMessage } from './errors.js';
 import type { EventErrorInfo, EventName, LLMResponseUsage } from './event-payloads.js';
 import type { EventData, HookRegistry } from './hooks.js';
 import type { ToolResult } from './results.js';
@@ -141,6 +145,22 @@ export interface TurnCompaction {
   strategy_level?: number;
 }
 
+/**
+ * A tool call was refused before it ran: a `tool:pre` hook denied it, or the
+ * approval a hook asked for did (`Coordinator.onToolDenied`; no hook event
+ * exists for it). Follows the call's `tool_call` when the call passed every
+ * hook before the approval said no. Progress item.
+ */
+export interface TurnToolDenied {
+  type: 'tool_denied';
+  tool_call_id?: string;
+  tool_name: string;
+  /** The input as the orchestrator emitted it (before hooks). */
+  tool_input: Record<string, unknown>;
+  /** The hook's (or the approval's) reason, e.g. `User denied: Run bash?`. */
+  reason: string;
+}
+
 /** The last event of a turn that returned: `text` is the turn's answer (what `execute()` returns). */
 export interface TurnFinish {
   type: 'finish';
@@ -167,6 +187,7 @@ export type TurnEvent =
   | TurnBlockEnd
   | TurnContentBlock
   | TurnCompaction
+  | TurnToolDenied
   | TurnFinish;
 
 /** Options of `session.stream()`: the turn's abort `signal` and the size of the event buffer. */
@@ -182,10 +203,20 @@ export interface TurnStreamOptions {
   bufferSize?: number;
   /**
    * Also yield the progress items (`provider_request`, `provider_response`,
-   * `provider_retry`, `block_end`, `content_block`, `compaction`): what a live
-   * display shows besides text and tools. Default false.
+   * `provider_retry`, `block_end`, `content_block`, `compaction`,
+   * `tool_denied`): what a live display shows besides text and tools.
+   * Default false.
    */
   progress?: boolean;
+  /**
+   * Also called with each event but `finish` synchronously where it happens (inside the
+   * emit, after every other hook; a `tool_denied` where the denial is
+   * decided), before the iterator yields it, which it still does. For a
+   * display whose output must interleave with what hooks and the approval
+   * provider write as they run (the question comes after the call it asks
+   * about). It must return quickly; what it throws is logged and skipped.
+   */
+  onEvent?: (event: TurnEvent) => void;
 }
 
 /**
@@ -359,6 +390,99 @@ export function toTurnEvent(event: EventName, data: EventData, progress = false)
 /** The name of the stream's handlers (`hooks.listHandlers()`). */
 export const TURN_STREAM_HANDLER = 'session-stream';
 
+/** A denied call's `tool:pre` payload as its `tool_denied` item. */
+function deniedItem(call: EventData, reason: string): TurnToolDenied {
+  return withCallId(
+    {
+      type: 'tool_denied' as const,
+      tool_name: str(call, 'tool_name') ?? '',
+      tool_input: obj(call, 'tool_input') ?? {},
+      reason,
+    },
+    call,
+  );
+}
+
+/**
+ * Where turn items come from: a session's coordinator, or anything with its
+ * `hooks` (and `onToolDenied`, without which no `tool_denied` is seen).
+ */
+export interface TurnEventSource {
+  hooks: HookRegistry;
+  onToolDenied?(listener: ToolDeniedListener): () => void;
+}
+
+/** Options of `watchTurnEvents`. */
+export interface TurnWatchOptions {
+  /** Also the progress items, as `TurnStreamOptions.progress`. Default false. */
+  progress?: boolean;
+}
+
+/**
+ * Register `take` for every turn item of `source` (the one registration behind
+ * streams and watchers): after every other hook, named `session-stream`.
+ * What `take` returns is what the hook handler returns (a stream's backpressure).
+ */
+function subscribe(
+  source: TurnEventSource,
+  take: (item: TurnEvent) => Promise<void> | undefined,
+  progress: boolean,
+): () => void {
+  const handler = (event: string, data: EventData): Promise<void> | undefined => {
+    const item = toTurnEvent(event as EventName, data, progress);
+    return item === undefined ? undefined : take(item);
+  };
+  const events = progress ? [...TURN_STREAM_EVENTS, ...TURN_PROGRESS_EVENTS] : TURN_STREAM_EVENTS;
+  const offs = events.map((event) =>
+    // Last of all handlers: it sees the data other hooks modified, and a denied tool call never.
+    source.hooks.register(event, handler, { priority: Number.MAX_SAFE_INTEGER, name: TURN_STREAM_HANDLER }),
+  );
+  if (progress && source.onToolDenied !== undefined) {
+    offs.push(
+      source.onToolDenied((call, reason) => {
+        void take(deniedItem(call, reason));
+      }),
+    );
+  }
+  return () => {
+    for (const off of offs) off();
+  };
+}
+
+/**
+ * Call `listener` with the turn items of every turn that runs on `source` (a
+ * session's coordinator), synchronously where each happens: the translation
+ * and the place (after every other hook) of `session.stream()`, for a session
+ * whose turns something else runs (a child session a tool spawned). What
+ * `listener` throws is logged by the registry and skipped. Returns the
+ * function that stops it.
+ *
+ * @example
+ * ```ts
+ * import { type AmplifierSession, watchTurnEvents } from '@amplifier/core';
+ *
+ * export function logToolCalls(child: AmplifierSession): () => void {
+ *   return watchTurnEvents(child.coordinator, (item) => {
+ *     if (item.type === 'tool_call') console.log(`child runs ${item.tool_name}`);
+ *   });
+ * }
+ * ```
+ */
+export function watchTurnEvents(
+  source: TurnEventSource,
+  listener: (item: TurnEvent) => void,
+  options: TurnWatchOptions = {},
+): () => void {
+  return subscribe(
+    source,
+    (item) => {
+      listener(item);
+      return undefined;
+    },
+    options.progress === true,
+  );
+}
+
 // ------------------------------------------------------------ the stream
 
 type Outcome = { ok: true; text: string } | { ok: false; error: unknown };
@@ -374,8 +498,7 @@ interface Taker {
 }
 
 /** What a turn stream needs of its session. */
-export interface TurnStreamSource {
-  hooks: HookRegistry;
+export interface TurnStreamSource extends TurnEventSource {
   /** The signal of the running turn's cancellation (aborts on immediate cancellation). */
   turnSignal(): AbortSignal;
   /**
@@ -383,6 +506,8 @@ export interface TurnStreamSource {
    * May throw synchronously (the session is busy): nothing has run then.
    */
   run(signal: AbortSignal): Promise<string>;
+  /** Where a failing `onEvent` is reported (default: nowhere). */
+  logger?: Logger;
 }
 
 /** Builds the stream; `session.stream()` is the public way. */
@@ -395,6 +520,7 @@ class SessionTurnStream implements TurnStream {
   readonly #signal: AbortSignal | undefined;
   readonly #size: number;
   readonly #progress: boolean;
+  readonly #onEvent: ((event: TurnEvent) => void) | undefined;
   /** Aborted by the consumer leaving or by `options.signal`: `execute`'s signal. */
   readonly #abort = new AbortController();
   readonly #buffer: TurnEvent[] = [];
@@ -419,6 +545,7 @@ class SessionTurnStream implements TurnStream {
     }
     this.#size = size;
     this.#progress = options.progress === true;
+    this.#onEvent = options.onEvent;
   }
 
   [Symbol.asyncIterator](): TurnStream {
@@ -452,23 +579,30 @@ class SessionTurnStream implements TurnStream {
 
   #start(): void {
     this.#started = true;
-    const { hooks } = this.#source;
-    const progress = this.#progress;
-    const handler = (event: string, data: EventData): Promise<void> | undefined => {
-      const translated = toTurnEvent(event as EventName, data, progress);
-      return translated === undefined ? undefined : this.#put(translated);
-    };
-    const events = progress ? [...TURN_STREAM_EVENTS, ...TURN_PROGRESS_EVENTS] : TURN_STREAM_EVENTS;
-    const unregister = events.map((event) =>
-      // Last of all handlers: it sees the data other hooks modified, and a denied tool call never.
-      hooks.register(event, handler, { priority: Number.MAX_SAFE_INTEGER, name: TURN_STREAM_HANDLER }),
+    const onEvent = this.#onEvent;
+    const unsubscribe = subscribe(
+      this.#source,
+      onEvent === undefined
+        ? (item) => this.#put(item)
+        : (item) => {
+            // An emit nobody awaited, still running after the turn settled: not shown either.
+            if (!this.#closed && this.#outcome === undefined) {
+              try {
+                onEvent(item);
+              } catch (error) {
+                this.#source.logger?.warn(`a turn stream's onEvent failed: ${errorMessage(error)}`);
+              }
+            }
+            return this.#put(item);
+          },
+      this.#progress,
     );
     const signal = this.#signal;
     const onAbort = (): void => this.#abort.abort(signal?.reason);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
     const finish = (outcome: Outcome): void => {
-      for (const remove of unregister) remove();
+      unsubscribe();
       signal?.removeEventListener('abort', onAbort);
       this.#settle(outcome);
     };

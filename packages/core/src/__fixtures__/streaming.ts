@@ -136,11 +136,12 @@ export const agentLoop: Turn = async (prompt: string, run: OrchestratorRun): Pro
       return text;
     }
     for (const call of calls) {
-      const pre = await run.hooks.emit('tool:pre', {
-        tool_name: call.name,
-        tool_input: call.input,
-        tool_call_id: call.id,
-      });
+      // Through the coordinator, as the reference loop does: ask_user becomes the approval's answer.
+      const pre = await run.coordinator.emitAndProcess(
+        'tool:pre',
+        { tool_name: call.name, tool_input: call.input, tool_call_id: call.id },
+        call.name,
+      );
       if (pre.action === 'deny') continue;
       const input = (pre.data?.tool_input as Record<string, unknown> | undefined) ?? call.input;
       const tool = run.tools.get(call.name);
