@@ -250,15 +250,18 @@ export type {
   HookResult,
   InjectionRole,
   MessageLevel,
+  ToolFailure,
   ToolResult,
 } from './results.js';
 export {
+  failureType,
   HOOK_ACTIONS,
   HOOK_RESULT_DEFAULTS,
   hookResult,
   sanitizeForLlm,
   serializeToolOutput,
   stringifyJson,
+  TOOL_FAILURES,
 } from './results.js';
 // Schemas and validation of data
 export type { DataSchemaName } from './schemas.js';
