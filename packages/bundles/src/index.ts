@@ -62,6 +62,7 @@ export { bundlePlanData, bundleToMountPlan, notRunnableReason } from './plan.js'
 export {
   BundleReferenceError,
   type BundleReferenceErrorOptions,
+  FILE_READ_ERRORS,
   FileReadError,
   REFERENCE_LIMITS,
   type ReferenceLimits,
