@@ -10,10 +10,9 @@
  * matches when any spelling matches; an allow condition only when every
  * spelling does and the real path is known (fail closed).
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expandHome, realPathSync } from '@amplifier/process/paths';
 import picomatch from 'picomatch';
 
 /** Argument names (the last segment of a `when` key) whose values are file system paths. */
@@ -37,14 +36,6 @@ const SEARCH_TOOLS: ReadonlyMap<string, { globPattern: boolean }> = new Map([
 
 /** File systems that ignore case by default: macOS and Windows. Linux compares names byte for byte. */
 const NOCASE = process.platform === 'darwin' || process.platform === 'win32';
-const MAX_SYMLINKS = 40;
-
-/** `~` and `~/x` become the home directory (as tool-filesystem reads them); `~user` stays literal. */
-export function expandHome(value: string): string {
-  if (value === '~') return os.homedir();
-  if (value.startsWith('~/')) return path.join(os.homedir(), value.slice(2));
-  return value;
-}
 
 /** Escape glob syntax so a directory name is matched literally (`a(1)` stays `a(1)`). */
 function escapeGlob(text: string): string {
@@ -56,62 +47,18 @@ function unescapeGlob(text: string): string {
   return text.replace(/\\(.)/gs, '$1');
 }
 
-function errnoOf(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code;
-}
-
 /**
  * The real path of the absolute path `abs` as the OS would resolve it, also
- * when it does not exist yet: the existing part is resolved (a dangling
- * symlink is followed to where a file would be created) and the missing rest
- * appended. Undefined when it cannot be resolved (a loop, no permission, a file
- * used as a directory, a NUL byte).
+ * when it does not exist yet (`realPathSync` of @amplifier/process, which
+ * tool-filesystem's sandbox resolves with too). Undefined when it cannot be
+ * resolved (a loop, no permission, a file used as a directory, a NUL byte).
  */
 export function realPathOf(abs: string): string | undefined {
   try {
-    return fs.realpathSync.native(abs);
-  } catch (error) {
-    if (errnoOf(error) !== 'ENOENT') return undefined;
+    return realPathSync(abs);
+  } catch {
+    return undefined;
   }
-  const pending = abs.split('/').reverse(); // still to walk, next one last
-  let current = '/';
-  let links = 0;
-  while (pending.length > 0) {
-    const part = pending.pop()!;
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      current = path.dirname(current);
-      continue;
-    }
-    const next = path.join(current, part);
-    let stat: fs.Stats | undefined;
-    try {
-      stat = fs.lstatSync(next, { throwIfNoEntry: false });
-    } catch {
-      return undefined;
-    }
-    if (stat === undefined) {
-      // Nothing exists below: no more symlinks, but a `..` may climb back into existing directories.
-      const rest = [part, ...pending.reverse()];
-      const candidate = path.resolve(current, ...rest);
-      return rest.includes('..') ? realPathOf(candidate) : candidate;
-    }
-    if (stat.isSymbolicLink()) {
-      if (++links > MAX_SYMLINKS) return undefined;
-      let target: string;
-      try {
-        target = fs.readlinkSync(next);
-      } catch {
-        return undefined;
-      }
-      if (target.startsWith('/')) current = '/';
-      pending.push(...target.split('/').reverse());
-      continue;
-    }
-    if (!stat.isDirectory() && pending.some((p) => p !== '' && p !== '.')) return undefined;
-    current = next;
-  }
-  return current;
 }
 
 /** The absolute spellings of one argument value, and whether each real path was found. */

@@ -15,7 +15,6 @@ import { BasicOrchestrator } from './orchestrator.js';
 export type { LoopBasicConfig, ResolvedConfig } from './config.js';
 export { DEFAULTS, resolveConfig } from './config.js';
 export { MAX_ARGUMENT_DEPTH } from './depth.js';
-export { failureType, TOOL_FAILURES, type ToolFailure } from './failures.js';
 export { textOf } from './messages.js';
 export { BasicOrchestrator, CANCELLED_MESSAGE, LOOP_LIMIT_REMINDER } from './orchestrator.js';
 export type { ScheduleEntry } from './scheduler.js';

@@ -12,6 +12,7 @@ import {
   errorMessage,
   errorType,
   events,
+  failureType,
   type HookRegistry,
   type HookResult,
   type InvalidToolArguments,
@@ -26,7 +27,6 @@ import {
 import type { AbortHub } from './abort-hub.js';
 import { type CallOutcome, CallRun, type Deadlines, formatMs } from './call-run.js';
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from './depth.js';
-import { failureType } from './failures.js';
 import { EXCLUSIVE, FREE, type ScheduleEntry, scheduleCalls } from './scheduler.js';
 import { describe, InvalidResult, resultOf, thrownMessage } from './tool-outcome.js';
 import type { ToolEntry, ToolTable } from './tool-table.js';

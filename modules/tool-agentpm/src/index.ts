@@ -40,8 +40,6 @@ export {
   modelToolName,
   scriptIndex,
 } from './manifest.js';
-export type { RunOutcome, RunOutcomeKind, RunRequest } from './runner.js';
-export { runProcess } from './runner.js';
 export { AgentPmTool, STDERR_TAIL_BYTES, ToolRuntime } from './tool.js';
 
 /** Capability holding the load report (`LoadProblem[]`) of the last mount. */

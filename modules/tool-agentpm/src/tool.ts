@@ -16,11 +16,10 @@ import {
   type ToolCallOptions,
   type ToolResult,
 } from '@amplifier/core';
-import type { SandboxedRun } from '@amplifier/process';
+import { type RunInGroupResult, runInGroup, type SandboxedRun } from '@amplifier/process';
 import { compileSchema, type DataValidator } from '@amplifier/schema';
 import type { PreparedTool } from './loader.js';
 import type { AgentManifest } from './manifest.js';
-import { type RunOutcome, runProcess } from './runner.js';
 
 /** How much of stderr (its last bytes) an error message carries. */
 export const STDERR_TAIL_BYTES = 2000;
@@ -119,18 +118,20 @@ export class AgentPmTool implements Tool {
     const signal = options.signal
       ? AbortSignal.any([options.signal, this.#runtime.signal])
       : this.#runtime.signal;
-    let run: RunOutcome;
+    let run: RunInGroupResult;
     try {
-      run = await runProcess({
-        command: spec.command,
-        args: spec.args,
+      // Its own process group, stdin written then closed, the group killed on timeout, abort, a
+      // flood (the first max_output_bytes of each stream are kept; more stops the process) and
+      // strays; rejects only when the process cannot be started (ENOENT, EACCES...).
+      run = await runInGroup(spec.command, spec.args, {
         cwd: spec.cwd,
         env: spec.env,
-        stdin: stringifyJson(input),
+        input: stringifyJson(input),
         timeoutMs: spec.timeoutMs,
-        maxOutputBytes: this.#runtime.maxOutputBytes,
         graceMs: this.#runtime.graceMs,
         signal,
+        capture: { headBytes: this.#runtime.maxOutputBytes },
+        stopAfterBytes: this.#runtime.maxOutputBytes,
         ...(this.#runtime.sandbox ? { sandbox: this.#runtime.sandbox } : {}),
       });
     } catch (error) {
@@ -142,9 +143,9 @@ export class AgentPmTool implements Tool {
     return this.#interpret(run);
   }
 
-  #interpret(run: RunOutcome): ToolResult {
+  #interpret(run: RunInGroupResult): ToolResult {
     const name = this.name;
-    const stderr = stderrTail(run.stderr);
+    const stderr = stderrTail(run.stderr.head);
     const details = { exit_code: run.exitCode, signal: run.signal, stderr };
     const withStderr = (message: string): string =>
       stderr === '' ? message : `${message}\nstderr (last ${STDERR_TAIL_BYTES} bytes at most):\n${stderr}`;
@@ -161,11 +162,11 @@ export class AgentPmTool implements Tool {
           withStderr(`${name} timed out after ${this.#spec.timeoutMs} ms; its processes were killed`),
           details,
         );
-      case 'flooded':
+      case 'overflow':
         return failure(
           'output_too_large',
           withStderr(
-            `${name} wrote more than ${this.#runtime.maxOutputBytes} bytes to ${run.flooded ?? 'stdout'} (max_output_bytes); it was stopped`,
+            `${name} wrote more than ${this.#runtime.maxOutputBytes} bytes to ${run.overflowed ?? 'stdout'} (max_output_bytes); it was stopped`,
           ),
           details,
         );
@@ -178,7 +179,7 @@ export class AgentPmTool implements Tool {
           ? `was killed by ${run.signal ?? 'a signal'}`
           : `exited with code ${run.exitCode}`;
       // AgentPM's examples print `{ ok: false, error }` and exit 1 on unexpected errors: say what they said.
-      const said = run.exitCode === null ? undefined : failedReply(run.stdout);
+      const said = run.exitCode === null ? undefined : failedReply(run.stdout.head);
       if (said !== undefined) {
         return failure(
           'tool_error',
@@ -190,7 +191,7 @@ export class AgentPmTool implements Tool {
       }
       return failure('exit', withStderr(`${name} ${how}`), details);
     }
-    const text = run.stdout.toString('utf8').trim();
+    const text = run.stdout.head.toString('utf8').trim();
     if (text === '') {
       return failure(
         'invalid_json',

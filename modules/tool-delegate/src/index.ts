@@ -33,7 +33,6 @@ export {
   DELEGATE_ERROR,
   DELEGATE_EVENTS,
 } from './events.js';
-export { DELEGATION_DEPTH_CAPABILITY, SELF_DELEGATION_DEPTH_CAPABILITY } from './limits.js';
 export type { RosterAgent } from './roster.js';
 export { readRoster } from './roster.js';
 export { agentSlug, SUB_SESSION_ID, subSessionId } from './sub-session-id.js';

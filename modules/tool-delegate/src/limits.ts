@@ -13,11 +13,6 @@ import {
   subSessionBudgetMessage,
 } from '@amplifier/core';
 
-/** Capability the spawner registers on every child: its nesting depth (child of a root = 1). */
-export const DELEGATION_DEPTH_CAPABILITY = 'session.delegation_depth';
-/** The reference's capability: how many `self` delegations led to this session. */
-export const SELF_DELEGATION_DEPTH_CAPABILITY = 'self_delegation_depth';
-
 export interface LimitError {
   message: string;
   code: string;

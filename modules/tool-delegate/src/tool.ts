@@ -8,6 +8,7 @@
  */
 import {
   type Coordinator,
+  DELEGATION_DEPTH_CAPABILITY,
   type EventPayload,
   type ExecutionProfile,
   errorMessage,
@@ -17,6 +18,7 @@ import {
   type ProviderPreference,
   RESUME_CAPABILITY,
   type ResumeCapability,
+  SELF_DELEGATION_DEPTH_CAPABILITY,
   SPAWN_CAPABILITY,
   type SpawnCapability,
   type SpawnResult,
@@ -49,10 +51,8 @@ import {
   checkDepth,
   checkSelfDepth,
   checkSubSessions,
-  DELEGATION_DEPTH_CAPABILITY,
   depthOf,
   type LimitError,
-  SELF_DELEGATION_DEPTH_CAPABILITY,
 } from './limits.js';
 import { providerPreferences, type RosterAgent, readRoster, rosterLines } from './roster.js';
 import { subSessionId } from './sub-session-id.js';

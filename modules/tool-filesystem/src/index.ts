@@ -16,6 +16,7 @@ export type { FilesystemConfig, FilesystemConfigInput, GrepLimits } from './conf
 export { DEFAULT_EXCLUSIONS, DEFAULT_MAX_READ_BYTES } from './config.js';
 export { FILE_TYPE_ALIASES, FILE_TYPES } from './file-types.js';
 export type { MentionResolver } from './sandbox.js';
+export { FILESYSTEM_ERRORS, SandboxError } from './sandbox.js';
 export { TOOL_NAMES } from './tool-selection.js';
 
 /**

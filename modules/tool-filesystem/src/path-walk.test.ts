@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashTree, makeTree, type Tree } from './__fixtures__/helpers.js';
 import { HeldTree, hasProcFd, openBeneath, setProcFdForTests, type Walked, walkPath } from './path-walk.js';
-import { openRegularFile, Sandbox, SandboxError } from './sandbox.js';
+import { FILESYSTEM_ERRORS, openRegularFile, Sandbox, SandboxError } from './sandbox.js';
 import { writeAtomic } from './write.js';
 
 let tree: Tree;
@@ -81,6 +81,7 @@ describe('walkPath', () => {
     fs.renameSync(ws('out.link'), ws('out'));
     const refused = await box.locate(resolved, ['read'], 'out/secret.txt').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SandboxError);
+    expect(FILESYSTEM_ERRORS.is(refused, 'FILESYSTEM_PATH_REFUSED')).toBe(true);
     expect((refused as SandboxError).message).toContain('not within allowed read paths');
   });
 

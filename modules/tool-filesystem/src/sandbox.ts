@@ -10,9 +10,10 @@
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AmplifierError, type CodesOf, defineErrors, type ErrorTable } from '@amplifier/core';
+import { expandHome, realPath } from '@amplifier/process/paths';
 import { type Walked, walkPath } from './path-walk.js';
 
 export type Access = 'read' | 'write';
@@ -37,12 +38,27 @@ export interface SandboxRoots {
   deniedWrite: readonly string[];
 }
 
-/** A refusal or a path problem, worded for the model. `type` goes to `error.type`. */
-export class SandboxError extends Error {
+const rows = {
+  FILESYSTEM_PATH_REFUSED: {
+    name: 'SandboxError',
+    description:
+      'a path was refused or cannot be used (`type`: AccessDenied, InvalidPath, FileNotFoundError, PathChanged, an errno, ...)',
+  },
+} as const;
+
+/** The code of this module, declared in core's error factory; the tools turn it into a failed result. */
+export const FILESYSTEM_ERRORS: ErrorTable<typeof rows> = defineErrors(rows);
+
+declare module '@amplifier/core' {
+  interface DeclaredErrorCodes extends CodesOf<typeof FILESYSTEM_ERRORS> {}
+}
+
+/** A refusal or a path problem, worded for the model (code `FILESYSTEM_PATH_REFUSED`). `type` goes to `error.type`. */
+export class SandboxError extends AmplifierError {
+  declare readonly code: 'FILESYSTEM_PATH_REFUSED';
   readonly type: string;
   constructor(message: string, type = 'AccessDenied') {
-    super(message);
-    this.name = 'SandboxError';
+    super('FILESYSTEM_PATH_REFUSED', message);
     this.type = type;
   }
 }
@@ -58,7 +74,6 @@ export interface ResolvedPath {
 
 // C0 and C1 controls, DEL, and the Unicode bidi controls that make a name display as another.
 const UNSAFE_CHAR = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-const MAX_SYMLINKS = 40;
 
 /** An error message for a path string that must be refused before touching the disk, else undefined. */
 export function checkPathString(value: string, field: string): string | undefined {
@@ -66,13 +81,6 @@ export function checkPathString(value: string, field: string): string | undefine
   if (bad === null) return undefined;
   const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
   return `Invalid ${field}: contains the control character U+${code} at position ${bad.index}; paths with NUL, control or bidi characters are refused`;
-}
-
-/** `~` and `~/x` become the home directory; `~user` stays literal. */
-export function expandHome(value: string): string {
-  if (value === '~') return os.homedir();
-  if (value.startsWith('~/')) return path.join(os.homedir(), value.slice(2));
-  return value;
 }
 
 /** True when `target` is `root` or below it, compared by path components (both absolute, normalized). */
@@ -100,59 +108,6 @@ export function pathErrorMessage(error: unknown, shown: string): string {
     default:
       return `Cannot resolve ${shown}: ${(error as Error).message}`;
   }
-}
-
-/**
- * The real path of `abs` as the OS would resolve it (physical `..`, every
- * symlink followed), also when the path does not exist yet: the existing part
- * is resolved (a dangling symlink is followed to where it would create a file)
- * and the missing rest is appended. Throws the OS error (ENOTDIR, ELOOP, ...).
- */
-export async function realPath(abs: string): Promise<string> {
-  try {
-    return await fsp.realpath(abs);
-  } catch (error) {
-    if (errno(error) !== 'ENOENT') throw error;
-  }
-  return resolveMissing(abs);
-}
-
-async function resolveMissing(abs: string): Promise<string> {
-  const pending = abs.split('/').reverse(); // components still to walk, next one last
-  let current = '/';
-  let links = 0;
-  while (pending.length > 0) {
-    const part = pending.pop()!;
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      current = path.dirname(current);
-      continue;
-    }
-    const next = path.join(current, part);
-    let stat: fs.Stats;
-    try {
-      stat = await fsp.lstat(next);
-    } catch (error) {
-      if (errno(error) !== 'ENOENT') throw error;
-      // Nothing exists from here on, so the rest holds no symlinks: normalize it lexically.
-      const rest = [part, ...pending.reverse()];
-      const candidate = path.resolve(current, ...rest);
-      // A `..` in the rest may climb back into existing directories: walk again from there.
-      return rest.includes('..') ? resolveMissing(candidate) : candidate;
-    }
-    if (stat.isSymbolicLink()) {
-      if (++links > MAX_SYMLINKS) throw Object.assign(new Error('symlink loop'), { code: 'ELOOP' });
-      const target = await fsp.readlink(next);
-      if (target.startsWith('/')) current = '/';
-      pending.push(...target.split('/').reverse());
-      continue;
-    }
-    if (!stat.isDirectory() && pending.some((p) => p !== '' && p !== '.')) {
-      throw Object.assign(new Error(`not a directory: ${next}`), { code: 'ENOTDIR' });
-    }
-    current = next;
-  }
-  return current;
 }
 
 /** Resolve a configured root: `~`, relative to the working dir, then its real path. */

@@ -7,6 +7,7 @@
  * lines) and restart on the next call with exponential backoff. Stopping
  * closes stdin, then SIGTERMs and SIGKILLs the whole process group.
  */
+import { AmplifierError, type CodesOf, defineErrors, type ErrorTable } from '@amplifier/core';
 import { childEnvironment, type Sandbox, type StopServiceOptions } from '@amplifier/process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -62,9 +63,27 @@ async function paginate<T>(
 
 export const CLIENT_INFO: Implementation = { name: 'amplifier-ts', version: '0.1.0' };
 
-/** A failure the tools report as `mcp_server_unavailable`. */
-export class ServerUnavailableError extends Error {
-  override name = 'ServerUnavailableError';
+const rows = {
+  MCP_SERVER_UNAVAILABLE: {
+    name: 'ServerUnavailableError',
+    description:
+      'an MCP server is closed, died or could not be reached (tool results say `mcp_server_unavailable`)',
+  },
+} as const;
+
+/** The code of this module, declared in core's error factory (the thrower writes the message). */
+export const MCP_ERRORS: ErrorTable<typeof rows> = defineErrors(rows);
+
+declare module '@amplifier/core' {
+  interface DeclaredErrorCodes extends CodesOf<typeof MCP_ERRORS> {}
+}
+
+/** A failure the tools report as `mcp_server_unavailable` (code `MCP_SERVER_UNAVAILABLE`). */
+export class ServerUnavailableError extends AmplifierError {
+  declare readonly code: 'MCP_SERVER_UNAVAILABLE';
+  constructor(message: string) {
+    super('MCP_SERVER_UNAVAILABLE', message);
+  }
 }
 
 export interface ConnectionOptions {

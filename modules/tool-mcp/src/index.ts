@@ -25,7 +25,7 @@ import { safeLogger } from './untrusted.js';
 export type { McpConfigInput, McpModuleConfig } from './config.js';
 export { CONFIG_SCHEMA, parseConfig, SAFETY_KEYS } from './config.js';
 export type { ConnectionOptions } from './connection.js';
-export { McpConnection, ServerUnavailableError } from './connection.js';
+export { MCP_ERRORS, McpConnection, ServerUnavailableError } from './connection.js';
 export type {
   McpEventName,
   McpServerDiedEvent,

@@ -670,6 +670,8 @@ describe('save_to_file policy', () => {
     wd = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-web-wd-'));
     outside = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-web-out-'));
     fs.symlinkSync(outside, path.join(wd, 'link'));
+    fs.symlinkSync(path.join(outside, 'new.txt'), path.join(wd, 'dangling'));
+    fs.symlinkSync(path.join(wd, 'secret', 'new.txt'), path.join(wd, 'to-secret'));
     fs.mkdirSync(path.join(wd, 'secret'));
   });
   afterAll(() => {
@@ -692,6 +694,11 @@ describe('save_to_file policy', () => {
     expect(await fetchError(t, { url, save_to_file: 'secret/a.txt' })).toMatch(
       /is within denied directories$/,
     );
+    // A symlink to a file that does not exist yet is checked where the write would create it.
+    expect(await fetchError(t, { url, save_to_file: 'dangling' })).toBe(
+      `Access denied: ${path.join(wd, 'dangling')} is not within allowed write paths`,
+    );
+    expect(await fetchError(t, { url, save_to_file: 'to-secret' })).toMatch(/is within denied directories$/);
     expect(await fetchError(t, { url, save_to_file: '.' })).toMatch(/^Cannot write to directory/);
     expect(fs.readdirSync(outside)).toEqual([]);
     expect(fs.readdirSync(path.join(wd, 'secret'))).toEqual([]);

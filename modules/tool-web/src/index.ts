@@ -24,7 +24,7 @@ export { MAX_DEPTH, prepareHtml } from './prepare.js';
 export type { SearchResult } from './search.js';
 export { WEB_SEARCH_SCHEMA } from './search.js';
 export type { NetworkPolicy } from './ssrf.js';
-export { addressRefusal, BlockedError, checkUrl, createPolicy } from './ssrf.js';
+export { addressRefusal, BlockedError, checkUrl, createPolicy, WEB_ERRORS } from './ssrf.js';
 
 /** Options of `createWebTools` that are not JSON config. */
 export interface WebToolsOptions {

@@ -4,8 +4,9 @@
  * `checkUrl` before it is requested, and by the connector when it connects),
  * at most `maxRedirects`.
  */
+import { AmplifierError } from '@amplifier/core';
 import type { Dispatcher } from 'undici';
-import { BlockedError, checkUrl, type NetworkPolicy } from './ssrf.js';
+import { BlockedError, checkUrl, type NetworkPolicy, WEB_ERRORS } from './ssrf.js';
 
 /** What a request needs from the mount. */
 export interface RequestContext {
@@ -83,23 +84,25 @@ export async function request(ctx: RequestContext, start: URL, signal: AbortSign
   }
 }
 
-/** A hop after the first was refused; `target` is that hop's URL. */
-export class RedirectBlocked extends Error {
+/** A hop after the first was refused (code `WEB_REDIRECT_BLOCKED`); `target` is that hop's URL. */
+export class RedirectBlocked extends AmplifierError {
+  declare readonly code: 'WEB_REDIRECT_BLOCKED';
   readonly target: string;
   readonly reason: string;
   constructor(target: string, reason: string) {
-    super(reason);
+    super('WEB_REDIRECT_BLOCKED', WEB_ERRORS.message('WEB_REDIRECT_BLOCKED', { reason }));
     this.target = target;
     this.reason = reason;
   }
 }
 
-/** The reason of a BlockedError anywhere in `error`'s cause chain (the connector's refusals reach us wrapped or not). */
+/**
+ * The reason of a BlockedError anywhere in `error`'s cause chain (the connector's refusals reach
+ * us wrapped or not; matched by code, so also one from another copy of this module).
+ */
 export function blockedReason(error: unknown): string | undefined {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (e instanceof BlockedError || (e as { code?: unknown }).code === 'ERR_TOOL_WEB_BLOCKED') {
-      return (e as BlockedError).reason;
-    }
+    if (WEB_ERRORS.is(e, 'WEB_URL_BLOCKED')) return (e as BlockedError).reason;
   }
   return undefined;
 }

@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { expandHome, realPath } from '@amplifier/process/paths';
 
 /** Where save_to_file may and may not write. */
 export interface WritePolicy {
@@ -16,30 +16,6 @@ export interface WritePolicy {
   /** Directories (as configured; `~` expanded and resolved when checked). */
   allowed: readonly string[];
   denied: readonly string[];
-}
-
-function expandHome(p: string): string {
-  if (p === '~') return os.homedir();
-  if (p.startsWith('~/')) return path.join(os.homedir(), p.slice(2));
-  return p;
-}
-
-/** The real path of `p`, or of its nearest existing ancestor with the rest appended. */
-async function realPathOf(p: string): Promise<string> {
-  const rest: string[] = [];
-  let current = path.resolve(p);
-  for (;;) {
-    try {
-      const real = await fs.realpath(current);
-      return rest.length === 0 ? real : path.join(real, ...rest.reverse());
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      const parent = path.dirname(current);
-      if (parent === current) return path.join(current, ...rest.reverse());
-      rest.push(path.basename(current));
-      current = parent;
-    }
-  }
 }
 
 function isInside(root: string, p: string): boolean {
@@ -50,12 +26,12 @@ function isInside(root: string, p: string): boolean {
 /** Why `real` may not be written, or null. `shown` is the path used in messages. */
 async function refusal(policy: WritePolicy, real: string, shown: string): Promise<string | null> {
   for (const entry of policy.denied) {
-    if (isInside(await realPathOf(path.resolve(policy.workingDir, expandHome(entry))), real)) {
+    if (isInside(await realPath(path.resolve(policy.workingDir, expandHome(entry))), real)) {
       return `Access denied: ${shown} is within denied directories`;
     }
   }
   for (const entry of policy.allowed) {
-    if (isInside(await realPathOf(path.resolve(policy.workingDir, expandHome(entry))), real)) return null;
+    if (isInside(await realPath(path.resolve(policy.workingDir, expandHome(entry))), real)) return null;
   }
   return `Access denied: ${shown} is not within allowed write paths`;
 }
@@ -72,7 +48,7 @@ export interface SaveTarget {
  */
 export async function checkSavePath(policy: WritePolicy, filePath: string): Promise<SaveTarget | string> {
   const shown = path.resolve(policy.workingDir, expandHome(filePath));
-  const real = await realPathOf(shown);
+  const real = await realPath(shown);
   const stat = await fs.stat(real).catch(() => undefined);
   if (stat?.isDirectory()) return `Cannot write to directory: ${shown}`;
   const denied = await refusal(policy, real, shown);

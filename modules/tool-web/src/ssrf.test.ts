@@ -6,6 +6,7 @@ import {
   connectRefusal,
   createPolicy,
   matchesDomain,
+  WEB_ERRORS,
 } from './ssrf.js';
 
 const open = createPolicy({});
@@ -16,6 +17,9 @@ function refusal(url: string, policy = open): string | null {
     return null;
   } catch (error) {
     expect(error).toBeInstanceOf(BlockedError);
+    // An AmplifierError of tool-web's table; the message is the reason behind `blocked: `.
+    expect(WEB_ERRORS.is(error, 'WEB_URL_BLOCKED')).toBe(true);
+    expect((error as BlockedError).message).toBe(`blocked: ${(error as BlockedError).reason}`);
     return (error as BlockedError).reason;
   }
 }

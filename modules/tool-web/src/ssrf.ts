@@ -6,15 +6,35 @@
  * time; `checkUrl` runs the same checks before each request of a redirect chain.
  */
 import { isIP } from 'node:net';
+import { AmplifierError, type CodesOf, defineErrors, type ErrorTable } from '@amplifier/core';
 import ipaddr from 'ipaddr.js';
 
-/** Raised when a URL or an address is refused. `reason` says why, for the model. */
-export class BlockedError extends Error {
-  readonly code = 'ERR_TOOL_WEB_BLOCKED';
+const rows = {
+  WEB_URL_BLOCKED: {
+    name: 'BlockedError',
+    description: 'the network policy refused a URL or an address (`reason`)',
+    message: 'blocked: {reason}',
+  },
+  WEB_REDIRECT_BLOCKED: {
+    name: 'RedirectBlocked',
+    description: 'a redirect hop after the first was refused (`target`, `reason`)',
+    message: '{reason}',
+  },
+} as const;
+
+/** The codes of this module, declared in core's error factory. The tools turn them into failed results. */
+export const WEB_ERRORS: ErrorTable<typeof rows> = defineErrors(rows);
+
+declare module '@amplifier/core' {
+  interface DeclaredErrorCodes extends CodesOf<typeof WEB_ERRORS> {}
+}
+
+/** Raised when a URL or an address is refused (code `WEB_URL_BLOCKED`). `reason` says why, for the model. */
+export class BlockedError extends AmplifierError {
+  declare readonly code: 'WEB_URL_BLOCKED';
   readonly reason: string;
   constructor(reason: string) {
-    super(`blocked: ${reason}`);
-    this.name = 'BlockedError';
+    super('WEB_URL_BLOCKED', WEB_ERRORS.message('WEB_URL_BLOCKED', { reason }));
     this.reason = reason;
   }
 }

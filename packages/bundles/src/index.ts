@@ -62,6 +62,7 @@ export { bundlePlanData, bundleToMountPlan, notRunnableReason } from './plan.js'
 export {
   BundleReferenceError,
   type BundleReferenceErrorOptions,
+  FILE_READ_ERRORS,
   FileReadError,
   REFERENCE_LIMITS,
   type ReferenceLimits,
@@ -85,9 +86,7 @@ export {
   type ChildInfo,
   type ChildStore,
   createSpawner,
-  DELEGATION_DEPTH_CAPABILITY,
   memoryChildStore,
-  SELF_DELEGATION_DEPTH_CAPABILITY,
   type Spawner,
   type SpawnerOptions,
   type StoredChild,

@@ -11,10 +11,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bundleFailure, removeTempTrees, tempTree } from './__fixtures__/files.js';
 import { loadAgentDir, resolveAgents } from './agents.js';
+import { BundleError } from './errors.js';
 import { loadBundle } from './load.js';
 import { buildSystemPrompt } from './mentions.js';
 import {
   BundleReferenceError,
+  FILE_READ_ERRORS,
   FileReadError,
   type ReferenceRefusal,
   readRegularFile,
@@ -489,6 +491,9 @@ describe('referenceReader and readRegularFile', () => {
         readRegularFile(file);
       } catch (error) {
         expect((error as FileReadError).reason).toBe('not-a-file');
+        // Declared in the error factory, but not a bundle error: its callers wrap it in one.
+        expect(FILE_READ_ERRORS.is(error, 'BUNDLE_FILE_REFUSED')).toBe(true);
+        expect(BundleError.is(error)).toBe(false);
       }
     }
     fs.writeFileSync(path.join(dir, 'f'), 'hello');

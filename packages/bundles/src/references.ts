@@ -25,6 +25,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { AmplifierError, type CodesOf, defineErrors, type ErrorTable } from '@amplifier/core';
 import { isSecretPath } from '@amplifier/secrets/paths';
 import { BundleError, type BundleErrorOptions } from './errors.js';
 
@@ -391,14 +392,32 @@ export function referenceReader(options: ReferenceReaderOptions): ReferenceReade
   };
 }
 
-/** Why `readRegularFile` refused a file. */
-export class FileReadError extends Error {
+const readRows = {
+  BUNDLE_FILE_REFUSED: {
+    name: 'FileReadError',
+    description: 'readRegularFile refused a file: not a regular file, over the cap, or unreadable (`reason`)',
+  },
+} as const;
+
+/**
+ * The code of `FileReadError`, declared in core's error factory. Not one of `BUNDLE_ERRORS`
+ * (`BundleError.is` is false for it): the reader's callers turn it into a bundle error that names
+ * the bundle, or skip the file.
+ */
+export const FILE_READ_ERRORS: ErrorTable<typeof readRows> = defineErrors(readRows);
+
+declare module '@amplifier/core' {
+  interface DeclaredErrorCodes extends CodesOf<typeof FILE_READ_ERRORS> {}
+}
+
+/** Why `readRegularFile` refused a file (code `BUNDLE_FILE_REFUSED`). */
+export class FileReadError extends AmplifierError {
+  declare readonly code: 'BUNDLE_FILE_REFUSED';
   /** `not-a-file`, `too-large` or `unreadable`. */
   readonly reason: 'not-a-file' | 'too-large' | 'unreadable';
 
   constructor(reason: 'not-a-file' | 'too-large' | 'unreadable', message: string) {
-    super(message);
-    this.name = 'FileReadError';
+    super('BUNDLE_FILE_REFUSED', message);
     this.reason = reason;
   }
 }

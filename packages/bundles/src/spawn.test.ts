@@ -10,22 +10,17 @@ import {
   AmplifierSession,
   type ChatRequest,
   type Coordinator,
+  DELEGATION_DEPTH_CAPABILITY,
   type MountPlan,
   RESUME_CAPABILITY,
+  SELF_DELEGATION_DEPTH_CAPABILITY,
   SPAWN_CAPABILITY,
   type SpawnRequest,
   SUB_SESSION_BUDGET_CAPABILITY,
 } from '@amplifier/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentConfig } from './agents.js';
-import {
-  type ChildInfo,
-  createSpawner,
-  DELEGATION_DEPTH_CAPABILITY,
-  memoryChildStore,
-  SELF_DELEGATION_DEPTH_CAPABILITY,
-  type StoredChild,
-} from './spawn.js';
+import { type ChildInfo, createSpawner, memoryChildStore, type StoredChild } from './spawn.js';
 
 const baseDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** A list-backed context module (context-simple depends on this kit, so its tests cannot load it). */

@@ -19,12 +19,14 @@ import {
   type ContextManager,
   type Coordinator,
   DEFAULT_MAX_SUB_SESSIONS,
+  DELEGATION_DEPTH_CAPABILITY,
   errorMessage,
   type Message,
   type MountPlan,
   type ProviderPreference,
   RESUME_CAPABILITY,
   type ResumeRequest,
+  SELF_DELEGATION_DEPTH_CAPABILITY,
   type SessionOptions,
   SPAWN_CAPABILITY,
   type SpawnRequest,
@@ -37,11 +39,6 @@ import {
 import { type AgentConfig, agentFromData, agentOverlay } from './agents.js';
 import { applySystemPrompt } from './instructions.js';
 import { childPlan, type Inheritance, type SpawnRule } from './spawn-policy.js';
-
-/** Capability: how deep this session is in a delegation tree (a root has none: 0). */
-export const DELEGATION_DEPTH_CAPABILITY = 'session.delegation_depth';
-/** Capability: the self-delegation depth the delegate tool passed for this child. */
-export const SELF_DELEGATION_DEPTH_CAPABILITY = 'self_delegation_depth';
 
 /** What a child session is stored with, so it can be resumed (and shown). */
 export interface StoredChild {

@@ -3,6 +3,8 @@
  * error table (`defineErrors`) and a brand, so `AmplifierError.is(err, code?)` works across copies of core.
  */
 
+import type { ToolFailure } from './results.js';
+
 const BRAND = Symbol.for('amplifier.error');
 
 /** One row of an error table (`ERROR_CODES`, or a module's own through `defineErrors`). */
@@ -123,8 +125,8 @@ export const ERROR_CODES = {
 } as const;
 defineErrors(ERROR_CODES); // checks and freezes the rows
 
-/** Stable error codes: core's (`ERROR_CODES`) and those modules declare. Match on these, not on messages. */
-export type ErrorCode = keyof typeof ERROR_CODES | keyof DeclaredErrorCodes;
+/** Stable error codes: core's (`ERROR_CODES`, `TOOL_FAILURES`) and those modules declare. Match on these, not on messages. */
+export type ErrorCode = keyof typeof ERROR_CODES | ToolFailure | keyof DeclaredErrorCodes;
 
 /** A path-qualified problem found while validating data (`tools[1].config must be object`). */
 export interface DataError {

@@ -254,15 +254,18 @@ export type {
   HookResult,
   InjectionRole,
   MessageLevel,
+  ToolFailure,
   ToolResult,
 } from './results.js';
 export {
+  failureType,
   HOOK_ACTIONS,
   HOOK_RESULT_DEFAULTS,
   hookResult,
   sanitizeForLlm,
   serializeToolOutput,
   stringifyJson,
+  TOOL_FAILURES,
 } from './results.js';
 // Schemas and validation of data
 export type { DataSchemaName } from './schemas.js';
@@ -290,7 +293,9 @@ export type {
 } from './spawn.js';
 export {
   DEFAULT_MAX_SUB_SESSIONS,
+  DELEGATION_DEPTH_CAPABILITY,
   RESUME_CAPABILITY,
+  SELF_DELEGATION_DEPTH_CAPABILITY,
   SPAWN_CAPABILITY,
   SUB_SESSION_BUDGET_CAPABILITY,
   subSessionBudgetMessage,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AmplifierError, type ErrorCode } from './errors.js';
 import {
+  failureType,
   HOOK_ACTIONS,
   HOOK_RESULT_DEFAULTS,
   type HookResult,
@@ -7,6 +9,7 @@ import {
   sanitizeForLlm,
   serializeToolOutput,
   stringifyJson,
+  TOOL_FAILURES,
 } from './results.js';
 import { checkData } from './schemas.js';
 
@@ -152,5 +155,30 @@ describe('ToolResult serialization (O)', () => {
     const deep: Record<string, unknown> = { a: { b: {} } };
     (deep.a as { b: Record<string, unknown> }).b.back = deep.a;
     expect(stringifyJson(deep)).toBe('{"a":{"b":{"back":"[Circular]"}}}');
+  });
+});
+
+describe('TOOL_FAILURES: the failure types of whoever runs tools (the loop, the MCP server)', () => {
+  it("keeps Amplifier's `error.type` names, one per code", () => {
+    expect(
+      Object.fromEntries(Object.entries(TOOL_FAILURES.codes).map(([code, row]) => [code, row.name])),
+    ).toEqual({
+      TOOL_INVALID_ARGUMENTS: 'InvalidArguments',
+      TOOL_NOT_FOUND: 'ToolNotFoundError',
+      TOOL_INPUT_INVALID: 'ValidationError',
+      TOOL_TIMED_OUT: 'TimeoutError',
+      TOOL_PROFILE_INVALID: 'InvalidToolProfile',
+      TOOL_RESULT_INVALID: 'InvalidToolResult',
+    });
+    expect(failureType('TOOL_INVALID_ARGUMENTS')).toBe('InvalidArguments');
+    // @ts-expect-error: not a failure of the table
+    expect(() => failureType('TOOL_MISSING')).toThrow(TypeError);
+  });
+
+  it('a failure made as an error is an AmplifierError whose code is an ErrorCode, and keeps it across JSON', () => {
+    const error = TOOL_FAILURES.create('TOOL_NOT_FOUND', { message: "Tool 'nope' not found" });
+    const code: ErrorCode = error.code;
+    expect(AmplifierError.is(error, code)).toBe(true);
+    expect(JSON.parse(JSON.stringify(error))).toEqual({ code: 'TOOL_NOT_FOUND', name: 'ToolNotFoundError' });
   });
 });

@@ -4,6 +4,7 @@
  * and defaults). Plain JSON-able objects with Amplifier's snake_case names,
  * typed by their JSON Schemas (`FromSchema`; `schemas/*.json` are written from them).
  */
+import { defineErrors, type ErrorTable } from './errors.js';
 import type { FromSchema } from './from-schema.js';
 import { MAX_DATA_DEPTH, MAX_DEPTH_MARKER, setOwn } from './plain-data.js';
 
@@ -28,6 +29,43 @@ export const TOOL_RESULT_SCHEMA = {
 
 /** What a tool returns. A tool never throws for a bad call: it returns `success: false`. */
 export type ToolResult = FromSchema<typeof TOOL_RESULT_SCHEMA, { nullIsAbsent: true }>;
+
+const failures = {
+  TOOL_INVALID_ARGUMENTS: {
+    name: 'InvalidArguments',
+    description:
+      'the arguments are not a JSON object or nest too deep, or a tool:pre hook made them a non-object',
+  },
+  TOOL_NOT_FOUND: { name: 'ToolNotFoundError', description: 'no mounted tool has the name the model called' },
+  TOOL_INPUT_INVALID: {
+    name: 'ValidationError',
+    description: "the input does not match the tool's input schema",
+  },
+  TOOL_TIMED_OUT: { name: 'TimeoutError', description: 'the tool ran past its timeout and was stopped' },
+  TOOL_PROFILE_INVALID: {
+    name: 'InvalidToolProfile',
+    description: "the tool's executionProfile.timeoutMs is invalid",
+  },
+  TOOL_RESULT_INVALID: {
+    name: 'InvalidToolResult',
+    description: 'the tool returned something that is not a result',
+  },
+} as const;
+
+/**
+ * Why a tool call failed before or around the tool, as whoever runs tools (the loop, the MCP
+ * server) reports it: the row's `name` is the `error.type` of the failed result and of
+ * `tool:error` (Amplifier's names, kept on the wire); the model reads the message.
+ */
+export const TOOL_FAILURES: ErrorTable<typeof failures> = defineErrors(failures);
+
+/** A code of `TOOL_FAILURES`. */
+export type ToolFailure = keyof typeof failures;
+
+/** The `error.type` a failed call reports for `failure` (`InvalidArguments`, ...). */
+export function failureType(failure: ToolFailure): string {
+  return TOOL_FAILURES.codes[failure].name;
+}
 
 /**
  * Remove what must never reach a model: C0/C1 control characters except tab, LF

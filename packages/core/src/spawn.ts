@@ -90,6 +90,10 @@ export type ResumeCapability = (request: ResumeRequest) => Promise<SpawnResult>;
 export const SPAWN_CAPABILITY = 'session.spawn';
 /** Name of the capability that continues a stored child session by id (`ResumeCapability`). */
 export const RESUME_CAPABILITY = 'session.resume';
+/** Capability the spawner registers on every child: its nesting depth (a root has none: 0; its child 1). */
+export const DELEGATION_DEPTH_CAPABILITY = 'session.delegation_depth';
+/** The reference's capability: how many `self` delegations led to this session (the spawner registers it). */
+export const SELF_DELEGATION_DEPTH_CAPABILITY = 'self_delegation_depth';
 
 // ------------------------------------------------------------ sub-session budget
 

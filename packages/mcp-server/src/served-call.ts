@@ -9,9 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import {
   type Coordinator,
+  ERROR_CODES,
   errorMessage,
   errorType,
   events,
+  failureType,
   type HookResult,
   sanitizeForLlm,
   serializeToolOutput,
@@ -88,7 +90,7 @@ export async function runServedCall(
     if (modified !== undefined && modified !== input) {
       if (!isRecord(modified)) {
         return await failed(
-          'InvalidArguments',
+          failureType('TOOL_INVALID_ARGUMENTS'),
           `a tool:pre hook replaced the input of '${name}' with a non-object`,
         );
       }
@@ -100,13 +102,14 @@ export async function runServedCall(
   const problem = inputProblem(tool, input);
   if (problem !== undefined) {
     const result = await failed(
-      'ValidationError',
+      failureType('TOOL_INPUT_INVALID'),
       `invalid input for tool '${name}': ${problem}`,
       `Error: invalid input for tool '${name}': ${problem}. The tool was not run; fix the arguments and call it again.`,
     );
     return { ...result, refused: 'invalid_input' };
   }
-  if (options.signal.aborted) return failed('CancelledError', `the call to '${name}' was cancelled`);
+  if (options.signal.aborted)
+    return failed(ERROR_CODES.CANCELLED.name, `the call to '${name}' was cancelled`);
   let result: ToolResult;
   try {
     const value: unknown = await tool.execute(input, {
@@ -115,11 +118,15 @@ export async function runServedCall(
       ...(options.onProgress && { onProgress: options.onProgress }),
     });
     if (!isRecord(value) || typeof value.success !== 'boolean') {
-      return failed('InvalidToolResult', `tool '${name}' returned no result ({ success, output?, error? })`);
+      return failed(
+        failureType('TOOL_RESULT_INVALID'),
+        `tool '${name}' returned no result ({ success, output?, error? })`,
+      );
     }
     result = value as unknown as ToolResult;
   } catch (error) {
-    if (options.signal.aborted) return failed('CancelledError', `the call to '${name}' was cancelled`);
+    if (options.signal.aborted)
+      return failed(ERROR_CODES.CANCELLED.name, `the call to '${name}' was cancelled`);
     return failed(errorType(error), errorMessage(error), `Error executing tool: ${errorMessage(error)}`);
   }
   try {

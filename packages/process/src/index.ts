@@ -71,6 +71,7 @@ export {
   bwrapSetup,
   CONFINED_UNSET,
   INSTALL_HINT,
+  PROCESS_ERRORS,
   SANDBOX_STATUS_CHANNEL,
   Sandbox,
   SandboxUnavailableError,

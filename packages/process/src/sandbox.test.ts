@@ -349,6 +349,17 @@ describe('Sandbox modes', () => {
     expect(
       () => new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'required' }, { module: 'mod-a', bwrap: missing }),
     ).toThrow(/apt-get install bubblewrap/);
+    // The message comes from the error table's template: what was asked, why not, what to do.
+    expect(
+      () => new Sandbox({ ...SANDBOX_DEFAULTS, mode: 'required' }, { module: 'mod-a', bwrap: missing }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'SANDBOX_UNAVAILABLE',
+        message: expect.stringMatching(
+          /^mod-a: sandbox is 'required' but unavailable: .+, or set sandbox: off$/,
+        ),
+      }),
+    );
     const notices: string[] = [];
     const notice = (message: string): void => {
       notices.push(message);

@@ -15,6 +15,7 @@ import type { ChildProcess, StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { AmplifierError, type CodesOf, defineErrors, type ErrorTable } from '@amplifier/core';
 import { maskArguments, protectedPaths, realpathOr, resolverArguments } from './masks.js';
 import { limitProcesses, type PidsLimitKind, pidsLimitKind } from './pids-limit.js';
 import { childProcess } from './platform.js';
@@ -198,13 +199,30 @@ export interface PreparedCommand {
   empty?: () => boolean;
 }
 
-/** Thrown when `required` cannot be honoured. */
-export class SandboxUnavailableError extends Error {
+const rows = {
+  SANDBOX_UNAVAILABLE: {
+    name: 'SandboxUnavailableError',
+    description:
+      "a module's `sandbox: required` cannot be honoured (no working bubblewrap, no seccomp filter)",
+    message: "{module}: sandbox is 'required' but unavailable: {reason}; {fix}, or set sandbox: off",
+  },
+} as const;
+
+/** The code of this package, declared in core's error factory, with its message template. */
+export const PROCESS_ERRORS: ErrorTable<typeof rows> = defineErrors(rows);
+
+declare module '@amplifier/core' {
+  interface DeclaredErrorCodes extends CodesOf<typeof PROCESS_ERRORS> {}
+}
+
+/** Thrown when `required` cannot be honoured (code `SANDBOX_UNAVAILABLE`). */
+export class SandboxUnavailableError extends AmplifierError {
+  declare readonly code: 'SANDBOX_UNAVAILABLE';
   constructor(module: string, reason: string) {
     super(
-      `${module}: sandbox is 'required' but unavailable: ${reason}; ${fixFor(reason)}, or set sandbox: off`,
+      'SANDBOX_UNAVAILABLE',
+      PROCESS_ERRORS.message('SANDBOX_UNAVAILABLE', { module, reason, fix: fixFor(reason) }),
     );
-    this.name = 'SandboxUnavailableError';
   }
 }
 

@@ -25,6 +25,7 @@ export {
 export {
   newToken,
   resolveServiceToken,
+  SERVER_ERRORS,
   ServiceSetupError,
   type ServiceToken,
   type ServiceTokenOptions,

@@ -1,6 +1,16 @@
+import { AmplifierError } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackAddress } from './addresses.js';
 import { newToken, resolveServiceToken, ServiceSetupError, TOKEN_BYTES } from './token.js';
+
+function thrownBy(attempt: () => unknown): unknown {
+  try {
+    attempt();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
 
 describe('tokens', () => {
   it('a generated token is 256 random bits, new each time', () => {
@@ -41,6 +51,7 @@ describe('tokens', () => {
       const attempt = () => resolveServiceToken({ service: 'test', envName: 'TEST_TOKEN', host, env: {} });
       expect(attempt, host).toThrow(ServiceSetupError);
       expect(attempt, host).toThrow(/--token or TEST_TOKEN/);
+      expect(AmplifierError.is(thrownBy(attempt), 'SERVICE_SETUP_INVALID'), host).toBe(true);
     }
     expect(
       resolveServiceToken({ service: 't', envName: 'T', host: '0.0.0.0', flag: 'mine', env: {} }).token,

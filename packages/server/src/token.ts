@@ -6,6 +6,13 @@
  * also mean the user never decided to open the door).
  */
 import { randomBytes } from 'node:crypto';
+import {
+  AmplifierError,
+  type AmplifierErrorOptions,
+  type CodesOf,
+  defineErrors,
+  type ErrorTable,
+} from '@amplifier/core';
 import { isLoopbackAddress } from './addresses.js';
 
 /** Random bytes in a generated token (256 bits). */
@@ -16,9 +23,29 @@ export function newToken(): string {
   return randomBytes(TOKEN_BYTES).toString('base64url');
 }
 
-/** A problem with how a service was asked to start: the message says what was wanted, what was found and what to do. */
-export class ServiceSetupError extends Error {
-  override readonly name = 'ServiceSetupError';
+const rows = {
+  SERVICE_SETUP_INVALID: {
+    name: 'ServiceSetupError',
+    description: 'a service cannot start as asked (its host, token, port, socket or endpoint path)',
+  },
+} as const;
+
+/** The code of this package, declared in core's error factory (the thrower writes the message). */
+export const SERVER_ERRORS: ErrorTable<typeof rows> = defineErrors(rows);
+
+declare module '@amplifier/core' {
+  interface DeclaredErrorCodes extends CodesOf<typeof SERVER_ERRORS> {}
+}
+
+/**
+ * A problem with how a service was asked to start (code `SERVICE_SETUP_INVALID`): the message
+ * says what was wanted, what was found and what to do.
+ */
+export class ServiceSetupError extends AmplifierError {
+  declare readonly code: 'SERVICE_SETUP_INVALID';
+  constructor(message: string, options?: AmplifierErrorOptions) {
+    super('SERVICE_SETUP_INVALID', message, options);
+  }
 }
 
 export interface ServiceTokenOptions {

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_REDACTION, Redactor } from '@amplifier/secrets';
+import { DEFAULT_REDACTION, type Redactor, sharedRedactor } from '@amplifier/secrets';
 import { SESSION_FILES } from './paths.js';
 import { sanitizeValue } from './record.js';
 
@@ -15,10 +15,9 @@ const METADATA = SESSION_FILES.metadata;
 
 let redactor: Redactor | undefined;
 
-/** The redactor of what a session folder keeps outside the event log: the default redaction, this process's environment. */
+/** The redactor of what a session folder keeps outside the event log: the event log's default one (shared). */
 function storeRedactor(): Redactor {
-  redactor ??= new Redactor(DEFAULT_REDACTION);
-  return redactor;
+  return (redactor ??= sharedRedactor(DEFAULT_REDACTION));
 }
 
 /** `text` as metadata.json keeps it (a session's name is its first prompt): secrets redacted as in events.jsonl. */

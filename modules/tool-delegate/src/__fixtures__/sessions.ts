@@ -10,10 +10,12 @@ import { mount as mountContext } from '@amplifier/context-simple';
 import {
   AmplifierSession,
   type Coordinator,
+  DELEGATION_DEPTH_CAPABILITY,
   errorMessage,
   type MountPlan,
   RESUME_CAPABILITY,
   type ResumeRequest,
+  SELF_DELEGATION_DEPTH_CAPABILITY,
   SPAWN_CAPABILITY,
   type SpawnRequest,
   type SpawnResult,
@@ -27,7 +29,6 @@ import { EventRecorder, inProcessLoader } from '@amplifier/testing';
 import { mount as mountBash } from '@amplifier/tool-bash';
 import { DELEGATE_EVENTS } from '../events.js';
 import { mount as mountDelegate } from '../index.js';
-import { DELEGATION_DEPTH_CAPABILITY, SELF_DELEGATION_DEPTH_CAPABILITY } from '../limits.js';
 
 /** What one child session runs. */
 export interface ChildSpec {

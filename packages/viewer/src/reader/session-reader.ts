@@ -13,13 +13,14 @@ import {
   isTranscriptMessage,
   type JsonlNote,
   readMetadataFile,
+  storedText,
 } from '@amplifier/sessions';
 import type { EventRecord } from '../model/records.js';
 import { SessionFold } from '../model/session-fold.js';
 import type { SessionDetail, SessionSummary } from '../model/summary.js';
 import { readJsonlSnapshot } from './jsonl-snapshot.js';
 import type { SessionFolder } from './session-folder.js';
-import { redactText, trimValue } from './trim.js';
+import { trimValue } from './trim.js';
 
 export interface ReadLimits {
   /** Event records kept for a page; the rest are counted and reported. */
@@ -73,7 +74,7 @@ export function summarize(
     parentId: nonEmpty(m.parent_id) ? m.parent_id : null,
     agent: nonEmpty(m.agent_name) ? m.agent_name : null,
     // The name is the first prompt's start: it may hold what the user pasted.
-    name: nonEmpty(m.name) ? redactText(m.name) : nonEmpty(m.description) ? redactText(m.description) : null,
+    name: nonEmpty(m.name) ? storedText(m.name) : nonEmpty(m.description) ? storedText(m.description) : null,
     status,
     model,
     provider: nonEmpty(m.provider) ? m.provider : (fold.calls[0]?.provider ?? null),

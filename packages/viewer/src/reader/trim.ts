@@ -9,19 +9,14 @@
  * 50 MB file read) then costs the browser a few kilobytes, and says so where
  * it is shown.
  */
-import { DEFAULT_REDACTION, Redactor } from '@amplifier/secrets';
+import { DEFAULT_REDACTION, type Redactor, sharedRedactor } from '@amplifier/secrets';
+import { storedText } from '@amplifier/sessions';
 
 let shared: Redactor | undefined;
 
-/** The event log's redactor with its default config (and this process's secret environment values). */
+/** The event log's redactor with its default config (and this process's secret environment values), shared. */
 function redactor(): Redactor {
-  shared ??= new Redactor(DEFAULT_REDACTION);
-  return shared;
-}
-
-/** `text` with secrets redacted as the event log redacts them. */
-export function redactText(text: string): string {
-  return redactor().redactString(text, new Set());
+  return (shared ??= sharedRedactor(DEFAULT_REDACTION));
 }
 
 export interface TrimLimits {
@@ -33,7 +28,7 @@ export const DEFAULT_TRIM: TrimLimits = { maxChars: 20_000, maxDepth: 12 };
 
 export function trimValue(value: unknown, limits: TrimLimits = DEFAULT_TRIM, depth = 0): unknown {
   if (typeof value === 'string') {
-    const safe = redactText(value);
+    const safe = storedText(value); // redacted as the event log redacts
     if (safe.length <= limits.maxChars) return safe;
     return `${safe.slice(0, limits.maxChars)}… [${safe.length - limits.maxChars} more characters not shown]`;
   }
