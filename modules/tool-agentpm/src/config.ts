@@ -52,9 +52,9 @@ export const CONFIG_SCHEMA = {
     },
     /** Values for the variables manifests declare in `environment.vars` (undeclared names are never passed). */
     env: { type: 'object', additionalProperties: { type: 'string' } },
-    /** Per-call time limit in seconds for manifests without `entrypoint.timeout_ms` (or its alias `timeout_ms`). */
-    timeout: { type: 'number', exclusiveMinimum: 0, maximum: (2 ** 31 - 1) / 1000 },
-    timeout_ms: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
+    /** Per-call time limit in seconds for manifests without `entrypoint.timeout_ms` (or its alias `timeout_ms`); at most 2^31 - 1 ms, the longest timer Node keeps. */
+    timeout: { type: 'number', exclusiveMinimum: 0, maximum: 2_147_483.647 },
+    timeout_ms: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
     /** Per-stream limit (stdout, stderr): a process writing more is stopped. */
     max_output_bytes: { type: 'integer', minimum: 1 },
     /** Seconds between SIGTERM and SIGKILL when a process group is stopped (or its alias `kill_grace_ms`). */
