@@ -3,17 +3,38 @@
  * warn once and are ignored; a value of the wrong shape fails the mount (a
  * misspelt rule ignored would redact less than the user asked).
  */
-import { type Logger, ownConfig } from '@amplifier/core';
-import { RULES, type Rule } from './patterns.js';
+import type { Logger } from '@amplifier/core';
+import { defineModuleConfig, type FromSchema } from '@amplifier/schema';
+import type { Rule } from './patterns.js';
 
-export interface RedactionConfig {
-  rules: Rule[];
-  /** Payload paths left as they are (`a.b[0]`). */
+/**
+ * JSON Schema of the config: the one source of `RedactionConfigInput` (`FromSchema`). Unknown keys
+ * warn once (`defineModuleConfig`); `rules` lists `RULES` (a test checks the enum is the same list).
+ */
+export const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: {
+    /** What to mask: `secrets` (keys, tokens, private keys) and `pii-basic` (emails, phone numbers). Default both. */
+    rules: { type: 'array', items: { enum: ['secrets', 'pii-basic'] } },
+    /** Payload paths left as they are (`a.b[0]`). Default []. */
+    allowlist: { type: 'array', items: { type: 'string' } },
+    /** Hook priority: lower runs first; loggers run at 100. Default 10. */
+    priority: { type: 'number' },
+    /** Events not subscribed to (the model needs tool data verbatim). Default `tool:pre`, `tool:post`. */
+    skip_events: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+/** The config as written in a mount plan (every key optional): derived from `CONFIG_SCHEMA`. */
+export type RedactionConfigInput = FromSchema<typeof CONFIG_SCHEMA>;
+
+/** The config with its defaults filled in; the lists the handler looks up are sets. */
+export type RedactionConfig = Required<Pick<RedactionConfigInput, 'rules' | 'priority'>> & {
+  /** Payload paths left as they are (`a.b[0]`), `ALWAYS_KEPT` included. */
   allowlist: Set<string>;
-  priority: number;
   /** Events not subscribed to (the model needs tool data verbatim). */
   skip_events: Set<string>;
-}
+};
 
 /** The reference's defaults. */
 export const DEFAULTS: Readonly<{
@@ -28,7 +49,12 @@ export const DEFAULTS: Readonly<{
   skip_events: ['tool:pre', 'tool:post'],
 });
 
-const KEYS = new Set(Object.keys(DEFAULTS));
+/** The config's reader: the policy, and `MOUNT_FAILED` naming every bad key. */
+const REDACTION_CONFIG = defineModuleConfig({
+  module: 'hooks-redaction',
+  schema: CONFIG_SCHEMA,
+  hint: 'Fix these keys in the module\'s config (rules: "secrets", "pii-basic"; allowlist: payload paths such as a.b[0]).',
+});
 
 /**
  * Top-level fields never masked: the kernel's default fields and the ids that
@@ -47,38 +73,17 @@ export const ALWAYS_KEPT: readonly string[] = [
   'parent_span_id',
 ];
 
-function stringList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-/** Validate `raw` and fill in the defaults; throws an Error naming every bad key. */
+/**
+ * Read `raw` by the config policy and fill in the defaults. Unknown keys warn
+ * once through `logger`; a wrong-typed key or an unknown rule fails the mount
+ * (`MOUNT_FAILED` naming every bad key: a misspelt rule ignored would redact
+ * less than the user asked).
+ */
 export function parseConfig(raw: unknown, logger: Logger): RedactionConfig {
-  const config = ownConfig(raw, 'hooks-redaction');
-  const errors: string[] = [];
-  for (const key of Object.keys(config)) {
-    if (!KEYS.has(key)) logger.warn(`hooks-redaction: unknown config key '${key}' is ignored`);
-  }
-  const { rules = DEFAULTS.rules, allowlist = DEFAULTS.allowlist, priority = DEFAULTS.priority } = config;
-  const skip = config.skip_events ?? DEFAULTS.skip_events;
-  if (!stringList(rules) || !rules.every((rule) => (RULES as readonly string[]).includes(rule))) {
-    errors.push(
-      `rules must be a list of ${RULES.map((r) => `"${r}"`).join(', ')}; got ${JSON.stringify(rules)}`,
-    );
-  }
-  if (!stringList(allowlist))
-    errors.push(`allowlist must be a list of payload paths (a.b[0]); got ${JSON.stringify(allowlist)}`);
-  if (typeof priority !== 'number' || !Number.isFinite(priority)) {
-    errors.push(
-      `priority must be a number (lower runs first; loggers run at 100); got ${JSON.stringify(priority)}`,
-    );
-  }
-  if (!stringList(skip))
-    errors.push(`skip_events must be a list of event names; got ${JSON.stringify(skip)}`);
-  if (errors.length > 0) throw new Error(`hooks-redaction: invalid config:\n  - ${errors.join('\n  - ')}`);
-  return {
-    rules: rules as Rule[],
-    allowlist: new Set([...ALWAYS_KEPT, ...(allowlist as string[])]),
-    priority: priority as number,
-    skip_events: new Set(skip as string[]),
-  };
+  return REDACTION_CONFIG.resolve(raw, logger, (config) => ({
+    rules: [...(config.rules ?? DEFAULTS.rules)],
+    allowlist: new Set([...ALWAYS_KEPT, ...(config.allowlist ?? DEFAULTS.allowlist)]),
+    priority: config.priority ?? DEFAULTS.priority,
+    skip_events: new Set(config.skip_events ?? DEFAULTS.skip_events),
+  }));
 }

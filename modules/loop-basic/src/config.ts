@@ -3,8 +3,8 @@
  * plan) plus the scheduling, timeout, truncation and alias settings. Checked
  * with core's ajv at mount time; a bad value fails `mount` with every problem.
  */
-import { AmplifierError, type DataError, getOwn, type Logger } from '@amplifier/core';
-import { type FromSchema, readModuleConfig } from '@amplifier/schema';
+import { getOwn, type Logger } from '@amplifier/core';
+import { defineModuleConfig, type FromSchema } from '@amplifier/schema';
 
 /** The config with every default filled in (tool_timeout in ms, null: none). */
 export interface ResolvedConfig {
@@ -19,7 +19,7 @@ export interface ResolvedConfig {
   defaultProvider: string | undefined;
 }
 
-/** JSON Schema of the config: the one source of `LoopBasicConfig` (`FromSchema`); `readModuleConfig` (@amplifier/schema) warns about unknown keys. */
+/** JSON Schema of the config: the one source of `LoopBasicConfig` (`FromSchema`); `defineModuleConfig` (@amplifier/schema) warns about unknown keys. */
 export const CONFIG_SCHEMA = {
   type: 'object',
   properties: {
@@ -64,43 +64,37 @@ export const DEFAULTS: Readonly<{
   max_empty_responses: 3,
 });
 
+/** The config's reader: the policy, the `max_iterations: 0` rule, and `MOUNT_FAILED` listing every bad key. */
+const LOOP_CONFIG = defineModuleConfig({
+  module: 'loop-basic',
+  schema: CONFIG_SCHEMA,
+  check: (config) =>
+    getOwn(config, 'max_iterations') === 0
+      ? [{ path: 'max_iterations', message: 'must be -1 (unlimited) or at least 1' }]
+      : [],
+  hint: "Fix the orchestrator's config in the mount plan (max_iterations: -1 or >= 1; tool_timeout in seconds).",
+});
+
 /**
- * Read `raw` by core's config policy and fill in the defaults. Only the
- * config's own properties are read (an inherited or `__proto__` key changes
- * nothing); unknown keys are warned about once through `logger`. Throws an
- * `AmplifierError` (`MOUNT_FAILED`) listing every bad key and what it must be.
+ * Read `raw` by the config policy (`defineModuleConfig`) and fill in the
+ * defaults. Only the config's own properties are read (an inherited or
+ * `__proto__` key changes nothing); unknown keys are warned about once through
+ * `logger`. Throws an `AmplifierError` (`MOUNT_FAILED`) listing every bad key
+ * and what it must be.
  */
 export function resolveConfig(raw: Record<string, unknown>, logger?: Pick<Logger, 'warn'>): ResolvedConfig {
-  let config: Record<string, unknown> = {};
-  let errors: DataError[] = [];
-  try {
-    config = readModuleConfig(raw, { module: 'loop-basic', schema: CONFIG_SCHEMA, logger });
-  } catch (error) {
-    errors = [
-      ...((error as { errors?: DataError[] }).errors ?? [{ path: '', message: (error as Error).message }]),
-    ];
-  }
-  if (getOwn(raw, 'max_iterations') === 0) {
-    errors.push({ path: 'max_iterations', message: 'must be -1 (unlimited) or at least 1' });
-  }
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `  - ${e.path || '(root)'} ${e.message}`).join('\n');
-    throw new AmplifierError(
-      'MOUNT_FAILED',
-      `Invalid loop-basic config:\n${lines}\nFix the orchestrator's config in the mount plan (max_iterations: -1 or >= 1; tool_timeout in seconds).`,
-    );
-  }
-  const c = config as LoopBasicConfig;
-  const timeout = c.tool_timeout === undefined ? DEFAULTS.tool_timeout : c.tool_timeout;
-  return {
-    maxIterations: c.max_iterations ?? DEFAULTS.max_iterations,
-    maxConcurrentTools: c.max_concurrent_tools ?? DEFAULTS.max_concurrent_tools,
-    toolTimeoutMs: timeout === null || timeout === 0 ? null : timeout * 1000,
-    maxToolOutputBytes: c.max_tool_output_bytes ?? DEFAULTS.max_tool_output_bytes,
-    toolAliases: new Map(Object.entries(c.tool_aliases ?? {})),
-    extendedThinking: c.extended_thinking ?? false,
-    reasoningEffort: c.reasoning_effort ?? undefined,
-    maxEmptyResponses: c.max_empty_responses ?? DEFAULTS.max_empty_responses,
-    defaultProvider: c.default_provider ?? undefined,
-  };
+  return LOOP_CONFIG.resolve(raw, logger, (c) => {
+    const timeout = c.tool_timeout === undefined ? DEFAULTS.tool_timeout : c.tool_timeout;
+    return {
+      maxIterations: c.max_iterations ?? DEFAULTS.max_iterations,
+      maxConcurrentTools: c.max_concurrent_tools ?? DEFAULTS.max_concurrent_tools,
+      toolTimeoutMs: timeout === null || timeout === 0 ? null : timeout * 1000,
+      maxToolOutputBytes: c.max_tool_output_bytes ?? DEFAULTS.max_tool_output_bytes,
+      toolAliases: new Map(Object.entries(c.tool_aliases ?? {})),
+      extendedThinking: c.extended_thinking ?? false,
+      reasoningEffort: c.reasoning_effort ?? undefined,
+      maxEmptyResponses: c.max_empty_responses ?? DEFAULTS.max_empty_responses,
+      defaultProvider: c.default_provider ?? undefined,
+    };
+  });
 }

@@ -56,7 +56,7 @@ describe('mount and config', () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toMatch(/^Invalid loop-basic config:/);
+    expect(message).toMatch(/^loop-basic: invalid config:/);
     for (const line of [
       '  - max_iterations must be -1 (unlimited) or at least 1',
       '  - tool_timeout must be number or null',

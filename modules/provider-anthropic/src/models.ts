@@ -4,7 +4,7 @@
  * the limits `GET /v1/models` reports. Lookup (dated snapshots, routed ids)
  * and cost arithmetic are the provider kit's (`@amplifier/provider-http`).
  */
-import type { ModelLimits, ModelPrice, ModelTable } from '@amplifier/provider-http';
+import { listedLimits, type ModelLimits, type ModelPrice, type ModelTable } from '@amplifier/provider-http';
 
 export type { ModelLimits, ModelPrice } from '@amplifier/provider-http';
 
@@ -54,30 +54,15 @@ export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = {
   'claude-3-5-haiku': { input: 0.8, output: 4, cache_write: 1, cache_read: 0.08 },
 };
 
-/** Limits assumed for a Claude model nobody described. */
-export const UNKNOWN_MODEL_LIMITS: Readonly<ModelLimits> = {
-  context_window: 200_000,
-  max_output_tokens: 8192,
-};
-
-/** Limits a `GET /v1/models` entry reports (`max_input_tokens`, `max_tokens`, `display_name`). */
-export function serverLimits(entry: Record<string, unknown>): Partial<ModelLimits> {
-  const positive = (v: unknown): number | undefined =>
-    typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
-  const limits: Partial<ModelLimits> = {};
-  const context = positive(entry.max_input_tokens);
-  const output = positive(entry.max_tokens);
-  if (context !== undefined) limits.context_window = context;
-  if (output !== undefined) limits.max_output_tokens = output;
-  if (typeof entry.display_name === 'string' && entry.display_name !== '')
-    limits.display_name = entry.display_name;
-  return limits;
-}
-
-/** The built-in knowledge a `ModelCatalog` starts from (config `models` and the server's listing add to it). */
+/** Claude models, and the limits a `GET /v1/models` entry reports (`max_input_tokens`, `max_tokens`, `display_name`). */
 export const MODEL_TABLE: ModelTable = {
   builtin: BUILTIN_MODELS,
-  unknown: UNKNOWN_MODEL_LIMITS,
+  /** Assumed for a Claude model nobody described. */
+  unknown: { context_window: 200_000, max_output_tokens: 8192 },
   capabilities: CLAUDE,
-  serverLimits,
+  serverLimits: listedLimits({
+    context: ['max_input_tokens'],
+    output: ['max_tokens'],
+    name: ['display_name'],
+  }),
 };

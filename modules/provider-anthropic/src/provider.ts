@@ -6,15 +6,9 @@
  * are the provider kit's `HttpLlmProvider`.
  */
 import type { EventSink, Logger } from '@amplifier/core';
-import {
-  CostMeter,
-  HttpLlmProvider,
-  ModelCatalog,
-  poolTransport,
-  streamPayloadError,
-} from '@amplifier/provider-http';
+import { HttpLlmProvider, providerParts, streamPayloadError } from '@amplifier/provider-http';
 import { Pool } from 'undici';
-import { configFields, type ResolvedConfig } from './config.js';
+import { ANTHROPIC_CONFIG, type ResolvedConfig } from './config.js';
 import { fromWireMessage } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 import { BUILTIN_PRICES, MODEL_TABLE } from './models.js';
@@ -26,12 +20,7 @@ type Json = Record<string, unknown>;
 /** The Messages API provider. `mount` builds one; apps and tests may build their own. */
 export class AnthropicProvider extends HttpLlmProvider<ResolvedConfig> {
   constructor(config: ResolvedConfig, options: { hooks?: EventSink; logger?: Logger } = {}) {
-    const catalog = new ModelCatalog({
-      ...MODEL_TABLE,
-      defaultModel: config.model,
-      overrides: config.models,
-      listBuiltin: true,
-    });
+    const parts = providerParts(config, { Pool, models: MODEL_TABLE, prices: BUILTIN_PRICES });
     super(
       config,
       {
@@ -41,14 +30,10 @@ export class AnthropicProvider extends HttpLlmProvider<ResolvedConfig> {
           display_name: 'Anthropic',
           credential_env_vars: ['ANTHROPIC_API_KEY'],
           capabilities: ['tools', 'streaming', 'vision', 'thinking', 'json_mode'],
-          config_fields: configFields(config.model),
+          config_fields: ANTHROPIC_CONFIG.configFields(config.model),
         },
         auth: config.apiKey === undefined ? {} : { 'x-api-key': config.apiKey },
-        transport: poolTransport(
-          new Pool(config.baseUrl.origin, { connections: config.connections, pipelining: 1 }),
-        ),
-        catalog,
-        costs: new CostMeter(config.prices, BUILTIN_PRICES),
+        ...parts,
         // Every page of GET /v1/models, with `max_input_tokens` / `max_tokens` where the API reports them.
         listing: 'GET /v1/models',
         async listModels(getJson) {
@@ -74,7 +59,7 @@ export class AnthropicProvider extends HttpLlmProvider<ResolvedConfig> {
               model,
               stream,
               maxTokens: config.maxTokens,
-              modelMaxOutput: catalog.info(model).max_output_tokens,
+              modelMaxOutput: parts.catalog.info(model).max_output_tokens,
               temperature: config.temperature,
               topP: config.topP,
               promptCaching: config.promptCaching,

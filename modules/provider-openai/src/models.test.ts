@@ -1,6 +1,8 @@
 import { CostMeter, lookupModel, ModelCatalog, type ModelLimits } from '@amplifier/provider-http';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_MODELS, BUILTIN_PRICES, MODEL_TABLE, serverLimits } from './models.js';
+import { BUILTIN_MODELS, BUILTIN_PRICES, MODEL_TABLE } from './models.js';
+
+const { serverLimits } = MODEL_TABLE;
 
 const catalogOf = (
   defaultModel: string,

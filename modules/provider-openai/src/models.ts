@@ -4,7 +4,7 @@
  * the limits OpenAI-compatible servers report in `GET /models`. Lookup (dated
  * snapshots, routed ids) and cost arithmetic are the provider kit's (`@amplifier/provider-http`).
  */
-import type { ModelLimits, ModelPrice, ModelTable } from '@amplifier/provider-http';
+import { listedLimits, type ModelLimits, type ModelPrice, type ModelTable } from '@amplifier/provider-http';
 
 export type { ModelLimits, ModelPrice } from '@amplifier/provider-http';
 
@@ -41,44 +41,28 @@ export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = {
   'o4-mini': { input: 1.1, cache_read: 0.275, output: 4.4 },
 };
 
-/** Limits assumed for a model nobody described (OpenAI-compatible servers vary widely). */
-export const UNKNOWN_MODEL_LIMITS: Readonly<ModelLimits> = {
-  context_window: 128_000,
-  max_output_tokens: 4096,
-};
-
 /**
- * Limits a `GET /models` entry reports, under the names servers use:
- * `context_length` (OpenRouter), `max_model_len` (vLLM), `meta.n_ctx_train`
+ * OpenAI's models, and the limits a compatible server's `GET /models` entry reports, under the
+ * names servers use: `context_length` (OpenRouter), `max_model_len` (vLLM), `meta.n_ctx_train`
  * (llama.cpp), `max_context_length` (LM Studio), `context_window`;
  * `top_provider.max_completion_tokens` (OpenRouter), `max_output_tokens`.
  */
-export function serverLimits(entry: Record<string, unknown>): Partial<ModelLimits> {
-  const positive = (...values: unknown[]): number | undefined =>
-    values.find((v): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0);
-  const meta = (entry.meta ?? {}) as Record<string, unknown>;
-  const top = (entry.top_provider ?? {}) as Record<string, unknown>;
-  const context = positive(
-    entry.context_window,
-    entry.context_length,
-    entry.max_model_len,
-    entry.max_context_length,
-    meta.n_ctx,
-    meta.n_ctx_train,
-    top.context_length,
-  );
-  const output = positive(entry.max_output_tokens, top.max_completion_tokens);
-  const limits: Partial<ModelLimits> = {};
-  if (context !== undefined) limits.context_window = context;
-  if (output !== undefined) limits.max_output_tokens = output;
-  if (typeof entry.name === 'string' && entry.name !== '') limits.display_name = entry.name;
-  return limits;
-}
-
-/** The built-in knowledge a `ModelCatalog` starts from (config `models` and the server's listing add to it). */
 export const MODEL_TABLE: ModelTable = {
   builtin: BUILTIN_MODELS,
-  unknown: UNKNOWN_MODEL_LIMITS,
+  /** Assumed for a model nobody described (OpenAI-compatible servers vary widely). */
+  unknown: { context_window: 128_000, max_output_tokens: 4096 },
   capabilities: TOOLS_VISION,
-  serverLimits,
+  serverLimits: listedLimits({
+    context: [
+      'context_window',
+      'context_length',
+      'max_model_len',
+      'max_context_length',
+      'meta.n_ctx',
+      'meta.n_ctx_train',
+      'top_provider.context_length',
+    ],
+    output: ['max_output_tokens', 'top_provider.max_completion_tokens'],
+    name: ['name'],
+  }),
 };

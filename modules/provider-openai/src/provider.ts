@@ -6,15 +6,9 @@
  * the HTTP exchange are the provider kit's `HttpLlmProvider`.
  */
 import type { EventSink, Logger } from '@amplifier/core';
-import {
-  CostMeter,
-  HttpLlmProvider,
-  ModelCatalog,
-  poolTransport,
-  streamPayloadError,
-} from '@amplifier/provider-http';
+import { HttpLlmProvider, providerParts, streamPayloadError } from '@amplifier/provider-http';
 import { Pool } from 'undici';
-import { configFields, type ResolvedConfig } from './config.js';
+import { OPENAI_CONFIG, type ResolvedConfig } from './config.js';
 import { fromWireCompletion, toWireBody } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 import { BUILTIN_PRICES, MODEL_TABLE } from './models.js';
@@ -32,20 +26,16 @@ export class OpenAIProvider extends HttpLlmProvider<ResolvedConfig> {
           display_name: 'OpenAI (Chat Completions)',
           credential_env_vars: ['OPENAI_API_KEY'],
           capabilities: ['tools', 'streaming', 'vision', 'json_mode'],
-          config_fields: configFields(config.model),
+          config_fields: OPENAI_CONFIG.configFields(config.model),
         },
         auth: config.apiKey === undefined ? {} : { authorization: `Bearer ${config.apiKey}` },
-        transport: poolTransport(
-          new Pool(config.baseUrl.origin, { connections: config.connections, pipelining: 1 }),
-        ),
-        catalog: new ModelCatalog({
-          ...MODEL_TABLE,
-          defaultModel: config.model,
-          overrides: config.models,
+        ...providerParts(config, {
+          Pool,
+          models: MODEL_TABLE,
+          prices: BUILTIN_PRICES,
           // Other servers' models are not OpenAI's: list the built-in table only for OpenAI itself.
           listBuiltin: config.baseUrl.hostname === 'api.openai.com',
         }),
-        costs: new CostMeter(config.prices, BUILTIN_PRICES),
         // GET /models, with context sizes where the server reports them (OpenRouter, vLLM, llama.cpp, LM Studio).
         listing: 'GET /models',
         async listModels(getJson) {

@@ -5,7 +5,7 @@
  * own properties only (core's `ownConfig`); an own `__proto__` key is an
  * unknown key like any other.
  */
-import { AmplifierError, errorMessage, getOwn, type JSONSchema, type Logger, setOwn } from '@amplifier/core';
+import { getOwn, type JSONSchema, type Logger, setOwn } from '@amplifier/core';
 import {
   childEnvironment,
   SANDBOX_CONFIG_PROPERTIES,
@@ -14,43 +14,83 @@ import {
   type SandboxPolicy,
   sandboxPolicyFrom,
 } from '@amplifier/process';
-import { configDurationMs, defineModuleConfig } from '@amplifier/schema';
+import { configDurationMs, defineModuleConfig, type FromSchema } from '@amplifier/schema';
 import type { AgentManifest } from './manifest.js';
 
-/** One `tools` entry: where the tool is, and the caller's variables passed to it by name. */
-export interface ToolEntry {
-  /** A tool folder holding agent.json (absolute, or `./`/`../` relative to the working dir) or a package name. */
-  source: string;
-  /**
-   * Variables of the caller (the config's `env`, else the host's environment)
-   * passed to this tool only, by name, whether or not its manifest declares
-   * them (`OPENAI_API_KEY` for a tool that calls a model). Never the whole
-   * environment. A listed name with no value is left out and reported.
-   */
-  pass_env: string[];
-}
+/**
+ * JSON Schema of the config: the one source of `AgentPmConfigInput` (`FromSchema`); `readModuleConfig`
+ * (@amplifier/schema) warns about unknown keys. The sandbox keys are `@amplifier/process`'s
+ * `SANDBOX_CONFIG_PROPERTIES`, named one by one (an exported `as const` schema is one literal under
+ * `isolatedDeclarations`; a test checks none is missing).
+ */
+export const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: {
+    /** The tools to load: a string entry is `{ source: entry, pass_env: [] }`. */
+    tools: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { type: 'string', minLength: 1 },
+          {
+            type: 'object',
+            properties: {
+              /** A tool folder holding agent.json (absolute, or `./`/`../` relative to the working dir) or a package name. */
+              source: { type: 'string', minLength: 1 },
+              /**
+               * Variables of the caller (the config's `env`, else the host's environment)
+               * passed to this tool only, by name, whether or not its manifest declares
+               * them (`OPENAI_API_KEY` for a tool that calls a model). Never the whole
+               * environment. A listed name with no value is left out and reported.
+               */
+              pass_env: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
+            },
+            required: ['source'],
+          },
+        ],
+      },
+    },
+    /** Values for the variables manifests declare in `environment.vars` (undeclared names are never passed). */
+    env: { type: 'object', additionalProperties: { type: 'string' } },
+    /** Per-call time limit in seconds for manifests without `entrypoint.timeout_ms` (or its alias `timeout_ms`); at most 2^31 - 1 ms, the longest timer Node keeps. */
+    timeout: { type: 'number', exclusiveMinimum: 0, maximum: 2_147_483.647 },
+    timeout_ms: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+    /** Per-stream limit (stdout, stderr): a process writing more is stopped. */
+    max_output_bytes: { type: 'integer', minimum: 1 },
+    /** Seconds between SIGTERM and SIGKILL when a process group is stopped (or its alias `kill_grace_ms`). */
+    kill_grace: { type: 'number', minimum: 0, maximum: 60 },
+    kill_grace_ms: { type: 'integer', minimum: 0, maximum: 60_000 },
+    /**
+     * Host variables every tool gets when set (PATH is always passed), secret-named
+     * or not; also the opt-in for a secret-named variable a manifest declares.
+     */
+    pass_env: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
+    /** Base for relative tool paths and package lookup; null: the `session.working_dir` capability, else the cwd. */
+    working_dir: { type: ['string', 'null'] },
+    sandbox: SANDBOX_CONFIG_PROPERTIES.sandbox as JSONSchema,
+    sandbox_policy: SANDBOX_CONFIG_PROPERTIES.sandbox_policy as JSONSchema,
+  },
+} as const;
 
-export interface AgentPmConfig {
-  /** The tools to load: a string entry is `{ source: entry, pass_env: [] }`. */
+/** The config as written in a mount plan (every key optional): derived from `CONFIG_SCHEMA`. */
+export type AgentPmConfigInput = FromSchema<typeof CONFIG_SCHEMA>;
+
+/** One `tools` entry: where the tool is, and the caller's variables passed to it by name. */
+export type ToolEntry = Required<Exclude<NonNullable<AgentPmConfigInput['tools']>[number], string>>;
+
+/** The config with its defaults filled in (value types from `CONFIG_SCHEMA`). */
+export type AgentPmConfig = Required<
+  Pick<AgentPmConfigInput, 'env' | 'max_output_bytes' | 'pass_env' | 'working_dir'>
+> & {
+  /** The tools to load, each string entry as `{ source: entry, pass_env: [] }`. */
   tools: ToolEntry[];
-  /** Values for the variables manifests declare in `environment.vars` (undeclared names are never passed). */
-  env: Record<string, string>;
-  /** Per-call time limit in ms for manifests without `entrypoint.timeout_ms` (config: `timeout` in seconds, or its alias `timeout_ms`). */
+  /** Per-call time limit in ms (config: `timeout` in seconds, or its alias `timeout_ms`). */
   timeout_ms: number;
-  /** Per-stream limit (stdout, stderr): a process writing more is stopped. */
-  max_output_bytes: number;
-  /** Time in ms between SIGTERM and SIGKILL when a process group is stopped (config: `kill_grace` in seconds, or `kill_grace_ms`). */
+  /** Time in ms between SIGTERM and SIGKILL (config: `kill_grace` in seconds, or `kill_grace_ms`). */
   kill_grace_ms: number;
-  /**
-   * Host variables every tool gets when set (PATH is always passed), secret-named
-   * or not; also the opt-in for a secret-named variable a manifest declares.
-   */
-  pass_env: string[];
-  /** Base for relative tool paths and package lookup; null: the `session.working_dir` capability, else the cwd. */
-  working_dir: string | null;
   /** The OS sandbox (`sandbox` and `sandbox_policy`, see @amplifier/process): the working dir is the writable root. */
   sandbox: SandboxPolicy;
-}
+};
 
 /** Host variables passed to every tool unless `pass_env` says otherwise. */
 export const DEFAULT_PASS_ENV: readonly string[] = ['PATH', 'HOME', 'LANG', 'TMPDIR'];
@@ -66,40 +106,6 @@ export const DEFAULTS: Readonly<AgentPmConfig> = Object.freeze({
   sandbox: { ...SANDBOX_DEFAULTS },
 });
 
-const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
-
-/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about unknown keys). */
-export const CONFIG_SCHEMA: JSONSchema = {
-  type: 'object',
-  properties: {
-    tools: {
-      type: 'array',
-      items: {
-        anyOf: [
-          { type: 'string', minLength: 1 },
-          {
-            type: 'object',
-            properties: {
-              source: { type: 'string', minLength: 1 },
-              pass_env: { type: 'array', items: { type: 'string', pattern: ENV_NAME } },
-            },
-            required: ['source'],
-          },
-        ],
-      },
-    },
-    env: { type: 'object', additionalProperties: { type: 'string' } },
-    timeout: { type: 'number', exclusiveMinimum: 0, maximum: (2 ** 31 - 1) / 1000 },
-    timeout_ms: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
-    max_output_bytes: { type: 'integer', minimum: 1 },
-    kill_grace: { type: 'number', minimum: 0, maximum: 60 },
-    kill_grace_ms: { type: 'integer', minimum: 0, maximum: 60_000 },
-    pass_env: { type: 'array', items: { type: 'string', pattern: ENV_NAME } },
-    working_dir: { type: ['string', 'null'] },
-    ...SANDBOX_CONFIG_PROPERTIES,
-  },
-};
-
 /** The config's reader: the policy, and `MOUNT_FAILED` for a bad key. */
 const AGENTPM_CONFIG = defineModuleConfig({
   module: 'tool-agentpm',
@@ -109,56 +115,39 @@ const AGENTPM_CONFIG = defineModuleConfig({
 
 /**
  * Validate a mount config and fill in defaults. Throws an AmplifierError
- * (MOUNT_FAILED) listing every bad key; unknown keys (an own `__proto__`
- * among them) are warned about once and ignored (core's config policy,
+ * (MOUNT_FAILED) listing every bad key, or naming two duration keys that
+ * disagree; unknown keys (an own `__proto__` among them, or one inside a
+ * `tools` entry) are warned about once and ignored (the config policy,
  * `readModuleConfig`).
  */
 export function parseConfig(raw: unknown, logger?: Logger): AgentPmConfig {
-  const config = AGENTPM_CONFIG.read(raw, logger);
-  let timeoutMs: number | undefined;
-  let killGraceMs: number | undefined;
-  try {
+  return AGENTPM_CONFIG.resolve(raw, logger, (config) => {
     // Durations are seconds (`timeout`, `kill_grace`), as in Amplifier's configs; `*_ms` are aliases.
-    timeoutMs = configDurationMs(config, 'timeout', 'tool-agentpm');
-    killGraceMs = configDurationMs(config, 'kill_grace', 'tool-agentpm');
-  } catch (error) {
-    throw new AmplifierError(
-      'MOUNT_FAILED',
-      `${errorMessage(error)}\nFix the module's config in the mount plan.`,
-    );
-  }
-  const own = <K extends keyof AgentPmConfig>(key: K): AgentPmConfig[K] | undefined =>
-    getOwn<AgentPmConfig[K]>(config, key);
-  const env: Record<string, string> = {};
-  const given = own('env') ?? {};
-  for (const name of Object.keys(given)) setOwn(env, name, given[name]);
-  return {
-    tools: toolEntries(getOwn<unknown[]>(config, 'tools') ?? [], logger),
-    env,
-    timeout_ms: timeoutMs === undefined ? DEFAULTS.timeout_ms : Math.max(1, Math.round(timeoutMs)),
-    max_output_bytes: own('max_output_bytes') ?? DEFAULTS.max_output_bytes,
-    kill_grace_ms: killGraceMs === undefined ? DEFAULTS.kill_grace_ms : Math.round(killGraceMs),
-    pass_env: [...(own('pass_env') ?? DEFAULT_PASS_ENV)],
-    working_dir: own('working_dir') ?? DEFAULTS.working_dir,
-    sandbox: sandboxPolicyFrom(config),
-  };
-}
-
-/** `tools` as entries: a string is a source with no caller variables (read through own properties only). */
-function toolEntries(raw: readonly unknown[], logger?: Logger): ToolEntry[] {
-  return raw.map((item, i) => {
-    if (typeof item === 'string') return { source: item, pass_env: [] };
-    const entry = item as Record<string, unknown>;
-    for (const key of Object.keys(entry)) {
-      if (key !== 'source' && key !== 'pass_env') {
-        logger?.warn(`tool-agentpm: unknown key '${key}' in tools[${i}] ignored (known: source, pass_env)`);
-      }
-    }
+    const timeoutMs = configDurationMs(config, 'timeout', 'tool-agentpm');
+    const killGraceMs = configDurationMs(config, 'kill_grace', 'tool-agentpm');
+    const env: Record<string, string> = {};
+    const given = config.env ?? {};
+    for (const name of Object.keys(given)) setOwn(env, name, given[name]);
     return {
-      source: getOwn<string>(entry, 'source') ?? '',
-      pass_env: [...(getOwn<string[]>(entry, 'pass_env') ?? [])],
+      tools: toolEntries(config.tools ?? []),
+      env,
+      timeout_ms: timeoutMs === undefined ? DEFAULTS.timeout_ms : Math.max(1, Math.round(timeoutMs)),
+      max_output_bytes: config.max_output_bytes ?? DEFAULTS.max_output_bytes,
+      kill_grace_ms: killGraceMs === undefined ? DEFAULTS.kill_grace_ms : Math.round(killGraceMs),
+      pass_env: [...(config.pass_env ?? DEFAULT_PASS_ENV)],
+      working_dir: config.working_dir ?? DEFAULTS.working_dir,
+      sandbox: sandboxPolicyFrom(config),
     };
   });
+}
+
+/** `tools` as entries: a string is a source with no caller variables (unknown keys were left out by the policy). */
+function toolEntries(items: NonNullable<AgentPmConfigInput['tools']>): ToolEntry[] {
+  return items.map((item) =>
+    typeof item === 'string'
+      ? { source: item, pass_env: [] }
+      : { source: item.source, pass_env: [...(item.pass_env ?? [])] },
+  );
 }
 
 /**

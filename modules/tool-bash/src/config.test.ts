@@ -3,10 +3,12 @@
  * sits on the prototype, or an own `__proto__` key, never loosens a setting.
  */
 import { AmplifierError, type Cleanup, type Logger } from '@amplifier/core';
+import { SANDBOX_CONFIG_PROPERTIES, type SandboxPolicy } from '@amplifier/process';
 import { createTestCoordinator } from '@amplifier/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULTS, parseConfig } from './config.js';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { type BashConfig, type BashConfigInput, CONFIG_SCHEMA, DEFAULTS, parseConfig } from './config.js';
 import { mount } from './index.js';
+import type { SafetyProfileName } from './profiles.js';
 
 const LOOSENING: Record<string, unknown> = {
   safety_profile: 'unrestricted',
@@ -110,6 +112,41 @@ describe('config policy', () => {
       }
       expect(AmplifierError.is(error, 'CONFIG_REFUSED')).toBe(true);
       expect((error as Error).message).toMatch(/would (let commands run|pass more of the environment)/);
+    }
+  });
+});
+
+describe('the config type is derived from CONFIG_SCHEMA (issue 38, point 5)', () => {
+  it('types each key as the schema says; a wrong-typed key does not compile and is refused at mount', () => {
+    expectTypeOf<BashConfigInput['timeout']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<BashConfigInput['env']>().toEqualTypeOf<'inherit' | 'allowlist' | undefined>();
+    expectTypeOf<BashConfigInput['max_concurrent']>().toEqualTypeOf<number | null | undefined>();
+    expectTypeOf<BashConfig['working_dir']>().toEqualTypeOf<string | null>();
+    expectTypeOf<BashConfig['safety_profile']>().toEqualTypeOf<SafetyProfileName>();
+    expectTypeOf<BashConfig['pass_env']>().toEqualTypeOf<string[]>();
+    expectTypeOf<BashConfig['sandbox']>().toEqualTypeOf<SandboxPolicy>();
+    // @ts-expect-error env is inherit or allowlist
+    const bad: BashConfigInput = { env: 'none' };
+    expect(() => parseConfig(bad)).toThrow(AmplifierError);
+    expect(() => parseConfig(bad)).toThrow(/env must be one of "inherit", "allowlist"/);
+  });
+
+  it('an unknown profile fails the mount with the reference message, through the one config wrapper', () => {
+    let error: unknown;
+    try {
+      parseConfig({ safety_profile: 'bogus' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(AmplifierError.is(error, 'MOUNT_FAILED')).toBe(true);
+    expect((error as Error).message).toBe(
+      "tool-bash: Unknown profile 'bogus'. Valid profiles: strict, standard, permissive, unrestricted\nFix these keys in the module's config.",
+    );
+  });
+
+  it('describes every sandbox key of @amplifier/process, as it does', () => {
+    for (const [key, schema] of Object.entries(SANDBOX_CONFIG_PROPERTIES)) {
+      expect(Reflect.get(CONFIG_SCHEMA.properties, key)).toBe(schema);
     }
   });
 });

@@ -5,7 +5,7 @@
  * `__proto__` key is an unknown key like any other.
  */
 import fs from 'node:fs';
-import { AmplifierError, errorMessage, getOwn, type JSONSchema, type Logger } from '@amplifier/core';
+import type { JSONSchema, Logger } from '@amplifier/core';
 import {
   type ChildEnv,
   childEnvironment,
@@ -14,39 +14,73 @@ import {
   type SandboxPolicy,
   sandboxPolicyFrom,
 } from '@amplifier/process';
-import { defineModuleConfig } from '@amplifier/schema';
-import { resolveProfile, type SafetyPolicy, type SafetyProfileName } from './profiles.js';
+import { defineModuleConfig, type FromSchema } from '@amplifier/schema';
+import { resolveProfile, type SafetyProfileName } from './profiles.js';
 
-export type EnvPolicy = 'inherit' | 'allowlist';
+/**
+ * JSON Schema of the config: the one source of `BashConfigInput` (`FromSchema`); `readModuleConfig`
+ * (@amplifier/schema) warns about unknown keys. The sandbox keys are `@amplifier/process`'s
+ * `SANDBOX_CONFIG_PROPERTIES`, named one by one (an exported `as const` schema is one literal under
+ * `isolatedDeclarations`; a test checks none is missing).
+ */
+export const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: {
+    /** cwd of every command; null: the `session.working_dir` capability at call time, else the process cwd. */
+    working_dir: { type: ['string', 'null'] },
+    /** Default per-call timeout in seconds. Default 30. */
+    timeout: { type: 'number', exclusiveMinimum: 0 },
+    /** Per-stream limit (stdout and stderr each) before head + tail truncation. Default 100000. */
+    max_output_bytes: { type: 'integer', minimum: 1 },
+    /** strict (default), standard, permissive or unrestricted. */
+    safety_profile: { type: 'string' },
+    allowed_commands: { type: 'array', items: { type: 'string' } },
+    denied_commands: { type: 'array', items: { type: 'string' } },
+    safety_overrides: {
+      anyOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          properties: {
+            allow: { type: 'array', items: { type: 'string' } },
+            block: { type: 'array', items: { type: 'string' } },
+          },
+        },
+      ],
+    },
+    /** Commands allowed to run at once in this mount; null: no limit. */
+    max_concurrent: { anyOf: [{ type: 'null' }, { type: 'integer', minimum: 1 }] },
+    /** Reported by `getMetadata()` only (the reference's default: true). */
+    require_approval: { type: 'boolean' },
+    /** `inherit`: the host's variables minus secret-named ones; `allowlist`: only `env_allowlist`. */
+    env: { enum: ['inherit', 'allowlist'] },
+    /** Names passed to commands under `env: allowlist`; a trailing `*` matches a prefix (`LC_*`). */
+    env_allowlist: { type: 'array', items: { type: 'string' } },
+    /** Host variables passed by name even when secret-named (`GITHUB_TOKEN`): the explicit opt-in. */
+    pass_env: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
+    /** Seconds between SIGTERM and SIGKILL when a command's process group is stopped. */
+    kill_grace: { type: 'number', minimum: 0 },
+    /** The bash binary. */
+    shell: { type: 'string', minLength: 1 },
+    sandbox: SANDBOX_CONFIG_PROPERTIES.sandbox as JSONSchema,
+    sandbox_policy: SANDBOX_CONFIG_PROPERTIES.sandbox_policy as JSONSchema,
+  },
+} as const;
 
-export interface BashConfig extends SafetyPolicy {
-  /** cwd of every command; null: the `session.working_dir` capability at call time, else the process cwd. */
-  working_dir: string | null;
-  /** Default per-call timeout in seconds. */
-  timeout: number;
-  /** Per-stream limit (stdout and stderr each) before head + tail truncation. */
-  max_output_bytes: number;
+/** The config as written in a mount plan (every key optional): derived from `CONFIG_SCHEMA`. */
+export type BashConfigInput = FromSchema<typeof CONFIG_SCHEMA>;
+
+export type EnvPolicy = NonNullable<BashConfigInput['env']>;
+
+/** The config with its defaults filled in (value types from `CONFIG_SCHEMA`). */
+export type BashConfig = Required<
+  Omit<BashConfigInput, 'safety_profile' | 'safety_overrides' | 'sandbox' | 'sandbox_policy'>
+> & {
   safety_profile: SafetyProfileName;
-  allowed_commands: string[];
-  denied_commands: string[];
   safety_overrides: { allow: string[]; block: string[] } | null;
-  /** Commands allowed to run at once in this mount; null: no limit. */
-  max_concurrent: number | null;
-  /** Reported by `getMetadata()` only (the reference's default: true). */
-  require_approval: boolean;
-  /** `inherit`: the host's variables minus secret-named ones; `allowlist`: only `env_allowlist`. */
-  env: EnvPolicy;
-  /** Names passed to commands under `env: allowlist`; a trailing `*` matches a prefix (`LC_*`). */
-  env_allowlist: string[];
-  /** Host variables passed by name even when secret-named (`GITHUB_TOKEN`): the explicit opt-in. */
-  pass_env: string[];
-  /** Seconds between SIGTERM and SIGKILL when a command's process group is stopped. */
-  kill_grace: number;
-  /** The bash binary. */
-  shell: string;
   /** The OS sandbox: the `sandbox` mode and the `sandbox_policy` section (see @amplifier/process). */
   sandbox: SandboxPolicy;
-}
+};
 
 /** Variables a command gets under `env: allowlist` unless `env_allowlist` says otherwise. */
 export const DEFAULT_ENV_ALLOWLIST: readonly string[] = [
@@ -79,38 +113,6 @@ export const DEFAULTS: Readonly<Omit<BashConfig, 'shell' | 'sandbox'>> = Object.
   kill_grace: 0.5,
 });
 
-const stringList: JSONSchema = { type: 'array', items: { type: 'string' } };
-
-/** JSON Schema of the config (`readModuleConfig` (@amplifier/schema) warns about unknown keys). */
-export const CONFIG_SCHEMA: JSONSchema = {
-  type: 'object',
-  properties: {
-    working_dir: { type: ['string', 'null'] },
-    timeout: { type: 'number', exclusiveMinimum: 0 },
-    max_output_bytes: { type: 'integer', minimum: 1 },
-    safety_profile: { type: 'string' },
-    allowed_commands: stringList,
-    denied_commands: stringList,
-    safety_overrides: {
-      anyOf: [
-        { type: 'null' },
-        {
-          type: 'object',
-          properties: { allow: stringList, block: stringList },
-        },
-      ],
-    },
-    max_concurrent: { anyOf: [{ type: 'null' }, { type: 'integer', minimum: 1 }] },
-    require_approval: { type: 'boolean' },
-    env: { enum: ['inherit', 'allowlist'] },
-    env_allowlist: stringList,
-    pass_env: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
-    kill_grace: { type: 'number', minimum: 0 },
-    shell: { type: 'string', minLength: 1 },
-    ...SANDBOX_CONFIG_PROPERTIES,
-  },
-};
-
 const LOOSER = 'ignoring it would let commands run that the config restricts';
 
 /**
@@ -127,7 +129,7 @@ export const SAFETY_KEYS: Readonly<Record<string, string>> = {
   ...SANDBOX_SAFETY_KEYS,
 };
 
-/** The config's reader: the policy, and `MOUNT_FAILED` for a bad key. */
+/** The config's reader: the policy, and `MOUNT_FAILED` for a bad key or an unknown profile. */
 const BASH_CONFIG = defineModuleConfig({ module: 'tool-bash', schema: CONFIG_SCHEMA, safety: SAFETY_KEYS });
 
 /**
@@ -137,40 +139,31 @@ const BASH_CONFIG = defineModuleConfig({ module: 'tool-bash', schema: CONFIG_SCH
  * (an own `__proto__` among them) are warned about once and ignored.
  */
 export function parseConfig(raw: unknown, logger?: Logger): BashConfig {
-  const config = BASH_CONFIG.read(raw, logger);
-  const profile = getOwn<string>(config, 'safety_profile') ?? DEFAULTS.safety_profile;
-  try {
+  return BASH_CONFIG.resolve(raw, logger, (config) => {
+    const profile = config.safety_profile ?? DEFAULTS.safety_profile;
     resolveProfile(profile);
-  } catch (error) {
-    throw new AmplifierError('MOUNT_FAILED', `tool-bash: ${errorMessage(error)}`);
-  }
-  const own = <K extends keyof BashConfig>(key: K): BashConfig[K] | undefined =>
-    getOwn<BashConfig[K]>(config, key);
-  const overrides = own('safety_overrides');
-  const envAllowlist = own('env_allowlist');
-  return {
-    working_dir: own('working_dir') ?? DEFAULTS.working_dir,
-    timeout: own('timeout') ?? DEFAULTS.timeout,
-    max_output_bytes: own('max_output_bytes') ?? DEFAULTS.max_output_bytes,
-    safety_profile: profile as SafetyProfileName,
-    allowed_commands: [...(own('allowed_commands') ?? DEFAULTS.allowed_commands)],
-    denied_commands: [...(own('denied_commands') ?? DEFAULTS.denied_commands)],
-    safety_overrides: overrides
-      ? {
-          allow: [...(getOwn<string[]>(overrides, 'allow') ?? [])],
-          block: [...(getOwn<string[]>(overrides, 'block') ?? [])],
-        }
-      : null,
-    max_concurrent: own('max_concurrent') ?? DEFAULTS.max_concurrent,
-    require_approval: own('require_approval') ?? DEFAULTS.require_approval,
-    // Giving an allowlist without `env` means using it.
-    env: own('env') ?? (envAllowlist ? 'allowlist' : 'inherit'),
-    env_allowlist: [...(envAllowlist ?? DEFAULT_ENV_ALLOWLIST)],
-    pass_env: [...(own('pass_env') ?? DEFAULTS.pass_env)],
-    kill_grace: own('kill_grace') ?? DEFAULTS.kill_grace,
-    shell: own('shell') ?? defaultShell(),
-    sandbox: sandboxPolicyFrom(config),
-  };
+    const overrides = config.safety_overrides;
+    return {
+      working_dir: config.working_dir ?? DEFAULTS.working_dir,
+      timeout: config.timeout ?? DEFAULTS.timeout,
+      max_output_bytes: config.max_output_bytes ?? DEFAULTS.max_output_bytes,
+      safety_profile: profile as SafetyProfileName,
+      allowed_commands: [...(config.allowed_commands ?? DEFAULTS.allowed_commands)],
+      denied_commands: [...(config.denied_commands ?? DEFAULTS.denied_commands)],
+      safety_overrides: overrides
+        ? { allow: [...(overrides.allow ?? [])], block: [...(overrides.block ?? [])] }
+        : null,
+      max_concurrent: config.max_concurrent ?? DEFAULTS.max_concurrent,
+      require_approval: config.require_approval ?? DEFAULTS.require_approval,
+      // Giving an allowlist without `env` means using it.
+      env: config.env ?? (config.env_allowlist ? 'allowlist' : 'inherit'),
+      env_allowlist: [...(config.env_allowlist ?? DEFAULT_ENV_ALLOWLIST)],
+      pass_env: [...(config.pass_env ?? DEFAULTS.pass_env)],
+      kill_grace: config.kill_grace ?? DEFAULTS.kill_grace,
+      shell: config.shell ?? defaultShell(),
+      sandbox: sandboxPolicyFrom(config),
+    };
+  });
 }
 
 function defaultShell(): string {

@@ -4,7 +4,13 @@ import { AmplifierError } from '@amplifier/core';
 import { createTestCoordinator, RecordingLogger } from '@amplifier/testing';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { makeTree, type Tree } from './__fixtures__/helpers.js';
-import { CONFIG_SCHEMA, type FilesystemConfig, type FilesystemConfigInput, parseConfig } from './config.js';
+import {
+  CONFIG_SCHEMA,
+  type FilesystemConfig,
+  type FilesystemConfigInput,
+  parseConfig,
+  SEARCH_CONFIG_PROPERTIES,
+} from './config.js';
 import { mount } from './index.js';
 
 let tree: Tree;
@@ -108,12 +114,16 @@ describe('the config type is derived from CONFIG_SCHEMA (issue 38, point 5)', ()
     expect(() => parseConfig(bad, tree.ws)).toThrow(/timeout/);
   });
 
-  it('describes the search keys the same at the top level, under glob and under grep', () => {
+  it('writes the search keys once: the top level, glob and grep all use SEARCH_CONFIG_PROPERTIES', () => {
     const { properties } = CONFIG_SCHEMA;
-    const topLevel = Object.fromEntries(
-      Object.keys(properties.grep.properties).map((k) => [k, Reflect.get(properties, k)]),
-    );
-    expect(properties.glob.properties).toEqual(properties.grep.properties);
-    expect(topLevel).toEqual(properties.grep.properties);
+    expect(properties.glob.properties).toBe(SEARCH_CONFIG_PROPERTIES);
+    expect(properties.grep.properties).toBe(SEARCH_CONFIG_PROPERTIES);
+    for (const [key, schema] of Object.entries(SEARCH_CONFIG_PROPERTIES)) {
+      expect(Reflect.get(properties, key)).toBe(schema);
+    }
+    expectTypeOf<NonNullable<FilesystemConfigInput['glob']>>().toEqualTypeOf<
+      NonNullable<FilesystemConfigInput['grep']>
+    >();
+    expectTypeOf<FilesystemConfigInput['timeout']>().toEqualTypeOf<number | undefined>();
   });
 });

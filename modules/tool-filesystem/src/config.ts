@@ -34,99 +34,80 @@ export const DEFAULT_EXCLUSIONS: readonly string[] = Object.freeze([
 export const DEFAULT_MAX_READ_BYTES: number = 10 * 1024 * 1024;
 const DEFAULT_LIMITS: GrepLimits = { files_with_matches: 200, content: 500, count: 200 };
 
+/** The keys this module reads besides the search keys (see `CONFIG_SCHEMA`). */
+const PATH_CONFIG_PROPERTIES = {
+  /** Absolute, or relative to the session's working directory. Relative paths given to the tools are joined onto it. */
+  working_dir: { type: 'string', minLength: 1 },
+  /** `null`: reads are allowed anywhere (minus `denied_paths`). */
+  allowed_read_paths: {
+    anyOf: [{ type: 'array', items: { type: 'string', minLength: 1 } }, { type: 'null' }],
+  },
+  allowed_write_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
+  // The reference's keys (the mount plan specification's plans, its current README).
+  /** Every read and write must also be inside one of these. */
+  allowed_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
+  /** Single files write_file and edit_file may write besides `allowed_write_paths` (exact paths). */
+  allowed_write_files: { type: 'array', items: { type: 'string', minLength: 1 } },
+  /** Refused for every tool, whatever the allow lists say. */
+  denied_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
+  /** Refused for write_file and edit_file (the reference's key). */
+  denied_write_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
+  /** Most bytes read_file and edit_file read from one file. */
+  max_read_bytes: { type: 'integer', minimum: 1 },
+  require_read_before_edit: { type: 'boolean' },
+  /** The reference's key, accepted as there: the tools never ask (approval is hooks-approval's). */
+  require_approval: { type: 'boolean' },
+} as const;
+
 /**
- * JSON Schema of the config: the keys this module reads (`readModuleConfig` (@amplifier/schema)
- * warns about others), the one source of `FilesystemConfigInput` (`FromSchema`). The search keys
- * are written three times (top level, `glob`, `grep`): an exported `as const` schema is one
- * literal under `isolatedDeclarations`; a test checks the three copies are the same.
+ * The search keys, written once: at the top level they apply to glob and grep, in
+ * the `glob` and `grep` sections to that tool only.
  */
-export const CONFIG_SCHEMA = {
-  type: 'object',
-  properties: {
-    /** Absolute, or relative to the session's working directory. Relative paths given to the tools are joined onto it. */
-    working_dir: { type: 'string', minLength: 1 },
-    /** `null`: reads are allowed anywhere (minus `denied_paths`). */
-    allowed_read_paths: {
-      anyOf: [{ type: 'array', items: { type: 'string', minLength: 1 } }, { type: 'null' }],
-    },
-    allowed_write_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
-    // The reference's keys (the mount plan specification's plans, its current README).
-    /** Every read and write must also be inside one of these. */
-    allowed_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
-    /** Single files write_file and edit_file may write besides `allowed_write_paths` (exact paths). */
-    allowed_write_files: { type: 'array', items: { type: 'string', minLength: 1 } },
-    /** Refused for every tool, whatever the allow lists say. */
-    denied_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
-    /** Refused for write_file and edit_file (the reference's key). */
-    denied_write_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
-    /** Most bytes read_file and edit_file read from one file. */
-    max_read_bytes: { type: 'integer', minimum: 1 },
-    require_read_before_edit: { type: 'boolean' },
-    /** The reference's key, accepted as there: the tools never ask (approval is hooks-approval's). */
-    require_approval: { type: 'boolean' },
-    /** Most paths glob returns. Default 500. */
-    max_results: { type: 'integer', minimum: 1 },
-    /** Directory names skipped (whole path components). Default `DEFAULT_EXCLUSIONS`. */
-    exclusions: { type: 'array', items: { type: 'string', minLength: 1 } },
-    /** Seconds a search may take. Default 60. */
-    timeout: { type: 'number', exclusiveMinimum: 0 },
-    /** Files larger than this many bytes are not searched by grep. Default 10 MiB. */
-    max_file_size: { type: 'integer', minimum: 1 },
-    /** Per-mode default `head_limit` of grep. */
-    default_limits: {
-      type: 'object',
-      properties: {
-        files_with_matches: { type: 'integer', minimum: 0 },
-        content: { type: 'integer', minimum: 0 },
-        count: { type: 'integer', minimum: 0 },
-      },
-    },
-    glob: {
-      type: 'object',
-      properties: {
-        /** Most paths glob returns. Default 500. */
-        max_results: { type: 'integer', minimum: 1 },
-        /** Directory names skipped (whole path components). Default `DEFAULT_EXCLUSIONS`. */
-        exclusions: { type: 'array', items: { type: 'string', minLength: 1 } },
-        /** Seconds a search may take. Default 60. */
-        timeout: { type: 'number', exclusiveMinimum: 0 },
-        /** Files larger than this many bytes are not searched by grep. Default 10 MiB. */
-        max_file_size: { type: 'integer', minimum: 1 },
-        /** Per-mode default `head_limit` of grep. */
-        default_limits: {
-          type: 'object',
-          properties: {
-            files_with_matches: { type: 'integer', minimum: 0 },
-            content: { type: 'integer', minimum: 0 },
-            count: { type: 'integer', minimum: 0 },
-          },
-        },
-      },
-    },
-    grep: {
-      type: 'object',
-      properties: {
-        /** Most paths glob returns. Default 500. */
-        max_results: { type: 'integer', minimum: 1 },
-        /** Directory names skipped (whole path components). Default `DEFAULT_EXCLUSIONS`. */
-        exclusions: { type: 'array', items: { type: 'string', minLength: 1 } },
-        /** Seconds a search may take. Default 60. */
-        timeout: { type: 'number', exclusiveMinimum: 0 },
-        /** Files larger than this many bytes are not searched by grep. Default 10 MiB. */
-        max_file_size: { type: 'integer', minimum: 1 },
-        /** Per-mode default `head_limit` of grep. */
-        default_limits: {
-          type: 'object',
-          properties: {
-            files_with_matches: { type: 'integer', minimum: 0 },
-            content: { type: 'integer', minimum: 0 },
-            count: { type: 'integer', minimum: 0 },
-          },
-        },
-      },
+export const SEARCH_CONFIG_PROPERTIES = {
+  /** Most paths glob returns. Default 500. */
+  max_results: { type: 'integer', minimum: 1 },
+  /** Directory names skipped (whole path components). Default `DEFAULT_EXCLUSIONS`. */
+  exclusions: { type: 'array', items: { type: 'string', minLength: 1 } },
+  /** Seconds a search may take. Default 60. */
+  timeout: { type: 'number', exclusiveMinimum: 0 },
+  /** Files larger than this many bytes are not searched by grep. Default 10 MiB. */
+  max_file_size: { type: 'integer', minimum: 1 },
+  /** Per-mode default `head_limit` of grep. */
+  default_limits: {
+    type: 'object',
+    properties: {
+      files_with_matches: { type: 'integer', minimum: 0 },
+      content: { type: 'integer', minimum: 0 },
+      count: { type: 'integer', minimum: 0 },
     },
   },
 } as const;
+
+/** A `glob` or `grep` section: the search keys. */
+type SearchSection = { type: 'object'; properties: typeof SEARCH_CONFIG_PROPERTIES };
+
+/** The type of `CONFIG_SCHEMA`: the path keys, the search keys, and a search section per tool. */
+type FilesystemSchema = {
+  type: 'object';
+  properties: typeof PATH_CONFIG_PROPERTIES &
+    typeof SEARCH_CONFIG_PROPERTIES & { glob: SearchSection; grep: SearchSection };
+};
+
+const SEARCH_SECTION: SearchSection = { type: 'object', properties: SEARCH_CONFIG_PROPERTIES };
+
+/**
+ * JSON Schema of the config: the keys this module reads (`readModuleConfig` (@amplifier/schema)
+ * warns about others), the one source of `FilesystemConfigInput` (`FromSchema`).
+ */
+export const CONFIG_SCHEMA: FilesystemSchema = {
+  type: 'object',
+  properties: {
+    ...PATH_CONFIG_PROPERTIES,
+    ...SEARCH_CONFIG_PROPERTIES,
+    glob: SEARCH_SECTION,
+    grep: SEARCH_SECTION,
+  },
+};
 
 /** The config as written in a mount plan: derived from `CONFIG_SCHEMA`. */
 export type FilesystemConfigInput = FromSchema<typeof CONFIG_SCHEMA>;

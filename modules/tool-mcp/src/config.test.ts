@@ -18,4 +18,17 @@ describe('the config type is derived from CONFIG_SCHEMA (issue 38, point 5)', ()
       expect(Reflect.get(CONFIG_SCHEMA.properties, key)).toBe(schema);
     }
   });
+
+  it('two duration keys that disagree fail the mount through the one config wrapper', () => {
+    let error: unknown;
+    try {
+      parseConfig({ shutdown_grace: 1, shutdown_grace_ms: 5 }, undefined, {});
+    } catch (caught) {
+      error = caught;
+    }
+    expect(AmplifierError.is(error, 'MOUNT_FAILED')).toBe(true);
+    expect((error as Error).message).toBe(
+      "tool-mcp: config.shutdown_grace (1 s) and config.shutdown_grace_ms (5 ms) disagree; give one (shutdown_grace, in seconds)\nFix these keys in the module's config.",
+    );
+  });
 });

@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { AmplifierError, errorMessage, getOwn, type JSONSchema, type Logger } from '@amplifier/core';
+import { getOwn, type JSONSchema, type Logger } from '@amplifier/core';
 import {
   SANDBOX_CONFIG_PROPERTIES,
   SANDBOX_SAFETY_KEYS,
@@ -123,8 +123,7 @@ export function parseConfig(
   logger?: Logger,
   env: NodeJS.ProcessEnv = process.env,
 ): McpModuleConfig {
-  const config = CONFIG.read(raw, logger);
-  try {
+  return CONFIG.resolve(raw, logger, (config) => {
     for (const key of NOT_YET) {
       if (getOwn(config, key) !== undefined)
         warnConfigKey(logger, MODULE_ID, key, 'is not supported yet and is ignored');
@@ -151,8 +150,5 @@ export function parseConfig(
       max_definition_bytes: own('max_definition_bytes') ?? DEFAULTS.max_definition_bytes,
       sandbox: sandboxPolicyFrom(config),
     };
-  } catch (error) {
-    if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
-    throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
-  }
+  });
 }

@@ -4,6 +4,7 @@
  */
 import type { Logger } from '@amplifier/core';
 import { defineModuleConfig, type FromSchema } from '@amplifier/schema';
+import { createPolicy, type NetworkPolicy } from './ssrf.js';
 
 /** Search backends `web_search` can use. */
 export type SearchEngine = 'searxng' | 'brave' | 'tavily' | 'custom';
@@ -83,7 +84,7 @@ export const SAFETY_KEYS: Readonly<Record<string, string>> = {
   denied_write_paths: 'ignoring it would let save_to_file write where the config denies',
 };
 
-/** The config's reader: the policy, and `MOUNT_FAILED` for a bad key. */
+/** The config's reader: the policy, and `MOUNT_FAILED` for a bad key or list entry. */
 const WEB_CONFIG = defineModuleConfig({ module: 'tool-web', schema: CONFIG_SCHEMA, safety: SAFETY_KEYS });
 
 /** The config with every default filled in. */
@@ -96,19 +97,21 @@ export interface ResolvedConfig {
   maxHeaderBytes: number;
   defaultFormat: 'markdown' | 'text' | 'html';
   userAgent: string;
+  /** The allow and block lists, parsed (`createPolicy`). */
+  policy: NetworkPolicy;
   raw: WebConfig;
 }
 
 /**
  * Read `given` by the config policy (`@amplifier/schema`) and fill in defaults; throws an
- * AmplifierError (MOUNT_FAILED) naming what to change, or a ConfigRefusedError
+ * AmplifierError (MOUNT_FAILED) naming what to change (a bad key, or a list entry
+ * that is not a domain, host or CIDR), or a ConfigRefusedError
  * for a misspelt safety key. Only own properties are read: an inherited key
  * never reaches a setting, and an own `__proto__` key is an unknown key like
  * any other (warned about once through `logger`, ignored).
  */
 export function resolveConfig(given: unknown, logger?: Pick<Logger, 'warn'>): ResolvedConfig {
-  const raw = WEB_CONFIG.read(given, logger);
-  return {
+  return WEB_CONFIG.resolve(given, logger, (raw) => ({
     timeoutMs: Math.round((raw.timeout ?? 10) * 1000),
     defaultLimit: raw.default_limit ?? 204_800,
     maxBytes: raw.max_bytes ?? 5 * 1024 * 1024,
@@ -117,6 +120,7 @@ export function resolveConfig(given: unknown, logger?: Pick<Logger, 'warn'>): Re
     maxHeaderBytes: raw.max_header_bytes ?? 32 * 1024,
     defaultFormat: raw.default_format ?? (raw.extract_text === false ? 'html' : 'markdown'),
     userAgent: raw.user_agent ?? 'Amplifier/1.0',
+    policy: createPolicy(raw),
     raw,
-  };
+  }));
 }

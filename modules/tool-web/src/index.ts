@@ -6,13 +6,11 @@
  * `web_search` asks a configured backend (SearXNG, Brave, Tavily, custom).
  */
 import type { Cleanup, Coordinator, HookRegistry, Logger, Tool } from '@amplifier/core';
-import { AmplifierError, errorMessage } from '@amplifier/core';
 import { Agent } from 'undici';
 import { resolveConfig } from './config.js';
 import { createGuardedAgent, type LookupFunction } from './connector.js';
 import { createWebFetchTool } from './fetch.js';
 import { createWebSearchTool } from './search.js';
-import { createPolicy, type NetworkPolicy } from './ssrf.js';
 
 export type { SearchEngine, WebConfig } from './config.js';
 export { CONFIG_SCHEMA } from './config.js';
@@ -55,13 +53,7 @@ export function createWebTools(
   options: WebToolsOptions = {},
 ): WebTools {
   const resolved = resolveConfig(config, options.logger);
-  const { raw } = resolved;
-  let policy: NetworkPolicy;
-  try {
-    policy = createPolicy(raw);
-  } catch (error) {
-    throw new AmplifierError('MOUNT_FAILED', `tool-web: ${errorMessage(error)}`);
-  }
+  const { raw, policy } = resolved;
   const workingDir = raw.working_dir ?? options.workingDir ?? process.cwd();
   const dispatcher = createGuardedAgent({
     policy,

@@ -2,6 +2,7 @@ import { AmplifierError, type JSONSchema } from '@amplifier/core';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   assertProviderConfig,
+  defineProviderConfig,
   isLocalUrl,
   PROVIDER_CONFIG_PROPERTIES,
   type ProviderConfig,
@@ -221,5 +222,55 @@ describe('ProviderConfig is derived from PROVIDER_CONFIG_PROPERTIES (issue 38, p
     // @ts-expect-error max_retries is a number, not a string
     const bad: ProviderConfig = { max_retries: 'three' };
     expect(() => assertProviderConfig(schema, bad, 'provider-test')).toThrow(/max_retries/);
+  });
+});
+
+describe('defineProviderConfig: a provider declares its config once', () => {
+  const CONFIG = defineProviderConfig({
+    module: 'provider-x',
+    apiKeyEnv: 'X_API_KEY',
+    baseUrlEnv: 'X_BASE_URL',
+    baseUrl: 'https://api.x.test/v1',
+    model: 'x-1',
+    baseUrlHint: '',
+    properties: {
+      temperature: { type: 'number', minimum: 0, maximum: 1 },
+      tenant: { type: 'string' },
+    },
+    prompts: { apiKey: 'X key', apiKeyRequired: true },
+    headers: (config): Record<string, string> =>
+      config.tenant === undefined ? {} : { 'x-tenant': config.tenant },
+  });
+
+  it('derives the config type from the shared keys and its own', () => {
+    type XConfig = Parameters<typeof CONFIG.resolve>[0];
+    expectTypeOf<XConfig['tenant']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<XConfig['max_retries']>().toEqualTypeOf<number | undefined>();
+    // @ts-expect-error tenant is a string
+    const bad: XConfig = { tenant: 3 };
+    expect(() => assertProviderConfig(CONFIG.schema, bad, 'provider-x')).toThrow(/tenant must be string/);
+  });
+
+  it('resolves the shared settings with its headers under config headers, from own properties only', () => {
+    const { settings, config } = CONFIG.resolve(
+      { tenant: 'a', headers: { 'X-Tenant': 'b', 'X-Other': 'c' }, max_retries: 2 },
+      { X_API_KEY: 'k' },
+    );
+    expect(settings.apiKey).toBe('k');
+    expect(settings.maxRetries).toBe(2);
+    expect(settings.headers).toEqual({ 'x-tenant': 'b', 'x-other': 'c' });
+    expect(config.tenant).toBe('a');
+    const inherited = Object.create({ tenant: 'evil', api_key: 'stolen' }) as Record<string, unknown>;
+    const resolved = CONFIG.resolve(inherited, {});
+    expect(resolved.settings.apiKey).toBeUndefined();
+    expect(resolved.settings.headers).toEqual({});
+    expect(CONFIG.schema.properties).toMatchObject({
+      ...PROVIDER_CONFIG_PROPERTIES,
+      tenant: { type: 'string' },
+    });
+    expect(CONFIG.configFields('x-2').map((f) => [f.id, f.default ?? null])).toEqual([
+      ['api_key', null],
+      ['default_model', 'x-2'],
+    ]);
   });
 });

@@ -111,6 +111,61 @@ export type ProviderConfig = FromSchema<{ type: 'object'; properties: typeof PRO
   temperature?: number;
 };
 
+/** A provider's config type: the shared keys and its own (`properties`, written `as const`), derived by `FromSchema`. */
+export type ProviderConfigOf<P> = FromSchema<{
+  type: 'object';
+  properties: typeof PROVIDER_CONFIG_PROPERTIES & P;
+}>;
+
+/** One HTTP provider's config, declared once (`defineProviderConfig`). */
+export interface ProviderConfigSpec<P> extends ProviderDefaults {
+  /** The keys only this provider reads (schemas written `as const`), besides `PROVIDER_CONFIG_PROPERTIES`. */
+  properties: P;
+  /** What the setup fields ask (`providerConfigFields`). */
+  prompts: SetupPrompts;
+  /** The provider's own request headers from its config; config `headers` win over them. */
+  headers?: (config: ProviderConfigOf<P>) => Record<string, string>;
+}
+
+/** A provider's config reader and resolver (`defineProviderConfig`). */
+export interface ProviderConfigDef<P> {
+  /** The config schema: the shared keys and the provider's own. */
+  readonly schema: JSONSchema;
+  /**
+   * Defaults and the environment applied to a validated config (own properties
+   * only): the shared settings, the provider's headers merged under config
+   * `headers`, and the config itself for the provider's own keys.
+   */
+  resolve(
+    raw: ProviderConfigOf<P>,
+    env?: NodeJS.ProcessEnv,
+  ): { settings: ResolvedProviderConfig; config: ProviderConfigOf<P> };
+  /** What an app asks for when a user sets the provider up interactively (`ProviderInfo.config_fields`). */
+  configFields(model: string): ConfigField[];
+}
+
+/**
+ * Declare an HTTP provider's config once: where its key, base URL and model
+ * come from, its own keys (the source of its config type, `ProviderConfigOf`),
+ * its headers and its setup questions. What every provider does with them
+ * (the schema, `resolveProviderConfig`, `providerConfigFields`) is here.
+ */
+export function defineProviderConfig<const P extends Readonly<Record<string, JSONSchema>>>(
+  spec: ProviderConfigSpec<P>,
+): ProviderConfigDef<P> {
+  const { properties, prompts, headers: own, ...defaults } = spec;
+  return {
+    schema: { type: 'object', properties: { ...PROVIDER_CONFIG_PROPERTIES, ...properties } },
+    resolve(raw, env = process.env) {
+      const config = ownConfig(raw, defaults.module) as ProviderConfigOf<P>;
+      const settings = resolveProviderConfig(config, defaults, env);
+      if (own !== undefined) settings.headers = { ...own(config), ...settings.headers };
+      return { settings, config };
+    },
+    configFields: (model) => providerConfigFields(defaults, model, prompts),
+  };
+}
+
 /** Schema of a config `models` entry. */
 export const MODEL_LIMITS_SCHEMA: JSONSchema = PROVIDER_CONFIG_PROPERTIES.models.additionalProperties;
 

@@ -14,7 +14,7 @@ import { fetchTransport } from './__fixtures__/fetch-transport.js';
 import { type ResolvedProviderConfig, resolveProviderConfig } from './config.js';
 import { CostMeter } from './cost.js';
 import { streamPayloadError } from './errors.js';
-import { HttpLlmProvider, type HttpProviderSpec } from './http-provider.js';
+import { HttpLlmProvider, type HttpProviderSpec, providerParts } from './http-provider.js';
 import { ModelCatalog } from './models.js';
 import { FakeLlmServer, reply, sseEvent } from './testing/fake-llm-server.js';
 
@@ -301,5 +301,64 @@ describe('an endpoint per request (WireRequest.path)', () => {
     await toy.complete({ ...REQUEST, model: 'routed' });
     await toy.complete({ ...REQUEST, metadata: { stream: false } });
     expect(server.requests.map((r) => r.url)).toEqual(['/v1/routed/once', '/v1/routed/stream', '/v1/chat']);
+describe('providerParts: what every HTTP provider builds from its settings', () => {
+  it('one pool on the base URL origin, the catalog over the built-in table, config prices over built-in ones', async () => {
+    const pools: { origin: string; options: { connections: number; pipelining: number }; closed: boolean }[] =
+      [];
+    class RecordingPool {
+      destroyed = false;
+      constructor(origin: string, options: { connections: number; pipelining: number }) {
+        pools.push({ origin, options, closed: false });
+      }
+      async request(): Promise<never> {
+        throw new Error('not used');
+      }
+      async destroy(): Promise<void> {
+        this.destroyed = true;
+        pools.at(-1)!.closed = true;
+      }
+    }
+    const config = resolveProviderConfig(
+      {
+        base_url: 'http://127.0.0.1:9/v1',
+        max_concurrent_requests: 3,
+        default_model: 'toy-2',
+        models: { 'toy-2': { context_window: 77 } },
+        prices: { toy: { input: 5, output: 5 } },
+      },
+      {
+        module: 'provider-toy',
+        apiKeyEnv: 'K',
+        baseUrlEnv: 'U',
+        baseUrl: 'http://x',
+        model: 'toy',
+        baseUrlHint: '',
+      },
+      {},
+    );
+    const parts = providerParts(config, {
+      Pool: RecordingPool,
+      models: {
+        builtin: { toy: { context_window: 1000, max_output_tokens: 100 } },
+        unknown: { context_window: 10, max_output_tokens: 5 },
+        capabilities: ['streaming'],
+        serverLimits: () => ({}),
+      },
+      prices: { toy: { input: 1, output: 2 } },
+    });
+    expect(pools).toEqual([
+      { origin: 'http://127.0.0.1:9', options: { connections: 3, pipelining: 1 }, closed: false },
+    ]);
+    expect(parts.catalog.info().context_window).toBe(77);
+    expect(parts.catalog.info('toy-2024-01-01').max_output_tokens).toBe(100);
+    const listed = await parts.catalog.list(
+      () => Promise.reject(new Error('down')),
+      () => {},
+    );
+    expect(listed.map((m) => m.id)).toEqual(['toy-2', 'toy']);
+    parts.costs.charge('toy', { input_tokens: 1_000_000, output_tokens: 0, total_tokens: 1_000_000 });
+    expect(parts.costs.totalUsd).toBe('5');
+    await parts.transport.close();
+    expect(pools[0]!.closed).toBe(true);
   });
 });

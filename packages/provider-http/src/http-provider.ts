@@ -25,10 +25,16 @@ import {
 } from '@amplifier/core';
 import { ProviderCalls } from './calls.js';
 import type { ResolvedProviderConfig } from './config.js';
-import type { CostMeter } from './cost.js';
+import { CostMeter, type ModelPrice } from './cost.js';
 import { type HttpApi, HttpWire } from './http-wire.js';
-import type { ModelCatalog } from './models.js';
-import { type HttpResponse, ProviderHttpClient, type Transport } from './transport.js';
+import { ModelCatalog, type ModelTable } from './models.js';
+import {
+  type HttpResponse,
+  type PooledDispatcher,
+  ProviderHttpClient,
+  poolTransport,
+  type Transport,
+} from './transport.js';
 
 type Json = Record<string, unknown>;
 
@@ -59,6 +65,46 @@ export interface HttpProviderSpec {
   listModels(getJson: (path: string) => Promise<Json>): Promise<Json[]>;
   /** How the listing is named in the debug line when it fails (`GET /models`). */
   listing: string;
+}
+
+/** A connection pool class such as undici's `Pool` (the kit itself does not depend on undici). */
+export type PoolClass = new (
+  origin: string,
+  options: { connections: number; pipelining: number },
+) => PooledDispatcher;
+
+/** What `providerParts` builds the transport, the catalog and the cost meter from. */
+export interface ProviderPartsOptions {
+  /** The pool class (undici's `Pool`): one pool on the base URL's origin, `connections` connections. */
+  Pool: PoolClass;
+  /** The built-in model table; config `models` and the server's listing win over it. */
+  models: ModelTable;
+  /** The built-in prices; config `prices` win over them. */
+  prices: Readonly<Record<string, ModelPrice>>;
+  /** List the built-in models when the server cannot list them (default true). */
+  listBuiltin?: boolean;
+}
+
+/**
+ * The parts every HTTP provider builds from its settings the same way: the
+ * transport, the model catalog (config `models` over the server's listing over
+ * the built-in table) and the cost meter (config `prices` over the built-in ones).
+ */
+export function providerParts(
+  config: ResolvedProviderConfig,
+  options: ProviderPartsOptions,
+): Pick<HttpProviderSpec, 'transport' | 'catalog' | 'costs'> {
+  const pool = new options.Pool(config.baseUrl.origin, { connections: config.connections, pipelining: 1 });
+  return {
+    transport: poolTransport(pool),
+    catalog: new ModelCatalog({
+      ...options.models,
+      defaultModel: config.model,
+      overrides: config.models,
+      listBuiltin: options.listBuiltin ?? true,
+    }),
+    costs: new CostMeter(config.prices, options.prices),
+  };
 }
 
 /** Call `super(config, spec, options)`; everything the Provider contract asks for is here. */

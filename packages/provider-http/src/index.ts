@@ -11,9 +11,18 @@
 export { BlockEvents, errorInfo, PROVIDER_STREAM_EVENTS } from './block-events.js';
 export type { CallSettings, ProviderCall, ProviderCallsOptions, ProviderWire, WireRequest } from './calls.js';
 export { ProviderCalls } from './calls.js';
-export type { ProviderConfig, ProviderDefaults, ResolvedProviderConfig, SetupPrompts } from './config.js';
+export type {
+  ProviderConfig,
+  ProviderConfigDef,
+  ProviderConfigOf,
+  ProviderConfigSpec,
+  ProviderDefaults,
+  ResolvedProviderConfig,
+  SetupPrompts,
+} from './config.js';
 export {
   assertProviderConfig,
+  defineProviderConfig,
   isLocalUrl,
   MODEL_LIMITS_SCHEMA,
   MODEL_PRICE_SCHEMA,
@@ -46,12 +55,12 @@ export {
   providerRetryPayload,
   usagePayload,
 } from './events.js';
-export type { HttpProviderSpec } from './http-provider.js';
-export { HttpLlmProvider } from './http-provider.js';
+export type { HttpProviderSpec, PoolClass, ProviderPartsOptions } from './http-provider.js';
+export { HttpLlmProvider, providerParts } from './http-provider.js';
 export type { HttpApi } from './http-wire.js';
 export { HttpWire } from './http-wire.js';
-export type { ModelCatalogOptions, ModelLimits, ModelTable } from './models.js';
-export { lookupModel, ModelCatalog, modelInfo } from './models.js';
+export type { ListedLimitFields, ModelCatalogOptions, ModelLimits, ModelTable } from './models.js';
+export { listedLimits, lookupModel, ModelCatalog, modelInfo } from './models.js';
 export type { MountableProvider, ProviderMountSpec } from './mount.js';
 export { mountHttpProvider, sessionCostContribution, warnUnknownConfigKeys } from './mount.js';
 export type { RetryOptions } from './retry.js';

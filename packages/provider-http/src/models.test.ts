@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CostMeter, costPico, formatUsd } from './cost.js';
-import { lookupModel, ModelCatalog, type ModelCatalogOptions, modelInfo } from './models.js';
+import { listedLimits, lookupModel, ModelCatalog, type ModelCatalogOptions, modelInfo } from './models.js';
 
 describe('lookupModel', () => {
   it('matches exact ids, routed ids and dated snapshots, never a different model', () => {
@@ -136,5 +136,28 @@ describe('cost', () => {
     expect(b).toHaveProperty('cost_usd', '0.6');
     meter.charge('local-model', { ...a });
     expect(meter.totalUsd).toBe('1.6');
+  });
+});
+
+describe('listedLimits', () => {
+  it('reads the first positive integer and the first non-empty name at the given paths, own properties only', () => {
+    const read = listedLimits({
+      context: ['context_window', 'meta.n_ctx', 'top.context_length'],
+      output: ['max_output_tokens'],
+      name: ['display_name', 'name'],
+    });
+    expect(read({ id: 'a', context_window: 0, meta: { n_ctx: 4096 }, name: 'A' })).toEqual({
+      context_window: 4096,
+      display_name: 'A',
+    });
+    expect(
+      read({ id: 'b', context_window: 1.5, meta: 'x', top: { context_length: 10 }, display_name: '' }),
+    ).toEqual({
+      context_window: 10,
+    });
+    expect(read({ id: 'c', max_output_tokens: 8, meta: Object.create({ n_ctx: 99 }) })).toEqual({
+      max_output_tokens: 8,
+    });
+    expect(read({ id: 'd', meta: null, max_output_tokens: '8' })).toEqual({});
   });
 });

@@ -59,6 +59,42 @@ export interface ModelTable {
   serverLimits: (entry: Record<string, unknown>) => Partial<ModelLimits>;
 }
 
+/** Where an entry of a server's model listing reports limits: dot paths (`meta.n_ctx`), the first set one wins. */
+export interface ListedLimitFields {
+  /** Context window: the first positive integer among these. */
+  context: readonly string[];
+  /** Max output tokens: the first positive integer among these. */
+  output: readonly string[];
+  /** Display name: the first non-empty string among these. */
+  name: readonly string[];
+}
+
+/** A `ModelTable.serverLimits` that reads an entry's limits where `fields` says. */
+export function listedLimits(fields: ListedLimitFields): ModelTable['serverLimits'] {
+  const at = (entry: Record<string, unknown>, path: string): unknown => {
+    let value: unknown = entry;
+    for (const key of path.split('.')) {
+      if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+      value = (value as Record<string, unknown>)[key];
+    }
+    return value;
+  };
+  const first = <T>(entry: Record<string, unknown>, paths: readonly string[], ok: (v: unknown) => v is T) =>
+    paths.map((path) => at(entry, path)).find(ok);
+  const positive = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0;
+  const text = (v: unknown): v is string => typeof v === 'string' && v !== '';
+  return (entry) => {
+    const limits: Partial<ModelLimits> = {};
+    const context = first(entry, fields.context, positive);
+    const output = first(entry, fields.output, positive);
+    const name = first(entry, fields.name, text);
+    if (context !== undefined) limits.context_window = context;
+    if (output !== undefined) limits.max_output_tokens = output;
+    if (name !== undefined) limits.display_name = name;
+    return limits;
+  };
+}
+
 /** What one provider instance's catalog is built from. */
 export interface ModelCatalogOptions extends ModelTable {
   /** The configured model (`getModelInfo()` without an id). */

@@ -5,7 +5,7 @@ import {
   type JSONSchema,
 } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
-import { configDurationMs, readModuleConfig, warnConfigKey } from './module-config.js';
+import { configDurationMs, defineModuleConfig, readModuleConfig, warnConfigKey } from './module-config.js';
 
 const schema: JSONSchema = {
   type: 'object',
@@ -159,5 +159,59 @@ describe('configDurationMs', () => {
   it('reads own properties only', () => {
     const inherited = Object.create({ timeout: 9 }) as Record<string, unknown>;
     expect(configDurationMs(inherited, 'timeout', 'm')).toBeUndefined();
+describe('defineModuleConfig: the one config wrapper', () => {
+  const CONFIG = defineModuleConfig({
+    module: 'tool-x',
+    schema: {
+      type: 'object',
+      properties: { limit: { type: 'integer', minimum: -1 }, name: { type: 'string' } },
+    } as const,
+    safety: { limit: 'ignoring it would run more than asked' },
+    check: (config) => (config.limit === 0 ? [{ path: 'limit', message: 'must be -1 or at least 1' }] : []),
+    hint: 'Fix the tool config in the mount plan (limit: -1 or >= 1).',
+  });
+
+  it('reports the rules the schema cannot state with its own problems, in one MOUNT_FAILED ending with the hint', () => {
+    let error: unknown;
+    try {
+      CONFIG.read({ limit: 0, name: 3 });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(AmplifierError.is(error, 'MOUNT_FAILED')).toBe(true);
+    expect((error as Error).message).toBe(
+      'tool-x: invalid config:\n  - name must be string\n  - limit must be -1 or at least 1\nFix the tool config in the mount plan (limit: -1 or >= 1).',
+    );
+    expect(CONFIG.read({ limit: -1 })).toEqual({ limit: -1 });
+  });
+
+  it('passes a refusal as is', () => {
+    expect(() => CONFIG.read({ limt: 3 })).toThrow(expect.objectContaining({ code: 'CONFIG_REFUSED' }));
+  });
+
+  it('resolve: an error of the build step is the same MOUNT_FAILED, prefixed with the module id once', () => {
+    const build = (config: { name?: string }) => {
+      if (config.name === 'bad') throw new Error("unknown name 'bad'");
+      if (config.name === 'worse') throw new Error("tool-x: config.name 'worse' is refused");
+      return { name: config.name ?? 'default' };
+    };
+    expect(CONFIG.resolve({}, undefined, build)).toEqual({ name: 'default' });
+    expect(() => CONFIG.resolve({ name: 'bad' }, undefined, build)).toThrow(
+      "tool-x: unknown name 'bad'\nFix the tool config in the mount plan (limit: -1 or >= 1).",
+    );
+    expect(() => CONFIG.resolve({ name: 'worse' }, undefined, build)).toThrow(
+      /^tool-x: config.name 'worse' is refused\n/,
+    );
+    expect(() => CONFIG.resolve({ name: 1 }, undefined, build)).toThrow(/name must be string/);
+    const mountFailed = new AmplifierError('MOUNT_FAILED', 'needs a POSIX system');
+    let error: unknown;
+    try {
+      CONFIG.resolve({}, undefined, () => {
+        throw mountFailed;
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBe(mountFailed);
   });
 });

@@ -10,6 +10,7 @@
 import {
   AmplifierError,
   ConfigRefusedError,
+  type DataError,
   DataValidationError,
   errorMessage,
   type FromSchema,
@@ -43,9 +44,20 @@ export interface ModuleConfigPolicy {
    * (`denied_command`, `Denied-Paths`) is refused too.
    */
   safety?: Readonly<Record<string, string>>;
+  /**
+   * Rules the schema cannot state (`max_iterations` is -1 or at least 1, an
+   * entry must parse as a CIDR): called with the known keys, before they are
+   * checked (read them as `unknown`); the problems it returns are reported with
+   * the schema's, in one error.
+   */
+  check?: ((config: Readonly<Record<string, unknown>>) => readonly DataError[]) | undefined;
+  /** The error message's last line, what to do (default `Fix these keys in the module's config.`). */
+  hint?: string | undefined;
   /** Where warnings go: the coordinator's logger. Without one, nothing is warned. */
   logger?: Pick<Logger, 'warn'> | undefined;
 }
+
+const DEFAULT_HINT = "Fix these keys in the module's config.";
 
 /** Warned keys per logger (`module\0path`): each warning once per logger, so once per app. */
 const warned = new WeakMap<object, Set<string>>();
@@ -107,10 +119,10 @@ export function readModuleConfig(raw: unknown, policy: ModuleConfigPolicy): Reco
       `${module}: config refused, because ignoring these keys would make the session less safe than asked:\n${lines}\nFix or remove them in the module's config (the session does not start without it).`,
     );
   }
-  const errors = compileSchema(policy.schema)(kept);
+  const errors = [...compileSchema(policy.schema)(kept), ...(policy.check?.(kept) ?? [])];
   if (errors.length > 0) {
     throw new DataValidationError(
-      `${module}: invalid config:\n${formatDataErrors(errors)}\nFix these keys in the module's config.`,
+      `${module}: invalid config:\n${formatDataErrors(errors)}\n${policy.hint ?? DEFAULT_HINT}`,
       errors,
     );
   }
@@ -126,6 +138,10 @@ export interface ModuleConfigSpec<S extends JSONSchema> {
   schema: S;
   /** The safety-relevant keys and why (see `ModuleConfigPolicy.safety`). */
   safety?: Readonly<Record<string, string>>;
+  /** Rules the schema cannot state, reported with its problems (see `ModuleConfigPolicy.check`). */
+  check?: (config: Readonly<Record<string, unknown>>) => readonly DataError[];
+  /** The last line of every `MOUNT_FAILED` message, what to do (default `Fix these keys in the module's config.`). */
+  hint?: string;
 }
 
 /** A module's config reader (`defineModuleConfig`). */
@@ -137,6 +153,14 @@ export interface ModuleConfig<S extends JSONSchema> extends ModuleConfigSpec<S> 
    * the keys to change, which is what `mount` reports.
    */
   read(raw: unknown, logger?: Pick<Logger, 'warn'>): ConfigOf<S>;
+  /**
+   * `read`, then `build` the settings from the typed config (defaults, units,
+   * parsed entries). An error `build` throws (an unknown profile, a bad CIDR,
+   * two keys that disagree) is the same `MOUNT_FAILED` as a bad key's: its
+   * message, prefixed with the module id, and the hint; an `AmplifierError`
+   * `MOUNT_FAILED` or `CONFIG_REFUSED` passes as is.
+   */
+  resolve<R>(raw: unknown, logger: Pick<Logger, 'warn'> | undefined, build: (config: ConfigOf<S>) => R): R;
 }
 
 /** The config type of schema `S`: derived by `FromSchema`, or a plain record when `S` is typed only as `JSONSchema`. */
@@ -144,18 +168,33 @@ export type ConfigOf<S extends JSONSchema> = JSONSchema extends S ? Record<strin
 
 /**
  * Declare a module's config once: its schema (the one source of its type,
- * `FromSchema<typeof schema>`), its safety keys, and `read`, which turns every
- * problem but a refusal into the `MOUNT_FAILED` error a mount reports.
+ * `FromSchema<typeof schema>`), its safety keys, the rules the schema cannot
+ * state, and `read` / `resolve`, which turn every problem but a refusal into
+ * the `MOUNT_FAILED` error a mount reports: the one config wrapper.
  */
 export function defineModuleConfig<const S extends JSONSchema>(spec: ModuleConfigSpec<S>): ModuleConfig<S> {
+  const passes = (error: unknown): error is AmplifierError =>
+    AmplifierError.is(error, 'CONFIG_REFUSED') || AmplifierError.is(error, 'MOUNT_FAILED');
+  const read = (raw: unknown, logger?: Pick<Logger, 'warn'>): ConfigOf<S> => {
+    try {
+      return readModuleConfig(raw, { ...spec, logger }) as ConfigOf<S>;
+    } catch (error) {
+      if (passes(error)) throw error;
+      throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
+    }
+  };
   return {
     ...spec,
-    read(raw, logger) {
+    read,
+    resolve(raw, logger, build) {
+      const config = read(raw, logger);
       try {
-        return readModuleConfig(raw, { ...spec, logger }) as ConfigOf<S>;
+        return build(config);
       } catch (error) {
-        if (AmplifierError.is(error, 'CONFIG_REFUSED')) throw error;
-        throw new AmplifierError('MOUNT_FAILED', errorMessage(error));
+        if (passes(error)) throw error;
+        const message = errorMessage(error);
+        const prefixed = message.startsWith(`${spec.module}: `) ? message : `${spec.module}: ${message}`;
+        throw new AmplifierError('MOUNT_FAILED', `${prefixed}\n${spec.hint ?? DEFAULT_HINT}`);
       }
     },
   };
