@@ -301,6 +301,9 @@ describe('an endpoint per request (WireRequest.path)', () => {
     await toy.complete({ ...REQUEST, model: 'routed' });
     await toy.complete({ ...REQUEST, metadata: { stream: false } });
     expect(server.requests.map((r) => r.url)).toEqual(['/v1/routed/once', '/v1/routed/stream', '/v1/chat']);
+  });
+});
+
 describe('providerParts: what every HTTP provider builds from its settings', () => {
   it('one pool on the base URL origin, the catalog over the built-in table, config prices over built-in ones', async () => {
     const pools: { origin: string; options: { connections: number; pipelining: number }; closed: boolean }[] =

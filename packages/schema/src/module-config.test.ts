@@ -159,6 +159,9 @@ describe('configDurationMs', () => {
   it('reads own properties only', () => {
     const inherited = Object.create({ timeout: 9 }) as Record<string, unknown>;
     expect(configDurationMs(inherited, 'timeout', 'm')).toBeUndefined();
+  });
+});
+
 describe('defineModuleConfig: the one config wrapper', () => {
   const CONFIG = defineModuleConfig({
     module: 'tool-x',
