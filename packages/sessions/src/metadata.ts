@@ -17,7 +17,8 @@ let redactor: Redactor | undefined;
 
 /** The redactor of what a session folder keeps outside the event log: the event log's default one (shared). */
 function storeRedactor(): Redactor {
-  return (redactor ??= sharedRedactor(DEFAULT_REDACTION));
+  redactor ??= sharedRedactor(DEFAULT_REDACTION);
+  return redactor;
 }
 
 /** `text` as metadata.json keeps it (a session's name is its first prompt): secrets redacted as in events.jsonl. */

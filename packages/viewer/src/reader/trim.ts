@@ -16,7 +16,8 @@ let shared: Redactor | undefined;
 
 /** The event log's redactor with its default config (and this process's secret environment values), shared. */
 function redactor(): Redactor {
-  return (shared ??= sharedRedactor(DEFAULT_REDACTION));
+  shared ??= sharedRedactor(DEFAULT_REDACTION);
+  return shared;
 }
 
 export interface TrimLimits {
