@@ -6,14 +6,14 @@
  * are the provider kit's `HttpLlmProvider`.
  */
 import type { EventSink, Logger } from '@amplifier/core';
-import { HttpLlmProvider, providerParts, streamPayloadError } from '@amplifier/provider-http';
+import { HttpLlmProvider, providerParts, responseEvents, streamPayloadError } from '@amplifier/provider-http';
 import { Pool } from 'undici';
 import { ANTHROPIC_CONFIG, type ResolvedConfig } from './config.js';
 import { fromWireMessage } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 import { BUILTIN_PRICES, MODEL_TABLE } from './models.js';
 import { thinkingOf, toWireBody } from './request.js';
-import { messageEvents, responseEvents } from './stream.js';
+import { messageEvents } from './stream.js';
 
 type Json = Record<string, unknown>;
 

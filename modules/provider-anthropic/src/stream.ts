@@ -10,7 +10,6 @@ import {
   createLLMError,
   readToolCall,
   type StreamEvent,
-  stringifyJson,
   type Usage,
 } from '@amplifier/core';
 import { type RequestContext, type SseMessage, sseJson, streamPayloadError } from '@amplifier/provider-http';
@@ -161,22 +160,4 @@ export async function* messageEvents(
     throw createLLMError('stream', `${context.provider}: the stream ended before message_stop`, context);
   }
   yield { type: 'message.end', response: accumulator.response() };
-}
-
-/** A finished response as events (for a server that answered a stream request with plain JSON). */
-export function responseEvents(response: ChatResponse, model: string | undefined): StreamEvent[] {
-  const events: StreamEvent[] = [
-    model === undefined ? { type: 'message.start' } : { type: 'message.start', model },
-  ];
-  for (const [index, block] of response.content.entries()) {
-    if (block.type === 'thinking') events.push({ type: 'thinking.delta', index, text: block.thinking });
-    else if (block.type === 'text') events.push({ type: 'text.delta', index, text: block.text });
-  }
-  for (const { id, name, arguments: args } of response.tool_calls ?? []) {
-    events.push({ type: 'tool_call.start', id, name });
-    events.push({ type: 'tool_call.delta', id, arguments_fragment: stringifyJson(args) });
-    events.push({ type: 'tool_call.end', id, name, arguments: args });
-  }
-  events.push({ type: 'message.end', response });
-  return events;
 }

@@ -6,8 +6,14 @@
  * end at once). An `error` payload mid-stream, a blocked prompt or answer,
  * and a stream that ends before any `finishReason` throw LLMErrors.
  */
-import { type ChatResponse, createLLMError, type StreamEvent, stringifyJson } from '@amplifier/core';
-import { type RequestContext, type SseMessage, sseJson, streamPayloadError } from '@amplifier/provider-http';
+import { type ChatResponse, createLLMError, type StreamEvent } from '@amplifier/core';
+import {
+  responseEvents as finishedEvents,
+  type RequestContext,
+  type SseMessage,
+  sseJson,
+  streamPayloadError,
+} from '@amplifier/provider-http';
 import { AnswerReader } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 
@@ -35,18 +41,5 @@ export async function* answerEvents(
 /** A finished response as events (for a server that answered a stream request with plain JSON). */
 export function responseEvents(response: ChatResponse): StreamEvent[] {
   const model = response.metadata?.['gemini:model_version'];
-  const events: StreamEvent[] = [
-    typeof model === 'string' ? { type: 'message.start', model } : { type: 'message.start' },
-  ];
-  for (const [index, block] of response.content.entries()) {
-    if (block.type === 'thinking') events.push({ type: 'thinking.delta', index, text: block.thinking });
-    else if (block.type === 'text') events.push({ type: 'text.delta', index, text: block.text });
-  }
-  for (const { id, name, arguments: args } of response.tool_calls ?? []) {
-    events.push({ type: 'tool_call.start', id, name });
-    events.push({ type: 'tool_call.delta', id, arguments_fragment: stringifyJson(args) });
-    events.push({ type: 'tool_call.end', id, name, arguments: args });
-  }
-  events.push({ type: 'message.end', response });
-  return events;
+  return finishedEvents(response, typeof model === 'string' ? model : undefined);
 }

@@ -63,6 +63,7 @@ export type { ListedLimitFields, ModelCatalogOptions, ModelLimits, ModelTable } 
 export { listedLimits, lookupModel, ModelCatalog, modelInfo } from './models.js';
 export type { MountableProvider, ProviderMountSpec } from './mount.js';
 export { mountHttpProvider, sessionCostContribution, warnUnknownConfigKeys } from './mount.js';
+export { responseEvents } from './response-events.js';
 export type { RetryOptions } from './retry.js';
 export { computeRetryDelay, retryWithBackoff } from './retry.js';
 export type { SseMessage } from './sse.js';
