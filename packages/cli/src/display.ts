@@ -222,6 +222,7 @@ export class Display implements DisplaySystem {
   /** A line on stderr (the spinner steps aside). */
   line(text: string): void {
     if (this.json) return;
+    this.#stdoutStepsAside();
     this.#stderr.write(`${this.safeText(text)}\n`);
     this.#shown = text !== '';
   }
@@ -281,6 +282,16 @@ export class Display implements DisplaySystem {
       this.#partialId = item.request_id;
       this.#partial += item.text;
     } else if (item.type === 'stream_aborted' && item.error.type !== 'AbortError') this.#partial = '';
+  }
+
+  /**
+   * On a terminal, text streamed to stdout without its newline ("Looking
+   * around the project.") ends its line before stderr draws: the spinner
+   * redraws its line from column 1 and would erase it, and a tool line would
+   * be glued to it.
+   */
+  #stdoutStepsAside(): void {
+    if (this.interactive && !this.#stdoutAtLineStart) this.#endStdoutLine();
   }
 
   #endStdoutLine(): void {
@@ -660,6 +671,7 @@ export class Display implements DisplaySystem {
     if (!this.interactive) return;
     const text = this.safeText(raw);
     if (this.#spinner === undefined) {
+      this.#stdoutStepsAside();
       this.#spinner = yoctoSpinner()({
         text,
         stream: this.#stderr as NodeJS.WriteStream,
