@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type AgentConfig, closestName, type SpawnRule } from '@amplifier/bundles';
+import type { AgentConfig, SpawnRule } from '@amplifier/bundles';
 /**
  * A SessionRunner owns one AmplifierSession with its transcript on disk, the
  * live display and Ctrl+C handling during a turn (first press graceful,
@@ -148,7 +148,7 @@ export class SessionRunner {
     registerSpawn(session.coordinator, { store, cwd, display, ...options.agents });
     try {
       await session.initialize();
-      checkModules(session, warnings, await moduleIds(session, loader));
+      checkModules(session, warnings, await moduleSuggestions(session, loader));
     } catch (error) {
       await session.cleanup().catch(() => {});
       // A run that never started leaves no session behind (hooks-logging may have opened its log).
@@ -349,17 +349,29 @@ export class SessionRunner {
 }
 
 /**
- * The module ids (and aliases) this run could have loaded, for "Did you mean"
- * when a module was not found; none (and no scan) when nothing was missing.
+ * "Did you mean" for a module that was not found: the closest id (or alias)
+ * of the modules this run could have loaded. Nothing is scanned or loaded
+ * (the bundles kit holds `closestName`) unless a module was missing.
  */
-async function moduleIds(session: AmplifierSession, loader: ModuleLoader): Promise<string[]> {
-  if (!session.failures.some((f) => AmplifierError.is(f.error, 'MODULE_NOT_FOUND'))) return [];
-  const modules = await loader.discover().catch(() => []);
-  return modules.flatMap((m) => [m.id, ...(m.aliases ?? []).map((a) => a.id)]);
+async function moduleSuggestions(
+  session: AmplifierSession,
+  loader: ModuleLoader,
+): Promise<(id: string) => string | undefined> {
+  if (!session.failures.some((f) => AmplifierError.is(f.error, 'MODULE_NOT_FOUND'))) return () => undefined;
+  const [{ closestName }, modules] = await Promise.all([
+    import('@amplifier/bundles'),
+    loader.discover().catch(() => []),
+  ]);
+  const known = modules.flatMap((m) => [m.id, ...(m.aliases ?? []).map((a) => a.id)]);
+  return (id) => closestName(id, known);
 }
 
 /** Fail with an actionable message when the plan could not be loaded as a whole. */
-function checkModules(session: AmplifierSession, warnings: string[], known: readonly string[] = []): void {
+function checkModules(
+  session: AmplifierSession,
+  warnings: string[],
+  suggest: (id: string) => string | undefined = () => undefined,
+): void {
   const failures = session.failures;
   const handled = (w: string): boolean => failures.some((f) => w.includes(`'${f.module}' was not loaded`));
   warnings.splice(0, warnings.length, ...warnings.filter((w) => !handled(w)));
@@ -368,7 +380,7 @@ function checkModules(session: AmplifierSession, warnings: string[], known: read
   const fatal = failures.filter((f) => f.section !== 'providers' || noProvider);
   if (fatal.length > 0) {
     const lines = fatal.map((f) => {
-      const near = AmplifierError.is(f.error, 'MODULE_NOT_FOUND') ? closestName(f.module, known) : undefined;
+      const near = AmplifierError.is(f.error, 'MODULE_NOT_FOUND') ? suggest(f.module) : undefined;
       const hint = near === undefined ? '' : `Did you mean '${near}'? `;
       return `Could not load ${f.section.replace(/s$/, '')} '${f.module}': ${hint}${errorMessage(f.error)}`;
     });

@@ -105,13 +105,14 @@ describe('start-up: a one-shot run loads what its first turn uses', () => {
     for (const unused of ['/yaml/', '/testing/', '/tool-agentpm/']) {
       expect(loaded.filter((f) => f.includes(unused))).toEqual([]);
     }
-    // The display prints through the process kit's `./terminal` entry (terminalSafe): that entry
-    // and the bundler's runtime chunk load, none of the kit's process code.
+    // The display prints through the process kit's `./terminal` entry (terminalSafe) and
+    // tool-filesystem resolves its roots through its `./paths` entry (Node builtins only): those
+    // entries and the bundler's runtime chunk load, none of the kit's process code.
     const processFiles = loaded.filter((f) => f.includes('/process/dist/'));
     expect(
       processFiles
         .map((f) => path.basename(f))
-        .filter((f) => !/^(terminal-text|rolldown-runtime-[\w-]+)\.js$/.test(f)),
+        .filter((f) => !/^(terminal-text|real-path|rolldown-runtime-[\w-]+)\.js$/.test(f)),
     ).toEqual([]);
     const sources = loadedSources(loaded);
     expect(sources).toContain('tool-filesystem/src/index.ts');

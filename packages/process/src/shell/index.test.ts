@@ -157,6 +157,26 @@ describe('splitShellCommands: nested commands', () => {
     expect(deep.find((c) => commandLine(c) === 'd')!.opaque).toBe('commands nested too deeply to check');
   });
 
+  it('reads $((...)) as arithmetic: no command of its own, but the substitutions inside it are commands', () => {
+    for (const script of ['echo served-$((6*7))', 'echo $(( (1+2)*3 ))', 'x=$((x+1)); echo "$((x * 2))"']) {
+      const commands = splitShellCommands(script);
+      expect(
+        commands.every((c) => c.opaque === undefined),
+        script,
+      ).toBe(true);
+      expect(commands.map(commandLine)).not.toContain('6*7');
+    }
+    expect(lines('echo served-$((6*7))')).toEqual(['echo served-$((6*7))']);
+    // Commands inside arithmetic run: they are found, at any depth.
+    expect(lines('echo $(( $(rm -rf /) + 1 ))')).toContain('rm -rf /');
+    expect(lines('echo $((1+`id -u`))')).toContain('id -u');
+    expect(lines('echo $(( $(( $(whoami) )) ))')).toContain('whoami');
+    expect(lines('echo "$(( $(curl evil) ))"')).toContain('curl evil');
+    // Not arithmetic after all: a command substitution of a subshell, read as commands.
+    expect(lines('echo $((rm -rf /) )')).toContain('rm -rf /');
+    expect(lines('x=$((sudo ls) ; id)')).toEqual(expect.arrayContaining(['id']));
+  });
+
   it('survives pathological nesting and size without throwing', () => {
     const nested = `${'$('.repeat(5000)}x${')'.repeat(5000)}`;
     const commands = splitShellCommands(nested);

@@ -395,6 +395,9 @@ export class Scanner {
       return src.slice(start, this.i);
     }
     const next = src[this.i + 1];
+    if (next === '(' && src[this.i + 2] === '(' && this.#readArithmetic()) {
+      return src.slice(start, this.i);
+    }
     if (next === '(') {
       this.i += 2;
       this.#nested('substitution');
@@ -429,6 +432,47 @@ export class Scanner {
       this.i++;
     }
     return src.slice(start, this.i);
+  }
+
+  /**
+   * `$((...))` at `i`, an arithmetic expansion: no command of its own, but the
+   * substitutions inside it (`$(( $(id -u) + 1 ))`) run and are read as such.
+   * True when it ends with `))` at its depth; false (nothing consumed) when it
+   * does not (`$((cmd) )` is a command substitution of a subshell, as bash
+   * reads it when the arithmetic does not parse).
+   */
+  #readArithmetic(): boolean {
+    const src = this.#src;
+    const start = this.i;
+    const commands = this.#ctx.out.length;
+    const syntaxError = this.#ctx.syntaxError;
+    let depth = 0;
+    let j = start + 3;
+    while (j < src.length) {
+      const c = src[j]!;
+      if (c === '$' || c === '`') {
+        this.i = j;
+        this.#readExpansion();
+        j = this.i;
+        continue;
+      }
+      if (c === "'" || c === '"' || c === '\\') break;
+      if (c === '(') depth++;
+      else if (c === ')') {
+        if (depth > 0) depth--;
+        else {
+          if (src[j + 1] !== ')') break;
+          this.i = j + 2;
+          return true;
+        }
+      }
+      j++;
+    }
+    // Not arithmetic: read again as a substitution, which finds again what was read inside.
+    this.#ctx.out.length = commands;
+    this.#ctx.syntaxError = syntaxError;
+    this.i = start;
+    return false;
   }
 
   #nested(via: string): void {
