@@ -65,6 +65,11 @@ const requireModule = createRequire(import.meta.url);
  * shows one; start-up time). `require` of an ES module (Node 20.19+) keeps
  * the display synchronous.
  */
+/** Whether a stream is a terminal (`process.stdout` and `process.stderr` say so with `isTTY`). */
+function isTerminal(stream: NodeJS.WritableStream): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
 function yoctoSpinner(): typeof import('yocto-spinner').default {
   return (requireModule('yocto-spinner') as typeof import('yocto-spinner')).default;
 }
@@ -288,10 +293,13 @@ export class Display implements DisplaySystem {
    * On a terminal, text streamed to stdout without its newline ("Looking
    * around the project.") ends its line before stderr draws: the spinner
    * redraws its line from column 1 and would erase it, and a tool line would
-   * be glued to it.
+   * be glued to it (also without a spinner, as under CI=true, when both
+   * streams are the terminal).
    */
   #stdoutStepsAside(): void {
-    if (this.interactive && !this.#stdoutAtLineStart) this.#endStdoutLine();
+    if (this.#stdoutAtLineStart) return;
+    const sharedTerminal = isTerminal(this.#stdout) && isTerminal(this.#stderr);
+    if (this.interactive || sharedTerminal) this.#endStdoutLine();
   }
 
   #endStdoutLine(): void {

@@ -61,25 +61,39 @@ describe('visibleLines', () => {
   });
 });
 
+/** The demo's turn under a pseudo-terminal (stdout and stderr both the terminal), as the terminal shows it. */
+function demoOnTerminal(extra: Record<string, string | undefined>): { raw: string; shown: string[] } {
+  const home = tempDir();
+  const cwd = tempDir();
+  fs.writeFileSync(path.join(cwd, 'README.md'), '# Tiny project\n');
+  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} run "What is this project?"`;
+  const tty = spawnSync('script', ['-qec', command, '/dev/null'], {
+    cwd,
+    env: cliEnv(home, extra),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  expect(tty.status, tty.stderr).toBe(0);
+  return { raw: tty.stdout, shown: visibleLines(tty.stdout) };
+}
+
 describe('the offline demo on a terminal', () => {
-  it.skipIf(NO_SCRIPT)('keeps the narration the model writes before each tool, on lines of its own', () => {
-    const home = tempDir();
-    const cwd = tempDir();
-    fs.writeFileSync(path.join(cwd, 'README.md'), '# Tiny project\n');
-    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} run "What is this project?"`;
-    const tty = spawnSync('script', ['-qec', command, '/dev/null'], {
-      cwd,
-      env: cliEnv(home),
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    expect(tty.status, tty.stderr).toBe(0);
-    const shown = visibleLines(tty.stdout);
+  it.skipIf(NO_SCRIPT)('keeps the narration before each tool on lines of its own, with the spinner', () => {
+    const { raw, shown } = demoOnTerminal({ CI: undefined, TERM: 'xterm-256color' });
     // The spinner really drew on this terminal (else the test would prove nothing).
-    expect(tty.stdout).toContain('\x1b[1G\x1b[0K');
+    expect(raw).toContain('\x1b[1G\x1b[0K');
     for (const narration of ['Looking around the project.', 'Reading README.md.']) {
       expect(shown).toContain(narration);
     }
     expect(shown.some((line) => /✓ glob/.test(line))).toBe(true);
+  });
+
+  it.skipIf(NO_SCRIPT)('and without one (CI=true): the tool line is not glued to the narration', () => {
+    const { raw, shown } = demoOnTerminal({ CI: 'true' });
+    expect(raw).not.toContain('\x1b[1G\x1b[0K');
+    for (const narration of ['Looking around the project.', 'Reading README.md.']) {
+      expect(shown).toContain(narration);
+    }
+    expect(shown.some((line) => /→ glob/.test(line))).toBe(true);
   });
 });
