@@ -210,7 +210,7 @@ function pnpmCommand() {
 function userEnv(extra = {}) {
   const env = { ...process.env, NO_COLOR: '1', ...extra };
   for (const key of Object.keys(env)) {
-    if (/^(npm|pnpm)_/i.test(key) || /^(OPENAI|ANTHROPIC|AZURE_OPENAI)_/.test(key)) delete env[key];
+    if (/^(npm|pnpm)_/i.test(key) || /^(OPENAI|ANTHROPIC|AZURE_OPENAI|GEMINI|GOOGLE)_/.test(key)) delete env[key];
   }
   delete env.AMPLIFIER_MODULES;
   delete env.FORCE_COLOR;
@@ -355,8 +355,10 @@ async function checkOfflineRun(installDir, home, amplifier) {
   if (result.code !== 0) fail(name, `exit code ${result.code}`, text);
   else if (!banner) fail(name, 'no line says it is the offline demo', text);
   else if (result.stdout.trim() === '') fail(name, 'no answer on stdout', text);
-  else if (!result.stderr.includes('continue it with: amplifier continue')) {
-    fail(name, 'the hint does not say `amplifier continue` (the command of an npm install)', text);
+  // A project's dependency: its bin is in node_modules/.bin, not on the user's PATH, so the hint
+  // must be the command that works there.
+  else if (!result.stderr.includes('continue it with: npx amplifier continue')) {
+    fail(name, 'the hint does not say `npx amplifier continue` (the command of a project install)', text);
   } else if (tools.length === 0) fail(name, `no tool:post in the session's events.jsonl under ${home}`, text);
   else if (failed.length > 0) fail(name, `tool calls failed: ${failed.join(', ')}`, text);
   else if (!used.includes('bash') || !used.some((t) => t === 'read_file' || t === 'glob')) {
