@@ -210,7 +210,8 @@ function pnpmCommand() {
 function userEnv(extra = {}) {
   const env = { ...process.env, NO_COLOR: '1', ...extra };
   for (const key of Object.keys(env)) {
-    if (/^(npm|pnpm)_/i.test(key) || /^(OPENAI|ANTHROPIC|AZURE_OPENAI|GEMINI|GOOGLE)_/.test(key)) delete env[key];
+    if (/^(npm|pnpm)_/i.test(key) || /^(OPENAI|ANTHROPIC|AZURE_OPENAI|GEMINI|GOOGLE)_/.test(key))
+      delete env[key];
   }
   delete env.AMPLIFIER_MODULES;
   delete env.FORCE_COLOR;
