@@ -4,12 +4,19 @@
 // so a pass recorded under one Node version is never replayed under another. Arguments go to
 // turbo (`pnpm test -- --cache=local:w`). Exits with the first failure's status.
 import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const env = { ...process.env, AMPLIFIER_TEST_NODE: process.version };
-const turbo = join(root, 'node_modules', '.bin', 'turbo');
+const bin = join(root, 'node_modules', '.bin');
+// turbo runs each package's script through pnpm: the workspace's own, from node_modules/.bin, also
+// when this script is started without pnpm (`node scripts/test.mjs`, as CI's Node 24 pass does).
+const env = {
+  ...process.env,
+  AMPLIFIER_TEST_NODE: process.version,
+  PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
+};
+const turbo = join(bin, 'turbo');
 const ROOT_TESTS = ['scripts/check-deps.test.mjs', 'scripts/readme.test.mjs', 'scripts/bundle-dist.test.mjs'];
 
 function run(command, args) {
