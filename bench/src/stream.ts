@@ -4,7 +4,7 @@
  * (ii) A whole turn streamed to the app: a provider whose `complete()` feeds
  * `fragments` text fragments through the provider kit's `BlockEvents` to the
  * session's hooks (loop-basic + context-simple, a real `AmplifierSession`),
- * read with `session.stream()`, no renderer; per fragment is the turn's
+ * read with `streamTurn()`, no renderer; per fragment is the turn's
  * time over its fragments (the turn's own fixed cost, tens of µs, spread over
  * them), in a child process of its own. Between them, for attribution:
  * `BlockEvents` over a bare registry with one handler, interleaved with (i)
@@ -34,6 +34,7 @@ type Turn = () => Promise<number>;
 
 async function streamedSession(fragments: number): Promise<{ turn: Turn; close(): Promise<void> }> {
   const { AmplifierSession } = await import('@amplifier/core');
+  const { streamTurn } = await import('@amplifier/server/stream');
   type Core = typeof import('@amplifier/core');
   const { BlockEvents } = await import('@amplifier/provider-http');
   const { mount: mountLoop } = await import('@amplifier/loop-basic');
@@ -93,7 +94,7 @@ async function streamedSession(fragments: number): Promise<{ turn: Turn; close()
       // A fresh context each turn: the history stays one user and one assistant message.
       await session.coordinator.get('context')?.clear();
       let deltas = 0;
-      for await (const event of session.stream('go')) if (event.type === 'text_delta') deltas++;
+      for await (const event of streamTurn(session, 'go')) if (event.type === 'text_delta') deltas++;
       return deltas;
     },
     close: () => session.cleanup(),

@@ -1,10 +1,11 @@
-// session.stream() over the real modules: provider-mock streams its answer in fragments
+// streamTurn() over the real modules: provider-mock streams its answer in fragments
 // (Amplifier's streaming contract), loop-basic runs the turn, context-simple keeps it.
 import assert from 'node:assert/strict';
 import { dirname } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AmplifierSession } from '@amplifier/core';
+import { streamTurn } from '@amplifier/server';
 
 const appDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const plan = {
@@ -12,11 +13,11 @@ const plan = {
   providers: [{ module: 'provider-mock', config: { stream_chunk_chars: 4 } }],
 };
 
-test('session.stream yields the text deltas of the answer, then finish', async () => {
+test('streamTurn yields the text deltas of the answer, then finish', async () => {
   const session = await AmplifierSession.create(plan, { baseDir: appDir });
   const events = [];
   try {
-    for await (const event of session.stream('hi')) events.push(event);
+    for await (const event of streamTurn(session, 'hi')) events.push(event);
   } finally {
     await session.cleanup();
   }
@@ -37,7 +38,7 @@ test('leaving the loop mid-stream cancels the turn; the session runs the next on
   const session = await AmplifierSession.create(plan, { baseDir: appDir });
   try {
     let seen = 0;
-    for await (const event of session.stream('first')) {
+    for await (const event of streamTurn(session, 'first')) {
       if (event.type === 'text_delta' && ++seen === 2) break;
     }
     assert.equal(seen, 2);

@@ -1,13 +1,14 @@
 /**
- * The display renders a turn from its turn items (core's `TurnEvent`): fed
- * only a `session.stream()` of a real session, or only items, it shows what
+ * The display renders a turn from its turn items (`TurnEvent`): fed
+ * only a `streamTurn()` of a real session, or only items, it shows what
  * the items say, never the hook events behind them.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { AmplifierSession, type TurnEvent } from '@amplifier/core';
+import { AmplifierSession } from '@amplifier/core';
+import { streamTurn, type TurnEvent } from '@amplifier/server/stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from './__fixtures__/cli.js';
 import { Display } from './display.js';
@@ -66,7 +67,7 @@ describe('Display fed turn items', () => {
       const stderr = sink();
       const display = new Display({ stdout, stderr, env: {}, verbose: true });
       display.beginTurn();
-      const answer = await display.show(session.stream('go', { progress: true }));
+      const answer = await display.show(streamTurn(session, 'go', { progress: true }));
       display.endTurn();
       display.answer(answer);
       expect(answer).toBe('All read');

@@ -16,8 +16,8 @@
  * through core's `terminalSafe` first: no escape sequence, control or bidi
  * character of theirs reaches the terminal; JSON lines escape them.
  *
- * A turn is shown from its turn items (core's `TurnEvent`, what
- * `session.stream(prompt, { progress: true })` yields): `render` is the one
+ * A turn is shown from its turn items (`TurnEvent` of `@amplifier/server`, what
+ * `streamTurn(session, prompt, { progress: true })` yields): `render` is the one
  * fold. The runner hands it the stream's items as they happen (the stream's
  * `onEvent`, so a tool line comes before the approval question about it);
  * a call a hook or its approval denied is a `tool_denied` item. `watch`
@@ -36,6 +36,10 @@ import {
   type MessageLevel,
   redactSecrets,
   stringifyJson,
+} from '@amplifier/core';
+import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
+import { DEFAULT_REDACTION, Redactor } from '@amplifier/secrets';
+import {
   type TurnContentBlock,
   type TurnEvent,
   type TurnEventSource,
@@ -49,9 +53,7 @@ import {
   type TurnToolError,
   type TurnToolResult,
   watchTurnEvents,
-} from '@amplifier/core';
-import { terminalSafe, terminalSafeJson } from '@amplifier/process/terminal';
-import { DEFAULT_REDACTION, Redactor } from '@amplifier/secrets';
+} from '@amplifier/server/stream';
 import { sanitizeValue } from '@amplifier/sessions';
 import pc from 'picocolors';
 import type { Spinner } from 'yocto-spinner';
@@ -337,7 +339,7 @@ export class Display implements DisplaySystem {
   // ------------------------------------------------------------ events
 
   /**
-   * Show one turn item (an item of `session.stream(prompt, { progress: true })`):
+   * Show one turn item (an item of `streamTurn(session, prompt, { progress: true })`):
    * the display's only fold of a turn. With `--json` only the streamed text is
    * followed (`streamedText`); the JSON lines come from `attachJson`.
    */
@@ -347,7 +349,7 @@ export class Display implements DisplaySystem {
   }
 
   /**
-   * Show every item of a turn stream (`session.stream(prompt, { progress: true })`)
+   * Show every item of a turn stream (`streamTurn(session, prompt, { progress: true })`)
    * as it comes; resolves with the answer (`finish`), or rejects with the turn's error.
    */
   async show(stream: AsyncIterable<TurnEvent>): Promise<string> {
@@ -411,7 +413,7 @@ export class Display implements DisplaySystem {
 
   /**
    * Show the turns of a session something else runs (a test's coordinator,
-   * an embedding app): core's `watchTurnEvents` with progress items, each
+   * an embedding app): `watchTurnEvents` with progress items, each
    * rendered where it is emitted. Returns the function that stops it.
    */
   watch(source: TurnEventSource): () => void {

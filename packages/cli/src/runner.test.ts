@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { TURN_PROGRESS_EVENTS, TURN_STREAM_EVENTS } from '@amplifier/core';
+import { TURN_PROGRESS_EVENTS, TURN_STREAM_EVENTS } from '@amplifier/server/stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir, writeFile } from './__fixtures__/cli.js';
 import { Display } from './display.js';

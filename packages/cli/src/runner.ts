@@ -14,6 +14,7 @@ import {
   type Message,
   type ModuleLoader,
 } from '@amplifier/core';
+import { streamTurn } from '@amplifier/server/stream';
 import { CliApproval, terminalCanAsk } from './approval.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_CANCELLED, noProviderMessage } from './errors.js';
@@ -305,7 +306,7 @@ export class SessionRunner {
   async #run(prompt: string): Promise<string> {
     const display = this.display;
     let answer = '';
-    for await (const item of this.session.stream(prompt, {
+    for await (const item of streamTurn(this.session, prompt, {
       progress: true,
       onEvent: (event) => display.render(event),
     })) {

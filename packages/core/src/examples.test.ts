@@ -11,7 +11,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { codeBlocks, shownExample } from '@amplifier/test-fixtures';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamingSession } from './__fixtures__/streaming.js';
 import { ALL_EVENTS } from './events.js';
 import { clearDiscoveryCache } from './loader/discovery.js';
 import { validateMountPlan } from './mount-plan.js';
@@ -32,7 +31,6 @@ describe('README', () => {
     'module/package.json',
     'module/index.ts',
     'session.ts',
-    'stream.ts',
     'cancellation.ts',
     'loader.ts',
   ])('shows %s exactly as tested', (file) => {
@@ -77,18 +75,6 @@ describe('README examples run', () => {
     expect(forTheModel).toBe('{"words":3}');
     expect(bad).toEqual({ success: false, error: { message: 'text is required and must be a string' } });
     await expect(wordCount.execute({ text: 'x' }, { signal: AbortSignal.abort() })).rejects.toThrow();
-  });
-
-  it('streaming a turn: text as it streams, a line per tool call, the answer', async () => {
-    const { showTurn } = await import('./__fixtures__/readme/stream.js');
-    const { session } = streamingSession([
-      { blocks: [{ text: ['Let me ', 'look'] }, { tool: { id: 'c1', name: 'echo', input: {} } }] },
-      { blocks: [{ text: ['Found ', 'it'] }] },
-    ]);
-    let shown = '';
-    expect(await showTurn(session, 'find it', (text) => (shown += text))).toBe('Found it');
-    expect(shown).toBe('Let me look\n[echo]\nFound it');
-    await session.cleanup();
   });
 
   it('cancellation: graceful then immediate, one event per change, the signal aborts with CancelledError', async () => {

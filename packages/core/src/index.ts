@@ -302,34 +302,4 @@ export {
 } from './spawn.js';
 export type { StepInfo, StepRunner } from './step.js';
 export { STEP_CAPABILITY } from './step.js';
-export type {
-  TurnBlockEnd,
-  TurnCompaction,
-  TurnContentBlock,
-  TurnEvent,
-  TurnEventSource,
-  TurnFinish,
-  TurnProviderError,
-  TurnProviderRequest,
-  TurnProviderResponse,
-  TurnProviderRetry,
-  TurnStream,
-  TurnStreamAborted,
-  TurnStreamOptions,
-  TurnTextDelta,
-  TurnThinkingDelta,
-  TurnToolCall,
-  TurnToolDenied,
-  TurnToolError,
-  TurnToolResult,
-  TurnUsage,
-  TurnWatchOptions,
-} from './turn-stream.js';
-export {
-  DEFAULT_TURN_BUFFER_SIZE,
-  TURN_PROGRESS_EVENTS,
-  TURN_STREAM_EVENTS,
-  toTurnEvent,
-  watchTurnEvents,
-} from './turn-stream.js';
 export { VERSION } from './version.js';

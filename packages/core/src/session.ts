@@ -35,7 +35,6 @@ import {
   resolveSessionModule,
 } from './mount-plan.js';
 import { redactSecrets } from './redact.js';
-import { createTurnStream, type TurnStream, type TurnStreamOptions } from './turn-stream.js';
 
 /**
  * Options of `new AmplifierSession()` and `AmplifierSession.create()`, all
@@ -142,7 +141,7 @@ export class AmplifierSession {
   #startFailed = false;
   #startError: unknown;
   #started = false;
-  /** Turns running now (`execute()` and `stream()`); `stream()` starts only when it is 0. */
+  /** Turns running now (`execute()`); a turn stream starts only when it is 0. */
   #turns = 0;
 
   /**
@@ -192,6 +191,11 @@ export class AmplifierSession {
 
   get isInitialized(): boolean {
     return this.#initialized;
+  }
+
+  /** True while a turn runs (`execute()`); a session runs one turn at a time. */
+  get isRunning(): boolean {
+    return this.#turns > 0;
   }
 
   /**
@@ -377,78 +381,6 @@ export class AmplifierSession {
     } finally {
       this.#turns--;
     }
-  }
-
-  /**
-   * Run one turn like `execute()` does, as an async iterable of its events:
-   * streamed text and thinking (`text_delta`, `thinking_delta`), `tool_call`,
-   * `tool_result`, `tool_error`, `usage`, `provider_error`, `stream_aborted`,
-   * then `finish` with the answer `execute()` would return. A turn that fails
-   * makes the iterator throw its error, after the events that came before.
-   *
-   * - **Lazy.** The turn starts at the first `next()` (the first step of
-   *   `for await`); a stream never iterated runs nothing.
-   * - **This turn only.** The stream's handlers (named `session-stream`, run
-   *   after every other handler, return nothing) are registered when the turn
-   *   starts and removed when it has settled. A session runs one turn at a
-   *   time: while another `execute()` or `stream()` runs, the stream throws
-   *   `SESSION_INVALID` at its first `next()` and runs nothing (an `execute()`
-   *   started during a stream is not refused, and its events would reach the
-   *   stream: don't).
-   * - **Cancellation.** Aborting `signal` cancels the turn immediately, as
-   *   with `execute()` (the stream then ends as the turn does: `finish`, or the
-   *   turn's error). Leaving the loop (`break`, `return`, a throw: the
-   *   iterator's `return()`) cancels it immediately too, and resolves only once
-   *   the turn has settled and the handlers are gone; the turn's error is not
-   *   thrown then.
-   * - **Backpressure.** At most `bufferSize` events (default 256) wait for the
-   *   consumer. When the buffer is full, the handler that adds an event waits
-   *   until the consumer takes one; emitters await their hooks, so the provider
-   *   reading the model's stream (or the orchestrator) waits too. Nothing is
-   *   dropped, except when the consumer has left, or the turn was cancelled
-   *   immediately and the buffer is full (a cancelled turn is never held).
-   *   Stop reading by leaving the loop (or `return()`), never by dropping the
-   *   iterator: a full buffer nobody reads holds the turn.
-   * - **Live.** `onEvent` is also called with each event where it happens
-   *   (inside the emit): a display drawn with it interleaves correctly with
-   *   what hooks and the approval provider write. With `progress`, a tool call
-   *   a hook (or its approval) denied is a `tool_denied` item.
-   *
-   * @example
-   * ```ts
-   * import type { AmplifierSession } from '@amplifier/core';
-   *
-   * export async function printTurn(session: AmplifierSession, prompt: string): Promise<string> {
-   *   let answer = '';
-   *   for await (const event of session.stream(prompt, { signal: AbortSignal.timeout(60_000) })) {
-   *     if (event.type === 'text_delta') process.stdout.write(event.text);
-   *     else if (event.type === 'tool_call') console.log(`\n[${event.tool_name}]`);
-   *     else if (event.type === 'finish') answer = event.text;
-   *   }
-   *   return answer;
-   * }
-   * ```
-   */
-  stream(prompt: string, options: TurnStreamOptions = {}): TurnStream {
-    const coordinator = this.coordinator;
-    return createTurnStream(
-      {
-        hooks: coordinator.hooks,
-        onToolDenied: (listener) => coordinator.onToolDenied(listener),
-        logger: this.#logger,
-        turnSignal: () => coordinator.cancellation.signal,
-        run: (signal) => {
-          if (this.#turns > 0) {
-            throw new AmplifierError(
-              'SESSION_INVALID',
-              'Another turn is running on this session: a session runs one turn at a time (await or cancel it first)',
-            );
-          }
-          return this.execute(prompt, { signal });
-        },
-      },
-      options,
-    );
   }
 
   async #execute(prompt: string, options: ExecuteOptions): Promise<string> {

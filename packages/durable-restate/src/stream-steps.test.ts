@@ -1,5 +1,5 @@
 /**
- * The streaming path goes through the step seam too: `session.stream()` runs
+ * The streaming path goes through the step seam too: `streamTurn()` runs
  * the turn through loop-basic, whose provider and tool calls are steps, with
  * a provider that streams its answer (provider-openai over SSE). A second
  * session that answers every step from the first one's journal streams the
@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AmplifierSession, STEP_CAPABILITY, type StepRunner, silentLogger, type Tool } from '@amplifier/core';
 import { FakeLlmServer } from '@amplifier/provider-http/testing';
+import { streamTurn } from '@amplifier/server';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { gateCall, llmCalls, textReply } from './__fixtures__/cluster.js';
 
@@ -57,7 +58,7 @@ async function session(runner: StepRunner, runs: string[]): Promise<AmplifierSes
   return s;
 }
 
-it('session.stream() runs provider and tool calls as steps, and replays them from a journal', async () => {
+it('streamTurn() runs provider and tool calls as steps, and replays them from a journal', async () => {
   llm.enqueue(gateCall('call_s'), textReply('streamed answer'));
   const results = new Map<string, unknown>();
   const seen: string[] = [];
@@ -65,7 +66,7 @@ it('session.stream() runs provider and tool calls as steps, and replays them fro
   const first = await session(journal(results, seen), runs);
   const events: string[] = [];
   let finish = '';
-  for await (const event of first.stream('go')) {
+  for await (const event of streamTurn(first, 'go')) {
     events.push(event.type);
     if (event.type === 'finish') finish = event.text;
   }
@@ -79,7 +80,7 @@ it('session.stream() runs provider and tool calls as steps, and replays them fro
   const replayed: string[] = [];
   const again = await session(journal(results, replayed), runs);
   let replayedFinish = '';
-  for await (const event of again.stream('go')) if (event.type === 'finish') replayedFinish = event.text;
+  for await (const event of streamTurn(again, 'go')) if (event.type === 'finish') replayedFinish = event.text;
   await again.cleanup();
   expect(replayedFinish).toBe('streamed answer');
   expect(replayed).toEqual(['llm:0', 'tool:call_s', 'llm:1']);

@@ -3,7 +3,8 @@
  * mcp serve --http`, `amplifier view`, `amplifier serve --durable`): the gate
  * in front of every route (per-start token, Host and Origin checks, no CORS),
  * the token rules, the 0600 runtime file that tells local tools the URL, and
- * 0600 unix sockets.
+ * 0600 unix sockets; and a session's turn as a stream of typed events
+ * (`streamTurn`), the source of every way a turn is sent to a client.
  */
 export { isLoopbackAddress, isLoopbackHost, urlHost } from './addresses.js';
 export {
@@ -31,4 +32,36 @@ export {
   type ServiceTokenOptions,
   TOKEN_BYTES,
 } from './token.js';
+export {
+  createTurnStream,
+  DEFAULT_TURN_BUFFER_SIZE,
+  streamTurn,
+  TURN_PROGRESS_EVENTS,
+  TURN_STREAM_EVENTS,
+  TURN_STREAM_HANDLER,
+  type TurnBlockEnd,
+  type TurnCompaction,
+  type TurnContentBlock,
+  type TurnEvent,
+  type TurnEventSource,
+  type TurnFinish,
+  type TurnProviderError,
+  type TurnProviderRequest,
+  type TurnProviderResponse,
+  type TurnProviderRetry,
+  type TurnStream,
+  type TurnStreamAborted,
+  type TurnStreamOptions,
+  type TurnStreamSource,
+  type TurnTextDelta,
+  type TurnThinkingDelta,
+  type TurnToolCall,
+  type TurnToolDenied,
+  type TurnToolError,
+  type TurnToolResult,
+  type TurnUsage,
+  type TurnWatchOptions,
+  toTurnEvent,
+  watchTurnEvents,
+} from './turn-stream.js';
 export { listenUnix, prepareUnixSocketPath } from './unix-socket.js';

@@ -1,17 +1,16 @@
 /**
- * `session.stream(prompt)`: one turn as an async iterable of typed events, on
+ * `streamTurn(session, prompt)`: one turn as an async iterable of typed events, on
  * real sessions with in-process modules (a provider streaming scripted
  * responses through the hooks, a small agent loop, a tool). No timing: every
  * wait is on an explicit promise; "still pending" is checked after the event
  * loop has run everything it could (one `setImmediate` turn).
  */
+
+import { AmplifierError, type AmplifierSession, CancelledError, dynamicEvent } from '@amplifier/core';
 import { describe, expect, it } from 'vitest';
-import { record } from './__fixtures__/sessions.js';
-import { type ScriptedResponse, streamingSession } from './__fixtures__/streaming.js';
-import { AmplifierError, CancelledError } from './errors.js';
-import { dynamicEvent } from './hooks.js';
-import type { AmplifierSession } from './session.js';
+import { record, type ScriptedResponse, streamingSession } from './__fixtures__/streaming.js';
 import {
+  streamTurn,
   TURN_PROGRESS_EVENTS,
   TURN_STREAM_EVENTS,
   TURN_STREAM_HANDLER,
@@ -56,13 +55,13 @@ function streamHandlers(session: AmplifierSession): string[] {
 
 const usage = { input_tokens: 10, output_tokens: 4 };
 
-describe('session.stream(): the events of one turn', () => {
+describe('streamTurn(session, prompt): the events of one turn', () => {
   it('yields text and thinking deltas in order, each before finish, and finish with what execute() returns', async () => {
     const { session } = streamingSession([
       { blocks: [{ thinking: ['Let me ', 'think'] }, { text: ['Hel', 'lo ', 'Ada'] }], usage },
     ]);
     await session.initialize();
-    const { events, error } = await collect(session.stream('greet'));
+    const { events, error } = await collect(streamTurn(session, 'greet'));
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'thinking_delta', request_id: 'req_1', block_index: 0, sequence: 0, text: 'Let me ' },
@@ -91,7 +90,7 @@ describe('session.stream(): the events of one turn', () => {
       },
       { blocks: [{ text: ['Done'] }], usage: { input_tokens: 9, output_tokens: 1 } },
     ]);
-    const { events } = await collect(session.stream('use tools'));
+    const { events } = await collect(streamTurn(session, 'use tools'));
     expect(events).toEqual([
       { type: 'text_delta', request_id: 'req_1', block_index: 0, sequence: 0, text: 'Checking' },
       {
@@ -140,7 +139,7 @@ describe('session.stream(): the events of one turn', () => {
       if (data.tool_call_id === 'c1') return { action: 'deny', reason: 'no' };
       return { action: 'modify', data: { ...data, tool_input: { word: 'PLAIN' } } };
     });
-    const { events } = await collect(session.stream('p'));
+    const { events } = await collect(streamTurn(session, 'p'));
     const tools = events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result');
     expect(tools).toEqual([
       { type: 'tool_call', tool_call_id: 'c2', tool_name: 'echo', tool_input: { word: 'PLAIN' } },
@@ -177,7 +176,7 @@ describe('session.stream(): the events of one turn', () => {
         results.push(await run.hooks.emit(dynamicEvent(event), data));
       return 'done';
     };
-    const { events } = await collect(session.stream('p'));
+    const { events } = await collect(streamTurn(session, 'p'));
     expect(events.map((e) => e.type)).toEqual([
       'text_delta',
       'stream_aborted',
@@ -217,9 +216,9 @@ describe('session.stream(): the events of one turn', () => {
       for (const [event, data] of payloads) await run.hooks.emit(dynamicEvent(event), data);
       return 'done';
     };
-    const plain = await collect(session.stream('p'));
+    const plain = await collect(streamTurn(session, 'p'));
     expect(plain.events).toEqual([{ type: 'finish', text: 'done' }]);
-    const { events } = await collect(session.stream('p', { progress: true }));
+    const { events } = await collect(streamTurn(session, 'p', { progress: true }));
     expect(events).toEqual([
       { type: 'provider_request', provider: 'p', iteration: 0 },
       { type: 'provider_retry', provider: 'p', attempt: 1, max_retries: 3, delay: 0.5, cause: 'reset' },
@@ -276,13 +275,13 @@ describe('session.stream(): the events of one turn', () => {
         .filter((e) => e.type.startsWith('tool_'))
         .map((e) => [e.type, 'tool_call_id' in e && e.tool_call_id]);
     // Without progress: as before, denied calls leave no trace.
-    const plain = await collect(session.stream('p'));
+    const plain = await collect(streamTurn(session, 'p'));
     expect(calls(plain.events)).toEqual([
       ['tool_call', 'c2'],
       ['tool_call', 'c3'],
       ['tool_result', 'c3'],
     ]);
-    const { events } = await collect(session.stream('p', { progress: true }));
+    const { events } = await collect(streamTurn(session, 'p', { progress: true }));
     expect(events.filter((e) => e.type === 'tool_denied')).toEqual([
       {
         type: 'tool_denied',
@@ -334,7 +333,7 @@ describe('session.stream(): the events of one turn', () => {
       expect(seen.at(-1)?.type).not.toBe('tool_result');
     });
     const { events } = await collect(
-      session.stream('p', {
+      streamTurn(session, 'p', {
         progress: true,
         onEvent: (event) => {
           seen.push(event);
@@ -399,7 +398,7 @@ describe('session.stream(): the events of one turn', () => {
     const { session } = streamingSession([
       { blocks: [{ text: ['one ', 'two ', 'three'] }], fail: { after: 2, error: wireError } },
     ]);
-    const { events, error } = await collect(session.stream('p'));
+    const { events, error } = await collect(streamTurn(session, 'p'));
     expect(error).toBe(wireError);
     expect(events).toEqual([
       { type: 'text_delta', request_id: 'req_1', block_index: 0, sequence: 0, text: 'one ' },
@@ -410,30 +409,28 @@ describe('session.stream(): the events of one turn', () => {
     expect(session.status.status).toBe('failed');
     expect(streamHandlers(session)).toEqual([]);
     // The iterator is done after the error.
-    const stream = session.stream('q');
+    const stream = streamTurn(session, 'q');
     await collect(stream);
     expect(await stream.next()).toEqual({ value: undefined, done: true });
   });
 
   it('a session that cannot start throws its initialize() error at the first next(), with no event', async () => {
-    const { session, loader } = streamingSession([]);
-    loader.modules['context-simple'] = {
-      mount() {
-        throw new Error('context broke');
-      },
+    const { session, modules } = streamingSession([]);
+    modules['context-simple'] = () => {
+      throw new Error('context broke');
     };
-    const { events, error } = await collect(session.stream('p'));
+    const { events, error } = await collect(streamTurn(session, 'p'));
     expect(events).toEqual([]);
     expect(AmplifierError.is(error, 'MOUNT_FAILED')).toBe(true);
     expect(streamHandlers(session)).toEqual([]);
   });
 });
 
-describe('session.stream(): only this turn, one turn at a time', () => {
+describe('streamTurn(session, prompt): only this turn, one turn at a time', () => {
   it('is lazy: nothing runs and nothing is registered before the first next()', async () => {
     const { session, provider } = streamingSession([{ blocks: [{ text: ['a'] }] }]);
     await session.initialize();
-    const stream = session.stream('p');
+    const stream = streamTurn(session, 'p');
     expect(streamHandlers(session)).toEqual([]);
     expect(provider.calls).toBe(0);
     // Returning a stream never started runs nothing either.
@@ -445,7 +442,7 @@ describe('session.stream(): only this turn, one turn at a time', () => {
   it('registers its handlers for the turn only and removes them once the turn has settled', async () => {
     const { session } = streamingSession([{ blocks: [{ text: ['a', 'never'] }], hang: { after: 1 } }]);
     await session.initialize();
-    const stream = session.stream('p');
+    const stream = streamTurn(session, 'p');
     await stream.next(); // the provider now hangs: the turn is running
     expect(streamHandlers(session).sort()).toEqual([...TURN_STREAM_EVENTS].sort());
     for (const event of TURN_STREAM_EVENTS) expect(session.coordinator.hooks.has(event)).toBe(true);
@@ -454,7 +451,7 @@ describe('session.stream(): only this turn, one turn at a time', () => {
     for (const event of TURN_STREAM_EVENTS) expect(session.coordinator.hooks.has(event)).toBe(false);
     // A turn that completes removes them too.
     const done = streamingSession([{ blocks: [{ text: ['a', 'b'] }] }]);
-    await collect(done.session.stream('p'));
+    await collect(streamTurn(done.session, 'p'));
     expect(streamHandlers(done.session)).toEqual([]);
   });
 
@@ -477,21 +474,21 @@ describe('session.stream(): only this turn, one turn at a time', () => {
     };
     const executing = session.execute('first');
     await inside;
-    const { events, error } = await collect(session.stream('second'));
+    const { events, error } = await collect(streamTurn(session, 'second'));
     expect(events).toEqual([]);
     expect(AmplifierError.is(error, 'SESSION_INVALID')).toBe(true);
     expect(streamHandlers(session)).toEqual([]);
     release();
     expect(await executing).toBe('executed');
     orchestrator.turn = turn;
-    expect((await collect(session.stream('third'))).events.at(-1)).toEqual({
+    expect((await collect(streamTurn(session, 'third'))).events.at(-1)).toEqual({
       type: 'finish',
       text: 'streamed',
     });
   });
 });
 
-describe('session.stream(): cancellation', () => {
+describe('streamTurn(session, prompt): cancellation', () => {
   const hanging = (): ScriptedResponse[] => [
     { blocks: [{ text: ['first ', 'never'] }], hang: { after: 1 } },
     { blocks: [{ text: ['next turn'] }] },
@@ -502,7 +499,7 @@ describe('session.stream(): cancellation', () => {
     await session.initialize();
     const seen = record(session, 'cancel:requested', 'cancel:completed');
     const events: TurnEvent[] = [];
-    for await (const event of session.stream('p')) {
+    for await (const event of streamTurn(session, 'p')) {
       events.push(event);
       break; // the provider hangs after this delta: only a cancellation ends its call
     }
@@ -516,7 +513,7 @@ describe('session.stream(): cancellation', () => {
       ['cancel:completed', true],
     ]);
     expect(streamHandlers(session)).toEqual([]);
-    const next = await collect(session.stream('again'));
+    const next = await collect(streamTurn(session, 'again'));
     expect(next.error).toBeUndefined();
     expect(next.events.at(-1)).toEqual({ type: 'finish', text: 'next turn' });
     expect(session.status.status).toBe('completed');
@@ -525,7 +522,7 @@ describe('session.stream(): cancellation', () => {
   it('return() called while a next() waits resolves both; return() is idempotent', async () => {
     const { session } = streamingSession(hanging());
     await session.initialize();
-    const stream = session.stream('p');
+    const stream = streamTurn(session, 'p');
     expect((await stream.next()).value).toMatchObject({ text: 'first ' });
     const waiting = stream.next(); // the provider hangs: nothing comes
     const [returned, waited] = await Promise.all([stream.return(), waiting]);
@@ -543,7 +540,7 @@ describe('session.stream(): cancellation', () => {
     const events: TurnEvent[] = [];
     let thrown: unknown;
     try {
-      for await (const event of session.stream('p', { signal: controller.signal })) {
+      for await (const event of streamTurn(session, 'p', { signal: controller.signal })) {
         events.push(event);
         if (event.type === 'text_delta') controller.abort(new Error('user pressed Ctrl+C twice'));
       }
@@ -561,7 +558,7 @@ describe('session.stream(): cancellation', () => {
     ]);
     expect(session.status.status).toBe('cancelled');
     expect(streamHandlers(session)).toEqual([]);
-    expect((await collect(session.stream('again'))).events.at(-1)).toEqual({
+    expect((await collect(streamTurn(session, 'again'))).events.at(-1)).toEqual({
       type: 'finish',
       text: 'next turn',
     });
@@ -569,14 +566,14 @@ describe('session.stream(): cancellation', () => {
 
   it('an already-aborted signal cancels before the orchestrator starts, as execute() does', async () => {
     const { session } = streamingSession([{ blocks: [{ text: ['a'] }] }]);
-    const { events, error } = await collect(session.stream('p', { signal: AbortSignal.abort() }));
+    const { events, error } = await collect(streamTurn(session, 'p', { signal: AbortSignal.abort() }));
     expect(error).toBeInstanceOf(CancelledError);
     expect(events.map((e) => e.type)).toEqual(['provider_error']);
     expect(session.status.status).toBe('cancelled');
   });
 });
 
-describe('session.stream(): backpressure', () => {
+describe('streamTurn(session, prompt): backpressure', () => {
   it('a full buffer holds the emitter until the consumer takes an event; nothing is dropped', async () => {
     const texts = Array.from({ length: 8 }, (_, i) => `t${i}`);
     const { session } = streamingSession([{ blocks: [{ text: texts }] }]);
@@ -610,7 +607,7 @@ describe('session.stream(): backpressure', () => {
       { priority: Number.POSITIVE_INFINITY },
     );
 
-    const stream = session.stream('p', { bufferSize: 2 });
+    const stream = streamTurn(session, 'p', { bufferSize: 2 });
     const third = reachedPromise(3);
     // The first next() starts the turn and takes t0; t1 and t2 fill the buffer; t3 must wait.
     expect((await stream.next()).value).toMatchObject({ text: 't0' });
@@ -657,7 +654,7 @@ describe('session.stream(): backpressure', () => {
       },
       { priority: -1 },
     );
-    const stream = session.stream('p', { bufferSize: 1 });
+    const stream = streamTurn(session, 'p', { bufferSize: 1 });
     expect((await stream.next()).value).toMatchObject({ text: 'a' }); // b buffered, c held
     await held;
     expect(await stream.return()).toEqual({ value: undefined, done: true });
@@ -686,7 +683,7 @@ describe('session.stream(): backpressure', () => {
     });
     hooks.register('cancel:completed', () => completedAt());
     const controller = new AbortController();
-    const stream = session.stream('p', { bufferSize: 1, signal: controller.signal });
+    const stream = streamTurn(session, 'p', { bufferSize: 1, signal: controller.signal });
     expect((await stream.next()).value).toMatchObject({ text: 'a' }); // b buffered, c held
     await held;
     controller.abort();
@@ -725,7 +722,7 @@ describe('session.stream(): backpressure', () => {
       });
       return 'done';
     };
-    const stream = session.stream('p');
+    const stream = streamTurn(session, 'p');
     expect(await stream.next()).toEqual({ value: { type: 'finish', text: 'done' }, done: false });
     release();
     await late; // the stream's handler ran now, with the turn settled
@@ -735,7 +732,7 @@ describe('session.stream(): backpressure', () => {
   it('rejects a bufferSize that is not a positive integer', () => {
     const { session } = streamingSession([]);
     for (const bufferSize of [0, -1, 1.5, Number.NaN]) {
-      expect(() => session.stream('p', { bufferSize })).toThrow(RangeError);
+      expect(() => streamTurn(session, 'p', { bufferSize })).toThrow(RangeError);
     }
   });
 });

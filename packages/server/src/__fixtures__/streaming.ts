@@ -1,20 +1,31 @@
 /**
  * A streaming provider and a small agent loop for the tests of
- * `session.stream()`: the provider plays scripted responses and emits the
+ * `streamTurn()`: the provider plays scripted responses and emits the
  * `llm:stream_*` events on `coordinator.hooks` as the streaming contract says
  * (one `request_id` per call, `block_start` / `block_delta` / `block_end`,
  * `stream_aborted` when the wire fails after a delta), then `llm:response`
  * with the usage; the loop calls it and runs tool calls with `tool:pre` /
  * `tool:post` / `tool:error`, like loop-basic.
  */
-import type { OrchestratorRun, Provider } from '../contracts.js';
-import type { Coordinator } from '../coordinator.js';
-import { errorMessage, errorType } from '../errors.js';
-import type { ChatResponse, ContentBlock } from '../messages.js';
-import { responseText } from '../messages.js';
-import type { MountPlan } from '../mount-plan.js';
-import type { SessionOptions } from '../session.js';
-import { type FakeModule, makeSession, type Turn } from './sessions.js';
+import {
+  AmplifierSession,
+  type ChatResponse,
+  type ContentBlock,
+  type Coordinator,
+  dynamicEvent,
+  type EventData,
+  errorMessage,
+  errorType,
+  type MountFunction,
+  type MountPlan,
+  type OrchestratorRun,
+  type Provider,
+  responseText,
+  type SessionOptions,
+} from '@amplifier/core';
+import { inProcessLoader, MockContextManager, RecordingLogger } from '@amplifier/testing';
+
+export type Turn = (prompt: string, run: OrchestratorRun) => Promise<string>;
 
 export type ScriptBlock =
   | { text: string[] }
@@ -167,21 +178,29 @@ export const agentLoop: Turn = async (prompt: string, run: OrchestratorRun): Pro
 /** A session (in-process modules) whose provider streams `responses` and whose loop is `agentLoop`; a tool `echo`. */
 export function streamingSession(responses: ScriptedResponse[], options: SessionOptions = {}) {
   const provider = new StreamingProvider(responses);
-  const extra: Record<string, FakeModule> = {
-    'provider-streamer': {
-      mount(c) {
-        provider.coordinator = c;
-        c.mount('providers', provider);
-      },
+  const orchestrator = {
+    turn: agentLoop,
+    execute(prompt: string, run: OrchestratorRun): Promise<string> {
+      return this.turn(prompt, run);
     },
-    'tool-echo': {
-      mount(c) {
-        c.mount('tools', {
-          name: 'echo',
-          description: 'echo',
-          execute: async (input: Record<string, unknown>) => ({ success: true, output: input }),
-        });
-      },
+  };
+  const modules: Record<string, MountFunction> = {
+    'loop-basic': (c) => {
+      c.mount('orchestrator', orchestrator);
+    },
+    'context-simple': (c) => {
+      c.mount('context', new MockContextManager());
+    },
+    'provider-streamer': (c) => {
+      provider.coordinator = c;
+      c.mount('providers', provider);
+    },
+    'tool-echo': (c) => {
+      c.mount('tools', {
+        name: 'echo',
+        description: 'echo',
+        execute: async (input: Record<string, unknown>) => ({ success: true, output: input }),
+      });
     },
   };
   const plan: MountPlan = {
@@ -189,7 +208,18 @@ export function streamingSession(responses: ScriptedResponse[], options: Session
     providers: [{ module: 'provider-streamer' }],
     tools: [{ module: 'tool-echo' }],
   };
-  const made = makeSession(plan, { ...options, extra });
-  made.orchestrator.turn = agentLoop;
-  return { ...made, provider };
+  const logger = new RecordingLogger();
+  const session = new AmplifierSession(plan, { loader: inProcessLoader(modules), logger, ...options });
+  return { session, provider, orchestrator, modules, logger };
+}
+
+/** Record every emit of `events` on the session's hooks, in order. */
+export function record(session: AmplifierSession, ...events: string[]): [string, EventData][] {
+  const seen: [string, EventData][] = [];
+  for (const event of events) {
+    session.coordinator.hooks.register(dynamicEvent(event), (e, data) => {
+      seen.push([e, data]);
+    });
+  }
+  return seen;
 }

@@ -1,5 +1,5 @@
 /**
- * The app-level stream of one turn (`session.stream(prompt)`): the hook events
+ * The app-level stream of one turn (`streamTurn(session, prompt)`): the hook events
  * of the turn (streamed text and thinking, tool calls and results, usage,
  * errors) as a small union of plain snake_case data, then the answer. Built
  * on the hook registry only: handlers are registered when the turn starts,
@@ -7,12 +7,19 @@
  * unregistered when the turn has settled.
  */
 
-import type { Logger } from './contracts.js';
-import type { ToolDeniedListener } from './coordinator.js';
-import { errorMessage } from './errors.js';
-import type { EventErrorInfo, EventName, LLMResponseUsage } from './event-payloads.js';
-import type { EventData, HookRegistry } from './hooks.js';
-import type { ToolResult } from './results.js';
+import {
+  AmplifierError,
+  type AmplifierSession,
+  type EventData,
+  type EventErrorInfo,
+  type EventName,
+  errorMessage,
+  type HookRegistry,
+  type LLMResponseUsage,
+  type Logger,
+  type ToolDeniedListener,
+  type ToolResult,
+} from '@amplifier/core';
 
 // ------------------------------------------------------------ the events yielded
 
@@ -168,7 +175,7 @@ export interface TurnFinish {
 }
 
 /**
- * What `session.stream()` yields: plain snake_case data, discriminated by
+ * What `streamTurn()` yields: plain snake_case data, discriminated by
  * `type`. `finish` comes last, only when the turn returned; a turn that failed
  * makes the iterator throw its error instead, after the events before it.
  */
@@ -190,7 +197,7 @@ export type TurnEvent =
   | TurnToolDenied
   | TurnFinish;
 
-/** Options of `session.stream()`: the turn's abort `signal` and the size of the event buffer. */
+/** Options of `streamTurn()`: the turn's abort `signal` and the size of the event buffer. */
 export interface TurnStreamOptions {
   /** Aborting it cancels the turn immediately, as with `execute()`. */
   signal?: AbortSignal;
@@ -221,7 +228,7 @@ export interface TurnStreamOptions {
 
 /**
  * One turn as an async iterable (and its own async iterator) of `TurnEvent`s,
- * returned by `session.stream()`. The turn starts at the first `next()` (the
+ * returned by `streamTurn()`. The turn starts at the first `next()` (the
  * first step of `for await`), so a stream never iterated runs nothing.
  * `return()` (breaking out of `for await`) cancels the turn immediately and
  * resolves once the turn has settled and the stream's handlers are gone.
@@ -378,7 +385,7 @@ export const TURN_PROGRESS_EVENTS: readonly EventName[] = Object.freeze(Object.k
 
 /**
  * The turn item a hook event becomes (undefined: nothing to yield): the one
- * translation behind `session.stream()`, for a consumer that must see the
+ * translation behind `streamTurn()`, for a consumer that must see the
  * events where they are emitted (e.g. before other hooks run). Progress items
  * only with `progress`.
  */
@@ -452,7 +459,7 @@ function subscribe(
 /**
  * Call `listener` with the turn items of every turn that runs on `source` (a
  * session's coordinator), synchronously where each happens: the translation
- * and the place (after every other hook) of `session.stream()`, for a session
+ * and the place (after every other hook) of `streamTurn()`, for a session
  * whose turns something else runs (a child session a tool spawned). What
  * `listener` throws is logged by the registry and skipped. Returns the
  * function that stops it.
@@ -510,9 +517,87 @@ export interface TurnStreamSource extends TurnEventSource {
   logger?: Logger;
 }
 
-/** Builds the stream; `session.stream()` is the public way. */
+/** Builds a stream over any `source`; `streamTurn(session, …)` is the usual way. */
 export function createTurnStream(source: TurnStreamSource, options: TurnStreamOptions = {}): TurnStream {
   return new SessionTurnStream(source, options);
+}
+
+/**
+ * Run one turn of `session` like `session.execute(prompt)` does, as an async
+ * iterable of its events: streamed text and thinking (`text_delta`,
+ * `thinking_delta`), `tool_call`, `tool_result`, `tool_error`, `usage`,
+ * `provider_error`, `stream_aborted`, then `finish` with the answer `execute()`
+ * would return. A turn that fails makes the iterator throw its error, after
+ * the events that came before.
+ *
+ * - **Lazy.** The turn starts at the first `next()` (the first step of
+ *   `for await`); a stream never iterated runs nothing.
+ * - **This turn only.** The stream's handlers (named `session-stream`, run
+ *   after every other handler, return nothing) are registered when the turn
+ *   starts and removed when it has settled. A session runs one turn at a
+ *   time: while another turn runs (`session.isRunning`), the stream throws
+ *   `SESSION_INVALID` at its first `next()` and runs nothing (an `execute()`
+ *   started during a stream is not refused, and its events would reach the
+ *   stream: don't).
+ * - **Cancellation.** Aborting `signal` cancels the turn immediately, as
+ *   with `execute()` (the stream then ends as the turn does: `finish`, or the
+ *   turn's error). Leaving the loop (`break`, `return`, a throw: the
+ *   iterator's `return()`) cancels it immediately too, and resolves only once
+ *   the turn has settled and the handlers are gone; the turn's error is not
+ *   thrown then.
+ * - **Backpressure.** At most `bufferSize` events (default 256) wait for the
+ *   consumer. When the buffer is full, the handler that adds an event waits
+ *   until the consumer takes one; emitters await their hooks, so the provider
+ *   reading the model's stream (or the orchestrator) waits too. Nothing is
+ *   dropped, except when the consumer has left, or the turn was cancelled
+ *   immediately and the buffer is full (a cancelled turn is never held).
+ *   Stop reading by leaving the loop (or `return()`), never by dropping the
+ *   iterator: a full buffer nobody reads holds the turn.
+ * - **Live.** `onEvent` is also called with each event where it happens
+ *   (inside the emit): a display drawn with it interleaves correctly with
+ *   what hooks and the approval provider write. With `progress`, a tool call
+ *   a hook (or its approval) denied is a `tool_denied` item.
+ *
+ * @example
+ * ```ts
+ * import type { AmplifierSession } from '@amplifier/core';
+ * import { streamTurn } from '@amplifier/server';
+ *
+ * export async function printTurn(session: AmplifierSession, prompt: string): Promise<string> {
+ *   let answer = '';
+ *   for await (const event of streamTurn(session, prompt, { signal: AbortSignal.timeout(60_000) })) {
+ *     if (event.type === 'text_delta') process.stdout.write(event.text);
+ *     else if (event.type === 'tool_call') console.log(`\n[${event.tool_name}]`);
+ *     else if (event.type === 'finish') answer = event.text;
+ *   }
+ *   return answer;
+ * }
+ * ```
+ */
+export function streamTurn(
+  session: AmplifierSession,
+  prompt: string,
+  options: TurnStreamOptions = {},
+): TurnStream {
+  const { coordinator } = session;
+  return createTurnStream(
+    {
+      hooks: coordinator.hooks,
+      onToolDenied: (listener) => coordinator.onToolDenied(listener),
+      logger: coordinator.logger,
+      turnSignal: () => coordinator.cancellation.signal,
+      run: (signal) => {
+        if (session.isRunning) {
+          throw new AmplifierError(
+            'SESSION_INVALID',
+            'Another turn is running on this session: a session runs one turn at a time (await or cancel it first)',
+          );
+        }
+        return session.execute(prompt, { signal });
+      },
+    },
+    options,
+  );
 }
 
 class SessionTurnStream implements TurnStream {
