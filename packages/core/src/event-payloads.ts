@@ -14,50 +14,7 @@
  * the name is only known at run time and goes through `dynamicEvent(name)`.
  */
 import type { CancellationState } from './cancellation.js';
-import type {
-  APPROVAL_DENIED,
-  APPROVAL_GRANTED,
-  APPROVAL_REQUIRED,
-  ARTIFACT_READ,
-  ARTIFACT_WRITE,
-  CANCEL_COMPLETED,
-  CANCEL_REQUESTED,
-  CONTENT_BLOCK_DELTA,
-  CONTENT_BLOCK_END,
-  CONTENT_BLOCK_START,
-  CONTEXT_COMPACTION,
-  CONTEXT_INCLUDE,
-  CONTEXT_POST_COMPACT,
-  CONTEXT_PRE_COMPACT,
-  EXECUTION_END,
-  EXECUTION_START,
-  LLM_REQUEST,
-  LLM_RESPONSE,
-  MODULE_ON_SESSION_READY_FAILED,
-  ORCHESTRATOR_COMPLETE,
-  PLAN_END,
-  PLAN_START,
-  POLICY_VIOLATION,
-  PROMPT_COMPLETE,
-  PROMPT_SUBMIT,
-  PROVIDER_ERROR,
-  PROVIDER_REQUEST,
-  PROVIDER_RESOLVE,
-  PROVIDER_RESPONSE,
-  PROVIDER_RETRY,
-  PROVIDER_THROTTLE,
-  PROVIDER_TOOL_SEQUENCE_REPAIRED,
-  SESSION_END,
-  SESSION_FORK,
-  SESSION_RESUME,
-  SESSION_START,
-  THINKING_DELTA,
-  THINKING_FINAL,
-  TOOL_ERROR,
-  TOOL_POST,
-  TOOL_PRE,
-  USER_NOTIFICATION,
-} from './events.js';
+import type * as E from './events.js';
 import type { EventData } from './hooks.js';
 import type { LLMErrorKind } from './llm-errors.js';
 import type { ContentBlock, ContentBlockType, Usage } from './messages.js';
@@ -544,48 +501,48 @@ export interface ModuleOnSessionReadyFailedEvent {
  * compile (see `CanonicalEventName`).
  */
 export interface CanonicalEventPayloads {
-  [SESSION_START]: SessionStartEvent;
-  [SESSION_END]: SessionEndEvent;
-  [SESSION_FORK]: SessionForkEvent;
-  [SESSION_RESUME]: SessionResumeEvent;
-  [PROMPT_SUBMIT]: PromptSubmitEvent;
-  [PROMPT_COMPLETE]: PromptCompleteEvent;
-  [PLAN_START]: PlanStartEvent;
-  [PLAN_END]: PlanEndEvent;
-  [PROVIDER_REQUEST]: ProviderRequestEvent;
-  [PROVIDER_RESPONSE]: ProviderResponseEvent;
-  [PROVIDER_RETRY]: ProviderRetryEvent;
-  [PROVIDER_ERROR]: ProviderErrorEvent;
-  [PROVIDER_THROTTLE]: ProviderThrottleEvent;
-  [PROVIDER_TOOL_SEQUENCE_REPAIRED]: ProviderToolSequenceRepairedEvent;
-  [PROVIDER_RESOLVE]: ProviderResolveEvent;
-  [LLM_REQUEST]: LLMRequestEvent;
-  [LLM_RESPONSE]: LLMResponseEvent;
-  [CONTENT_BLOCK_START]: ContentBlockStartEvent;
-  [CONTENT_BLOCK_DELTA]: ContentBlockDeltaEvent;
-  [CONTENT_BLOCK_END]: ContentBlockEndEvent;
-  [THINKING_DELTA]: ThinkingDeltaEvent;
-  [THINKING_FINAL]: ThinkingFinalEvent;
-  [TOOL_PRE]: ToolPreEvent;
-  [TOOL_POST]: ToolPostEvent;
-  [TOOL_ERROR]: ToolErrorEvent;
-  [CONTEXT_PRE_COMPACT]: ContextPreCompactEvent;
-  [CONTEXT_POST_COMPACT]: ContextPostCompactEvent;
-  [CONTEXT_COMPACTION]: ContextCompactionEvent;
-  [CONTEXT_INCLUDE]: ContextIncludeEvent;
-  [ORCHESTRATOR_COMPLETE]: OrchestratorCompleteEvent;
-  [EXECUTION_START]: ExecutionStartEvent;
-  [EXECUTION_END]: ExecutionEndEvent;
-  [USER_NOTIFICATION]: UserNotificationEvent;
-  [ARTIFACT_WRITE]: ArtifactWriteEvent;
-  [ARTIFACT_READ]: ArtifactReadEvent;
-  [POLICY_VIOLATION]: PolicyViolationEvent;
-  [APPROVAL_REQUIRED]: ApprovalRequiredEvent;
-  [APPROVAL_GRANTED]: ApprovalGrantedEvent;
-  [APPROVAL_DENIED]: ApprovalDeniedEvent;
-  [CANCEL_REQUESTED]: CancelRequestedEvent;
-  [CANCEL_COMPLETED]: CancelCompletedEvent;
-  [MODULE_ON_SESSION_READY_FAILED]: ModuleOnSessionReadyFailedEvent;
+  [E.SESSION_START]: SessionStartEvent;
+  [E.SESSION_END]: SessionEndEvent;
+  [E.SESSION_FORK]: SessionForkEvent;
+  [E.SESSION_RESUME]: SessionResumeEvent;
+  [E.PROMPT_SUBMIT]: PromptSubmitEvent;
+  [E.PROMPT_COMPLETE]: PromptCompleteEvent;
+  [E.PLAN_START]: PlanStartEvent;
+  [E.PLAN_END]: PlanEndEvent;
+  [E.PROVIDER_REQUEST]: ProviderRequestEvent;
+  [E.PROVIDER_RESPONSE]: ProviderResponseEvent;
+  [E.PROVIDER_RETRY]: ProviderRetryEvent;
+  [E.PROVIDER_ERROR]: ProviderErrorEvent;
+  [E.PROVIDER_THROTTLE]: ProviderThrottleEvent;
+  [E.PROVIDER_TOOL_SEQUENCE_REPAIRED]: ProviderToolSequenceRepairedEvent;
+  [E.PROVIDER_RESOLVE]: ProviderResolveEvent;
+  [E.LLM_REQUEST]: LLMRequestEvent;
+  [E.LLM_RESPONSE]: LLMResponseEvent;
+  [E.CONTENT_BLOCK_START]: ContentBlockStartEvent;
+  [E.CONTENT_BLOCK_DELTA]: ContentBlockDeltaEvent;
+  [E.CONTENT_BLOCK_END]: ContentBlockEndEvent;
+  [E.THINKING_DELTA]: ThinkingDeltaEvent;
+  [E.THINKING_FINAL]: ThinkingFinalEvent;
+  [E.TOOL_PRE]: ToolPreEvent;
+  [E.TOOL_POST]: ToolPostEvent;
+  [E.TOOL_ERROR]: ToolErrorEvent;
+  [E.CONTEXT_PRE_COMPACT]: ContextPreCompactEvent;
+  [E.CONTEXT_POST_COMPACT]: ContextPostCompactEvent;
+  [E.CONTEXT_COMPACTION]: ContextCompactionEvent;
+  [E.CONTEXT_INCLUDE]: ContextIncludeEvent;
+  [E.ORCHESTRATOR_COMPLETE]: OrchestratorCompleteEvent;
+  [E.EXECUTION_START]: ExecutionStartEvent;
+  [E.EXECUTION_END]: ExecutionEndEvent;
+  [E.USER_NOTIFICATION]: UserNotificationEvent;
+  [E.ARTIFACT_WRITE]: ArtifactWriteEvent;
+  [E.ARTIFACT_READ]: ArtifactReadEvent;
+  [E.POLICY_VIOLATION]: PolicyViolationEvent;
+  [E.APPROVAL_REQUIRED]: ApprovalRequiredEvent;
+  [E.APPROVAL_GRANTED]: ApprovalGrantedEvent;
+  [E.APPROVAL_DENIED]: ApprovalDeniedEvent;
+  [E.CANCEL_REQUESTED]: CancelRequestedEvent;
+  [E.CANCEL_COMPLETED]: CancelCompletedEvent;
+  [E.MODULE_ON_SESSION_READY_FAILED]: ModuleOnSessionReadyFailedEvent;
 }
 
 /**
