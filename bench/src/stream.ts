@@ -29,12 +29,15 @@ const GROUP = 'stream';
 
 const ignore = (): void => {};
 
-/** A ready turn: run it, get the number of `text_delta` events the app read. */
-type Turn = () => Promise<number>;
+/**
+ * A ready turn: run it, get the number of `text_delta` events the app read
+ * (`ui`: the turn as UI message stream SSE frames, encoded as a Response body is).
+ */
+type Turn = (ui?: boolean) => Promise<number>;
 
 async function streamedSession(fragments: number): Promise<{ turn: Turn; close(): Promise<void> }> {
   const { AmplifierSession } = await import('@amplifier/core');
-  const { streamTurn } = await import('@amplifier/server/stream');
+  const { streamTurn, toUIMessageChunks, uiMessageFrames } = await import('@amplifier/server');
   type Core = typeof import('@amplifier/core');
   const { BlockEvents } = await import('@amplifier/provider-http');
   const { mount: mountLoop } = await import('@amplifier/loop-basic');
@@ -90,10 +93,17 @@ async function streamedSession(fragments: number): Promise<{ turn: Turn; close()
   );
   await session.initialize();
   return {
-    async turn() {
+    async turn(ui = false) {
       // A fresh context each turn: the history stays one user and one assistant message.
       await session.coordinator.get('context')?.clear();
       let deltas = 0;
+      if (ui) {
+        const encoder = new TextEncoder();
+        for await (const frame of uiMessageFrames(toUIMessageChunks(streamTurn(session, 'go')))) {
+          if (encoder.encode(frame).byteLength > 0 && frame.includes('"text-delta"')) deltas++;
+        }
+        return deltas;
+      }
       for await (const event of streamTurn(session, 'go')) if (event.type === 'text_delta') deltas++;
       return deltas;
     },
@@ -167,23 +177,31 @@ async function partsCost(args: {
  * without the session's default fields) would make the shared call sites
  * polymorphic, which a process running sessions never sees.
  */
-async function turnCost(args: { runs: number; fragments: number; turns: number }): Promise<number[]> {
+async function turnCost(args: {
+  runs: number;
+  fragments: number;
+  turns: number;
+}): Promise<Record<'plain' | 'ui', number[]>> {
   const streamed = await streamedSession(args.fragments);
-  const turnSample = async (): Promise<number> => {
+  const turnSample = async (ui: boolean): Promise<number> => {
     collectGarbage();
     // A forced full GC leaves V8's young generation at its smallest; one untimed turn lets it
     // grow back to the size a streaming process runs with, so the sample measures steady state.
-    await streamed.turn();
+    await streamed.turn(ui);
     const start = performance.now();
     for (let t = 0; t < args.turns; t++) {
-      const deltas = await streamed.turn();
+      const deltas = await streamed.turn(ui);
       if (deltas !== args.fragments) throw new Error(`read ${deltas} of ${args.fragments} fragments`);
     }
     return ((performance.now() - start) * 1e6) / (args.turns * args.fragments);
   };
-  await turnSample(); // warm-up
-  const out: number[] = [];
-  for (let round = 0; round < args.runs; round++) out.push(await turnSample());
+  await turnSample(false); // warm-up
+  await turnSample(true);
+  const out: Record<'plain' | 'ui', number[]> = { plain: [], ui: [] };
+  for (let round = 0; round < args.runs; round++) {
+    out.plain.push(await turnSample(false));
+    out.ui.push(await turnSample(true));
+  }
   await streamed.close();
   return out;
 }
@@ -201,7 +219,7 @@ async function run(options: GroupOptions): Promise<Row[]> {
     'partsCost',
     JSON.stringify({ runs, emits, fragments, turns }),
   ]);
-  const turns_ = await runChild<number[]>('child.js', [
+  const turns_ = await runChild<Record<'plain' | 'ui', number[]>>('child.js', [
     GROUP,
     'turnCost',
     JSON.stringify({ runs, fragments, turns }),
@@ -212,7 +230,8 @@ async function run(options: GroupOptions): Promise<Row[]> {
   const cold = bin === undefined ? undefined : summarize(await firstTokenMs(bin, ttftRuns, 'cold'));
   const emit = summarize(parts.value.emit);
   const kit = summarize(parts.value.kit);
-  const turn = summarize(turns_.value);
+  const turn = summarize(turns_.value.plain);
+  const ui = summarize(turns_.value.ui);
   return [
     {
       group: GROUP,
@@ -233,12 +252,22 @@ async function run(options: GroupOptions): Promise<Row[]> {
     },
     {
       group: GROUP,
-      what: `provider kit \`BlockEvents\` → hooks → \`session.stream()\` iterator (loop-basic + context-simple), no renderer, per fragment (${fragments} a turn)`,
+      what: `provider kit \`BlockEvents\` → hooks → \`streamTurn()\` iterator (loop-basic + context-simple), no renderer, per fragment (${fragments} a turn)`,
       value: `${fmt(turn.median)} ns`,
       range: `${fmt(turn.min)}–${fmt(turn.max)}`,
       ratio: `${fmt(turn.median / emit.median)}×`,
       target: '≤ 2,000 ns (2 µs)',
       meets: meets(turn.median, 2000),
+    },
+    {
+      group: GROUP,
+      what: 'a turn over HTTP: the same turn as UI message stream SSE frames (`toUIMessageChunks` → `uiMessageFrames` → bytes), cost per fragment over the row above',
+      value: `${fmt(ui.median - turn.median)} ns`,
+      range: `${fmt(ui.min)}–${fmt(ui.max)} (whole)`,
+      ratio: `${fmt(ui.median / turn.median)}× the iterator`,
+      target: '≤ 2,000 ns (2 µs)',
+      meets: meets(ui.median - turn.median, 2000),
+      note: 'interleaved samples in one child process; the socket write is not included',
     },
     ttft === undefined || cold === undefined
       ? notAvailable(GROUP, 'CLI: time to the first rendered token', 'the CLI is not built (pnpm build)')

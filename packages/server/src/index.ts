@@ -7,6 +7,7 @@
  * (`streamTurn`), the source of every way a turn is sent to a client.
  */
 export { isLoopbackAddress, isLoopbackHost, urlHost } from './addresses.js';
+export { type ChatHandlerOptions, createChatHandler, toNodeListener } from './chat-handler.js';
 export {
   createGate,
   type Gate,
@@ -23,6 +24,15 @@ export {
   runtimeDir,
   writeRuntimeFile,
 } from './runtime-file.js';
+export {
+  lastEventId,
+  StreamBuffers,
+  type StreamBuffersOptions,
+  sseFrame,
+  turnEventFrames,
+  UI_MESSAGE_STREAM_HEADERS,
+  uiMessageFrames,
+} from './sse.js';
 export {
   newToken,
   resolveServiceToken,
@@ -64,4 +74,10 @@ export {
   toTurnEvent,
   watchTurnEvents,
 } from './turn-stream.js';
+export {
+  defaultErrorText,
+  toUIMessageChunks,
+  type UIMessageChunk,
+  type UIMessageStreamOptions,
+} from './ui-message-stream.js';
 export { listenUnix, prepareUnixSocketPath } from './unix-socket.js';
