@@ -49,6 +49,9 @@ const EXCEPTIONS: Readonly<Record<string, ExceptionRow>> = {
   InvalidClientTokenId: { kind: 'authentication', retryable: false, status: 403 },
 };
 
+/** Bedrock's own wordings of a prompt that does not fit ("Input is too long for requested model."). */
+const BEDROCK_CONTEXT_LENGTH = /input is too long|too many input tokens|exceeds? the (model's )?(context|maximum input)/i;
+
 /** The SDK's error shape (a `ServiceException`): the fields read here. */
 interface SdkError {
   name?: unknown;
@@ -96,7 +99,8 @@ export function bedrockError(
     return transportError(error, context, signal, midStream);
   }
   let kind: LLMErrorKind = row?.kind ?? classifyErrorMessage(message, status === undefined ? {} : { status_code: status });
-  if ((kind === 'invalid_request' || kind === 'unknown') && CONTEXT_LENGTH_PATTERN.test(message)) kind = 'context_length';
+  if ((kind === 'invalid_request' || kind === 'unknown') && (CONTEXT_LENGTH_PATTERN.test(message) || BEDROCK_CONTEXT_LENGTH.test(message)))
+    kind = 'context_length';
   if (kind === 'unknown' && status === undefined) kind = 'stream';
   const code = status ?? row?.status;
   const requestId = typeof sdk.$metadata?.requestId === 'string' ? ` [x-amzn-requestid ${sdk.$metadata.requestId}]` : '';
