@@ -45,7 +45,11 @@ export function toUsage(wire: unknown): Usage | undefined {
   const write = num(u.cacheWriteInputTokens) ?? 0;
   const input = (num(u.inputTokens) ?? 0) + read;
   const output = num(u.outputTokens) ?? 0;
-  const usage: Usage = { input_tokens: input, output_tokens: output, total_tokens: num(u.totalTokens) ?? input + write + output };
+  const usage: Usage = {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: num(u.totalTokens) ?? input + write + output,
+  };
   if (read > 0) usage.cache_read_tokens = read;
   if (write > 0) usage.cache_write_tokens = write;
   return usage;
@@ -53,7 +57,8 @@ export function toUsage(wire: unknown): Usage | undefined {
 
 /** Bytes as base64 (the SDK decodes blobs to Uint8Array; a JSON recording may hold base64 already). */
 function base64(value: unknown): string {
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
   return typeof value === 'string' ? value : '';
 }
 
@@ -69,7 +74,8 @@ function reasoningBlock(reasoning: Json): ContentBlock | undefined {
       ...(typeof text.signature === 'string' && text.signature !== '' && { signature: text.signature }),
     };
   }
-  if (reasoning.redactedContent !== undefined) return { type: 'redacted_thinking', data: base64(reasoning.redactedContent) };
+  if (reasoning.redactedContent !== undefined)
+    return { type: 'redacted_thinking', data: base64(reasoning.redactedContent) };
   return undefined;
 }
 
@@ -179,7 +185,13 @@ export class StreamReader {
       if (use !== undefined) {
         const id = String(use.toolUseId ?? '');
         const name = String(use.name ?? '');
-        this.#blocks.set(Number(start.contentBlockIndex ?? 0), { kind: 'tool', text: '', id, name, input: '' });
+        this.#blocks.set(Number(start.contentBlockIndex ?? 0), {
+          kind: 'tool',
+          text: '',
+          id,
+          name,
+          input: '',
+        });
         yield { type: 'tool_call.start', id, name };
       }
     } else if (event.contentBlockStop !== undefined) {
@@ -206,17 +218,24 @@ export class StreamReader {
     const delta = (event.delta ?? {}) as Json;
     let block = this.#blocks.get(index);
     if (typeof delta.text === 'string') {
-      if (block === undefined) this.#blocks.set(index, (block = { kind: 'text', text: '' }));
+      if (block === undefined) {
+        block = { kind: 'text', text: '' };
+        this.#blocks.set(index, block);
+      }
       block.text += delta.text;
       yield { type: 'text.delta', index, text: delta.text };
     } else if (typeof delta.reasoningContent === 'object' && delta.reasoningContent !== null) {
       const reasoning = delta.reasoningContent as Json;
-      if (block === undefined) this.#blocks.set(index, (block = { kind: 'thinking', text: '' }));
+      if (block === undefined) {
+        block = { kind: 'thinking', text: '' };
+        this.#blocks.set(index, block);
+      }
       if (typeof reasoning.text === 'string') {
         block.text += reasoning.text;
         yield { type: 'thinking.delta', index, text: reasoning.text };
       }
-      if (typeof reasoning.signature === 'string') block.signature = (block.signature ?? '') + reasoning.signature;
+      if (typeof reasoning.signature === 'string')
+        block.signature = (block.signature ?? '') + reasoning.signature;
       if (reasoning.redactedContent !== undefined) {
         block.kind = 'redacted';
         block.redacted = (block.redacted ?? '') + base64(reasoning.redactedContent);
@@ -235,11 +254,18 @@ export class StreamReader {
     const items: Item[] = [];
     for (const [, block] of [...this.#blocks].sort(([a], [b]) => a - b)) {
       if (block.kind === 'text') items.push({ type: 'text', text: block.text });
-      else if (block.kind === 'redacted') items.push({ type: 'redacted_thinking', data: block.redacted ?? '' });
+      else if (block.kind === 'redacted')
+        items.push({ type: 'redacted_thinking', data: block.redacted ?? '' });
       else if (block.kind === 'thinking') {
-        items.push({ type: 'thinking', thinking: block.text, ...(block.signature !== undefined && { signature: block.signature }) });
+        items.push({
+          type: 'thinking',
+          thinking: block.text,
+          ...(block.signature !== undefined && { signature: block.signature }),
+        });
       } else {
-        items.push(block.call ?? readToolCall(block.id!, block.name!, block.input === '' ? '{}' : block.input));
+        items.push(
+          block.call ?? readToolCall(block.id!, block.name!, block.input === '' ? '{}' : block.input),
+        );
       }
     }
     return buildResponse({

@@ -50,7 +50,8 @@ const EXCEPTIONS: Readonly<Record<string, ExceptionRow>> = {
 };
 
 /** Bedrock's own wordings of a prompt that does not fit ("Input is too long for requested model."). */
-const BEDROCK_CONTEXT_LENGTH = /input is too long|too many input tokens|exceeds? the (model's )?(context|maximum input)/i;
+const BEDROCK_CONTEXT_LENGTH =
+  /input is too long|too many input tokens|exceeds? the (model's )?(context|maximum input)/i;
 
 /** The SDK's error shape (a `ServiceException`): the fields read here. */
 interface SdkError {
@@ -84,8 +85,7 @@ export function bedrockError(
   const sdk = (typeof error === 'object' && error !== null ? error : {}) as SdkError;
   const name = typeof sdk.name === 'string' ? exceptionName(sdk.name) : '';
   const message = errorMessage(error);
-  const status =
-    typeof sdk.$metadata?.httpStatusCode === 'number' ? sdk.$metadata.httpStatusCode : undefined;
+  const status = typeof sdk.$metadata?.httpStatusCode === 'number' ? sdk.$metadata.httpStatusCode : undefined;
   if (SETUP_ERRORS.has(name) || /region is missing/i.test(message)) {
     return createLLMError(
       'configuration',
@@ -98,13 +98,19 @@ export function bedrockError(
     // No response at all: refused, reset, timed out, or the body broke off.
     return transportError(error, context, signal, midStream);
   }
-  let kind: LLMErrorKind = row?.kind ?? classifyErrorMessage(message, status === undefined ? {} : { status_code: status });
-  if ((kind === 'invalid_request' || kind === 'unknown') && (CONTEXT_LENGTH_PATTERN.test(message) || BEDROCK_CONTEXT_LENGTH.test(message)))
+  let kind: LLMErrorKind =
+    row?.kind ?? classifyErrorMessage(message, status === undefined ? {} : { status_code: status });
+  if (
+    (kind === 'invalid_request' || kind === 'unknown') &&
+    (CONTEXT_LENGTH_PATTERN.test(message) || BEDROCK_CONTEXT_LENGTH.test(message))
+  )
     kind = 'context_length';
   if (kind === 'unknown' && status === undefined) kind = 'stream';
   const code = status ?? row?.status;
-  const requestId = typeof sdk.$metadata?.requestId === 'string' ? ` [x-amzn-requestid ${sdk.$metadata.requestId}]` : '';
-  const where = status !== undefined ? `HTTP ${status}` : code !== undefined ? `in-stream, ${code}` : 'in-stream';
+  const requestId =
+    typeof sdk.$metadata?.requestId === 'string' ? ` [x-amzn-requestid ${sdk.$metadata.requestId}]` : '';
+  const where =
+    status !== undefined ? `HTTP ${status}` : code !== undefined ? `in-stream, ${code}` : 'in-stream';
   const type = name !== '' && name !== 'Unknown' && name !== 'Error' ? ` ${name}` : '';
   return createLLMError(kind, `${context.provider} (${where}${type}): ${message}${requestId}`, {
     ...context,

@@ -9,8 +9,8 @@ import { createServer } from 'node:net';
 import type { EventKey } from '@amplifier/core';
 import { FakeLlmServer, llmErrorOf, reply } from '@amplifier/provider-http/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { encodeStream, event, eventStreamReply, exception } from './__fixtures__/eventstream.js';
 import { isolateAwsEnv, recorded, testProvider } from './__fixtures__/env.js';
+import { encodeStream, event, eventStreamReply, exception } from './__fixtures__/eventstream.js';
 
 let restoreEnv: () => void;
 beforeAll(() => {
@@ -27,7 +27,9 @@ afterEach(() => server.close());
 const REQUEST = { messages: [{ role: 'user' as const, content: 'Hi' }] };
 const STREAM = recorded('bedrock-converse-stream-tooluse.eventstream');
 const VALIDATION = JSON.parse(recorded('bedrock-error-400-validation.json').toString('utf8'));
-const errorType = (name: string) => ({ 'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/` });
+const errorType = (name: string) => ({
+  'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+});
 
 function recorder() {
   const events: [string, Record<string, unknown>][] = [];
@@ -47,13 +49,20 @@ const TEXT_START = [
 const TEXT_END = [
   event('contentBlockStop', { contentBlockIndex: 0 }),
   event('messageStop', { stopReason: 'end_turn' }),
-  event('metadata', { usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 }, metrics: { latencyMs: 1 } }),
+  event('metadata', {
+    usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 },
+    metrics: { latencyMs: 1 },
+  }),
 ];
 
 describe('HTTP errors', () => {
   it('ThrottlingException 429 is a rate-limit error retried by the kit with provider:retry; the SDK sends once per attempt', async () => {
     server.enqueue(
-      reply.json(429, { message: 'Too many tokens, please wait before trying again.' }, errorType('ThrottlingException')),
+      reply.json(
+        429,
+        { message: 'Too many tokens, please wait before trying again.' },
+        errorType('ThrottlingException'),
+      ),
       eventStreamReply(STREAM),
     );
     const { hooks, events } = recorder();
@@ -64,7 +73,9 @@ describe('HTTP errors', () => {
     expect(server.requests).toHaveLength(2);
     const retry = events.find(([n]) => n === 'provider:retry')?.[1];
     expect(retry).toMatchObject({ provider: 'bedrock', attempt: 1 });
-    expect(String(retry?.error_type ?? retry?.error ?? JSON.stringify(retry))).toMatch(/RateLimit|rate_limit/);
+    expect(String(retry?.error_type ?? retry?.error ?? JSON.stringify(retry))).toMatch(
+      /RateLimit|rate_limit/,
+    );
   });
 
   it('with max_retries 0 a throttled call fails after exactly one request (no hidden SDK retries)', async () => {
@@ -92,8 +103,20 @@ describe('HTTP errors', () => {
 
   it.each([
     ['ValidationException', 400, 'Input is too long for requested model.', 'context_length', false],
-    ['ValidationException', 400, 'prompt is too long: 250000 tokens > 200000 maximum', 'context_length', false],
-    ['ServiceQuotaExceededException', 400, 'Your request rate is too high. Resubmit later.', 'rate_limit', true],
+    [
+      'ValidationException',
+      400,
+      'prompt is too long: 250000 tokens > 200000 maximum',
+      'context_length',
+      false,
+    ],
+    [
+      'ServiceQuotaExceededException',
+      400,
+      'Your request rate is too high. Resubmit later.',
+      'rate_limit',
+      true,
+    ],
     ['ModelNotReadyException', 429, 'Model is not ready', 'unavailable', true],
     ['AccessDeniedException', 403, "You don't have access to the model", 'access_denied', false],
     ['ResourceNotFoundException', 404, 'Model not found', 'not_found', false],
@@ -101,7 +124,13 @@ describe('HTTP errors', () => {
     ['ModelErrorException', 424, 'The model failed', 'unavailable', true],
     ['InternalServerException', 500, 'Internal error', 'unavailable', true],
     ['ServiceUnavailableException', 503, 'Unavailable', 'unavailable', true],
-    ['UnrecognizedClientException', 403, 'The security token included in the request is invalid.', 'authentication', false],
+    [
+      'UnrecognizedClientException',
+      403,
+      'The security token included in the request is invalid.',
+      'authentication',
+      false,
+    ],
   ])('%s %i (%s) is %s, retryable %s', async (type, status, message, kind, retryable) => {
     server.fallback(reply.json(status, { message }, errorType(type)));
     const provider = testProvider(server.url, { max_retries: 0 });
@@ -123,7 +152,12 @@ describe('HTTP errors', () => {
 describe('in-stream failures', () => {
   it('an exception frame before any output is retried transparently (no llm:stream_aborted)', async () => {
     server.enqueue(
-      eventStreamReply(encodeStream([event('messageStart', { role: 'assistant' }), exception('throttlingException', 'Slow down')])),
+      eventStreamReply(
+        encodeStream([
+          event('messageStart', { role: 'assistant' }),
+          exception('throttlingException', 'Slow down'),
+        ]),
+      ),
       eventStreamReply(encodeStream([...TEXT_START, ...TEXT_END])),
     );
     const { hooks, names } = recorder();

@@ -58,7 +58,8 @@ function queryString(query: SdkHttpRequest['query']): string {
 function bodyText(body: unknown): string | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  if (body instanceof Uint8Array)
+    return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   throw new TypeError(`provider-bedrock: cannot send a request body of type ${typeof body}`);
 }
 
@@ -89,7 +90,10 @@ export class TransportRequestHandler {
     this.#timeoutMs = timeoutMs;
   }
 
-  async handle(request: SdkHttpRequest, options: SdkHandlerOptions = {}): Promise<{ response: SdkHttpResponse }> {
+  async handle(
+    request: SdkHttpRequest,
+    options: SdkHandlerOptions = {},
+  ): Promise<{ response: SdkHttpResponse }> {
     const origin = `${request.protocol.replace(/:?$/, ':')}//${request.hostname}${request.port ? `:${request.port}` : ''}`;
     let transport = this.#transports.get(origin);
     if (transport === undefined) {
@@ -110,7 +114,9 @@ export class TransportRequestHandler {
       ...(signal !== undefined && { signal }),
       timeoutMs: options.requestTimeout ?? this.#timeoutMs,
     });
-    return { response: { statusCode: response.status, headers: flatHeaders(response.headers), body: response.body } };
+    return {
+      response: { statusCode: response.status, headers: flatHeaders(response.headers), body: response.body },
+    };
   }
 
   updateHttpClientConfig(): void {}

@@ -19,18 +19,43 @@ const PROFILE_GEOS = ['us', 'eu', 'apac', 'global'];
 
 function withProfiles<T>(table: Record<string, T>): Readonly<Record<string, T>> {
   const out: Record<string, T> = { ...table };
-  for (const [id, value] of Object.entries(table)) for (const geo of PROFILE_GEOS) out[`${geo}.${id}`] = value;
+  for (const [id, value] of Object.entries(table))
+    for (const geo of PROFILE_GEOS) out[`${geo}.${id}`] = value;
   return out;
 }
 
 /** Well-known Bedrock models (AWS model cards). Config `models` overrides. */
 export const BUILTIN_MODELS: Readonly<Record<string, ModelLimits>> = withProfiles({
-  'anthropic.claude-opus-4-1-20250805-v1:0': { context_window: 200_000, max_output_tokens: 32_000, capabilities: CLAUDE },
-  'anthropic.claude-sonnet-4-5-20250929-v1:0': { context_window: 200_000, max_output_tokens: 64_000, capabilities: CLAUDE },
-  'anthropic.claude-haiku-4-5-20251001-v1:0': { context_window: 200_000, max_output_tokens: 64_000, capabilities: CLAUDE },
-  'anthropic.claude-sonnet-4-20250514-v1:0': { context_window: 200_000, max_output_tokens: 64_000, capabilities: CLAUDE },
-  'anthropic.claude-3-7-sonnet-20250219-v1:0': { context_window: 200_000, max_output_tokens: 64_000, capabilities: CLAUDE },
-  'anthropic.claude-3-5-haiku-20241022-v1:0': { context_window: 200_000, max_output_tokens: 8192, capabilities: CLAUDE_NO_THINKING },
+  'anthropic.claude-opus-4-1-20250805-v1:0': {
+    context_window: 200_000,
+    max_output_tokens: 32_000,
+    capabilities: CLAUDE,
+  },
+  'anthropic.claude-sonnet-4-5-20250929-v1:0': {
+    context_window: 200_000,
+    max_output_tokens: 64_000,
+    capabilities: CLAUDE,
+  },
+  'anthropic.claude-haiku-4-5-20251001-v1:0': {
+    context_window: 200_000,
+    max_output_tokens: 64_000,
+    capabilities: CLAUDE,
+  },
+  'anthropic.claude-sonnet-4-20250514-v1:0': {
+    context_window: 200_000,
+    max_output_tokens: 64_000,
+    capabilities: CLAUDE,
+  },
+  'anthropic.claude-3-7-sonnet-20250219-v1:0': {
+    context_window: 200_000,
+    max_output_tokens: 64_000,
+    capabilities: CLAUDE,
+  },
+  'anthropic.claude-3-5-haiku-20241022-v1:0': {
+    context_window: 200_000,
+    max_output_tokens: 8192,
+    capabilities: CLAUDE_NO_THINKING,
+  },
   'amazon.nova-premier-v1:0': { context_window: 1_000_000, max_output_tokens: 10_000, capabilities: NOVA },
   'amazon.nova-pro-v1:0': { context_window: 300_000, max_output_tokens: 10_000, capabilities: NOVA },
   'amazon.nova-lite-v1:0': { context_window: 300_000, max_output_tokens: 10_000, capabilities: NOVA },

@@ -9,8 +9,8 @@
 import type { ChatRequest, EventKey, Message } from '@amplifier/core';
 import { FakeLlmServer, reply } from '@amplifier/provider-http/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { encodeStream, event, eventStreamReply, parseJsonl } from './__fixtures__/eventstream.js';
 import { isolateAwsEnv, recorded, testProvider } from './__fixtures__/env.js';
+import { encodeStream, event, eventStreamReply, parseJsonl } from './__fixtures__/eventstream.js';
 
 let restoreEnv: () => void;
 beforeAll(() => {
@@ -32,7 +32,10 @@ const ASK: ChatRequest = {
   tools: [{ name: 'get_temperature', description: 'Temperature of a city', parameters: { type: 'object' } }],
 };
 
-function recorder(): { events: [string, Record<string, unknown>][]; hooks: { emit: (e: EventKey, d: unknown) => Promise<void> } } {
+function recorder(): {
+  events: [string, Record<string, unknown>][];
+  hooks: { emit: (e: EventKey, d: unknown) => Promise<void> };
+} {
   const events: [string, Record<string, unknown>][] = [];
   return {
     events,
@@ -66,10 +69,15 @@ describe('ConverseStream: the recorded binary event stream (Nova Micro)', () => 
     expect(response.metadata?.['bedrock:latency_ms']).toBe(422);
 
     const stream = events.filter(([n]) => n.startsWith('llm:stream_'));
-    expect(stream[0]).toEqual(['llm:stream_block_start', expect.objectContaining({ block_index: 0, block_type: 'text' })]);
+    expect(stream[0]).toEqual([
+      'llm:stream_block_start',
+      expect.objectContaining({ block_index: 0, block_type: 'text' }),
+    ]);
     const toolStart = stream.find(([n, d]) => n === 'llm:stream_block_start' && d.block_type === 'tool_use');
     expect(toolStart?.[1]).toMatchObject({ block_index: 1, name: 'get_temperature' });
-    expect(stream.filter(([n, d]) => n === 'llm:stream_block_delta' && d.block_type === 'tool_use')).toEqual([]);
+    expect(stream.filter(([n, d]) => n === 'llm:stream_block_delta' && d.block_type === 'tool_use')).toEqual(
+      [],
+    );
     expect(stream.at(-1)).toEqual(['llm:stream_block_end', expect.objectContaining({ block_index: 1 })]);
   });
 
@@ -88,7 +96,11 @@ describe('ConverseStream: the recorded binary event stream (Nova Micro)', () => 
       { role: 'user', content: [{ text: ASK.messages[0]!.content }, { cachePoint: { type: 'default' } }] },
     ]);
     expect(sent.body.toolConfig.tools[0]).toEqual({
-      toolSpec: { name: 'get_temperature', description: 'Temperature of a city', inputSchema: { json: { type: 'object' } } },
+      toolSpec: {
+        name: 'get_temperature',
+        description: 'Temperature of a city',
+        inputSchema: { json: { type: 'object' } },
+      },
     });
   });
 
@@ -105,21 +117,37 @@ describe('ConverseStream: the recorded binary event stream (Nova Micro)', () => 
       event('messageStart', { role: 'assistant' }),
       event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: 'Let me ' } } }),
       event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: 'think.' } } }),
-      event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'c2lnbmF0dXJl' } } }),
+      event('contentBlockDelta', {
+        contentBlockIndex: 0,
+        delta: { reasoningContent: { signature: 'c2lnbmF0dXJl' } },
+      }),
       event('contentBlockStop', { contentBlockIndex: 0 }),
-      event('contentBlockDelta', { contentBlockIndex: 1, delta: { reasoningContent: { redactedContent: 'cmVkYWN0ZWQ=' } } }),
+      event('contentBlockDelta', {
+        contentBlockIndex: 1,
+        delta: { reasoningContent: { redactedContent: 'cmVkYWN0ZWQ=' } },
+      }),
       event('contentBlockStop', { contentBlockIndex: 1 }),
       event('contentBlockDelta', { contentBlockIndex: 2, delta: { text: 'Paris.' } }),
       event('contentBlockStop', { contentBlockIndex: 2 }),
       event('messageStop', { stopReason: 'end_turn' }),
       event('metadata', {
-        usage: { inputTokens: 10, outputTokens: 20, totalTokens: 1130, cacheReadInputTokens: 1000, cacheWriteInputTokens: 100 },
+        usage: {
+          inputTokens: 10,
+          outputTokens: 20,
+          totalTokens: 1130,
+          cacheReadInputTokens: 1000,
+          cacheWriteInputTokens: 100,
+        },
         metrics: { latencyMs: 5 },
       }),
     ];
     server.enqueue(eventStreamReply(encodeStream(frames), { pieceSize: 13 }));
     const { events, hooks } = recorder();
-    const provider = testProvider(server.url, { default_model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }, hooks);
+    const provider = testProvider(
+      server.url,
+      { default_model: 'anthropic.claude-sonnet-4-5-20250929-v1:0' },
+      hooks,
+    );
     const response = await provider.complete({ messages: [{ role: 'user', content: 'Capital?' }] });
     await provider.close();
     expect(response.content).toEqual([
@@ -134,13 +162,17 @@ describe('ConverseStream: the recorded binary event stream (Nova Micro)', () => 
       cache_read_tokens: 1000,
       cache_write_tokens: 100,
     });
-    const deltas = events.filter(([n]) => n === 'llm:stream_block_delta').map(([, d]) => [d.block_type, d.text]);
+    const deltas = events
+      .filter(([n]) => n === 'llm:stream_block_delta')
+      .map(([, d]) => [d.block_type, d.text]);
     expect(deltas).toEqual([
       ['thinking', 'Let me '],
       ['thinking', 'think.'],
       ['text', 'Paris.'],
     ]);
-    expect(server.requests[0]!.url).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream');
+    expect(server.requests[0]!.url).toBe(
+      '/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream',
+    );
   });
 });
 
@@ -155,7 +187,9 @@ describe('Converse: recorded answers (Claude 3.7 / Sonnet 4.5)', () => {
       { type: 'thinking', thinking: reasoning.text, signature: reasoning.signature },
       { type: 'text', text: "I'll need to check what country you're from to answer that question." },
     ]);
-    expect(response.tool_calls).toEqual([{ id: 'tooluse_W9DaUFg4Tj2cRPpndqxWSg', name: 'get_user_country', arguments: {} }]);
+    expect(response.tool_calls).toEqual([
+      { id: 'tooluse_W9DaUFg4Tj2cRPpndqxWSg', name: 'get_user_country', arguments: {} },
+    ]);
     expect(response.finish_reason).toBe('tool_calls');
     expect(response.usage).toMatchObject({ input_tokens: 397, output_tokens: 130, total_tokens: 527 });
     expect(server.requests[0]!.url).toBe('/model/us.amazon.nova-micro-v1%3A0/converse');
@@ -166,7 +200,12 @@ describe('Converse: recorded answers (Claude 3.7 / Sonnet 4.5)', () => {
     const provider = testProvider(server.url, { use_streaming: false });
     const response = await provider.complete(ASK);
     await provider.close();
-    expect(response.usage).toMatchObject({ input_tokens: 1324, output_tokens: 5, total_tokens: 1329, cache_read_tokens: 1322 });
+    expect(response.usage).toMatchObject({
+      input_tokens: 1324,
+      output_tokens: 5,
+      total_tokens: 1329,
+      cache_read_tokens: 1322,
+    });
   });
 
   it('round trip: the signed reasoning goes back untrimmed as the first block of the assistant turn, the result in one user turn', async () => {
@@ -201,7 +240,9 @@ describe('Converse: recorded answers (Claude 3.7 / Sonnet 4.5)', () => {
     });
     expect(sent.messages[2]).toEqual({
       role: 'user',
-      content: [{ toolResult: { toolUseId: 'tooluse_W9DaUFg4Tj2cRPpndqxWSg', content: [{ text: 'Mexico' }] } }],
+      content: [
+        { toolResult: { toolUseId: 'tooluse_W9DaUFg4Tj2cRPpndqxWSg', content: [{ text: 'Mexico' }] } },
+      ],
     });
     expect(sent.toolConfig).toBeDefined();
   });
@@ -212,11 +253,19 @@ describe('Converse: recorded answers (Claude 3.7 / Sonnet 4.5)', () => {
     await provider.complete({
       messages: [
         { role: 'user', content: 'a' },
-        { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'AAECAwQ=' }, { type: 'text', text: 'b' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'redacted_thinking', data: 'AAECAwQ=' },
+            { type: 'text', text: 'b' },
+          ],
+        },
         { role: 'user', content: 'c' },
       ],
     });
     await provider.close();
-    expect(server.requests[0]!.body.messages[1].content[0]).toEqual({ reasoningContent: { redactedContent: 'AAECAwQ=' } });
+    expect(server.requests[0]!.body.messages[1].content[0]).toEqual({
+      reasoningContent: { redactedContent: 'AAECAwQ=' },
+    });
   });
 });

@@ -9,14 +9,7 @@
  * `ProviderCalls`. The SDK is imported on the first request, so mounting
  * (and an app that never calls Bedrock) does not load it.
  */
-import type {
-  BedrockRuntimeClient,
-  BedrockRuntimeClientConfig,
-  ConverseCommandInput,
-  ConverseCommandOutput,
-  ConverseStreamCommandInput,
-  ConverseStreamCommandOutput,
-} from '@aws-sdk/client-bedrock-runtime';
+
 import {
   type ChatRequest,
   type ChatResponse,
@@ -33,18 +26,26 @@ import {
 } from '@amplifier/core';
 import {
   CostMeter,
-  type MountableProvider,
   ModelCatalog,
+  type MountableProvider,
   type ProviderCall,
   ProviderCalls,
   type ProviderWire,
   type RequestContext,
   responseEvents,
 } from '@amplifier/provider-http';
+import type {
+  BedrockRuntimeClient,
+  BedrockRuntimeClientConfig,
+  ConverseCommandInput,
+  ConverseCommandOutput,
+  ConverseStreamCommandInput,
+  ConverseStreamCommandOutput,
+} from '@aws-sdk/client-bedrock-runtime';
 import { configFields, inferenceModelId, type ResolvedConfig } from './config.js';
 import { fromConverseOutput, StreamReader } from './convert.js';
 import { bedrockError } from './errors.js';
-import { poolTransports, TransportRequestHandler, type TransportFactory } from './handler.js';
+import { poolTransports, type TransportFactory, TransportRequestHandler } from './handler.js';
 import { BUILTIN_MODELS, BUILTIN_PRICES, MODEL_TABLE, modelFamily } from './models.js';
 import { thinkingOf, toConverseInput } from './request.js';
 
@@ -113,7 +114,8 @@ export class BedrockProvider implements MountableProvider {
       build: (request, messages, { model, stream }) => this.#build(request, messages, model, stream),
       open: (call) => this.#open(call),
       read: async (call, opened) => {
-        if (opened.kind !== 'converse') throw new Error('provider-bedrock: a stream where an answer was expected');
+        if (opened.kind !== 'converse')
+          throw new Error('provider-bedrock: a stream where an answer was expected');
         return fromConverseOutput(opened.output as unknown as Json, call.context);
       },
       events: (call, opened) => this.#events(call, opened),
@@ -186,7 +188,12 @@ export class BedrockProvider implements MountableProvider {
     if (this.#client !== undefined) (await this.#client.catch(() => undefined))?.destroy();
   }
 
-  #build(request: ChatRequest, messages: Parameters<ProviderWire<Opened>['build']>[1], model: string, stream: boolean) {
+  #build(
+    request: ChatRequest,
+    messages: Parameters<ProviderWire<Opened>['build']>[1],
+    model: string,
+    stream: boolean,
+  ) {
     const config = this.config;
     const modelId = inferenceModelId(model, config.region, config.crossRegionInference);
     const family = modelFamily(modelId);
@@ -234,16 +241,24 @@ export class BedrockProvider implements MountableProvider {
     });
     return this.#client.catch((error: unknown) => {
       this.#client = undefined;
-      throw createLLMError('configuration', `${context.provider}: the AWS SDK could not be set up (${String(error)})`, {
-        ...context,
-        cause: error,
-      });
+      throw createLLMError(
+        'configuration',
+        `${context.provider}: the AWS SDK could not be set up (${String(error)})`,
+        {
+          ...context,
+          cause: error,
+        },
+      );
     });
   }
 
   async #open(call: ProviderCall): Promise<Opened> {
     if (this.#closed) {
-      throw createLLMError('configuration', `${call.context.provider}: the provider was closed (session cleaned up)`, call.context);
+      throw createLLMError(
+        'configuration',
+        `${call.context.provider}: the provider was closed (session cleaned up)`,
+        call.context,
+      );
     }
     const client = await this.#clientFor(call.context);
     const sdk = await loadSdk();
@@ -259,7 +274,10 @@ export class BedrockProvider implements MountableProvider {
         );
         return { kind: 'stream', output };
       }
-      const output = await client.send(new sdk.ConverseCommand(call.body as unknown as ConverseCommandInput), options);
+      const output = await client.send(
+        new sdk.ConverseCommand(call.body as unknown as ConverseCommandInput),
+        options,
+      );
       return { kind: 'converse', output };
     } catch (error) {
       throw bedrockError(error, call.context, call.signal, false);
@@ -276,7 +294,11 @@ export class BedrockProvider implements MountableProvider {
     const reader = new StreamReader(call.context);
     const stream = opened.output.stream;
     if (stream === undefined) {
-      throw createLLMError('stream', `${call.context.provider}: ConverseStream answered without a stream`, call.context);
+      throw createLLMError(
+        'stream',
+        `${call.context.provider}: ConverseStream answered without a stream`,
+        call.context,
+      );
     }
     try {
       for await (const event of stream) yield* reader.push(event as unknown as Json);

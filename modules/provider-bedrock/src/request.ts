@@ -54,7 +54,9 @@ export interface BodyOptions {
 
 function image(source: ImageSource): Json | undefined {
   if (source.type !== 'base64' || typeof source.data !== 'string') return undefined;
-  const format = String(source.media_type ?? '').replace(/^image\//, '').replace('jpg', 'jpeg');
+  const format = String(source.media_type ?? '')
+    .replace(/^image\//, '')
+    .replace('jpg', 'jpeg');
   if (!IMAGE_FORMATS.has(format)) return undefined;
   return { image: { format, source: { bytes: Buffer.from(source.data, 'base64') } } };
 }
@@ -95,10 +97,14 @@ function assistantBlocks(message: Message, tools: boolean): Json[] {
   const reasoning: Json[] = [];
   const rest: Json[] = [];
   const content =
-    typeof message.content === 'string' ? [{ type: 'text', text: message.content } as const] : message.content;
+    typeof message.content === 'string'
+      ? [{ type: 'text', text: message.content } as const]
+      : message.content;
   for (const block of content) {
     if (block?.type === 'thinking' && typeof block.signature === 'string' && block.signature !== '') {
-      reasoning.push({ reasoningContent: { reasoningText: { text: block.thinking, signature: block.signature } } });
+      reasoning.push({
+        reasoningContent: { reasoningText: { text: block.thinking, signature: block.signature } },
+      });
     } else if (block?.type === 'redacted_thinking' && block.data !== '') {
       reasoning.push({ reasoningContent: { redactedContent: Buffer.from(block.data, 'base64') } });
     } else if (block?.type === 'text' && block.text.trim() !== '') {
@@ -173,8 +179,10 @@ export function thinkingOf(
   options: Pick<BodyOptions, 'family' | 'extendedThinking' | 'thinkingBudget'>,
 ): { enabled: boolean; budget: number | null; effort: string | undefined } {
   const effort = request.reasoning_effort;
-  if (effort === 'none' || options.family === 'other') return { enabled: false, budget: null, effort: undefined };
-  if (!options.extendedThinking && effort === undefined) return { enabled: false, budget: null, effort: undefined };
+  if (effort === 'none' || options.family === 'other')
+    return { enabled: false, budget: null, effort: undefined };
+  if (!options.extendedThinking && effort === undefined)
+    return { enabled: false, budget: null, effort: undefined };
   if (options.family === 'nova') return { enabled: true, budget: null, effort: effort ?? 'medium' };
   return {
     enabled: true,
@@ -185,18 +193,24 @@ export function thinkingOf(
 
 function toolChoice(choice: ChatRequest['tool_choice']): Json | undefined {
   if (choice === 'required') return { any: {} };
-  if (typeof choice === 'object' && choice !== null && choice.type === 'tool') return { tool: { name: choice.name } };
+  if (typeof choice === 'object' && choice !== null && choice.type === 'tool')
+    return { tool: { name: choice.name } };
   if (choice === 'auto') return { auto: {} };
   return undefined;
 }
 
 /** The Converse input (`modelId` included) for a request whose messages were already repaired. */
-export function toConverseInput(request: ChatRequest, messages: readonly Message[], options: BodyOptions): Json {
+export function toConverseInput(
+  request: ChatRequest,
+  messages: readonly Message[],
+  options: BodyOptions,
+): Json {
   const tools = (request.tools ?? []).length > 0 && request.tool_choice !== 'none';
   const converted = toConverseMessages(messages, tools);
   const cache = options.promptCaching && options.family !== 'other';
   const body: Json = { modelId: options.modelId, messages: converted.messages };
-  if (converted.system.length > 0) body.system = cache ? [...converted.system, CACHE_POINT] : converted.system;
+  if (converted.system.length > 0)
+    body.system = cache ? [...converted.system, CACHE_POINT] : converted.system;
   if (tools) {
     const specs: Json[] = request.tools!.map((tool) => ({
       toolSpec: {
@@ -206,7 +220,10 @@ export function toConverseInput(request: ChatRequest, messages: readonly Message
       },
     }));
     const choice = toolChoice(request.tool_choice);
-    body.toolConfig = { tools: cache ? [...specs, CACHE_POINT] : specs, ...(choice && { toolChoice: choice }) };
+    body.toolConfig = {
+      tools: cache ? [...specs, CACHE_POINT] : specs,
+      ...(choice && { toolChoice: choice }),
+    };
   }
   const last = converted.messages.at(-1);
   if (cache && last?.role === 'user') last.content.push(CACHE_POINT);
@@ -224,7 +241,12 @@ export function toConverseInput(request: ChatRequest, messages: readonly Message
     temperature = undefined;
     topP = undefined;
   } else if (thinking.enabled && thinking.effort !== undefined) {
-    const effort = thinking.effort === 'minimal' ? 'low' : ['xhigh', 'max'].includes(thinking.effort) ? 'high' : thinking.effort;
+    const effort =
+      thinking.effort === 'minimal'
+        ? 'low'
+        : ['xhigh', 'max'].includes(thinking.effort)
+          ? 'high'
+          : thinking.effort;
     fields.reasoningConfig = { type: 'enabled', maxReasoningEffort: effort };
   }
   body.inferenceConfig = {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventSink } from '@amplifier/core';
-import { resolveConfig, type BedrockConfig } from '../config.js';
+import { type BedrockConfig, resolveConfig } from '../config.js';
 import { BedrockProvider } from '../provider.js';
 
 /** Static SigV4 credentials for tests (never valid anywhere). */
@@ -38,11 +38,7 @@ export function recorded(name: string): Buffer {
 }
 
 /** A provider against `url` in us-east-1 with the test credentials; retries fast, no jitter. */
-export function testProvider(
-  url: string,
-  config: BedrockConfig = {},
-  hooks?: EventSink,
-): BedrockProvider {
+export function testProvider(url: string, config: BedrockConfig = {}, hooks?: EventSink): BedrockProvider {
   return new BedrockProvider(
     resolveConfig(
       {

@@ -68,7 +68,10 @@ export function parseJsonl(text: string): Frame[] {
  * A reply that serves an event stream (HTTP 200, `application/vnd.amazon.eventstream`)
  * in `pieceSize`-byte writes; `drop` destroys the connection after the bytes instead of ending.
  */
-export function eventStreamReply(bytes: Buffer, options: { pieceSize?: number; drop?: boolean } = {}): FakeReply {
+export function eventStreamReply(
+  bytes: Buffer,
+  options: { pieceSize?: number; drop?: boolean } = {},
+): FakeReply {
   return async (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
     const size = options.pieceSize ?? bytes.length;
