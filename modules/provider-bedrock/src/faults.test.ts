@@ -11,6 +11,8 @@ import { FakeLlmServer, llmErrorOf, reply } from '@amplifier/provider-http/testi
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isolateAwsEnv, recorded, testProvider } from './__fixtures__/env.js';
 import { encodeStream, event, eventStreamReply, exception } from './__fixtures__/eventstream.js';
+import { resolveConfig } from './config.js';
+import { BedrockProvider } from './provider.js';
 
 let restoreEnv: () => void;
 beforeAll(() => {
@@ -266,6 +268,17 @@ describe('transport', () => {
     await provider.close();
     expect(error.kind).toBe('network');
     expect(names().filter((n) => n === 'provider:retry')).toHaveLength(1);
+  });
+
+  it('no credentials anywhere (env, files; instance metadata off) is a configuration error that says what to set, not retried', async () => {
+    const provider = new BedrockProvider(
+      resolveConfig({ base_url: server.url, aws_region: 'us-east-1', max_retries: 3 }, {}),
+    );
+    const error = await llmErrorOf(provider.complete(REQUEST));
+    await provider.close();
+    expect(error.kind).toBe('configuration');
+    expect(error.message).toContain('set AWS_BEARER_TOKEN_BEDROCK or AWS credentials');
+    expect(server.requests).toHaveLength(0);
   });
 
   it('after close, a call fails with a configuration error', async () => {

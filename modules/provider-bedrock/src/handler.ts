@@ -83,11 +83,14 @@ export class TransportRequestHandler {
   readonly #transports = new Map<string, Transport>();
   readonly #create: TransportFactory;
   readonly #timeoutMs: number;
+  readonly #headers: Record<string, string>;
   readonly metadata: { handlerProtocol: string } = { handlerProtocol: 'http/1.1' };
 
-  constructor(create: TransportFactory, timeoutMs: number) {
+  /** `headers`: added to every request after the SDK signed it (config `headers`; an `authorization` there wins). */
+  constructor(create: TransportFactory, timeoutMs: number, headers: Record<string, string> = {}) {
     this.#create = create;
     this.#timeoutMs = timeoutMs;
+    this.#headers = headers;
   }
 
   async handle(
@@ -102,8 +105,9 @@ export class TransportRequestHandler {
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {
-      if (!HOP_HEADERS.has(name.toLowerCase())) headers[name] = value;
+      if (!HOP_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
     }
+    Object.assign(headers, this.#headers);
     const body = bodyText(request.body);
     const signal = options.abortSignal instanceof AbortSignal ? options.abortSignal : undefined;
     const response = await transport.request({

@@ -112,6 +112,15 @@ describe('ConverseStream: the recorded binary event stream (Nova Micro)', () => 
     expect(server.requests[0]!.headers.authorization).toBe('Bearer bedrock-api-key-123');
   });
 
+  it('config headers are added to every request after signing', async () => {
+    server.enqueue(eventStreamReply(STREAM));
+    const provider = testProvider(server.url, { headers: { 'X-Team': 'search' } });
+    await provider.complete(ASK);
+    await provider.close();
+    expect(server.requests[0]!.headers['x-team']).toBe('search');
+    expect(server.requests[0]!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 /);
+  });
+
   it('reasoning deltas stream as thinking; the signature (and redacted reasoning) is kept, never streamed', async () => {
     const frames = [
       event('messageStart', { role: 'assistant' }),

@@ -109,6 +109,7 @@ export class BedrockProvider implements MountableProvider {
     this.#handler = new TransportRequestHandler(
       options.transports ?? poolTransports(config.connections),
       config.timeoutMs,
+      config.headers,
     );
     const wire: ProviderWire<Opened> = {
       build: (request, messages, { model, stream }) => this.#build(request, messages, model, stream),
