@@ -98,6 +98,14 @@ export function bedrockError(
     // No response at all: refused, reset, timed out, or the body broke off.
     return transportError(error, context, signal, midStream);
   }
+  if (row === undefined && status !== undefined && status >= 200 && status < 300) {
+    // A 2xx answer the SDK could not decode (not an event stream, a frame cut short, a bad CRC).
+    return createLLMError(
+      'stream',
+      `${context.provider}: the answer (HTTP ${status}) could not be read as Bedrock's: ${message}`,
+      { ...context, cause: error },
+    );
+  }
   let kind: LLMErrorKind =
     row?.kind ?? classifyErrorMessage(message, status === undefined ? {} : { status_code: status });
   if (

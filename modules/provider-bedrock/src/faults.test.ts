@@ -222,6 +222,15 @@ describe('in-stream failures', () => {
     expect(error.message).toContain('messageStop');
   });
 
+  it('a stream request answered with JSON (a proxy) is a stream error that says the answer could not be read', async () => {
+    server.fallback(reply.json(200, { message: 'hello' }));
+    const provider = testProvider(server.url, { max_retries: 0 });
+    const error = await llmErrorOf(provider.complete(REQUEST));
+    await provider.close();
+    expect(error.kind).toBe('stream');
+    expect(error.message).toContain("could not be read as Bedrock's");
+  });
+
   it('a frame with a bad CRC is refused (the SDK checks both CRCs)', async () => {
     const bytes = Buffer.from(encodeStream([...TEXT_START, ...TEXT_END]));
     bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
