@@ -264,6 +264,25 @@ describe('transport', () => {
     expect(error.kind).toBe('timeout');
   });
 
+  it('a stream that stalls after output times out between frames (config timeout), with llm:stream_aborted', async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    server.fallback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+      res.write(encodeStream(TEXT_START));
+      void released.then(() => res.destroy());
+    });
+    const { hooks, names } = recorder();
+    const provider = testProvider(server.url, { timeout: 0.3, max_retries: 0 }, hooks);
+    const error = await llmErrorOf(provider.complete(REQUEST));
+    release();
+    await provider.close();
+    expect(error.kind).toBe('timeout');
+    expect(names()).toContain('llm:stream_aborted');
+  });
+
   it('a refused connection is a network error, retried at most once on this machine', async () => {
     const port = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, '127.0.0.1', () => {
