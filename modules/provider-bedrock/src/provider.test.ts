@@ -112,6 +112,26 @@ describe('ConverseStream: the recorded binary event stream (Nova Micro)', () => 
     expect(server.requests[0]!.headers.authorization).toBe('Bearer bedrock-api-key-123');
   });
 
+  it('stream() yields the events of the recorded stream, ending with message.end carrying the response', async () => {
+    server.enqueue(eventStreamReply(STREAM, { pieceSize: 100 }));
+    const provider = testProvider(server.url);
+    const types: string[] = [];
+    let last: unknown;
+    for await (const event of provider.stream(ASK)) {
+      types.push(event.type);
+      last = event;
+    }
+    await provider.close();
+    expect(types[0]).toBe('message.start');
+    expect(types).toContain('text.delta');
+    expect(types.filter((t) => t.startsWith('tool_call.'))).toEqual([
+      'tool_call.start',
+      'tool_call.delta',
+      'tool_call.end',
+    ]);
+    expect(last).toMatchObject({ type: 'message.end', response: { finish_reason: 'tool_calls' } });
+  });
+
   it('config headers are added to every request after signing', async () => {
     server.enqueue(eventStreamReply(STREAM));
     const provider = testProvider(server.url, { headers: { 'X-Team': 'search' } });

@@ -126,7 +126,7 @@ export class BedrockProvider implements MountableProvider {
       module: 'provider-bedrock',
       hooks: options.hooks,
       logger: options.logger ?? silentLogger,
-      config: { ...config, baseUrl: config.baseUrl },
+      config,
       costs: this.#costs,
       wire,
     });
