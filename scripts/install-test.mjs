@@ -210,7 +210,11 @@ function pnpmCommand() {
 function userEnv(extra = {}) {
   const env = { ...process.env, NO_COLOR: '1', ...extra };
   for (const key of Object.keys(env)) {
-    if (/^(npm|pnpm)_/i.test(key) || /^(OPENAI|ANTHROPIC|AZURE_OPENAI|GEMINI|GOOGLE)_/.test(key))
+    if (
+      /^(npm|pnpm)_/i.test(key) ||
+      /^(OPENAI|ANTHROPIC|AZURE_OPENAI|GEMINI|GOOGLE)_/.test(key) ||
+      /^AWS_(BEARER_TOKEN_BEDROCK|ENDPOINT_URL)/.test(key)
+    )
       delete env[key];
   }
   delete env.AMPLIFIER_MODULES;

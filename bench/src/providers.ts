@@ -9,10 +9,15 @@
  * Gemini (provider-gemini): `generateContent` and `streamGenerateContent`.
  * The vendor SDK (`@google/genai` 3) needs Node 22, so the bare client is
  * the reference here (a stricter one: no SDK is faster than it).
+ * Bedrock (provider-bedrock): `Converse` and `ConverseStream` (a binary
+ * event stream of 5 text deltas) through the module, next to the bare AWS SDK
+ * client (`@aws-sdk/client-bedrock-runtime` with its HTTP/1.1 handler,
+ * SigV4 with static credentials, `maxAttempts: 1`) over the same server.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { crc32 } from 'node:zlib';
 import {
   fmt,
   type Group,
@@ -76,6 +81,139 @@ async function replayServer(): Promise<{ url: string; close(): Promise<void> }> 
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** One AWS event-stream frame (lengths, prelude CRC, string headers, JSON payload, message CRC). */
+function eventFrame(type: string, payload: unknown): Buffer {
+  const headers = Buffer.concat(
+    Object.entries({
+      ':event-type': type,
+      ':content-type': 'application/json',
+      ':message-type': 'event',
+    }).map(([name, value]) => {
+      const head = Buffer.alloc(name.length + 4);
+      head.writeUInt8(name.length, 0);
+      head.write(name, 1);
+      head.writeUInt8(7, name.length + 1);
+      head.writeUInt16BE(value.length, name.length + 2);
+      return Buffer.concat([head, Buffer.from(value)]);
+    }),
+  );
+  const body = Buffer.from(JSON.stringify(payload));
+  const prelude = Buffer.alloc(12);
+  prelude.writeUInt32BE(16 + headers.length + body.length, 0);
+  prelude.writeUInt32BE(headers.length, 4);
+  prelude.writeUInt32BE(crc32(prelude.subarray(0, 8)), 8);
+  const message = Buffer.concat([prelude, headers, body]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(message), 0);
+  return Buffer.concat([message, crc]);
+}
+
+const BEDROCK_USAGE = { inputTokens: 15, outputTokens: 8, totalTokens: 23 };
+const BEDROCK_JSON = JSON.stringify({
+  output: { message: { role: 'assistant', content: [{ text: 'The capital of France is Paris.' }] } },
+  stopReason: 'end_turn',
+  usage: BEDROCK_USAGE,
+  metrics: { latencyMs: 100 },
+});
+const BEDROCK_STREAM = Buffer.concat([
+  eventFrame('messageStart', { role: 'assistant' }),
+  ...['The', ' capital', ' of France', ' is', ' Paris.'].map((text) =>
+    eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text } }),
+  ),
+  eventFrame('contentBlockStop', { contentBlockIndex: 0 }),
+  eventFrame('messageStop', { stopReason: 'end_turn' }),
+  eventFrame('metadata', { usage: BEDROCK_USAGE, metrics: { latencyMs: 100 } }),
+]);
+
+/** Child task: ms per request through provider-bedrock and through the bare AWS SDK client, `runs` interleaved rounds. */
+async function bedrockLatency(args: { runs: number; calls: number }) {
+  const { createBedrockProvider } = await import('@amplifier/provider-bedrock');
+  const { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } = await import(
+    '@aws-sdk/client-bedrock-runtime'
+  );
+  const { NodeHttpHandler } = await import('@smithy/node-http-handler');
+  for (const name of Object.keys(process.env)) if (name.startsWith('AWS_')) delete process.env[name];
+  process.env.AWS_ACCESS_KEY_ID = 'AKIDBENCH';
+  process.env.AWS_SECRET_ACCESS_KEY = 'bench-secret';
+  process.env.AWS_CONFIG_FILE = '/nonexistent/aws-config';
+  process.env.AWS_SHARED_CREDENTIALS_FILE = '/nonexistent/aws-credentials';
+  const server = http.createServer((req, res) => {
+    req.resume().on('end', () => {
+      if (req.url?.endsWith('/converse-stream')) {
+        res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' }).end(BEDROCK_STREAM);
+      } else res.writeHead(200, { 'content-type': 'application/json' }).end(BEDROCK_JSON);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const model = 'amazon.nova-micro-v1:0';
+  const provider = createBedrockProvider({
+    base_url: url,
+    aws_region: 'us-east-1',
+    default_model: model,
+    use_cross_region_inference: false,
+  });
+  const client = new BedrockRuntimeClient({
+    region: 'us-east-1',
+    endpoint: url,
+    maxAttempts: 1,
+    credentials: { accessKeyId: 'AKIDBENCH', secretAccessKey: 'bench-secret' },
+    requestHandler: new NodeHttpHandler({ httpAgent: new http.Agent({ keepAlive: true, maxSockets: 5 }) }),
+  });
+  const request = {
+    messages: [
+      { role: 'system' as const, content: 'Answer briefly.' },
+      { role: 'user' as const, content: 'What is the capital of France?' },
+    ],
+  };
+  const input = {
+    modelId: model,
+    system: [{ text: 'Answer briefly.' }, { cachePoint: { type: 'default' as const } }],
+    messages: [
+      {
+        role: 'user' as const,
+        content: [{ text: 'What is the capital of France?' }, { cachePoint: { type: 'default' as const } }],
+      },
+    ],
+    inferenceConfig: { maxTokens: 8192 },
+  };
+  const bare = async (stream: boolean): Promise<unknown> => {
+    if (!stream) return client.send(new ConverseCommand(input));
+    const output = await client.send(new ConverseStreamCommand(input));
+    let text = '';
+    for await (const event of output.stream ?? []) text += event.contentBlockDelta?.delta?.text ?? '';
+    return text;
+  };
+  const viaProvider = (stream: boolean) => () =>
+    provider.complete(stream ? request : { ...request, metadata: { stream: false } });
+  const viaBare = (stream: boolean) => () => bare(stream);
+  const sample = async (call: () => Promise<unknown>): Promise<number> => {
+    const start = performance.now();
+    for (let i = 0; i < args.calls; i++) await call();
+    return (performance.now() - start) / args.calls;
+  };
+  const kinds = [false, true] as const;
+  for (const stream of kinds) {
+    await sample(viaProvider(stream));
+    await sample(viaBare(stream));
+  }
+  const out = {
+    json: { through: [] as number[], bare: [] as number[] },
+    sse: { through: [] as number[], bare: [] as number[] },
+  };
+  for (let r = 0; r < args.runs; r++) {
+    for (const stream of kinds) {
+      const into = stream ? out.sse : out.json;
+      into.through.push(await sample(viaProvider(stream)));
+      into.bare.push(await sample(viaBare(stream)));
+    }
+  }
+  await provider.close();
+  client.destroy();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return out;
 }
 
 /** Child task: ms per request through provider-gemini and by hand, streamed and not, `runs` interleaved rounds. */
@@ -145,11 +283,20 @@ async function geminiLatency(args: { runs: number; calls: number }) {
   return out;
 }
 
-export const tasks = { geminiLatency };
+export const tasks = { geminiLatency, bedrockLatency };
 
 type Samples = { through: number[]; bare: number[] };
 
-function ratioRow(what: string, samples: Samples, runs: number): Row {
+const GEMINI_NOTE = '@google/genai 3 needs Node 22, so the bare client stands in for the vendor SDK';
+
+function ratioRow(
+  what: string,
+  samples: Samples,
+  runs: number,
+  reference = 'bare undici',
+  note = GEMINI_NOTE,
+  target = 'of the bare client',
+): Row {
   const ratios = summarize(samples.through.map((x, i) => x / samples.bare[i]!));
   const t = summarize(samples.through);
   const b = summarize(samples.bare);
@@ -158,16 +305,51 @@ function ratioRow(what: string, samples: Samples, runs: number): Row {
     what,
     value: `${fmt(ratios.median)}×`,
     range: `${fmt(ratios.min)}–${fmt(ratios.max)}`,
-    target: `≤ ${TARGET_RATIO}× (of the bare client)`,
+    target: `≤ ${TARGET_RATIO}× (${target})`,
     meets: meets(ratios.median, TARGET_RATIO),
-    note: `median of ${runs} rounds; the provider ${fmt(t.median * 1000)} µs (${fmt(t.min * 1000)}–${fmt(t.max * 1000)}), bare undici ${fmt(b.median * 1000)} µs (${fmt(b.min * 1000)}–${fmt(b.max * 1000)}) per request, 127.0.0.1 replay server in the same process; @google/genai 3 needs Node 22, so the bare client stands in for the vendor SDK`,
+    note: `median of ${runs} rounds; the provider ${fmt(t.median * 1000)} µs (${fmt(t.min * 1000)}–${fmt(t.max * 1000)}), ${reference} ${fmt(b.median * 1000)} µs (${fmt(b.min * 1000)}–${fmt(b.max * 1000)}) per request, 127.0.0.1 replay server in the same process; ${note}`,
   };
 }
 
+async function bedrockRows(options: GroupOptions, runs: number): Promise<Row[]> {
+  const reason =
+    (await missing('@amplifier/provider-bedrock')) ?? (await missing('@aws-sdk/client-bedrock-runtime'));
+  if (reason !== undefined) return [notAvailable(GROUP, 'provider-bedrock', reason)];
+  options.log('providers: provider-bedrock vs the bare AWS SDK client over a replay server');
+  const result = (
+    await runChild<{ json: Samples; sse: Samples }>('child.js', [
+      GROUP,
+      'bedrockLatency',
+      JSON.stringify({ runs, calls: options.quick ? 200 : 1000 }),
+    ])
+  ).value;
+  const note =
+    'both sign with SigV4 (static credentials); the SDK with its own HTTP/1.1 handler (keep-alive), the module through the kit transport (undici)';
+  return [
+    ratioRow(
+      'provider-bedrock `Converse` request over a replay server ÷ the bare AWS SDK client',
+      result.json,
+      runs,
+      'bare AWS SDK',
+      note,
+      'of the vendor SDK',
+    ),
+    ratioRow(
+      'provider-bedrock `ConverseStream` (5 deltas, binary event stream) over a replay server ÷ the bare AWS SDK client',
+      result.sse,
+      runs,
+      'bare AWS SDK',
+      note,
+      'of the vendor SDK',
+    ),
+  ];
+}
+
 async function run(options: GroupOptions): Promise<Row[]> {
-  const reason = await missing('@amplifier/provider-gemini');
-  if (reason !== undefined) return [notAvailable(GROUP, 'provider-gemini', reason)];
   const runs = Math.max(5, options.runs);
+  const reason = await missing('@amplifier/provider-gemini');
+  if (reason !== undefined)
+    return [notAvailable(GROUP, 'provider-gemini', reason), ...(await bedrockRows(options, runs))];
   options.log('providers: provider-gemini vs a bare undici client over a replay server');
   const result = (
     await runChild<{ json: Samples; sse: Samples }>('child.js', [
@@ -187,6 +369,7 @@ async function run(options: GroupOptions): Promise<Row[]> {
       result.sse,
       runs,
     ),
+    ...(await bedrockRows(options, runs)),
   ];
 }
 

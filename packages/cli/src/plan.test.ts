@@ -44,6 +44,21 @@ describe('default plan', () => {
       reason: 'GOOGLE_API_KEY is set',
     });
     expect(chooseProvider({ GEMINI_API_KEY: 'g', OPENAI_API_KEY: 'o' }).name).toBe('openai');
+    expect(chooseProvider({ AWS_BEARER_TOKEN_BEDROCK: 'b' })).toMatchObject({
+      name: 'bedrock',
+      reason: 'AWS_BEARER_TOKEN_BEDROCK is set',
+    });
+    expect(chooseProvider({ AWS_ENDPOINT_URL_BEDROCK_RUNTIME: 'http://127.0.0.1:9' }).name).toBe('bedrock');
+    expect(chooseProvider({ AWS_BEARER_TOKEN_BEDROCK: 'b', GEMINI_API_KEY: 'g' }).name).toBe('gemini');
+    // AWS credentials serve every AWS service: alone they do not pick Bedrock.
+    expect(
+      chooseProvider({
+        AWS_ACCESS_KEY_ID: 'a',
+        AWS_SECRET_ACCESS_KEY: 's',
+        AWS_REGION: 'us-east-1',
+        AWS_PROFILE: 'p',
+      }),
+    ).toMatchObject({ name: 'mock', demo: true });
     expect(chooseProvider({})).toMatchObject({ name: 'mock', demo: true });
   });
 

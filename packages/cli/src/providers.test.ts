@@ -1,5 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnv, jsonLines, removeTempDirs, runCli, tempDir } from './__fixtures__/cli.js';
 
@@ -154,6 +156,101 @@ describe('providers', () => {
     expect(result.stderr).toContain('provider-gemini: not mounted: no API key. Set GEMINI_API_KEY');
     expect(result.stderr).toContain(
       'No model provider is configured (provider-gemini did not mount: no credentials)',
+    );
+  });
+
+  it('--provider bedrock: AWS_BEARER_TOKEN_BEDROCK and AWS_ENDPOINT_URL_BEDROCK_RUNTIME (a local server) run a turn end to end', async () => {
+    // One AWS event-stream frame: lengths, prelude CRC, string headers, JSON payload, message CRC.
+    const frame = (type: string, payload: unknown): Buffer => {
+      const headers = Buffer.concat(
+        Object.entries({
+          ':event-type': type,
+          ':content-type': 'application/json',
+          ':message-type': 'event',
+        }).map(([name, value]) => {
+          const head = Buffer.alloc(name.length + 4);
+          head.writeUInt8(name.length, 0);
+          head.write(name, 1);
+          head.writeUInt8(7, name.length + 1);
+          head.writeUInt16BE(value.length, name.length + 2);
+          return Buffer.concat([head, Buffer.from(value)]);
+        }),
+      );
+      const body = Buffer.from(JSON.stringify(payload));
+      const prelude = Buffer.alloc(12);
+      prelude.writeUInt32BE(16 + headers.length + body.length, 0);
+      prelude.writeUInt32BE(headers.length, 4);
+      prelude.writeUInt32BE(crc32(prelude.subarray(0, 8)), 8);
+      const message = Buffer.concat([prelude, headers, body]);
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(crc32(message), 0);
+      return Buffer.concat([message, crc]);
+    };
+    const requests: Array<{ url: string; auth: unknown; body: Record<string, unknown> }> = [];
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => {
+        raw += chunk;
+      });
+      req.on('end', () => {
+        requests.push({ url: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(raw) });
+        res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+        res.end(
+          Buffer.concat([
+            frame('messageStart', { role: 'assistant' }),
+            frame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'hello from ' } }),
+            frame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'bedrock' } }),
+            frame('contentBlockStop', { contentBlockIndex: 0 }),
+            frame('messageStop', { stopReason: 'end_turn' }),
+            frame('metadata', {
+              usage: { inputTokens: 5, outputTokens: 3, totalTokens: 8 },
+              metrics: { latencyMs: 1 },
+            }),
+          ]),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const nowhere = tempDir();
+    try {
+      const result = await runCli(['run', '--json', 'hi'], {
+        cwd: tempDir(),
+        env: cliEnv(tempDir(), {
+          AWS_BEARER_TOKEN_BEDROCK: 'br-key',
+          AWS_ENDPOINT_URL_BEDROCK_RUNTIME: `http://127.0.0.1:${port}`,
+          AWS_REGION: 'us-east-1',
+          AWS_CONFIG_FILE: path.join(nowhere, 'config'),
+          AWS_SHARED_CREDENTIALS_FILE: path.join(nowhere, 'credentials'),
+          AWS_EC2_METADATA_DISABLED: 'true',
+        }),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const lines = jsonLines(result.stdout);
+      expect(lines.find((l) => l.type === 'session')).toMatchObject({ provider: 'bedrock' });
+      expect(lines.find((l) => l.type === 'result')).toMatchObject({ response: 'hello from bedrock' });
+      expect(requests[0]).toMatchObject({
+        url: '/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream',
+        auth: 'Bearer br-key',
+      });
+      const tools = (requests[0]!.body.toolConfig as { tools: Array<{ toolSpec?: { name: string } }> }).tools;
+      expect(tools.map((t) => t.toolSpec?.name)).toEqual(expect.arrayContaining(['read_file', 'bash']));
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('--provider bedrock without AWS credentials, profile or region says what to set', async () => {
+    const result = await runCli(['run', '--provider', 'bedrock', 'hi'], {
+      cwd: tempDir(),
+      env: cliEnv(tempDir()),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'provider-bedrock: not mounted: no AWS credentials. Set AWS_BEARER_TOKEN_BEDROCK',
+    );
+    expect(result.stderr).toContain(
+      'No model provider is configured (provider-bedrock did not mount: no credentials)',
     );
   });
 });

@@ -102,7 +102,15 @@ describe('start-up: a one-shot run loads what its first turn uses', () => {
       expect(cliModules).not.toContain(lazy);
     }
     expect(loaded.some((f) => f.includes('/context-simple/'))).toBe(true);
-    for (const unused of ['/yaml/', '/testing/', '/tool-agentpm/']) {
+    // The AWS SDK loads only when provider-bedrock makes its first request.
+    for (const unused of [
+      '/yaml/',
+      '/testing/',
+      '/tool-agentpm/',
+      '/provider-bedrock/',
+      '/@aws-sdk/',
+      '/@smithy/',
+    ]) {
       expect(loaded.filter((f) => f.includes(unused))).toEqual([]);
     }
     // The display prints through the process kit's `./terminal` entry (terminalSafe) and
