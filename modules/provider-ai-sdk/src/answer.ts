@@ -176,7 +176,11 @@ export class AnswerBuilder {
     if (typeof modelId === 'string' && modelId !== '') this.#modelId = modelId;
   }
 
-  finish(usage: SpecUsage | undefined, reason: SpecFinishReason | string | undefined, metadata: unknown): void {
+  finish(
+    usage: SpecUsage | undefined,
+    reason: SpecFinishReason | string | undefined,
+    metadata: unknown,
+  ): void {
     this.finished = true;
     this.#usage = toUsage(usage);
     this.#finish = toFinishReason(reason);
@@ -186,7 +190,9 @@ export class AnswerBuilder {
   /** The ChatResponse: non-empty blocks in order, the calls, usage, finish reason and what to replay. */
   response(): ChatResponse {
     const content = this.#content.filter((b) =>
-      b.type === 'text' ? b.text !== '' || METADATA_FIELD in b : b.type !== 'thinking' || b.thinking !== '' || METADATA_FIELD in b,
+      b.type === 'text'
+        ? b.text !== '' || METADATA_FIELD in b
+        : b.type !== 'thinking' || b.thinking !== '' || METADATA_FIELD in b,
     );
     const metadata: Json = { [PROVIDER_KEY]: this.#provider };
     if (this.#modelId !== undefined) metadata['ai_sdk:model_id'] = this.#modelId;
@@ -234,7 +240,11 @@ export async function* streamEvents(
     switch (part.type) {
       case 'text-start':
       case 'reasoning-start':
-        builder.start(part.type === 'text-start' ? 'text' : 'thinking', String(part.id), part.providerMetadata);
+        builder.start(
+          part.type === 'text-start' ? 'text' : 'thinking',
+          String(part.id),
+          part.providerMetadata,
+        );
         break;
       case 'text-delta':
       case 'reasoning-delta': {
@@ -254,14 +264,19 @@ export async function* streamEvents(
         break;
       case 'tool-input-delta':
         if (started.has(String(part.id)))
-          yield { type: 'tool_call.delta', id: String(part.id), arguments_fragment: String(part.delta ?? '') };
+          yield {
+            type: 'tool_call.delta',
+            id: String(part.id),
+            arguments_fragment: String(part.delta ?? ''),
+          };
         break;
       case 'tool-call': {
         const id = String(part.toolCallId);
         const call = builder.call(part);
         if (call === undefined) {
           // Run by the provider: only close a block that was opened for it.
-          if (started.delete(id)) yield { type: 'tool_call.end', id, name: String(part.toolName), arguments: {} };
+          if (started.delete(id))
+            yield { type: 'tool_call.end', id, name: String(part.toolName), arguments: {} };
           break;
         }
         if (!started.delete(id)) yield { type: 'tool_call.start', id, name: call.name };
@@ -296,7 +311,13 @@ export async function* streamEvents(
 
 /** `doGenerate`'s content as a ChatResponse (the same mapping as a stream's parts). */
 export function generatedResponse(
-  result: { content?: ContentPart[]; usage?: SpecUsage; finishReason?: SpecFinishReason | string; providerMetadata?: unknown; response?: { id?: string; modelId?: string } },
+  result: {
+    content?: ContentPart[];
+    usage?: SpecUsage;
+    finishReason?: SpecFinishReason | string;
+    providerMetadata?: unknown;
+    response?: { id?: string; modelId?: string };
+  },
   builder: AnswerBuilder,
 ): ChatResponse {
   let n = 0;
@@ -306,7 +327,8 @@ export function generatedResponse(
     else if (part.type === 'reasoning')
       builder.delta('thinking', id, String(part.text ?? ''), part.providerMetadata);
     else if (part.type === 'tool-call') builder.call(part);
-    else if (part.type === 'tool-result' || part.type === 'source' || part.type === 'file') builder.keep(part);
+    else if (part.type === 'tool-result' || part.type === 'source' || part.type === 'file')
+      builder.keep(part);
   }
   builder.responseMetadata(result.response?.id, result.response?.modelId);
   builder.finish(result.usage, result.finishReason, result.providerMetadata);

@@ -122,9 +122,10 @@ export function resolveConfig(raw: AiSdkConfig, env: NodeJS.ProcessEnv = process
     options.baseURL = baseUrl.href.replace(/\/+$/, '');
   const configured = typeof options.baseURL === 'string' && URL.canParse(options.baseURL);
   if (config.package === undefined && config.factory !== undefined) {
-    throw new DataValidationError(`${MODULE}: factory '${config.factory}' names no package; set package too`, [
-      { path: 'factory', message: 'needs package' },
-    ]);
+    throw new DataValidationError(
+      `${MODULE}: factory '${config.factory}' names no package; set package too`,
+      [{ path: 'factory', message: 'needs package' }],
+    );
   }
   return {
     ...shared,

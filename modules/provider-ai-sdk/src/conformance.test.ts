@@ -15,7 +15,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { FakeLlmServer, replayedStreams, reply, streamingConformance } from '@amplifier/provider-http/testing';
+import {
+  FakeLlmServer,
+  replayedStreams,
+  reply,
+  streamingConformance,
+} from '@amplifier/provider-http/testing';
 import { providerConformance } from '@amplifier/testing';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createAiSdkProvider, mount } from './index.js';

@@ -126,7 +126,8 @@ export async function loadModelFactory(
         : typeof provider === 'function'
           ? provider
           : undefined;
-    if (make === undefined) throw new Error(`${name}.${chosen}() returned no provider (neither a function nor languageModel)`);
+    if (make === undefined)
+      throw new Error(`${name}.${chosen}() returned no provider (neither a function nor languageModel)`);
     return checkModel(make(modelId), `${name}.${chosen}()('${modelId}')`);
   };
 }

@@ -6,12 +6,7 @@
  * named after their calls; tools, tool choice, response format and sampling
  * settings as the spec's options.
  */
-import {
-  type ChatRequest,
-  type ContentBlock,
-  type Message,
-  messageToolCalls,
-} from '@amplifier/core';
+import { type ChatRequest, type ContentBlock, type Message, messageToolCalls } from '@amplifier/core';
 import { toolBlocksText, toolResultText } from '@amplifier/provider-http';
 import type { CallOptions, PromptMessage, PromptPart, ProviderMetadata } from './spec.js';
 

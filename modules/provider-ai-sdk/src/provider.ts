@@ -21,8 +21,8 @@ import {
 } from '@amplifier/core';
 import {
   CostMeter,
-  type MountableProvider,
   ModelCatalog,
+  type MountableProvider,
   type ProviderCall,
   ProviderCalls,
   type ProviderWire,
@@ -195,7 +195,11 @@ export class AiSdkProvider implements MountableProvider {
         };
       },
       open: async (call) => {
-        const { model: modelId, stream, ...options } = call.body as unknown as CallOptions & {
+        const {
+          model: modelId,
+          stream,
+          ...options
+        } = call.body as unknown as CallOptions & {
           model: string;
           stream: boolean;
         };
