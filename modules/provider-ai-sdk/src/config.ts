@@ -14,33 +14,20 @@ import {
 import type { FromSchema } from '@amplifier/schema';
 import type { ProviderMetadata } from './spec.js';
 
+/** The kit's shared keys the bridge reads (not `extra_body`: the package builds the body; not `max_concurrent_requests`: it has no pool). */
 const {
-  api_key,
-  base_url,
-  default_model,
-  model,
-  max_tokens,
-  top_p,
-  timeout,
-  max_retries,
-  min_retry_delay,
-  max_retry_delay,
-  retry_jitter,
-  use_streaming,
-  priority,
-  models,
-  prices,
-  headers,
-  raw,
+  extra_body: _extraBody,
+  max_concurrent_requests: _connections,
+  ...SHARED_PROPERTIES
 } = PROVIDER_CONFIG_PROPERTIES;
 
-/** npm package names (`@ai-sdk/mistral`, `ollama-ai-provider-v2`, `@openrouter/ai-sdk-provider`). */
-const PACKAGE_NAME = '^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$';
-
-/** The bridge's keys and the shared ones it reads. */
+/** The bridge's own keys (the shared ones it reads are the kit's `PROVIDER_CONFIG_PROPERTIES`). */
 export const AI_SDK_CONFIG_PROPERTIES = {
-  /** The npm package that implements the model (resolved from the session's project, like a module). */
-  package: { type: 'string', pattern: PACKAGE_NAME },
+  /**
+   * The npm package that implements the model (resolved from the session's project, like a module):
+   * an npm name (`@ai-sdk/mistral`, `ollama-ai-provider-v2`, `@openrouter/ai-sdk-provider`), never a path.
+   */
+  package: { type: 'string', pattern: '^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$' },
   /** Its factory export (`createMistral`). Default: the package's only `create*` function. */
   factory: { type: 'string', pattern: '^[A-Za-z_$][A-Za-z0-9_$]*$' },
   /** Passed to the factory as they are (`{ apiKey, baseURL, headers, ... }` in the package's own names). */
@@ -53,30 +40,17 @@ export const AI_SDK_CONFIG_PROPERTIES = {
   provider_options: { type: 'object', additionalProperties: { type: 'object' } },
   /** Sampling temperature when the request sets none (the range is the vendor's). */
   temperature: { type: 'number', minimum: 0 },
-  api_key,
-  base_url,
-  default_model,
-  model,
-  max_tokens,
-  top_p,
-  timeout,
-  max_retries,
-  min_retry_delay,
-  max_retry_delay,
-  retry_jitter,
-  use_streaming,
-  priority,
-  models,
-  prices,
-  headers,
-  raw,
 } as const;
 
 /** JSON Schema of the module config. */
-export const CONFIG_SCHEMA: JSONSchema = { type: 'object', properties: AI_SDK_CONFIG_PROPERTIES };
+export const CONFIG_SCHEMA: JSONSchema = {
+  type: 'object',
+  properties: { ...SHARED_PROPERTIES, ...AI_SDK_CONFIG_PROPERTIES },
+};
 
 /** The module config as a mount plan gives it (snake_case). Every key is optional in the schema; `package` or a model object is needed. */
-export type AiSdkConfig = FromSchema<{ type: 'object'; properties: typeof AI_SDK_CONFIG_PROPERTIES }>;
+export type AiSdkConfig = Omit<ProviderConfig, 'temperature' | 'extra_body' | 'max_concurrent_requests'> &
+  FromSchema<{ type: 'object'; properties: typeof AI_SDK_CONFIG_PROPERTIES }>;
 
 /** The settings the bridge runs with (defaults applied). */
 export interface ResolvedConfig

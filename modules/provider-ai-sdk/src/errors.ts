@@ -76,6 +76,8 @@ export interface FailureContext {
   maxRetryAfterMs: number;
   /** True once the stream delivered a part. */
   midStream: boolean;
+  /** The failure came while reading the stream (a part the package could not read): a `stream` error. */
+  reading?: boolean;
 }
 
 /** A failure of `doStream`/`doGenerate` (rejected, or thrown while the stream is read) as an LLMError. */
@@ -109,6 +111,12 @@ export function toLlmError(error: unknown, at: FailureContext): LLMError {
   if (isAbort(error)) return abortError(context, error);
   if (error instanceof TypeError && /fetch failed|network/i.test(error.message)) {
     return transportError(error.cause ?? error, context, undefined, at.midStream);
+  }
+  if (at.reading) {
+    return createLLMError('stream', `${context.provider}: the stream failed: ${errorMessage(error)}`, {
+      ...context,
+      cause: error,
+    });
   }
   return createLLMError('unknown', `${context.provider}: ${errorMessage(error)}`, {
     ...context,

@@ -255,7 +255,7 @@ export class AiSdkProvider implements MountableProvider {
     try {
       yield* streamEvents(opened.stream!.stream, builder, reader, call.context);
     } catch (error) {
-      throw toLlmError(error, this.#failure(call, opened, parts > 0));
+      throw toLlmError(error, { ...this.#failure(call, opened, parts > 0), reading: true });
     } finally {
       opened.done();
       // Release the package's request (a no-op once the stream ended).
