@@ -109,6 +109,14 @@ describe('an error part mid-stream', () => {
     expect(named('llm:response')[0]).toMatchObject({ status: 'error' });
   });
 
+  it('the connection of a stream that goes on after its error part is released', async () => {
+    const held = reply.sseThenHang([...messages.slice(0, 3), sseEvent({ error: { message: 'boom' } })]);
+    server.enqueue(held.handler);
+    const failure = await llmErrorOf(provider().complete(REQUEST));
+    expect(failure.message).toContain('boom');
+    await held.closed;
+  });
+
   it('an error part before any delta is a retryable stream failure: retried, then it succeeds', async () => {
     server.enqueue(
       reply.sse([sseEvent({ error: { message: 'overloaded, try again' } })]),

@@ -252,14 +252,16 @@ export class AiSdkProvider implements MountableProvider {
         opened.seen();
       },
     };
+    let ended = false;
     try {
       yield* streamEvents(opened.stream!.stream, builder, reader, call.context);
+      ended = true;
     } catch (error) {
       throw toLlmError(error, { ...this.#failure(call, opened, parts > 0), reading: true });
     } finally {
       opened.done();
-      // Release the package's request (a no-op once the stream ended).
-      opened.own.abort();
+      // A stream left before its end (an error part, a consumer that stopped): release the package's request.
+      if (!ended) opened.own.abort();
     }
   }
 }
