@@ -400,6 +400,27 @@ describe('SDK2: call options', () => {
     expect(options.abortSignal).toBeInstanceOf(AbortSignal);
   });
 
+  it('system text after the conversation began stays in place as user text (a system message between turns is refused by several packages)', async () => {
+    const { model, calls } = scripted({});
+    await createAiSdkProvider(model).complete({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'developer', content: 'Use metric units.' },
+        { role: 'user', content: 'Weather?' },
+        { role: 'system', content: 'The user is in Oslo.' },
+      ],
+    });
+    expect(calls[0]!.prompt).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'system', content: 'Use metric units.' },
+      { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+      {
+        role: 'user',
+        content: [{ type: 'text', text: '<system-reminder>\nThe user is in Oslo.\n</system-reminder>' }],
+      },
+    ]);
+  });
+
   it('uses doGenerate without streaming, with the same mapping', async () => {
     const { model, calls } = scripted({
       content: [

@@ -1,6 +1,7 @@
 /**
  * Amplifier's request as the AI SDK's standard prompt and call options:
- * system/developer text as system messages, user text and images, assistant
+ * system/developer text before the conversation as system messages (later
+ * ones, hook injections, as user text in `<system-reminder>`), user text and images, assistant
  * text, reasoning and tool calls (each with the `providerMetadata` it came
  * with replayed as its `providerOptions`), tool results as `tool` messages
  * named after their calls; tools, tool choice, response format and sampling
@@ -115,7 +116,15 @@ export function toPrompt(messages: readonly Message[], provider: string): Prompt
             : blocks(message.content)
                 .flatMap((b) => (b?.type === 'text' ? [b.text] : []))
                 .join('\n\n');
-        if (text !== '') prompt.push({ role: 'system', content: text });
+        if (text === '') break;
+        // System text after the conversation began (a hook's injection) stays in place as user text:
+        // several vendors' packages refuse a system message between turns.
+        if (prompt.every((m) => m.role === 'system')) prompt.push({ role: 'system', content: text });
+        else
+          prompt.push({
+            role: 'user',
+            content: [{ type: 'text', text: `<system-reminder>\n${text}\n</system-reminder>` }],
+          });
         break;
       }
       case 'assistant': {
