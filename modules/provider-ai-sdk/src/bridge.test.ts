@@ -456,6 +456,14 @@ describe('SDK2: call options', () => {
     await bridge.complete({ ...REQUEST, model: 'b' });
     await bridge.complete({ ...REQUEST, model: 'b' });
     expect(made).toEqual(['b']);
+    // A model function that makes no model: a configuration error naming what it got.
+    const v2 = { specificationVersion: 'v2', doStream() {}, doGenerate() {} };
+    const broken = createAiSdkProvider(() => v2 as unknown as AiSdkModel, {
+      default_model: 'a',
+    });
+    const failure = await llmErrorOf(broken.complete(REQUEST));
+    expect(failure.kind).toBe('configuration');
+    expect(failure.message).toContain('spec "v2"');
   });
 
   it('the package has no runtime dependency on ai or @ai-sdk/*', () => {

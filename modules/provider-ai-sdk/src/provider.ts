@@ -10,7 +10,10 @@ import {
   type ChatRequest,
   type ChatResponse,
   type CompleteOptions,
+  createLLMError,
   type EventSink,
+  errorMessage,
+  LLMError,
   type Logger,
   type ModelInfo,
   type ProviderInfo,
@@ -163,6 +166,20 @@ export class AiSdkProvider implements MountableProvider {
     }
   }
 
+  /** The model of `id`; a source that fails (a model function returning no model) is a configuration error. */
+  #model(id: string): AiSdkModel {
+    try {
+      return this.#models(id);
+    } catch (error) {
+      if (LLMError.is(error)) throw error;
+      throw createLLMError('configuration', `${this.name}: ${errorMessage(error)}`, {
+        provider: this.name,
+        model: id,
+        cause: error,
+      });
+    }
+  }
+
   #failure(call: ProviderCall, opened: Pick<Opened, 'own'>, midStream: boolean): FailureContext {
     return {
       context: call.context,
@@ -177,7 +194,7 @@ export class AiSdkProvider implements MountableProvider {
     const config = this.config;
     return {
       build: (request, messages, { model, stream }) => {
-        const provider = this.#models(model).provider;
+        const provider = this.#model(model).provider;
         const options = toCallOptions(request, messages, {
           provider,
           maxTokens: config.maxTokens,
@@ -203,7 +220,7 @@ export class AiSdkProvider implements MountableProvider {
           model: string;
           stream: boolean;
         };
-        const model = this.#models(modelId);
+        const model = this.#model(modelId);
         const own = new AbortController();
         this.#open.add(own);
         let timer: NodeJS.Timeout | undefined;
