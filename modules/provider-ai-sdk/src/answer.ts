@@ -12,6 +12,7 @@ import {
   type LLMError,
   readToolCall,
   type StreamEvent,
+  setOwn,
   type ToolCall,
   type Usage,
 } from '@amplifier/core';
@@ -84,7 +85,7 @@ function keptPart(part: Json): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(part)) {
     if (value instanceof Uint8Array) continue;
-    out[key] = value;
+    setOwn(out, key, value);
   }
   return out;
 }
@@ -162,7 +163,7 @@ export class AnswerBuilder {
     const call = readToolCall(id, String(part.toolName), part.input);
     this.#calls.push(call);
     const metadata = metadataOf(part.providerMetadata);
-    if (metadata !== undefined) this.#callMetadata[id] = { [METADATA_FIELD]: metadata };
+    if (metadata !== undefined) setOwn(this.#callMetadata, id, { [METADATA_FIELD]: metadata });
     return call;
   }
 

@@ -342,6 +342,65 @@ describe('SDK5: providerMetadata round trip', () => {
   });
 });
 
+describe('hostile parts and metadata', () => {
+  it('odd values in parts give a response or an LLMError, never a crash; __proto__ keys stay data', async () => {
+    const { model, calls } = scripted({
+      parts: [
+        { type: 'text-delta', id: 5, delta: 42 },
+        {
+          type: 'tool-call',
+          toolCallId: '__proto__',
+          toolName: 't',
+          input: { a: 1 },
+          providerMetadata: JSON.parse('{"__proto__":{"polluted":true}}'),
+        },
+        { type: 'tool-call', toolCallId: 'c2', toolName: 't', input: '[1,2]' },
+        { type: 'reasoning-end', id: 'never-started', providerMetadata: 'not an object' },
+        { type: 'source', ...JSON.parse('{"__proto__":{"polluted":true}}') },
+      ],
+    });
+    const bridge = createAiSdkProvider(model);
+    const response = await bridge.complete(REQUEST);
+    expect(response.content).toEqual([{ type: 'text', text: '42' }]);
+    expect(response.tool_calls?.[0]).toEqual({ id: '__proto__', name: 't', arguments: { a: 1 } });
+    expect(response.tool_calls?.[1]).toMatchObject({
+      id: 'c2',
+      arguments: {},
+      invalid_arguments: { problem: 'not_object' },
+    });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const calls_ = response.metadata?.[CALLS_KEY] as Record<string, unknown>;
+    expect(Object.getPrototypeOf(calls_)).toBe(Object.prototype);
+    expect(Object.keys(calls_)).toEqual(['__proto__']);
+    // Replayed next turn as providerOptions, still plain data.
+    await bridge.complete({ messages: [REQUEST.messages[0]!, assistantOf(response)] });
+    const prompt = calls[1]!.prompt as {
+      role: string;
+      content: { toolCallId?: string; providerOptions?: object }[];
+    }[];
+    const options = prompt[1]!.content.find((p) => p.toolCallId === '__proto__')!.providerOptions!;
+    expect(Object.getPrototypeOf(options)).toBe(Object.prototype);
+    expect(Object.keys(options)).toEqual(['__proto__']);
+  });
+
+  it('a part that is not an object, and garbage usage, end as a stream error / zeros, not a crash', async () => {
+    const nullPart = scripted({ parts: [null as unknown as { type: string }] });
+    const error = await llmErrorOf(createAiSdkProvider(nullPart.model, { max_retries: 0 }).complete(REQUEST));
+    expect(error.kind).toBe('stream');
+    expect(
+      toUsage({
+        inputTokens: { total: -5, cacheWrite: Number.NaN },
+        outputTokens: { total: 'x' as unknown as number },
+      }),
+    ).toEqual({
+      input_tokens: 0,
+      output_tokens: 0,
+      total_tokens: 0,
+    });
+    expect(toUsage(undefined)).toBeUndefined();
+  });
+});
+
 describe('SDK2: call options', () => {
   it('sends the converted prompt, tools, tool choice, limits, format, providerOptions, headers and an abort signal', async () => {
     const { model, calls } = scripted({});

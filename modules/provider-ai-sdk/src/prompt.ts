@@ -7,7 +7,7 @@
  * named after their calls; tools, tool choice, response format and sampling
  * settings as the spec's options.
  */
-import { type ChatRequest, type ContentBlock, type Message, messageToolCalls } from '@amplifier/core';
+import { type ChatRequest, type ContentBlock, type Message, messageToolCalls, setOwn } from '@amplifier/core';
 import { toolBlocksText, toolResultText } from '@amplifier/provider-http';
 import type { CallOptions, PromptMessage, PromptPart, ProviderMetadata } from './spec.js';
 
@@ -28,7 +28,7 @@ function plainObject(value: unknown): value is Json {
 function options(value: unknown): ProviderMetadata | undefined {
   if (!plainObject(value)) return undefined;
   const out: ProviderMetadata = {};
-  for (const [key, inner] of Object.entries(value)) if (plainObject(inner)) out[key] = inner;
+  for (const [key, inner] of Object.entries(value)) if (plainObject(inner)) setOwn(out, key, inner);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
