@@ -480,6 +480,16 @@ describe('SDK2: call options', () => {
     ]);
   });
 
+  it('reasoning_effort is V4 `reasoning` on a v4 model, nothing on a v3 one', async () => {
+    const v4 = scripted({ version: 'v4' });
+    await createAiSdkProvider(v4.model).complete({ ...REQUEST, reasoning_effort: 'high' });
+    await createAiSdkProvider(v4.model).complete({ ...REQUEST, reasoning_effort: 'extreme' });
+    expect(v4.calls.map((c) => c.reasoning)).toEqual(['high', undefined]);
+    const v3 = scripted({});
+    await createAiSdkProvider(v3.model).complete({ ...REQUEST, reasoning_effort: 'high' });
+    expect(v3.calls[0]).not.toHaveProperty('reasoning');
+  });
+
   it('uses doGenerate without streaming, with the same mapping', async () => {
     const { model, calls } = scripted({
       content: [

@@ -48,7 +48,7 @@ export type {
   SpecUsage,
   StreamPart,
 } from './spec.js';
-export { checkModel, SUPPORTED_SPECS } from './spec.js';
+export { checkModel, SUPPORTED_SPECS, V4_REASONING } from './spec.js';
 
 /** Events this provider emits beyond the canonical set (declared on `observability.events`). */
 export const EXTRA_EVENTS: readonly string[] = PROVIDER_STREAM_EVENTS;

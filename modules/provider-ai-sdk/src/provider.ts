@@ -34,7 +34,13 @@ import { AnswerBuilder, generatedResponse, streamEvents } from './answer.js';
 import type { ResolvedConfig } from './config.js';
 import { BridgeTimeout, type FailureContext, streamPartError, toLlmError } from './errors.js';
 import { toCallOptions } from './prompt.js';
-import type { AiSdkModel, CallOptions, SpecGenerateResult, SpecStreamResult } from './spec.js';
+import {
+  type AiSdkModel,
+  type CallOptions,
+  type SpecGenerateResult,
+  type SpecStreamResult,
+  V4_REASONING,
+} from './spec.js';
 
 type Json = Record<string, unknown>;
 
@@ -194,7 +200,8 @@ export class AiSdkProvider implements MountableProvider {
     const config = this.config;
     return {
       build: (request, messages, { model, stream }) => {
-        const provider = this.#model(model).provider;
+        const spec = this.#model(model);
+        const provider = spec.provider;
         const options = toCallOptions(request, messages, {
           provider,
           maxTokens: config.maxTokens,
@@ -203,6 +210,10 @@ export class AiSdkProvider implements MountableProvider {
           providerOptions: config.providerOptions,
           headers: config.headers,
         });
+        // V4 has a reasoning option; on V3 the vendor's provider_options carry it.
+        const effort = request.reasoning_effort;
+        if (spec.specificationVersion === 'v4' && typeof effort === 'string' && V4_REASONING.includes(effort))
+          options.reasoning = effort;
         return {
           body: { model, stream, ...options } as unknown as Json,
           messageCount: options.prompt.filter((m) => m.role !== 'system').length,

@@ -10,6 +10,17 @@
 /** `providerMetadata` of a part, `providerOptions` of a prompt part: per provider namespace, plain JSON. */
 export type ProviderMetadata = Record<string, Record<string, unknown>>;
 
+/** V4's `reasoning` call option values (Amplifier's `reasoning_effort` is passed when it is one). */
+export const V4_REASONING: readonly string[] = [
+  'provider-default',
+  'none',
+  'minimal',
+  'low',
+  'medium',
+  'high',
+  'xhigh',
+];
+
 /** The spec versions the bridge speaks. */
 export const SUPPORTED_SPECS: readonly string[] = ['v3', 'v4'];
 
@@ -48,6 +59,8 @@ export interface CallOptions {
   topP?: number;
   stopSequences?: string[];
   responseFormat?: { type: 'text' } | { type: 'json'; schema?: Record<string, unknown>; name?: string };
+  /** V4 only: the reasoning effort (`provider-default`, `none`, `minimal`, `low`, `medium`, `high`, `xhigh`). */
+  reasoning?: string;
   tools?: Array<{
     type: 'function';
     name: string;
