@@ -7,6 +7,8 @@
  * a ChatRequest, `llm:request`/`llm:response` (no hook registered), the
  * error and retry wrapper, parsing into a ChatResponse, usage and cost.
  * Gemini (provider-gemini): `generateContent` and `streamGenerateContent`.
+ * The AI SDK bridge (provider-ai-sdk): over `@ai-sdk/openai-compatible`,
+ * next to the same package's model called bare (`doGenerate`, `doStream`).
  * The vendor SDK (`@google/genai` 3) needs Node 22, so the bare client is
  * the reference here (a stricter one: no SDK is faster than it).
  * Bedrock (provider-bedrock): `Converse` and `ConverseStream` (a binary
@@ -283,7 +285,111 @@ async function geminiLatency(args: { runs: number; calls: number }) {
   return out;
 }
 
-export const tasks = { geminiLatency, bedrockLatency };
+/** A Chat Completions answer (text, usage) and its stream (5 content chunks, the finish, usage), for the AI SDK rows. */
+const CHAT_JSON = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1727346161,
+  model: 'bench-model',
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'The capital of France is Paris.' },
+      finish_reason: 'stop',
+    },
+  ],
+  usage: { prompt_tokens: 15, completion_tokens: 8, total_tokens: 23 },
+});
+const CHAT_SSE = [
+  ...['The', ' capital', ' of France', ' is', ' Paris.'].map((content, i) => ({
+    choices: [
+      { index: 0, delta: i === 0 ? { role: 'assistant', content } : { content }, finish_reason: null },
+    ],
+  })),
+  {
+    choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 15, completion_tokens: 8, total_tokens: 23 },
+  },
+]
+  .map(
+    (chunk) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench-model', ...chunk })}\n\n`,
+  )
+  .join('')
+  .concat('data: [DONE]\n\n');
+
+/**
+ * Child task: ms per request through provider-ai-sdk over `@ai-sdk/openai-compatible`
+ * and through the same model's `doStream` / `doGenerate` called bare (the
+ * stream read to its end), `runs` interleaved rounds.
+ */
+async function aiSdkLatency(args: { runs: number; calls: number }) {
+  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+  const { createAiSdkProvider } = await import('@amplifier/provider-ai-sdk');
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8').on('data', (c: string) => {
+      raw += c;
+    });
+    req.on('end', () => {
+      if ((JSON.parse(raw) as { stream?: boolean }).stream === true)
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(CHAT_SSE);
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(CHAT_JSON);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const model = createOpenAICompatible({ name: 'bench', baseURL: url, apiKey: 'bench' }).chatModel(
+    'bench-model',
+  );
+  const provider = createAiSdkProvider(model);
+  const request = {
+    messages: [
+      { role: 'system' as const, content: 'Answer briefly.' },
+      { role: 'user' as const, content: 'What is the capital of France?' },
+    ],
+  };
+  const prompt = [
+    { role: 'system' as const, content: 'Answer briefly.' },
+    { role: 'user' as const, content: [{ type: 'text' as const, text: 'What is the capital of France?' }] },
+  ];
+  const bare = async (stream: boolean): Promise<unknown> => {
+    if (!stream) return model.doGenerate({ prompt });
+    const { stream: parts } = await model.doStream({ prompt });
+    const seen: unknown[] = [];
+    for await (const part of parts as unknown as AsyncIterable<unknown>) seen.push(part);
+    return seen;
+  };
+  const viaProvider = (stream: boolean) => () =>
+    provider.complete(stream ? request : { ...request, metadata: { stream: false } });
+  const viaBare = (stream: boolean) => () => bare(stream);
+  const sample = async (call: () => Promise<unknown>): Promise<number> => {
+    const start = performance.now();
+    for (let i = 0; i < args.calls; i++) await call();
+    return (performance.now() - start) / args.calls;
+  };
+  const kinds = [false, true] as const;
+  for (const stream of kinds) {
+    await sample(viaProvider(stream));
+    await sample(viaBare(stream));
+  }
+  const out = {
+    json: { through: [] as number[], bare: [] as number[] },
+    sse: { through: [] as number[], bare: [] as number[] },
+  };
+  for (let r = 0; r < args.runs; r++) {
+    for (const stream of kinds) {
+      const into = stream ? out.sse : out.json;
+      into.through.push(await sample(viaProvider(stream)));
+      into.bare.push(await sample(viaBare(stream)));
+    }
+  }
+  await provider.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return out;
+}
+
+export const tasks = { geminiLatency, bedrockLatency, aiSdkLatency };
 
 type Samples = { through: number[]; bare: number[] };
 
@@ -345,11 +451,46 @@ async function bedrockRows(options: GroupOptions, runs: number): Promise<Row[]> 
   ];
 }
 
+/** The AI SDK bridge's rows: provider-ai-sdk over @ai-sdk/openai-compatible ÷ the same model called bare. */
+async function aiSdkRows(options: GroupOptions, runs: number): Promise<Row[]> {
+  const reason = await missing('@amplifier/provider-ai-sdk');
+  if (reason !== undefined) return [notAvailable(GROUP, 'provider-ai-sdk', reason)];
+  options.log('providers: provider-ai-sdk vs the same AI SDK model called bare over a replay server');
+  const result = (
+    await runChild<{ json: Samples; sse: Samples }>('child.js', [
+      GROUP,
+      'aiSdkLatency',
+      JSON.stringify({ runs, calls: options.quick ? 200 : 1000 }),
+    ])
+  ).value;
+  const note =
+    'both through @ai-sdk/openai-compatible 2 (its fetch); the bare side calls doGenerate/doStream itself and reads the parts to the end';
+  return [
+    ratioRow(
+      'provider-ai-sdk `doGenerate` (@ai-sdk/openai-compatible) ÷ the model called bare',
+      result.json,
+      runs,
+      'the bare model',
+      note,
+      'of the model called bare',
+    ),
+    ratioRow(
+      'provider-ai-sdk `doStream` (5 chunks, @ai-sdk/openai-compatible) ÷ the model called bare',
+      result.sse,
+      runs,
+      'the bare model',
+      note,
+      'of the model called bare',
+    ),
+  ];
+}
+
 async function run(options: GroupOptions): Promise<Row[]> {
   const runs = Math.max(5, options.runs);
+  const aiSdk = await aiSdkRows(options, runs);
   const reason = await missing('@amplifier/provider-gemini');
   if (reason !== undefined)
-    return [notAvailable(GROUP, 'provider-gemini', reason), ...(await bedrockRows(options, runs))];
+    return [notAvailable(GROUP, 'provider-gemini', reason), ...(await bedrockRows(options, runs)), ...aiSdk];
   options.log('providers: provider-gemini vs a bare undici client over a replay server');
   const result = (
     await runChild<{ json: Samples; sse: Samples }>('child.js', [
@@ -370,6 +511,7 @@ async function run(options: GroupOptions): Promise<Row[]> {
       runs,
     ),
     ...(await bedrockRows(options, runs)),
+    ...aiSdk,
   ];
 }
 

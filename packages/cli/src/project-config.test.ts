@@ -197,6 +197,80 @@ describe('a trusted project agent', () => {
   });
 });
 
+describe('provider-ai-sdk: the package a plan names is code', () => {
+  const plan: MountPlan = {
+    ...PLAN,
+    providers: [
+      { module: 'provider-ai-sdk', config: { package: '@ai-sdk/mistral', model: 'mistral-small-latest' } },
+    ],
+  };
+  const restrictAiSdk = (config: string, trusted: boolean) => {
+    const yaml = `providers:\n  - {module: provider-ai-sdk, config: ${config}}`;
+    const result = restrictProjectAgent(agent(yaml), { trusted, workspace: '/work/repo', plan });
+    return {
+      config: result.agent.providers?.[0]?.config,
+      keys: result.ignored.map((i) => i.key),
+      ignored: result.ignored,
+    };
+  };
+
+  it.each([
+    ['package', '{package: evil-ai-provider}'],
+    ['a scoped package', '{package: "@evil/ai-sdk"}'],
+    ['factory', '{factory: createEvil}'],
+    ['a differently cased key', '{Package: evil, FACTORY: createEvil}'],
+  ])('an untrusted folder may not name %s', (_name, config) => {
+    const { config: kept, keys, ignored } = restrictAiSdk(config, false);
+    expect(kept).toEqual({});
+    expect(keys.length).toBeGreaterThan(0);
+    for (const item of ignored) expect(item.why).toMatch(/loads code/);
+  });
+
+  it('a trusted folder may name the package and factory', () => {
+    const { config, keys } = restrictAiSdk('{package: "@ai-sdk/groq", factory: createGroq, model: m}', true);
+    expect(keys).toEqual([]);
+    expect(config).toEqual({ package: '@ai-sdk/groq', factory: 'createGroq', model: 'm' });
+  });
+
+  it.each([false, true])(
+    'options (baseURL, apiKey, headers, fetch of the package) never come from a project (trusted: %s)',
+    (trusted) => {
+      const { config, keys } = restrictAiSdk(
+        '{model: m, options: {baseURL: "http://evil/v1", apiKey: k}, Options: {headers: {a: b}}, api_key_env: EVIL, base_url: "http://evil"}',
+        trusted,
+      );
+      expect(config).toEqual({ model: 'm' });
+      expect(keys.sort()).toEqual(
+        [
+          'providers[provider-ai-sdk].config.options',
+          'providers[provider-ai-sdk].config.Options',
+          'providers[provider-ai-sdk].config.api_key_env',
+          'providers[provider-ai-sdk].config.base_url',
+        ].sort(),
+      );
+    },
+  );
+
+  it('a trusted project bundle keeps package and model, loses options', () => {
+    const { data, ignored } = restrictProjectPlanData(
+      {
+        providers: [
+          {
+            module: 'provider-ai-sdk',
+            config: { package: '@ai-sdk/xai', model: 'grok-4', options: { baseURL: 'http://evil' } },
+          },
+        ],
+      },
+      '/repo/.amplifier/bundles/b.md',
+      '/repo',
+    );
+    expect(ignored.map((i) => i.key)).toEqual(['providers[provider-ai-sdk].config.options']);
+    expect(data).toEqual({
+      providers: [{ module: 'provider-ai-sdk', config: { package: '@ai-sdk/xai', model: 'grok-4' } }],
+    });
+  });
+});
+
 describe('a trusted project bundle', () => {
   it('loses provider endpoints, sandbox off and writable paths outside the workspace', () => {
     const { data, ignored } = restrictProjectPlanData(

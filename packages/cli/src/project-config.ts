@@ -35,9 +35,16 @@ export interface ProjectContext {
 
 const NOT_TRUSTED = 'the folder is not trusted, and a project may only tighten safety';
 
-/** Provider config keys that route requests or name credentials: never from a project. */
+/**
+ * Provider config keys that route requests or name credentials: never from a
+ * project. `options` is a client's constructor options passed as they are
+ * (provider-ai-sdk: `baseURL`, `apiKey`, `headers`, `fetch` of the package).
+ */
 const ENDPOINT_KEY =
-  /^(base_url|baseURL|api_base|endpoint|azure_endpoint|url|host|proxy|headers|default_headers|extra_headers|api_key|api_key_env|env|env_var|organization|project|region|location|profile|credentials)$|_(url|endpoint|env|env_var|key|token|headers)$/i;
+  /^(base_url|baseURL|api_base|endpoint|azure_endpoint|url|host|proxy|headers|default_headers|extra_headers|api_key|api_key_env|env|env_var|organization|project|region|location|profile|credentials|options)$|_(url|endpoint|env|env_var|key|token|headers)$/i;
+
+/** Provider config keys that name code to load (provider-ai-sdk's `package` and its `factory`): like a module `source`. */
+const CODE_KEY = /^(package|factory)$/i;
 
 export const PROVIDER_WHY =
   'provider endpoints and credentials never come from a project file, even a trusted one (a repository could send your API key to its own server, as in CVE-2026-21852); set them in your own plan or environment';
@@ -201,17 +208,24 @@ function restrictConfig(
   return kept;
 }
 
-/** Provider entries with endpoint and credential keys dropped (reported). */
+/**
+ * Provider entries with endpoint and credential keys dropped (reported), and,
+ * unless the folder is trusted, keys that name code to load.
+ */
 function restrictProviders(
   entries: readonly ModuleEntry[],
   file: string,
   ignored: IgnoredKey[],
+  trusted: boolean,
 ): ModuleEntry[] {
   return entries.map((entry, i) => {
     const config: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(entry.config ?? {})) {
+      const at = `providers[${entryKey(entry) || i}].config.${key}`;
       if (ENDPOINT_KEY.test(key)) {
-        ignored.push({ file, key: `providers[${entryKey(entry) || i}].config.${key}`, why: PROVIDER_WHY });
+        ignored.push({ file, key: at, why: PROVIDER_WHY });
+      } else if (CODE_KEY.test(key) && !trusted) {
+        ignored.push({ file, key: at, why: `it loads code (${show(value)}): ${NOT_TRUSTED}` });
       } else setOwn(config, key, value);
     }
     return { ...entry, config };
@@ -253,7 +267,7 @@ export function restrictProjectAgent(
         providers.push(rest);
       } else providers.push(entry);
     }
-    out.providers = restrictProviders(providers, file, ignored);
+    out.providers = restrictProviders(providers, file, ignored, context.trusted);
   }
   if (!context.trusted) {
     if (agent.hooks !== undefined) {
@@ -331,7 +345,7 @@ export function restrictProjectPlanData(
       ? value.filter((p): p is ModuleEntry => isPlainObject(p) && typeof p.module === 'string')
       : undefined;
   const providers = entries(data.providers);
-  if (providers !== undefined) out.providers = restrictProviders(providers, file, ignored);
+  if (providers !== undefined) out.providers = restrictProviders(providers, file, ignored, true);
   const tools = entries(data.tools);
   if (tools !== undefined) {
     const context: ProjectContext = { trusted: true, workspace, plan: {} as MountPlan };

@@ -1,9 +1,11 @@
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliEnv, jsonLines, removeTempDirs, runCli, tempDir } from './__fixtures__/cli.js';
+import { cliEnv, jsonLines, removeTempDirs, runCli, tempDir, writeFile } from './__fixtures__/cli.js';
 
 afterEach(removeTempDirs);
 
@@ -102,6 +104,52 @@ describe('providers', () => {
       'No model provider is configured (provider-anthropic did not mount: no credentials)',
     );
     expect(result.stderr).toContain('ANTHROPIC_API_KEY');
+  });
+
+  it('a plan mounts provider-ai-sdk with an AI SDK package installed in the project (no --provider: it needs package and model)', async () => {
+    const server = await chatServer('hello through the AI SDK');
+    try {
+      const cwd = tempDir();
+      writeFile(path.join(cwd, 'package.json'), '{ "name": "app", "private": true }\n');
+      // The project's own dependency: the real @ai-sdk/openai-compatible (a LanguageModelV3), linked in.
+      const installed = realpathSync(
+        fileURLToPath(
+          new URL('../../../modules/provider-ai-sdk/node_modules/@ai-sdk/openai-compatible', import.meta.url),
+        ),
+      );
+      mkdirSync(path.join(cwd, 'node_modules', '@ai-sdk'), { recursive: true });
+      symlinkSync(installed, path.join(cwd, 'node_modules', '@ai-sdk', 'openai-compatible'), 'dir');
+      const plan = writeFile(
+        path.join(cwd, 'plan.json'),
+        JSON.stringify({
+          session: { orchestrator: 'loop-basic', context: 'context-simple' },
+          providers: [
+            {
+              module: 'provider-ai-sdk',
+              config: {
+                package: '@ai-sdk/openai-compatible',
+                options: { name: 'local' },
+                base_url: server.url,
+                api_key: 'k-local',
+                model: 'local-model',
+                name: 'local',
+              },
+            },
+          ],
+          tools: [{ module: 'tool-bash' }],
+        }),
+      );
+      const result = await runCli(['run', '--json', '--plan', plan, 'hi'], { cwd, env: cliEnv(tempDir()) });
+      expect(result.code, result.stderr).toBe(0);
+      const lines = jsonLines(result.stdout);
+      expect(lines.find((l) => l.type === 'result')).toMatchObject({ response: 'hello through the AI SDK' });
+      expect(server.bodies[0]).toMatchObject({ model: 'local-model', stream: true });
+      expect(
+        (server.bodies[0]!.tools as Array<{ function: { name: string } }>).map((t) => t.function.name),
+      ).toContain('bash');
+    } finally {
+      await server.close();
+    }
   });
 
   it('--provider gemini: GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL (a local Gemini server) run a turn end to end', async () => {
