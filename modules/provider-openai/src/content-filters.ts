@@ -56,7 +56,7 @@ export function filterMetadata(prompt: unknown, completion: Json | undefined): J
 }
 
 /**
- * `hate (high), jailbreak (detected)`: the categories that were filtered or
+ * `violence (high, filtered), jailbreak (detected, filtered)`: the categories that were filtered or
  * detected in a results object (`{hate: {filtered, severity}, ...}`), or undefined when none.
  */
 export function firedCategories(results: unknown): string | undefined {
@@ -64,9 +64,12 @@ export function firedCategories(results: unknown): string | undefined {
   const fired: string[] = [];
   for (const [category, entry] of Object.entries(results)) {
     if (!isObject(entry) || (entry.filtered !== true && entry.detected !== true)) continue;
-    const severity =
-      typeof entry.severity === 'string' && entry.severity !== 'safe' ? entry.severity : undefined;
-    fired.push(`${category} (${severity ?? (entry.filtered === true ? 'filtered' : 'detected')})`);
+    const how = [
+      typeof entry.severity === 'string' && entry.severity !== 'safe' ? entry.severity : undefined,
+      entry.detected === true ? 'detected' : undefined,
+      entry.filtered === true ? 'filtered' : undefined,
+    ];
+    fired.push(`${category} (${how.filter((h) => h !== undefined).join(', ')})`);
   }
   return fired.length > 0 ? fired.join(', ') : undefined;
 }
