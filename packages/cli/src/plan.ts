@@ -27,6 +27,7 @@ export const PROVIDERS: Readonly<Record<string, string>> = {
   anthropic: 'provider-anthropic',
   openai: 'provider-openai',
   gemini: 'provider-gemini',
+  azure: 'provider-azure-openai',
   mock: 'provider-mock',
 };
 
@@ -43,7 +44,8 @@ export interface ProviderChoice {
 /**
  * The provider to use when none is given: `ANTHROPIC_API_KEY` → anthropic,
  * `OPENAI_API_KEY` or `OPENAI_BASE_URL` → openai, `GOOGLE_API_KEY` or
- * `GEMINI_API_KEY` → gemini, otherwise the offline demo.
+ * `GEMINI_API_KEY` → gemini, `AZURE_OPENAI_ENDPOINT`, `AZURE_OPENAI_BASE_URL`
+ * or `AZURE_OPENAI_API_KEY` → azure, otherwise the offline demo.
  */
 export function chooseProvider(env: NodeJS.ProcessEnv = process.env): ProviderChoice {
   if (env.ANTHROPIC_API_KEY) return { name: 'anthropic', demo: false, reason: 'ANTHROPIC_API_KEY is set' };
@@ -51,6 +53,9 @@ export function chooseProvider(env: NodeJS.ProcessEnv = process.env): ProviderCh
   if (env.OPENAI_BASE_URL) return { name: 'openai', demo: false, reason: 'OPENAI_BASE_URL is set' };
   if (env.GOOGLE_API_KEY) return { name: 'gemini', demo: false, reason: 'GOOGLE_API_KEY is set' };
   if (env.GEMINI_API_KEY) return { name: 'gemini', demo: false, reason: 'GEMINI_API_KEY is set' };
+  for (const name of ['AZURE_OPENAI_ENDPOINT', 'AZURE_OPENAI_BASE_URL', 'AZURE_OPENAI_API_KEY']) {
+    if (env[name]) return { name: 'azure', demo: false, reason: `${name} is set` };
+  }
   return { name: 'mock', demo: true, reason: 'no provider credentials found' };
 }
 
