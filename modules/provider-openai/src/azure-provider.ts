@@ -3,10 +3,17 @@
  * as the provider `azure-openai`. The wire formats are OpenAI's (`convert.ts`,
  * `stream.ts`); what differs is here: the URLs of deployments and
  * `api-version`s, `api-key` or Entra ID auth, no model listing (deployments are
- * per customer), and Azure's error bodies (a filtered prompt names the
- * categories that fired).
+ * per customer), Azure's error bodies (a filtered prompt names the
+ * categories that fired) and its `parallel` dispatch wrapper (`azure-parallel.ts`).
  */
-import type { EventSink, Logger } from '@amplifier/core';
+import type {
+  ChatRequest,
+  ChatResponse,
+  CompleteOptions,
+  EventSink,
+  Logger,
+  StreamEvent,
+} from '@amplifier/core';
 import {
   type ApiErrorStyle,
   type ErrorDetails,
@@ -26,6 +33,7 @@ import {
   identityCredential,
   staticTokenSource,
 } from './azure-auth.js';
+import { expandParallelEvents, expandParallelResponse, wrapperUndeclared } from './azure-parallel.js';
 import { firedCategories } from './content-filters.js';
 import { fromWireCompletion, toWireBody } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
@@ -147,5 +155,17 @@ export class AzureOpenAIProvider extends HttpLlmProvider<AzureResolvedConfig> {
       },
       options,
     );
+  }
+
+  /** One completion; a `parallel` wrapper call the request did not declare is expanded into its calls. */
+  override async complete(request: ChatRequest, options: CompleteOptions = {}): Promise<ChatResponse> {
+    const response = await super.complete(request, options);
+    return wrapperUndeclared(request.tools) ? expandParallelResponse(response) : response;
+  }
+
+  /** The response as events, a `parallel` wrapper call the request did not declare expanded into its calls. */
+  override stream(request: ChatRequest, options: CompleteOptions = {}): AsyncIterable<StreamEvent> {
+    const events = super.stream(request, options);
+    return wrapperUndeclared(request.tools) ? expandParallelEvents(events) : events;
   }
 }
