@@ -21,6 +21,7 @@ import {
   HttpLlmProvider,
   providerParts,
   streamPayloadError,
+  type Transport,
 } from '@amplifier/provider-http';
 import { Pool } from 'undici';
 import type { AzureResolvedConfig } from './azure.js';
@@ -78,14 +79,28 @@ export const AZURE_ERROR_STYLE: ApiErrorStyle = {
 /** Entra ID tokens for the config's auth, or undefined for `api-key` (or none: a local endpoint). */
 function tokenSource(
   config: AzureResolvedConfig,
-  options: AzureProviderOptions,
+  credential: AzureTokenCredential | undefined,
 ): AzureTokenSource | undefined {
-  if (options.credential !== undefined) return credentialTokenSource(options.credential);
+  if (credential !== undefined) return credentialTokenSource(credential);
   const { auth } = config.azure;
   if (auth.kind === 'token') return staticTokenSource(auth.token);
   if (auth.kind === 'managed_identity' || auth.kind === 'default_credential')
     return credentialTokenSource(identityCredential(auth));
   return undefined;
+}
+
+/**
+ * The transport of an Azure config (AZ2, for every API mode): `inner` as it
+ * is for `api-key` (its header is `azureAuthHeaders`), or behind
+ * `entraTransport` with the tokens the config (or `credential`) asks for.
+ */
+export function azureTransport(
+  config: AzureResolvedConfig,
+  inner: Transport,
+  credential?: AzureTokenCredential,
+): Transport {
+  const tokens = tokenSource(config, credential);
+  return tokens === undefined ? inner : entraTransport(inner, tokens);
 }
 
 /** The Azure OpenAI provider (Chat Completions). `mount` builds one for `provider-azure-openai`. */
@@ -98,7 +113,6 @@ export class AzureOpenAIProvider extends HttpLlmProvider<AzureResolvedConfig> {
       prices: config.azure.ptu ? {} : BUILTIN_PRICES,
       listBuiltin: false,
     });
-    const tokens = tokenSource(config, options);
     const { apiVersion } = config.azure;
     super(
       config,
@@ -113,7 +127,7 @@ export class AzureOpenAIProvider extends HttpLlmProvider<AzureResolvedConfig> {
         },
         auth: azureAuthHeaders(config),
         ...parts,
-        transport: tokens === undefined ? parts.transport : entraTransport(parts.transport, tokens),
+        transport: azureTransport(config, parts.transport, options.credential),
         // Deployments are the customer's: nothing to list (Amplifier returns [] too).
         listing: 'no listing',
         listModels: () => Promise.resolve([]),

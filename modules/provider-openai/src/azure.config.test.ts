@@ -17,6 +17,7 @@ import { textStream } from './__fixtures__/wire.js';
 import {
   AzureOpenAIProvider,
   azureApiPath,
+  azureMountProblem,
   createAzureOpenAIProvider,
   isAzureConfig,
   mount,
@@ -150,6 +151,22 @@ describe('config (AZ10)', () => {
       resolveAzureConfig({ ...base, use_managed_identity: false }, { AZURE_USE_MANAGED_IDENTITY: '1' }).azure
         .auth.kind,
     ).toBe('none');
+  });
+
+  it('a remote endpoint mounts with any credential: a key, a token, a managed identity, the default chain', () => {
+    const endpoint = { azure_endpoint: 'https://res.openai.azure.com' };
+    for (const config of [
+      { api_key: 'k' },
+      { azure_ad_token: 't' },
+      { use_managed_identity: true },
+      { use_default_credential: true },
+    ])
+      expect(azureMountProblem(resolveAzureConfig({ ...endpoint, ...config }, {}))).toBeUndefined();
+    expect(azureMountProblem(resolveAzureConfig(endpoint, {}))).toContain('no credentials');
+    // A local endpoint (a recording server) needs none.
+    expect(
+      azureMountProblem(resolveAzureConfig({ azure_endpoint: 'http://127.0.0.1:9' }, {})),
+    ).toBeUndefined();
   });
 
   it('bad values say what was wanted', () => {

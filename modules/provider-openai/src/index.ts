@@ -32,7 +32,12 @@ export {
 } from './azure.js';
 export type { AzureAccessToken, AzureTokenCredential, AzureTokenSource } from './azure-auth.js';
 export { COGNITIVE_SERVICES_SCOPE, credentialTokenSource, entraTransport } from './azure-auth.js';
-export { AZURE_ERROR_STYLE, AzureOpenAIProvider, type AzureProviderOptions } from './azure-provider.js';
+export {
+  AZURE_ERROR_STYLE,
+  AzureOpenAIProvider,
+  type AzureProviderOptions,
+  azureTransport,
+} from './azure-provider.js';
 export type { OpenAIConfig, ResolvedConfig } from './config.js';
 export { CONFIG_SCHEMA, DEFAULT_BASE_URL, DEFAULT_MODEL, isLocalUrl, resolveConfig } from './config.js';
 export type { ModelLimits, ModelPrice } from './models.js';
