@@ -35,9 +35,9 @@ export interface ProjectContext {
 
 const NOT_TRUSTED = 'the folder is not trusted, and a project may only tighten safety';
 
-/** Provider config keys that route requests or name credentials: never from a project. */
+/** Provider config keys that route requests or name credentials (Azure's `azure`, `use_default_credential`, `use_managed_identity`, `managed_identity_client_id` too): never from a project. */
 const ENDPOINT_KEY =
-  /^(base_url|baseURL|api_base|endpoint|azure_endpoint|url|host|proxy|headers|default_headers|extra_headers|api_key|api_key_env|env|env_var|organization|project|region|location|profile|credentials)$|_(url|endpoint|env|env_var|key|token|headers)$/i;
+  /^(base_url|baseURL|api_base|endpoint|azure_endpoint|azure|url|host|proxy|headers|default_headers|extra_headers|api_key|api_key_env|env|env_var|organization|project|region|location|profile|credentials)$|_(url|endpoint|env|env_var|key|token|headers|credential|identity|client_id)$/i;
 
 export const PROVIDER_WHY =
   'provider endpoints and credentials never come from a project file, even a trusted one (a repository could send your API key to its own server, as in CVE-2026-21852); set them in your own plan or environment';
