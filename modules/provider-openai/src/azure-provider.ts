@@ -162,7 +162,7 @@ export class AzureOpenAIProvider extends HttpLlmProvider<AzureResolvedConfig> {
               throw streamPayloadError(AZURE_ERROR_STYLE, payload, context);
             return fromWireCompletion(payload);
           },
-          streamEvents: chunkEvents,
+          streamEvents: (messages, context) => chunkEvents(messages, context, AZURE_ERROR_STYLE),
           responseEvents: (response) =>
             responseEvents(response, response.metadata?.['openai:model'] as string | undefined),
         },

@@ -193,6 +193,17 @@ describe('content filter (AZ5, AZ6)', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('an error payload inside the stream is classified the same way', async () => {
+    const messages = STREAM.split(/(?<=\n\n)/);
+    server.enqueue(reply.sse([messages[0]!, `data: ${JSON.stringify(BLOCKED)}\n\n`]));
+    const error = await llmErrorOf(make({ max_retries: 3 }).complete(REQUEST));
+    expect(error.kind).toBe('content_filter');
+    expect(error.message).toContain(
+      '[content filter: jailbreak (detected, filtered), violence (medium, filtered)]',
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('hostile error bodies never crash the classifier', async () => {
     for (const body of [
       '{"error":{"innererror":null}}',

@@ -14,6 +14,7 @@ import {
   type Usage,
 } from '@amplifier/core';
 import {
+  type ApiErrorStyle,
   errorDetails,
   type RequestContext,
   type SseMessage,
@@ -171,11 +172,13 @@ export function responseEvents(response: ChatResponse, model: string | undefined
  * The StreamEvents of an SSE stream of `chat.completion.chunk`s. Ends at
  * `data: [DONE]` (or, for servers that omit it, at the end of a stream whose
  * choice reported a finish_reason); a stream cut off before either, a data
- * line that is not JSON, or an `{"error": ...}` payload throws an LLMError.
+ * line that is not JSON, or an `{"error": ...}` payload throws an LLMError
+ * (classified by `errors`: Azure's style names the content-filter categories).
  */
 export async function* chunkEvents(
   messages: AsyncIterable<SseMessage>,
   context: RequestContext,
+  errors: ApiErrorStyle = ERROR_STYLE,
 ): AsyncGenerator<StreamEvent> {
   const accumulator = new ChunkAccumulator();
   let done = false;
@@ -186,7 +189,7 @@ export async function* chunkEvents(
     }
     const payload = sseJson(message, context);
     if (message.event === 'error' || (payload.error !== undefined && errorDetails(payload).message)) {
-      throw streamPayloadError(ERROR_STYLE, payload, context);
+      throw streamPayloadError(errors, payload, context);
     }
     yield* accumulator.push(payload);
   }
