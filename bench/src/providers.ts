@@ -9,6 +9,8 @@
  * Gemini (provider-gemini): `generateContent` and `streamGenerateContent`.
  * The AI SDK bridge (provider-ai-sdk): over `@ai-sdk/openai-compatible`,
  * next to the same package's model called bare (`doGenerate`, `doStream`).
+ * Azure OpenAI (provider-azure-openai): a chat completion, streamed and not,
+ * against the `openai` SDK's `AzureOpenAI` client (the vendor's SDK).
  * The vendor SDK (`@google/genai` 3) needs Node 22, so the bare client is
  * the reference here (a stricter one: no SDK is faster than it).
  * Bedrock (provider-bedrock): `Converse` and `ConverseStream` (a binary
@@ -389,7 +391,127 @@ async function aiSdkLatency(args: { runs: number; calls: number }) {
   return out;
 }
 
-export const tasks = { geminiLatency, bedrockLatency, aiSdkLatency };
+/** Azure OpenAI answers shaped like the recordings: filter results, a first chunk without choices, no [DONE]. */
+const AZURE_FILTERS = {
+  hate: { filtered: false, severity: 'safe' },
+  violence: { filtered: false, severity: 'safe' },
+};
+const AZURE_JSON = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 0,
+  model: 'gpt-4o-2024-11-20',
+  prompt_filter_results: [{ prompt_index: 0, content_filter_results: AZURE_FILTERS }],
+  choices: [
+    {
+      index: 0,
+      finish_reason: 'stop',
+      message: { role: 'assistant', content: 'The capital of France is Paris.' },
+      content_filter_results: AZURE_FILTERS,
+    },
+  ],
+  usage: { prompt_tokens: 15, completion_tokens: 8, total_tokens: 23 },
+});
+const AZURE_SSE = [
+  {
+    choices: [],
+    id: '',
+    model: '',
+    prompt_filter_results: [{ prompt_index: 0, content_filter_results: AZURE_FILTERS }],
+  },
+  ...['The', ' capital', ' of France', ' is', ' Paris.'].map((content) => ({
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    model: 'gpt-4o-2024-11-20',
+    choices: [{ index: 0, delta: { content }, finish_reason: null, content_filter_results: AZURE_FILTERS }],
+  })),
+  {
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    model: 'gpt-4o-2024-11-20',
+    choices: [{ index: 0, delta: {}, finish_reason: 'stop', content_filter_results: {} }],
+  },
+  {
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    model: 'gpt-4o-2024-11-20',
+    choices: [],
+    usage: { prompt_tokens: 15, completion_tokens: 8, total_tokens: 23 },
+  },
+]
+  .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+  .join('');
+
+/** Child task: ms per request through provider-azure-openai and through the openai SDK's AzureOpenAI client. */
+async function azureLatency(args: { runs: number; calls: number }) {
+  const { createAzureOpenAIProvider } = await import('@amplifier/provider-openai');
+  const { AzureOpenAI } = await import('openai');
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => {
+      raw += chunk;
+    });
+    req.on('end', () => {
+      if (raw.includes('"stream":true'))
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(AZURE_SSE);
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(AZURE_JSON);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const apiVersion = '2024-10-21';
+  const provider = createAzureOpenAIProvider({
+    azure_endpoint: endpoint,
+    api_key: 'bench',
+    api_version: apiVersion,
+    default_model: 'gpt-4o',
+  });
+  const sdk = new AzureOpenAI({ endpoint, apiKey: 'bench', apiVersion, deployment: 'gpt-4o', maxRetries: 0 });
+  const messages = [
+    { role: 'system' as const, content: 'Answer briefly.' },
+    { role: 'user' as const, content: 'What is the capital of France?' },
+  ];
+  const viaProvider = (stream: boolean) => () =>
+    provider.complete(stream ? { messages } : { messages, metadata: { stream: false } });
+  const viaSdk = (stream: boolean) => async () => {
+    if (!stream) return sdk.chat.completions.create({ model: 'gpt-4o', messages });
+    const chunks = await sdk.chat.completions.create({
+      model: 'gpt-4o',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    for await (const chunk of chunks) text += chunk.choices[0]?.delta?.content ?? '';
+    return text;
+  };
+  const sample = async (call: () => Promise<unknown>): Promise<number> => {
+    const start = performance.now();
+    for (let i = 0; i < args.calls; i++) await call();
+    return (performance.now() - start) / args.calls;
+  };
+  const kinds = [false, true] as const;
+  for (const stream of kinds) {
+    await sample(viaProvider(stream));
+    await sample(viaSdk(stream));
+  }
+  const out = {
+    json: { through: [] as number[], bare: [] as number[] },
+    sse: { through: [] as number[], bare: [] as number[] },
+  };
+  for (let r = 0; r < args.runs; r++) {
+    for (const stream of kinds) {
+      const into = stream ? out.sse : out.json;
+      into.through.push(await sample(viaProvider(stream)));
+      into.bare.push(await sample(viaSdk(stream)));
+    }
+  }
+  await provider.close();
+  await new Promise((resolve) => server.close(resolve));
+  return out;
+}
+
+export const tasks = { geminiLatency, bedrockLatency, aiSdkLatency, azureLatency };
 
 type Samples = { through: number[]; bare: number[] };
 
@@ -485,12 +607,50 @@ async function aiSdkRows(options: GroupOptions, runs: number): Promise<Row[]> {
   ];
 }
 
+/** provider-azure-openai (provider-openai's Azure flavour) against the vendor's SDK client. */
+async function azureRows(options: GroupOptions, runs: number): Promise<Row[]> {
+  const reason = (await missing('@amplifier/provider-openai')) ?? (await missing('openai'));
+  if (reason !== undefined) return [notAvailable(GROUP, 'provider-azure-openai', reason)];
+  options.log("providers: provider-azure-openai vs the openai SDK's AzureOpenAI client over a replay server");
+  const result = (
+    await runChild<{ json: Samples; sse: Samples }>('child.js', [
+      GROUP,
+      'azureLatency',
+      JSON.stringify({ runs, calls: options.quick ? 200 : 1000 }),
+    ])
+  ).value;
+  return [
+    ratioRow(
+      'provider-azure-openai chat completion over a replay server ÷ openai AzureOpenAI',
+      result.json,
+      runs,
+      "the openai SDK's AzureOpenAI client",
+      'both on the deployment URL',
+      'of the vendor SDK',
+    ),
+    ratioRow(
+      'provider-azure-openai streamed chat completion (5 chunks, filter results) ÷ openai AzureOpenAI',
+      result.sse,
+      runs,
+      "the openai SDK's AzureOpenAI client",
+      'both on the deployment URL',
+      'of the vendor SDK',
+    ),
+  ];
+}
+
 async function run(options: GroupOptions): Promise<Row[]> {
   const runs = Math.max(5, options.runs);
   const aiSdk = await aiSdkRows(options, runs);
+  const azure = await azureRows(options, runs);
   const reason = await missing('@amplifier/provider-gemini');
   if (reason !== undefined)
-    return [notAvailable(GROUP, 'provider-gemini', reason), ...(await bedrockRows(options, runs)), ...aiSdk];
+    return [
+      notAvailable(GROUP, 'provider-gemini', reason),
+      ...(await bedrockRows(options, runs)),
+      ...aiSdk,
+      ...azure,
+    ];
   options.log('providers: provider-gemini vs a bare undici client over a replay server');
   const result = (
     await runChild<{ json: Samples; sse: Samples }>('child.js', [
@@ -512,6 +672,7 @@ async function run(options: GroupOptions): Promise<Row[]> {
     ),
     ...(await bedrockRows(options, runs)),
     ...aiSdk,
+    ...azure,
   ];
 }
 

@@ -7,6 +7,7 @@
 import type { JSONSchema } from '@amplifier/core';
 import type { ProviderConfigDef, ProviderConfigOf, ResolvedProviderConfig } from '@amplifier/provider-http';
 import { defineProviderConfig } from '@amplifier/provider-http';
+import { AZURE_CONFIG_PROPERTIES } from './azure-config.js';
 
 export { isLocalUrl } from '@amplifier/provider-http';
 
@@ -56,8 +57,14 @@ export const OPENAI_CONFIG: ProviderConfigDef<typeof OPENAI_CONFIG_PROPERTIES> =
   baseUrlHint: '; use the API root, e.g. http://localhost:11434/v1',
 });
 
-/** JSON Schema of the module config: the kit's shared keys and `OPENAI_CONFIG_PROPERTIES`. */
-export const CONFIG_SCHEMA: JSONSchema = OPENAI_CONFIG.schema;
+/** JSON Schema of the module config: the kit's shared keys, `OPENAI_CONFIG_PROPERTIES` and Azure's keys (`azure-config.ts`). */
+export const CONFIG_SCHEMA: JSONSchema = {
+  ...OPENAI_CONFIG.schema,
+  properties: {
+    ...(OPENAI_CONFIG.schema.properties as Record<string, JSONSchema>),
+    ...AZURE_CONFIG_PROPERTIES,
+  },
+};
 
 /** Apply defaults and the environment to a validated config (its own properties only). */
 export function resolveConfig(raw: OpenAIConfig, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {

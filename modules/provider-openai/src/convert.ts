@@ -19,6 +19,7 @@ import {
   type Usage,
 } from '@amplifier/core';
 import { toolBlocksText, toolResultText } from '@amplifier/provider-http';
+import { filterMetadata } from './content-filters.js';
 
 type Json = Record<string, unknown>;
 
@@ -211,6 +212,8 @@ export function buildResponse(parts: {
   finishReason: string | undefined;
   id: string | undefined;
   model: string | undefined;
+  /** More metadata (Azure's content-filter results). */
+  metadata?: Json;
 }): ChatResponse {
   const content: ContentBlock[] = [];
   if (parts.reasoning !== '') content.push({ type: 'thinking', thinking: parts.reasoning });
@@ -220,7 +223,7 @@ export function buildResponse(parts: {
   if (parts.calls.length > 0) response.tool_calls = parts.calls;
   if (parts.usage !== undefined) response.usage = parts.usage;
   if (parts.finishReason !== undefined) response.finish_reason = parts.finishReason;
-  const metadata: Json = {};
+  const metadata: Json = { ...parts.metadata };
   if (parts.id !== undefined) metadata['openai:response_id'] = parts.id;
   if (parts.model !== undefined) metadata['openai:model'] = parts.model;
   if (parts.refusal !== '') metadata['openai:refusal'] = parts.refusal;
@@ -249,5 +252,9 @@ export function fromWireCompletion(payload: Json): ChatResponse {
     finishReason: typeof choice?.finish_reason === 'string' ? choice.finish_reason : undefined,
     id: typeof payload.id === 'string' ? payload.id : undefined,
     model: typeof payload.model === 'string' ? payload.model : undefined,
+    metadata: filterMetadata(
+      payload.prompt_filter_results,
+      choice?.content_filter_results as Json | undefined,
+    ),
   });
 }

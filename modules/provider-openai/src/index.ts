@@ -10,9 +10,34 @@ import {
   mountHttpProvider,
   PROVIDER_STREAM_EVENTS,
 } from '@amplifier/provider-http';
+import { isAzureConfig, mountAzure } from './azure.js';
 import { CONFIG_SCHEMA, type OpenAIConfig, resolveConfig } from './config.js';
 import { OpenAIProvider } from './provider.js';
 
+export type {
+  AzureAuth,
+  AzureOpenAIConfig,
+  AzureOperation,
+  AzureResolvedConfig,
+  AzureSettings,
+} from './azure.js';
+export {
+  AZURE_DEFAULT_MODEL,
+  azureApiPath,
+  azureAuthHeaders,
+  azureMountProblem,
+  createAzureOpenAIProvider,
+  isAzureConfig,
+  resolveAzureConfig,
+} from './azure.js';
+export type { AzureAccessToken, AzureTokenCredential, AzureTokenSource } from './azure-auth.js';
+export { COGNITIVE_SERVICES_SCOPE, credentialTokenSource, entraTransport } from './azure-auth.js';
+export {
+  AZURE_ERROR_STYLE,
+  AzureOpenAIProvider,
+  type AzureProviderOptions,
+  azureTransport,
+} from './azure-provider.js';
 export type { OpenAIConfig, ResolvedConfig } from './config.js';
 export { CONFIG_SCHEMA, DEFAULT_BASE_URL, DEFAULT_MODEL, isLocalUrl, resolveConfig } from './config.js';
 export type { ModelLimits, ModelPrice } from './models.js';
@@ -34,11 +59,14 @@ export function createOpenAIProvider(config: OpenAIConfig = {}): OpenAIProvider 
  * local server (localhost, 127.x, ::1). Bad config fails the mount with every
  * problem listed. Registers the `session.cost` contribution and its extra
  * events on `observability.events`; the cleanup closes the connection pool.
+ * An Azure config (`azure: true`, set by the `provider-azure-openai` alias, or
+ * an `azure_endpoint`) mounts Azure OpenAI under `azure-openai` instead.
  */
 export async function mount(
   coordinator: Coordinator,
   config: Record<string, unknown> = {},
 ): Promise<Cleanup | undefined> {
+  if (isAzureConfig(config)) return mountAzure(coordinator, config);
   return mountHttpProvider(coordinator, config, {
     module: 'provider-openai',
     schema: CONFIG_SCHEMA,

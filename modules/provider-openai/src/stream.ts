@@ -14,12 +14,14 @@ import {
   type Usage,
 } from '@amplifier/core';
 import {
+  type ApiErrorStyle,
   errorDetails,
   type RequestContext,
   type SseMessage,
   sseJson,
   streamPayloadError,
 } from '@amplifier/provider-http';
+import { filterMetadata, mergeFilterResults } from './content-filters.js';
 import { buildResponse, reasoningOf, toUsage } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 
@@ -43,6 +45,8 @@ export class ChunkAccumulator {
   #finishReason: string | undefined;
   #id: string | undefined;
   #model: string | undefined;
+  #promptFilters: unknown;
+  #completionFilters: Json | undefined;
 
   /** True once a choice reported its finish_reason. */
   get finished(): boolean {
@@ -52,8 +56,9 @@ export class ChunkAccumulator {
   /** The events one chunk produces. */
   push(chunk: Json): StreamEvent[] {
     const events: StreamEvent[] = [];
-    if (typeof chunk.id === 'string') this.#id ??= chunk.id;
-    if (typeof chunk.model === 'string') this.#model ??= chunk.model;
+    // Azure's first chunk has `id: ""`, `model: ""` (and no choices).
+    if (typeof chunk.id === 'string' && chunk.id !== '') this.#id ??= chunk.id;
+    if (typeof chunk.model === 'string' && chunk.model !== '') this.#model ??= chunk.model;
     if (!this.#started) {
       this.#started = true;
       events.push(
@@ -62,9 +67,12 @@ export class ChunkAccumulator {
     }
     const usage = toUsage(chunk.usage);
     if (usage !== undefined) this.#usage = usage;
+    if (chunk.prompt_filter_results !== undefined) this.#promptFilters = chunk.prompt_filter_results;
     const choices = Array.isArray(chunk.choices) ? (chunk.choices as Json[]) : [];
     const choice = choices.find((c) => (c?.index ?? 0) === 0);
     if (choice === undefined) return events;
+    if (choice.content_filter_results !== undefined)
+      this.#completionFilters = mergeFilterResults(this.#completionFilters, choice.content_filter_results);
     const delta = (choice.delta ?? choice.message ?? {}) as Json;
     const reasoning = reasoningOf(delta);
     if (reasoning !== undefined) {
@@ -135,6 +143,7 @@ export class ChunkAccumulator {
       finishReason: this.#finishReason,
       id: this.#id,
       model: this.#model,
+      metadata: filterMetadata(this.#promptFilters, this.#completionFilters),
     });
     events.push({ type: 'message.end', response });
     return { events, response };
@@ -163,11 +172,13 @@ export function responseEvents(response: ChatResponse, model: string | undefined
  * The StreamEvents of an SSE stream of `chat.completion.chunk`s. Ends at
  * `data: [DONE]` (or, for servers that omit it, at the end of a stream whose
  * choice reported a finish_reason); a stream cut off before either, a data
- * line that is not JSON, or an `{"error": ...}` payload throws an LLMError.
+ * line that is not JSON, or an `{"error": ...}` payload throws an LLMError
+ * (classified by `errors`: Azure's style names the content-filter categories).
  */
 export async function* chunkEvents(
   messages: AsyncIterable<SseMessage>,
   context: RequestContext,
+  errors: ApiErrorStyle = ERROR_STYLE,
 ): AsyncGenerator<StreamEvent> {
   const accumulator = new ChunkAccumulator();
   let done = false;
@@ -178,7 +189,7 @@ export async function* chunkEvents(
     }
     const payload = sseJson(message, context);
     if (message.event === 'error' || (payload.error !== undefined && errorDetails(payload).message)) {
-      throw streamPayloadError(ERROR_STYLE, payload, context);
+      throw streamPayloadError(errors, payload, context);
     }
     yield* accumulator.push(payload);
   }

@@ -52,8 +52,9 @@ export function noProviderMessage(detail?: string): string {
     '  OPENAI_API_KEY      OpenAI',
     '  OPENAI_BASE_URL     an OpenAI-compatible local server (Ollama, vLLM, llama.cpp, LM Studio)',
     '  GEMINI_API_KEY      Google Gemini (or GOOGLE_API_KEY)',
+    '  AZURE_OPENAI_ENDPOINT  Azure OpenAI, with AZURE_OPENAI_API_KEY or Microsoft Entra ID',
     '  AWS_BEARER_TOKEN_BEDROCK  Amazon Bedrock (or AWS credentials and AWS_REGION with --provider bedrock)',
-    'or pick one with --provider anthropic|openai|gemini|bedrock. Without any of them, `amplifier run` uses the',
+    'or pick one with --provider anthropic|openai|gemini|azure|bedrock. Without any of them, `amplifier run` uses the',
     'offline demo provider (provider-mock), which needs no key: amplifier run --provider mock',
   ].join('\n');
 }

@@ -59,6 +59,17 @@ describe('default plan', () => {
         AWS_PROFILE: 'p',
       }),
     ).toMatchObject({ name: 'mock', demo: true });
+    expect(chooseProvider({ AZURE_OPENAI_ENDPOINT: 'https://r.openai.azure.com' })).toMatchObject({
+      name: 'azure',
+      reason: 'AZURE_OPENAI_ENDPOINT is set',
+    });
+    expect(chooseProvider({ AZURE_OPENAI_API_KEY: 'k' })).toMatchObject({
+      name: 'azure',
+      reason: 'AZURE_OPENAI_API_KEY is set',
+    });
+    // Azure comes after every other vendor's variables.
+    expect(chooseProvider({ AZURE_OPENAI_API_KEY: 'k', GEMINI_API_KEY: 'g' }).name).toBe('gemini');
+    expect(chooseProvider({ AZURE_OPENAI_ENDPOINT: 'https://r', OPENAI_API_KEY: 'o' }).name).toBe('openai');
     expect(chooseProvider({})).toMatchObject({ name: 'mock', demo: true });
   });
 

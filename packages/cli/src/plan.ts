@@ -27,6 +27,7 @@ export const PROVIDERS: Readonly<Record<string, string>> = {
   anthropic: 'provider-anthropic',
   openai: 'provider-openai',
   gemini: 'provider-gemini',
+  azure: 'provider-azure-openai',
   bedrock: 'provider-bedrock',
   mock: 'provider-mock',
 };
@@ -44,7 +45,8 @@ export interface ProviderChoice {
 /**
  * The provider to use when none is given: `ANTHROPIC_API_KEY` → anthropic,
  * `OPENAI_API_KEY` or `OPENAI_BASE_URL` → openai, `GOOGLE_API_KEY` or
- * `GEMINI_API_KEY` → gemini, `AWS_BEARER_TOKEN_BEDROCK` or
+ * `GEMINI_API_KEY` → gemini, `AZURE_OPENAI_ENDPOINT`, `AZURE_OPENAI_BASE_URL`
+ * or `AZURE_OPENAI_API_KEY` → azure, `AWS_BEARER_TOKEN_BEDROCK` or
  * `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` → bedrock (explicit Bedrock signals only:
  * AWS credentials alone serve many services and pick nothing), otherwise the
  * offline demo.
@@ -55,6 +57,9 @@ export function chooseProvider(env: NodeJS.ProcessEnv = process.env): ProviderCh
   if (env.OPENAI_BASE_URL) return { name: 'openai', demo: false, reason: 'OPENAI_BASE_URL is set' };
   if (env.GOOGLE_API_KEY) return { name: 'gemini', demo: false, reason: 'GOOGLE_API_KEY is set' };
   if (env.GEMINI_API_KEY) return { name: 'gemini', demo: false, reason: 'GEMINI_API_KEY is set' };
+  for (const name of ['AZURE_OPENAI_ENDPOINT', 'AZURE_OPENAI_BASE_URL', 'AZURE_OPENAI_API_KEY']) {
+    if (env[name]) return { name: 'azure', demo: false, reason: `${name} is set` };
+  }
   if (env.AWS_BEARER_TOKEN_BEDROCK)
     return { name: 'bedrock', demo: false, reason: 'AWS_BEARER_TOKEN_BEDROCK is set' };
   if (env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME)

@@ -185,6 +185,32 @@ describe('a trusted project agent', () => {
     expect(out.providers).toEqual([{ module: 'provider-anthropic', config: { default_model: 'm' } }]);
   });
 
+  it('Azure credential and routing keys never come from a project either', () => {
+    const { agent: out, keys } = restrict(
+      [
+        'providers:',
+        '  - module: provider-openai',
+        '    config: {default_model: m, azure: true, use_default_credential: true, use_managed_identity: true, managed_identity_client_id: x, azure_ad_token: t, api_version: v1}',
+      ].join('\n'),
+      true,
+      tempDir(),
+    );
+    expect(keys.sort()).toEqual(
+      [
+        'azure',
+        'use_default_credential',
+        'use_managed_identity',
+        'managed_identity_client_id',
+        'azure_ad_token',
+      ]
+        .map((key) => `providers[provider-openai].config.${key}`)
+        .sort(),
+    );
+    expect(out.providers).toEqual([
+      { module: 'provider-openai', config: { default_model: 'm', api_version: 'v1' } },
+    ]);
+  });
+
   it('a writable path inside the workspace is kept', () => {
     const workspace = tempDir();
     const { agent: out, keys } = restrict(

@@ -38,10 +38,12 @@ const NOT_TRUSTED = 'the folder is not trusted, and a project may only tighten s
 /**
  * Provider config keys that route requests or name credentials: never from a
  * project. `options` is a client's constructor options passed as they are
- * (provider-ai-sdk: `baseURL`, `apiKey`, `headers`, `fetch` of the package).
+ * (provider-ai-sdk: `baseURL`, `apiKey`, `headers`, `fetch` of the package);
+ * Azure's `azure`, `use_default_credential`, `use_managed_identity` and
+ * `managed_identity_client_id` choose its credentials.
  */
 const ENDPOINT_KEY =
-  /^(base_url|baseURL|api_base|endpoint|azure_endpoint|url|host|proxy|headers|default_headers|extra_headers|api_key|api_key_env|env|env_var|organization|project|region|location|profile|credentials|options)$|_(url|endpoint|env|env_var|key|token|headers)$/i;
+  /^(base_url|baseURL|api_base|endpoint|azure_endpoint|azure|url|host|proxy|headers|default_headers|extra_headers|api_key|api_key_env|env|env_var|organization|project|region|location|profile|credentials|options)$|_(url|endpoint|env|env_var|key|token|headers|credential|identity|client_id)$/i;
 
 /** Provider config keys that name code to load (provider-ai-sdk's `package` and its `factory`): like a module `source`. */
 const CODE_KEY = /^(package|factory)$/i;

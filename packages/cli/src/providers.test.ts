@@ -301,4 +301,85 @@ describe('providers', () => {
       'No model provider is configured (provider-bedrock did not mount: no credentials)',
     );
   });
+
+  it('--provider azure: AZURE_OPENAI_ENDPOINT and AZURE_OPENAI_API_KEY (a local Azure server) run a turn on the deployment --model names', async () => {
+    const requests: Array<{ url: string; key: unknown; auth: unknown; body: Record<string, unknown> }> = [];
+    // Azure's shape: a first chunk without choices (prompt filter results), filter results per chunk, no [DONE].
+    const chunk = (data: Record<string, unknown>) => `data: ${JSON.stringify(data)}\n\n`;
+    const base = { id: 'chatcmpl-az', object: 'chat.completion.chunk', model: 'gpt-5-nano-2025-08-07' };
+    const filters = { hate: { filtered: false, severity: 'safe' } };
+    const stream = [
+      chunk({
+        choices: [],
+        id: '',
+        model: '',
+        prompt_filter_results: [{ prompt_index: 0, content_filter_results: filters }],
+      }),
+      chunk({
+        ...base,
+        choices: [{ index: 0, delta: { content: 'Capital of Denmark.' }, content_filter_results: filters }],
+      }),
+      chunk({
+        ...base,
+        choices: [{ index: 0, delta: {}, finish_reason: 'stop', content_filter_results: {} }],
+      }),
+      chunk({ ...base, choices: [], usage: { prompt_tokens: 15, completion_tokens: 5, total_tokens: 20 } }),
+    ].join('');
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => {
+        raw += chunk;
+      });
+      req.on('end', () => {
+        requests.push({
+          url: req.url ?? '',
+          key: req.headers['api-key'],
+          auth: req.headers.authorization,
+          body: JSON.parse(raw),
+        });
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(stream);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const result = await runCli(['run', '--json', '--provider', 'azure', '--model', 'nano-east', 'hi'], {
+        cwd: tempDir(),
+        env: cliEnv(tempDir(), {
+          AZURE_OPENAI_ENDPOINT: `http://127.0.0.1:${port}`,
+          AZURE_OPENAI_API_KEY: 'az-key',
+          OPENAI_API_KEY: 'sk-not-for-azure',
+        }),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const lines = jsonLines(result.stdout);
+      expect(lines.find((l) => l.type === 'session')).toMatchObject({
+        provider: 'azure',
+        model: 'nano-east',
+      });
+      expect(lines.find((l) => l.type === 'result')).toMatchObject({ response: 'Capital of Denmark.' });
+      expect(requests[0]).toMatchObject({
+        url: '/openai/v1/chat/completions',
+        key: 'az-key',
+        auth: undefined,
+      });
+      expect(requests[0]!.body.model).toBe('nano-east');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('--provider azure without AZURE_OPENAI_ENDPOINT says which variables to set', async () => {
+    const result = await runCli(['run', '--provider', 'azure', 'hi'], {
+      cwd: tempDir(),
+      env: cliEnv(tempDir(), { AZURE_OPENAI_API_KEY: 'az-key' }),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'provider-azure-openai: not mounted: no Azure OpenAI endpoint. Set AZURE_OPENAI_ENDPOINT',
+    );
+    expect(result.stderr).toContain('No model provider is configured (provider-azure-openai did not mount');
+    expect(result.stderr).toContain('AZURE_OPENAI_ENDPOINT  Azure OpenAI');
+  });
 });

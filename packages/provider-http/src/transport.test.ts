@@ -160,6 +160,9 @@ describe('headers', () => {
     expect(retryAfterSeconds({ 'retry-after': '7' })).toBe(7);
     expect(retryAfterSeconds({ 'retry-after': '1.5' })).toBe(1.5);
     expect(retryAfterSeconds({ 'retry-after-ms': '250', 'retry-after': '9' })).toBe(0.25);
+    expect(retryAfterSeconds({ 'x-ms-retry-after-ms': '1500', 'retry-after': '9' })).toBe(1.5);
+    expect(retryAfterSeconds({ 'retry-after-ms': '20', 'x-ms-retry-after-ms': '1500' })).toBe(0.02);
+    expect(retryAfterSeconds({ 'x-ms-retry-after-ms': 'soon', 'retry-after': '9' })).toBe(9);
     const now = Date.parse('Wed, 21 Oct 2026 07:28:00 GMT');
     expect(retryAfterSeconds({ 'retry-after': 'Wed, 21 Oct 2026 07:28:30 GMT' }, now)).toBe(30);
     expect(retryAfterSeconds({ 'retry-after': 'Wed, 21 Oct 2026 07:27:00 GMT' }, now)).toBe(0);

@@ -310,12 +310,15 @@ export function header(headers: HttpHeaders, name: string): string | undefined {
 }
 
 /**
- * Seconds the server asked to wait: `retry-after-ms`, else `retry-after` as
- * seconds or an HTTP date. Undefined when absent or unreadable.
+ * Seconds the server asked to wait: `retry-after-ms`, else Azure's
+ * `x-ms-retry-after-ms`, else `retry-after` as seconds or an HTTP date.
+ * Undefined when absent or unreadable.
  */
 export function retryAfterSeconds(headers: HttpHeaders, now: number = Date.now()): number | undefined {
-  const ms = header(headers, 'retry-after-ms');
-  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return Number(ms) / 1000;
+  for (const name of ['retry-after-ms', 'x-ms-retry-after-ms']) {
+    const ms = header(headers, name);
+    if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return Number(ms) / 1000;
+  }
   const value = header(headers, 'retry-after')?.trim();
   if (value === undefined || value === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Number(value);
