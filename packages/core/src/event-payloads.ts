@@ -156,8 +156,18 @@ export interface ProviderErrorEvent {
   [key: string]: unknown;
 }
 
-/** `provider:throttle`: no field is defined (no emitter in this project). */
+/** `provider:throttle`: a rate-limited call waits before its retry (provider-http, after `provider:retry`). */
 export interface ProviderThrottleEvent {
+  provider: string;
+  model: string;
+  /** The retry this wait is for (1-based). */
+  attempt: number;
+  /** Seconds waited before the retry (jitter included). */
+  delay: number;
+  /** Seconds the server asked to wait, when it said. */
+  retry_after?: number;
+  /** Where the wait came from: a header (`retry-after-ms`, `retry-after`, a rate-limit reset header), `body`, or `backoff`. */
+  source: string;
   [key: string]: unknown;
 }
 

@@ -65,6 +65,8 @@ export interface LLMErrorOptions extends AmplifierErrorOptions {
   retryable?: boolean;
   /** Seconds the server asked to wait (HTTP `Retry-After`). */
   retry_after?: number;
+  /** Where `retry_after` was read: a header name (`retry-after-ms`, `retry-after`, ...) or `body`. */
+  retry_after_source?: string;
   /** Multiplies the computed backoff delay (after the cap). */
   delay_multiplier?: number;
 }
@@ -89,6 +91,8 @@ export class LLMError extends AmplifierErrorBase {
   readonly retryable: boolean;
   readonly retry_after: number | undefined;
   readonly delay_multiplier: number;
+  /** Where `retry_after` was read (a header name, or `body`); absent when unknown. */
+  declare readonly retry_after_source?: string;
 
   constructor(message?: string, options: LLMErrorOptions = {}, kind: LLMErrorKind = 'unknown') {
     super('LLM_ERROR', message ?? ROWS[kind].message ?? `LLM request failed (${kind})`, options);
@@ -99,6 +103,12 @@ export class LLMError extends AmplifierErrorBase {
     this.retryable = options.retryable ?? LLM_ERROR_RETRYABLE[kind];
     this.retry_after = options.retry_after;
     this.delay_multiplier = options.delay_multiplier ?? 1;
+    if (options.retry_after_source !== undefined) {
+      Object.defineProperty(this, 'retry_after_source', {
+        value: options.retry_after_source,
+        enumerable: true,
+      });
+    }
   }
 
   /** `status_code`, camelCase. */

@@ -167,6 +167,32 @@ describe('complete()', () => {
     }
   });
 
+  it('a rate-limited call emits provider:throttle with the wait and where it came from; other retries do not', async () => {
+    const limited = createLLMError('rate_limit', 'slow down', {
+      retry_after: 0.02,
+      retry_after_source: 'retry-after-ms',
+    });
+    const unsaid = createLLMError('rate_limit', 'slow down');
+    const { runner, recorder } = setup([unavailable(), limited, unsaid, { events: textEvents() }], {
+      maxRetries: 3,
+    });
+    await runner.complete(REQUEST, {}, false);
+    expect(recorder.getEvents('provider:retry')).toHaveLength(3);
+    const throttles = recorder.getEvents('provider:throttle').map(([, data]) => data);
+    expect(throttles).toEqual([
+      expect.objectContaining({
+        provider: 'fake',
+        model: 'default-model',
+        attempt: 2,
+        retry_after: 0.02,
+        source: 'retry-after-ms',
+      }),
+      expect.objectContaining({ attempt: 3, source: 'backoff' }),
+    ]);
+    expect(throttles[0]!.delay as number).toBeGreaterThanOrEqual(0.02);
+    expect(throttles[1]).not.toHaveProperty('retry_after');
+  });
+
   it('bounded by max_retries; the last error is thrown and llm:response reports it once', async () => {
     const { runner, recorder } = setup([unavailable(), unavailable(), unavailable(), unavailable()]);
     const error = await runner.complete(REQUEST, {}, false).catch((e: unknown) => e);

@@ -319,6 +319,15 @@ export class ProviderCalls<R> {
             events.PROVIDER_RETRY,
             providerRetryPayload(context, attempt, maxRetries, delayMs, error),
           );
+          if (error.kind === 'rate_limit' || error.status_code === 429) {
+            await this.emit(events.PROVIDER_THROTTLE, {
+              ...context,
+              attempt,
+              delay: delayMs / 1000,
+              ...(error.retry_after !== undefined && { retry_after: error.retry_after }),
+              source: error.retry_after_source ?? 'backoff',
+            });
+          }
         },
       });
     } catch (error) {

@@ -186,6 +186,30 @@ describe('rate-limit headers', () => {
     expect(exhaustedLimitWait({ ...headers, 'x-limit-input-tokens-reset': 'soon' }, scheme, now)).toBe(5);
     expect(exhaustedLimitWait({ 'x-limit-requests-remaining': '1' }, scheme, now)).toBeUndefined();
   });
+
+  it('the error says where its wait came from: the body, retry-after-ms, retry-after, a rate-limit reset header', () => {
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    const withBody: ApiErrorStyle = { kinds: {}, readError: () => ({ message: 'slow', retry_after: 7 }) };
+    const source = (style: ApiErrorStyle, headers: Record<string, string>) => {
+      const error = httpStatusError(style, failure(429, body('slow'), headers), context, 60_000, now);
+      return [error.retry_after, error.retry_after_source];
+    };
+    expect(source(withBody, { 'retry-after': '3' })).toEqual([7, 'body']);
+    expect(source(plain, { 'retry-after-ms': '1500', 'retry-after': '3' })).toEqual([1.5, 'retry-after-ms']);
+    expect(source(plain, { 'retry-after': '3' })).toEqual([3, 'retry-after']);
+    expect(source(plain, { 'retry-after': 'Sun, 22 Nov 2026 10:00:04 GMT' })).toEqual([4, 'retry-after']);
+    const limits = {
+      'x-limit-requests-remaining': '0',
+      'x-limit-requests-reset': '2026-11-22T10:00:05Z',
+      'x-limit-input-tokens-remaining': '0',
+      'x-limit-input-tokens-reset': '2026-11-22T10:00:20Z',
+    };
+    expect(source(quoting, limits)).toEqual([20, 'x-limit-input-tokens-reset']);
+    expect(source(plain, {})).toEqual([undefined, undefined]);
+    expect(httpStatusError(plain, failure(429, body('slow')), context, 60_000)).not.toHaveProperty(
+      'retry_after_source',
+    );
+  });
 });
 
 describe('streamPayloadError', () => {

@@ -12,7 +12,7 @@ import {
   type LLMErrorKind,
   type LLMErrorKindInfo,
 } from '@amplifier/core';
-import { type HttpHeaders, header, type RequestContext, retryAfterSeconds } from './transport.js';
+import { type HttpHeaders, header, type RequestContext, retryAfterFrom } from './transport.js';
 
 /** What an error payload says, in any of the shapes servers use. */
 export interface ErrorDetails {
@@ -167,9 +167,13 @@ export function httpStatusError(
   const snippet = failure.body.trim().slice(0, 300);
   const message = details.message ?? (snippet || `HTTP ${status}`);
   const kind = classifyProviderError(message, details, style, status);
-  let retryAfter = details.retry_after ?? retryAfterSeconds(headers, now);
-  if (retryAfter === undefined && status === 429 && style.rateLimits !== undefined)
-    retryAfter = exhaustedLimitWait(headers, style.rateLimits, now);
+  let wait =
+    details.retry_after !== undefined
+      ? { seconds: details.retry_after, source: 'body' }
+      : retryAfterFrom(headers, now);
+  if (wait === undefined && status === 429 && style.rateLimits !== undefined)
+    wait = exhaustedLimit(headers, style.rateLimits, now);
+  const retryAfter = wait?.seconds;
   const shouldRetry = header(headers, 'x-should-retry');
   let retryable: boolean | undefined =
     shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : undefined;
@@ -186,7 +190,7 @@ export function httpStatusError(
     ...context,
     status_code: status,
     ...(retryable !== undefined && { retryable }),
-    ...(retryAfter !== undefined && { retry_after: retryAfter }),
+    ...(wait !== undefined && { retry_after: wait.seconds, retry_after_source: wait.source }),
   });
 }
 
@@ -216,12 +220,22 @@ export function exhaustedLimitWait(
   scheme: RateLimitScheme,
   now: number = Date.now(),
 ): number | undefined {
-  let wait: number | undefined;
+  return exhaustedLimit(headers, scheme, now)?.seconds;
+}
+
+/** `exhaustedLimitWait` and the reset header it was read from. */
+function exhaustedLimit(
+  headers: HttpHeaders,
+  scheme: RateLimitScheme,
+  now: number,
+): { seconds: number; source: string } | undefined {
+  let wait: { seconds: number; source: string } | undefined;
   for (const resource of scheme.resources) {
     if (header(headers, scheme.header(resource, 'remaining')) !== '0') continue;
-    const reset = header(headers, scheme.header(resource, 'reset'));
+    const name = scheme.header(resource, 'reset');
+    const reset = header(headers, name);
     const seconds = reset === undefined ? undefined : scheme.resetSeconds(reset, now);
-    if (seconds !== undefined) wait = Math.max(wait ?? 0, seconds);
+    if (seconds !== undefined && seconds >= (wait?.seconds ?? 0)) wait = { seconds, source: name };
   }
   return wait;
 }

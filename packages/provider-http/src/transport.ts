@@ -315,13 +315,23 @@ export function header(headers: HttpHeaders, name: string): string | undefined {
  * Undefined when absent or unreadable.
  */
 export function retryAfterSeconds(headers: HttpHeaders, now: number = Date.now()): number | undefined {
+  return retryAfterFrom(headers, now)?.seconds;
+}
+
+/** `retryAfterSeconds` and the header it was read from (`retry-after-ms`, `x-ms-retry-after-ms` or `retry-after`). */
+export function retryAfterFrom(
+  headers: HttpHeaders,
+  now: number = Date.now(),
+): { seconds: number; source: string } | undefined {
   for (const name of ['retry-after-ms', 'x-ms-retry-after-ms']) {
     const ms = header(headers, name);
-    if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return Number(ms) / 1000;
+    if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return { seconds: Number(ms) / 1000, source: name };
   }
   const value = header(headers, 'retry-after')?.trim();
   if (value === undefined || value === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (/^\d+(\.\d+)?$/.test(value)) return { seconds: Number(value), source: 'retry-after' };
   const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+  return Number.isNaN(date)
+    ? undefined
+    : { seconds: Math.max(0, (date - now) / 1000), source: 'retry-after' };
 }
