@@ -282,7 +282,7 @@ export function toResponsesUsage(wire: unknown): Usage | undefined {
 }
 
 /** The text of a `message` item (output_text and refusal parts), and its refusal alone. */
-function messageText(item: Json): { text: string; refusal: string } {
+export function messageText(item: Json): { text: string; refusal: string } {
   let all = '';
   let refusal = '';
   for (const part of Array.isArray(item.content) ? (item.content as Json[]) : []) {

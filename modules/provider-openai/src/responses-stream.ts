@@ -23,7 +23,13 @@ import {
   streamPayloadError,
 } from '@amplifier/provider-http';
 import { ERROR_STYLE } from './errors.js';
-import { fromOutputItems, type ResponseEnd, responseEnd } from './responses-convert.js';
+import {
+  fromOutputItems,
+  messageText,
+  type ResponseEnd,
+  reasoningText,
+  responseEnd,
+} from './responses-convert.js';
 
 type Json = Record<string, unknown>;
 
@@ -145,6 +151,22 @@ export class ResponsesStreamReader {
         const entry = this.#entry(index, item);
         entry.item = item;
         entry.done = true;
+        // The finished item is the whole text: what the deltas missed (a trimmed or lossy relay) streams now.
+        const whole =
+          entry.type === 'message'
+            ? messageText(item).text
+            : entry.type === 'reasoning'
+              ? reasoningText(item)
+              : '';
+        if (whole.length > entry.text.length && whole.startsWith(entry.text)) {
+          const rest = whole.slice(entry.text.length);
+          entry.text = whole;
+          events.push({
+            type: entry.type === 'message' ? 'text.delta' : 'thinking.delta',
+            index,
+            text: rest,
+          });
+        }
         if (entry.type === 'function_call') {
           const id = callId(item, index);
           const name = String(item.name ?? '');
