@@ -120,6 +120,13 @@ describe('the request body (R2, R3, R4, R15, R19)', () => {
     });
     expect(sent).not.toHaveProperty('include');
     expect(body({ conversation_id: 'conv-9' }).prompt_cache_key).toBe('conv-9');
+    expect(body({}, { promptCacheRetention: 'in_memory' }).prompt_cache_retention).toBe('in_memory');
+    expect(body({}, { promptCacheRetention: 'in_memory', model: 'gpt-5.5' })).not.toHaveProperty(
+      'prompt_cache_retention',
+    );
+    expect(body({}, { promptCacheRetention: '24h', model: 'gpt-5.5-pro' }).prompt_cache_retention).toBe(
+      '24h',
+    );
     expect(body({}, { sessionKey: undefined })).not.toHaveProperty('prompt_cache_key');
   });
 });

@@ -247,7 +247,12 @@ export function toResponsesBody(
   if (!options.store && options.reasons) body.include = ['reasoning.encrypted_content'];
   const cacheKey = options.promptCacheKey ?? request.conversation_id ?? options.sessionKey;
   if (cacheKey) body.prompt_cache_key = cacheKey;
-  if (options.promptCacheRetention !== undefined) body.prompt_cache_retention = options.promptCacheRetention;
+  // gpt-5.5 refuses `in_memory` retention (its cache is always extended): leave it out there.
+  if (
+    options.promptCacheRetention !== undefined &&
+    !(options.promptCacheRetention === 'in_memory' && /^(?:openai\/)?gpt-5\.5/.test(options.model))
+  )
+    body.prompt_cache_retention = options.promptCacheRetention;
   if (options.truncation !== undefined) body.truncation = options.truncation;
   if (options.stream) body.stream = true;
   return { ...options.extraBody, ...body };
