@@ -12,17 +12,17 @@ import {
   PROVIDER_STREAM_EVENTS,
 } from '@amplifier/provider-http';
 import { CONFIG_SCHEMA, type OpenAIConfig, resolveConfig } from './config.js';
-import { OpenAIProvider } from './provider.js';
+import { CHAIN_INVALIDATED_EVENT, OpenAIProvider } from './provider.js';
 
 export type { OpenAIConfig, ResolvedConfig } from './config.js';
 export { CONFIG_SCHEMA, DEFAULT_BASE_URL, DEFAULT_MODEL, isLocalUrl, resolveConfig } from './config.js';
 export type { ModelLimits, ModelPrice } from './models.js';
 export { BUILTIN_MODELS, BUILTIN_PRICES } from './models.js';
 export type { OpenAIProviderOptions } from './provider.js';
-export { OpenAIProvider } from './provider.js';
+export { CHAIN_INVALIDATED_EVENT, OpenAIProvider } from './provider.js';
 
 /** Events this provider emits beyond the canonical set (declared on `observability.events`). */
-export const EXTRA_EVENTS: readonly string[] = PROVIDER_STREAM_EVENTS;
+export const EXTRA_EVENTS: readonly string[] = [...PROVIDER_STREAM_EVENTS, CHAIN_INVALIDATED_EVENT];
 
 /** A provider built in code (not mounted): same config as the mount plan's, validated. */
 export function createOpenAIProvider(config: OpenAIConfig = {}): OpenAIProvider {

@@ -7,7 +7,15 @@
  * (tool-sequence repair, `llm:request`, retries, `llm:response`, cost) and
  * the HTTP exchange are the provider kit's `HttpLlmProvider`.
  */
-import type { EventSink, Logger } from '@amplifier/core';
+import {
+  type ChatRequest,
+  type ChatResponse,
+  type CompleteOptions,
+  dynamicEvent,
+  type EventSink,
+  LLMError,
+  type Logger,
+} from '@amplifier/core';
 import { HttpLlmProvider, providerParts, streamPayloadError } from '@amplifier/provider-http';
 import { Pool } from 'undici';
 import { OPENAI_CONFIG, type ResolvedConfig } from './config.js';
@@ -15,6 +23,11 @@ import { fromWireCompletion, toWireBody } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 import { BUILTIN_PRICES, MODEL_TABLE } from './models.js';
 import { responsesApi } from './responses.js';
+import { chainLink, NO_CHAIN_KEY } from './responses-convert.js';
+
+/** Emitted when a chained Responses request (`previous_response_id`) failed and is sent again whole. */
+export const CHAIN_INVALIDATED_EVENT = 'provider:response_chain_invalidated';
+
 import { chunkEvents, responseEvents } from './stream.js';
 
 /** What an app or a test may hand the provider beyond its config. */
@@ -27,6 +40,8 @@ export interface OpenAIProviderOptions {
 
 /** The OpenAI provider (Responses or Chat Completions). `mount` builds one; apps and tests may build their own. */
 export class OpenAIProvider extends HttpLlmProvider<ResolvedConfig> {
+  readonly #hooks: EventSink | undefined;
+
   constructor(config: ResolvedConfig, options: OpenAIProviderOptions = {}) {
     const parts = providerParts(config, {
       Pool,
@@ -95,5 +110,39 @@ export class OpenAIProvider extends HttpLlmProvider<ResolvedConfig> {
       },
       options,
     );
+    this.#hooks = options.hooks;
+  }
+
+  /**
+   * One completion. A Responses request chained to a stored response
+   * (`store: true`) that fails because the server no longer has it (404
+   * `previous_response_not_found`) or because the chain outgrew the context
+   * is sent once more with the whole history and no `previous_response_id`,
+   * after `provider:response_chain_invalidated`.
+   */
+  override async complete(request: ChatRequest, options: CompleteOptions = {}): Promise<ChatResponse> {
+    const chained =
+      this.config.api === 'responses' &&
+      this.config.responses.store &&
+      request.metadata?.[NO_CHAIN_KEY] !== true &&
+      chainLink(request.messages ?? []);
+    if (!chained) return super.complete(request, options);
+    try {
+      return await super.complete(request, options);
+    } catch (error) {
+      const broken =
+        LLMError.is(error) &&
+        ((error.kind === 'not_found' && /previous.?response|response.?not.?found/i.test(error.message)) ||
+          error.kind === 'context_length');
+      if (!broken) throw error;
+      await this.#hooks?.emit(dynamicEvent(CHAIN_INVALIDATED_EVENT), {
+        provider: this.name,
+        model: request.model ?? this.config.model,
+        previous_response_id: chained.id,
+        reason: error.kind,
+        error: error.message,
+      });
+      return super.complete({ ...request, metadata: { ...request.metadata, [NO_CHAIN_KEY]: true } }, options);
+    }
   }
 }

@@ -30,6 +30,9 @@ type Json = Record<string, unknown>;
 /** Response metadata: the output item types in order (`reasoning`, `message`, `function_call`), for replay. */
 export const OUTPUT_ITEMS_KEY = 'openai:output_items';
 
+/** Request metadata: send the whole history, not a chain (the retry after a broken chain). */
+export const NO_CHAIN_KEY = 'openai:no_chain';
+
 /** Per-call settings that are not in the ChatRequest. */
 export interface ResponsesBodyOptions extends ResponsesSettings {
   model: string;
@@ -44,6 +47,22 @@ export interface ResponsesBodyOptions extends ResponsesSettings {
   messageIds: boolean;
   /** The session's prompt-cache key when config names none. */
   sessionKey: string | undefined;
+}
+
+/**
+ * The turn a request can chain to with `previous_response_id`: the last
+ * assistant message whose response the server stored (metadata
+ * `openai:stored`, from the response's own `store`), with its index.
+ */
+export function chainLink(messages: readonly Message[]): { index: number; id: string } | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== 'assistant') continue;
+    const id = message.metadata?.['openai:response_id'];
+    if (message.metadata?.['openai:stored'] === true && typeof id === 'string' && id !== '')
+      return { index: i, id };
+  }
+  return undefined;
 }
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -143,10 +162,13 @@ function assistantItems(message: Message, messageIds: boolean): Json[] {
 export function toResponsesInput(
   messages: readonly Message[],
   messageIds = false,
+  from = 0,
 ): { instructions: string | undefined; input: Json[] } {
   const system: string[] = [];
   const input: Json[] = [];
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
+    // A chained request sends the items after `from` only; instructions always come from every system message.
+    if (index < from && message.role !== 'system') continue;
     switch (message.role) {
       case 'system': {
         const t = responseText(message.content);
@@ -197,9 +219,15 @@ export function toResponsesBody(
   messages: readonly Message[],
   options: ResponsesBodyOptions,
 ): Json {
-  const { instructions, input } = toResponsesInput(messages, options.messageIds);
+  const link = options.store && request.metadata?.[NO_CHAIN_KEY] !== true ? chainLink(messages) : undefined;
+  const { instructions, input } = toResponsesInput(
+    messages,
+    options.messageIds,
+    link === undefined ? 0 : link.index + 1,
+  );
   const body: Json = { model: options.model };
   if (instructions !== undefined) body.instructions = instructions;
+  if (link !== undefined) body.previous_response_id = link.id;
   body.input = input;
   if (request.tools?.length) {
     body.tools = request.tools.map((tool) => ({
@@ -316,6 +344,8 @@ export interface ResponseEnd {
   status?: string | undefined;
   incompleteReason?: string | undefined;
   usage?: unknown;
+  /** The server kept the response (`store: true`): a later request may chain to it. */
+  stored?: boolean | undefined;
 }
 
 /**
@@ -379,6 +409,7 @@ export function fromOutputItems(
   if (end.model !== undefined) metadata['openai:model'] = end.model;
   if (end.status !== undefined) metadata['openai:status'] = end.status;
   if (end.incompleteReason !== undefined) metadata['openai:incomplete_reason'] = end.incompleteReason;
+  if (end.stored === true) metadata['openai:stored'] = true;
   if (refusal !== '') metadata['openai:refusal'] = refusal;
   response.metadata = metadata;
   return response;
@@ -393,6 +424,7 @@ export function responseEnd(response: Json): ResponseEnd {
     status: typeof response.status === 'string' ? response.status : undefined,
     incompleteReason: typeof reason === 'string' ? reason : undefined,
     usage: response.usage,
+    stored: response.store === true,
   };
 }
 

@@ -500,3 +500,81 @@ describe('faults (R11, R12, R13)', () => {
     });
   });
 });
+
+describe('server-side state, store: true (R17)', () => {
+  const stored = (id: string, text: string): string[] => [
+    frame({ type: 'response.created', response: { id, status: 'in_progress', store: true } }),
+    ...textItem(text),
+    frame({ type: 'response.completed', response: { id, status: 'completed', store: true } }),
+  ];
+  const FIRST_TURN: Message[] = [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Hi' },
+  ];
+  const history = (first: Awaited<ReturnType<OpenAIProvider['complete']>>): Message[] => [
+    ...FIRST_TURN,
+    { role: 'assistant', content: first.content, metadata: first.metadata! },
+    { role: 'user', content: 'And again?' },
+  ];
+
+  it('the next request chains with previous_response_id, sends only the new items and resends the instructions', async () => {
+    server.enqueue(reply.sse(stored('resp_a', 'Hello.')), reply.sse(stored('resp_b', 'Again.')));
+    make({ store: true });
+    const first = await provider.complete({ messages: FIRST_TURN });
+    expect(first.metadata).toMatchObject({ 'openai:response_id': 'resp_a', 'openai:stored': true });
+    await provider.complete({ messages: history(first) });
+    const sent = server.requests[1]!.body;
+    expect(sent).toMatchObject({ store: true, previous_response_id: 'resp_a', instructions: 'Be brief.' });
+    expect(sent).not.toHaveProperty('include');
+    expect(sent.input).toEqual([{ role: 'user', content: 'And again?' }]);
+  });
+
+  it('a chain the server lost (404 previous_response_not_found): provider:response_chain_invalidated, then once more with the whole history', async () => {
+    server.enqueue(
+      reply.sse(stored('resp_a', 'Hello.')),
+      reply.json(404, {
+        error: {
+          message: "Previous response with id 'resp_a' not found.",
+          type: 'invalid_request_error',
+          param: 'previous_response_id',
+          code: 'previous_response_not_found',
+        },
+      }),
+      reply.sse(stored('resp_c', 'Again.')),
+    );
+    make({ store: true });
+    const first = await provider.complete({ messages: FIRST_TURN });
+    const second = await provider.complete({ messages: history(first) });
+    expect(second.content).toEqual([{ type: 'text', text: 'Again.' }]);
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests[2]!.body).not.toHaveProperty('previous_response_id');
+    expect((server.requests[2]!.body.input as unknown[]).length).toBe(3);
+    expect(recorder.getEvents('provider:response_chain_invalidated')).toEqual([
+      [
+        'provider:response_chain_invalidated',
+        expect.objectContaining({ provider: 'openai', previous_response_id: 'resp_a', reason: 'not_found' }),
+      ],
+    ]);
+  });
+
+  it('stateless responses (store false, the default) are never chained; other errors of a chained call are not retried whole', async () => {
+    server.enqueue(
+      reply.sse(stored('resp_a', 'Hello.')),
+      reply.sse([created, ...textItem('x'), completed()]),
+    );
+    make();
+    const first = await provider.complete({ messages: FIRST_TURN });
+    await provider.complete({ messages: history(first) });
+    expect(server.requests[1]!.body).not.toHaveProperty('previous_response_id');
+
+    server.enqueue(
+      reply.sse(stored('resp_a', 'Hello.')),
+      reply.json(401, { error: { message: 'Incorrect API key', code: 'invalid_api_key' } }),
+    );
+    make({ store: true });
+    const again = await provider.complete({ messages: FIRST_TURN });
+    const error = await llmErrorOf(provider.complete({ messages: history(again) }));
+    expect(error.kind).toBe('authentication');
+    expect(recorder.getEvents('provider:response_chain_invalidated')).toEqual([]);
+  });
+});
