@@ -19,7 +19,6 @@ const KIND_BY_CODE: Readonly<Record<string, LLMErrorKind>> = {
   content_filter: 'content_filter',
   content_policy_violation: 'content_filter',
   // Codes of a failed Responses API response (`response.failed`) and in-stream `error` events.
-  server_error: 'unavailable',
   invalid_prompt: 'invalid_request',
   previous_response_not_found: 'not_found',
 };

@@ -396,12 +396,12 @@ describe('faults (R11, R12, R13)', () => {
       ]),
     );
     const error = await llmErrorOf(make().complete(REQUEST));
-    expect(error.kind).toBe('unavailable');
+    expect(error.kind).toBe('stream'); // retryable, but output was streamed: not retried
     expect(server.requests).toHaveLength(1);
     const streamEvents = recorder.names().filter((n) => n.startsWith('llm:stream_'));
     expect(streamEvents.at(-1)).toBe('llm:stream_aborted');
     expect(recorder.getEvents('llm:stream_aborted')[0]![1]).toMatchObject({
-      error: { type: 'ProviderUnavailableError', msg: expect.stringMatching(/server had an error/) },
+      error: { type: 'StreamError', msg: expect.stringMatching(/server had an error/) },
     });
     expect(streamingContractProblems(recorder.getEvents(), 'failed')).toEqual([]);
   });
