@@ -219,6 +219,141 @@ describe('recorded streams (R7, R8, R9, R10)', () => {
   });
 });
 
+describe('synthetic streams the recordings do not cover (R8, R9, R10)', () => {
+  it('parallel calls after a two-part reasoning summary: dense blocks, parts joined by a blank line, calls in order', async () => {
+    const summaryDelta = (summary_index: number, delta: string) =>
+      frame({
+        type: 'response.reasoning_summary_text.delta',
+        output_index: 0,
+        summary_index,
+        delta,
+        obfuscation: 'xx',
+      });
+    const call = (output_index: number, call_id: string, name: string, args: string): string[] => [
+      frame({
+        type: 'response.output_item.added',
+        output_index,
+        item: { type: 'function_call', id: `fc_${output_index}`, call_id, name, arguments: '' },
+      }),
+      frame({
+        type: 'response.function_call_arguments.delta',
+        output_index,
+        item_id: `fc_${output_index}`,
+        delta: args.slice(0, 3),
+      }),
+      frame({
+        type: 'response.function_call_arguments.delta',
+        output_index,
+        item_id: `fc_${output_index}`,
+        delta: args.slice(3),
+      }),
+      frame({ type: 'response.function_call_arguments.done', output_index, arguments: args }),
+      frame({
+        type: 'response.output_item.done',
+        output_index,
+        item: {
+          type: 'function_call',
+          id: `fc_${output_index}`,
+          call_id,
+          name,
+          arguments: args,
+          status: 'completed',
+        },
+      }),
+    ];
+    server.enqueue(
+      reply.sse(
+        splitBytes(
+          [
+            created,
+            frame({
+              type: 'response.output_item.added',
+              output_index: 0,
+              item: { type: 'reasoning', id: 'rs_1', summary: [] },
+            }),
+            summaryDelta(0, '**Plan**'),
+            summaryDelta(1, 'Read both files.'),
+            frame({
+              type: 'response.output_item.done',
+              output_index: 0,
+              item: {
+                type: 'reasoning',
+                id: 'rs_1',
+                encrypted_content: 'enc-final',
+                summary: [
+                  { type: 'summary_text', text: '**Plan**' },
+                  { type: 'summary_text', text: 'Read both files.' },
+                ],
+              },
+            }),
+            // A hosted tool between them opens no block.
+            frame({
+              type: 'response.output_item.added',
+              output_index: 1,
+              item: { type: 'web_search_call', id: 'ws_1', status: 'in_progress' },
+            }),
+            frame({
+              type: 'response.output_item.done',
+              output_index: 1,
+              item: { type: 'web_search_call', id: 'ws_1', status: 'completed' },
+            }),
+            ...call(2, 'call_a', 'read_file', '{"path":"a.txt"}'),
+            ...call(3, 'call_b', 'read_file', '{"path":"b.txt"}'),
+            completed(),
+          ].join(''),
+          61,
+        ),
+      ),
+    );
+    const response = await make().complete(REQUEST);
+    expect(response.content).toEqual([
+      { type: 'thinking', thinking: '**Plan**\n\nRead both files.', content: ['enc-final', 'rs_1'] },
+    ]);
+    expect(response.tool_calls).toEqual([
+      { id: 'call_a', name: 'read_file', arguments: { path: 'a.txt' } },
+      { id: 'call_b', name: 'read_file', arguments: { path: 'b.txt' } },
+    ]);
+    expect(response.metadata?.['openai:output_items']).toEqual([
+      'reasoning',
+      'function_call',
+      'function_call',
+    ]);
+    const thinking = recorder
+      .getEvents('llm:stream_block_delta')
+      .map(([, d]) => d.text)
+      .join('');
+    expect(thinking).toBe('**Plan**\n\nRead both files.');
+    expect(blocks()).toEqual([
+      'block_start:thinking@0',
+      'block_delta:thinking@0',
+      'block_end:thinking@0',
+      'block_start:tool_use@1',
+      'block_end:tool_use@1',
+      'block_start:tool_use@2',
+      'block_end:tool_use@2',
+    ]);
+    expect(streamingContractProblems(recorder.getEvents(), 'ok')).toEqual([]);
+  });
+
+  it('stream(): message.start with the model, tool_call.start / argument fragments / end, message.end (recorded function call)', async () => {
+    server.enqueue(reply.sse(splitBytes(fixture('openai-responses-stream-function-call.sse'), 61)));
+    const events = [];
+    for await (const event of make().stream!(REQUEST)) events.push(event);
+    expect(events[0]).toEqual({ type: 'message.start', model: 'gpt-4o-2024-08-06' });
+    const fragments = events.filter((e) => e.type === 'tool_call.delta').map((e) => e.arguments_fragment);
+    expect(fragments.join('')).toBe('{"country":"France"}');
+    expect(events.filter((e) => e.type === 'tool_call.end')).toEqual([
+      {
+        type: 'tool_call.end',
+        id: 'call_kL0PCQV7M2WMoVX8V8OtYSAL',
+        name: 'get_capital',
+        arguments: { country: 'France' },
+      },
+    ]);
+    expect(events.at(-1)?.type).toBe('message.end');
+  });
+});
+
 describe('round trip across turns (R15, R19)', () => {
   it('the second request carries the reasoning item before the call, the call by call_id and its output; store:false, include, cache key per session', async () => {
     server.enqueue(
