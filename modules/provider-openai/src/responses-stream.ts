@@ -229,7 +229,12 @@ export class ResponsesStreamReader {
       else if (entry.type === 'reasoning')
         // Its encrypted state is only final at output_item.done: a cut-off item keeps its text alone.
         items.push({ type: 'reasoning', summary: [{ type: 'summary_text', text: entry.text }] });
-      else if (entry.type === 'function_call')
+      else if (
+        entry.type === 'function_call' &&
+        typeof entry.item.name === 'string' &&
+        entry.item.name !== ''
+      )
+        // A call whose item never finished (a nameless one, from stray deltas, is nothing to run).
         items.push({ ...entry.item, arguments: entry.args, status: 'incomplete' });
     }
     return fromOutputItems(items, end, this.#context);
