@@ -28,8 +28,8 @@ export const OPENAI_CONFIG_PROPERTIES = {
   max_tokens_field: { enum: ['max_completion_tokens', 'max_tokens'] },
   /** The wire API: `responses` (default for OpenAI's own endpoint) or `chat` (default for any other base_url). */
   api: { enum: ['responses', 'chat'] },
-  /** Responses: the default reasoning effort of reasoning models (`none` sends no `reasoning`). */
-  reasoning_effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
+  /** Responses: the default reasoning effort of reasoning models (`none`, `minimal`, `low`, `medium`, `high`, `xhigh`, newer models' values; `none` sends no `reasoning`). */
+  reasoning_effort: { type: 'string', minLength: 1 },
   /** Responses: reasoning summaries streamed as thinking (default `auto`; `none` asks for none). */
   reasoning_summary: { enum: ['auto', 'concise', 'detailed', 'none'] },
   /** Responses: keep responses on OpenAI's servers and chain turns with `previous_response_id` (default false: stateless, encrypted reasoning round-tripped). */
