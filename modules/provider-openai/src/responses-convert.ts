@@ -13,7 +13,6 @@ import {
   type ChatResponse,
   type ContentBlock,
   createLLMError,
-  type ImageSource,
   type Message,
   messageToolCalls,
   readToolCall,
@@ -22,8 +21,9 @@ import {
   type ToolCall,
   type Usage,
 } from '@amplifier/core';
-import { type RequestContext, toolBlocksText, toolResultText } from '@amplifier/provider-http';
+import type { RequestContext } from '@amplifier/provider-http';
 import type { ResponsesSettings } from './config.js';
+import { type PartForms, toolMessageText, userContent, userToolResults } from './convert.js';
 
 type Json = Record<string, unknown>;
 
@@ -67,27 +67,11 @@ export function chainLink(messages: readonly Message[]): { index: number; id: st
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-function imageUrl(source: ImageSource): string | undefined {
-  if (source.type === 'base64' && typeof source.data === 'string')
-    return `data:${String(source.media_type ?? 'image/png')};base64,${source.data}`;
-  if (source.type === 'url' && typeof source.url === 'string') return source.url;
-  return undefined;
-}
-
-/** A user message's content: its text, or `input_text` / `input_image` parts when it has images. */
-function userContent(content: readonly ContentBlock[] | string): string | Json[] {
-  if (typeof content === 'string') return content;
-  if (!content.some((b) => b?.type === 'image')) return responseText(content);
-  const parts: Json[] = [];
-  for (const block of content) {
-    if (block?.type === 'text') parts.push({ type: 'input_text', text: block.text });
-    else if (block?.type === 'image') {
-      const url = imageUrl(block.source);
-      if (url !== undefined) parts.push({ type: 'input_image', image_url: url });
-    }
-  }
-  return parts;
-}
+/** Responses user parts: `input_text` and `input_image`. */
+const INPUT_PARTS: PartForms = {
+  text: (text) => ({ type: 'input_text', text }),
+  image: (url) => ({ type: 'input_image', image_url: url }),
+};
 
 /** `[encrypted_content, rs_id]` of a thinking block (Amplifier's representation), when it has them. */
 function reasoningState(block: ContentBlock): { encrypted: string; id: string | undefined } | undefined {
@@ -189,24 +173,14 @@ export function toResponsesInput(
         input.push({
           type: 'function_call_output',
           call_id: message.tool_call_id ?? '',
-          output: typeof message.content === 'string' ? message.content : toolBlocksText(message.content),
+          output: toolMessageText(message),
         });
         break;
       default: {
-        const blocks = Array.isArray(message.content) ? message.content : [];
-        for (const block of blocks) {
-          if (block?.type === 'tool_result')
-            input.push({
-              type: 'function_call_output',
-              call_id: block.tool_call_id,
-              output: toolResultText(block.output),
-            });
-        }
-        const rest = Array.isArray(message.content)
-          ? message.content.filter((b) => b?.type !== 'tool_result')
-          : message.content;
-        if (typeof rest === 'string' || rest.length > 0 || blocks.length === 0)
-          input.push({ role: 'user', content: userContent(rest) });
+        const { results, rest } = userToolResults(message);
+        for (const { id, output } of results)
+          input.push({ type: 'function_call_output', call_id: id, output });
+        if (rest !== undefined) input.push({ role: 'user', content: userContent(rest, INPUT_PARTS) });
       }
     }
   }
