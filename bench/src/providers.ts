@@ -67,12 +67,24 @@ const CHUNKS = ['The', ' capital', ' of France', ' is', ' Paris.'].map((text, i,
 const JSON_BODY = JSON.stringify(ANSWER);
 const SSE_BODY = CHUNKS.map((c) => `data: ${c}\r\n\r\n`).join('');
 
-async function replayServer(): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * A 127.0.0.1 server answering every POST with `sse` when `streamed(url, body)`
+ * says the request asked for a stream, else with `json`.
+ */
+async function replayServer(
+  streamed: (url: string, body: string) => boolean,
+  sse: string,
+  json: string,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
-    req.resume().on('end', () => {
-      if (req.url?.includes('streamGenerateContent')) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(SSE_BODY);
-      } else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON_BODY);
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      if (streamed(req.url ?? '', body)) res.writeHead(200, { 'content-type': 'text/event-stream' }).end(sse);
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(json);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -86,7 +98,7 @@ async function replayServer(): Promise<{ url: string; close(): Promise<void> }> 
 async function geminiLatency(args: { runs: number; calls: number }) {
   const { createGeminiProvider } = await import('@amplifier/provider-gemini');
   const { Pool } = await import('undici');
-  const server = await replayServer();
+  const server = await replayServer((url) => url.includes('streamGenerateContent'), SSE_BODY, JSON_BODY);
   const provider = createGeminiProvider({
     api_key: 'bench',
     base_url: server.url,
@@ -119,9 +131,29 @@ async function geminiLatency(args: { runs: number; calls: number }) {
           .map((m) => JSON.parse(m.slice(6)))
       : JSON.parse(text);
   };
-  const viaProvider = (stream: boolean) => () =>
-    provider.complete(stream ? request : { ...request, metadata: { stream: false } });
-  const viaBare = (stream: boolean) => () => bare(stream);
+  const out = await interleaved(
+    args,
+    (stream) => provider.complete(stream ? request : { ...request, metadata: { stream: false } }),
+    bare,
+  );
+  await provider.close();
+  await pool.destroy();
+  await server.close();
+  return out;
+}
+
+type Samples = { through: number[]; bare: number[] };
+
+/**
+ * ms per call through the provider and through the reference, whole (`false`)
+ * and streamed (`true`): one warm-up sample each, then `runs` rounds, each
+ * taking a sample of `calls` calls of every side and kind in turn.
+ */
+async function interleaved(
+  args: { runs: number; calls: number },
+  through: (stream: boolean) => Promise<unknown>,
+  reference: (stream: boolean) => Promise<unknown>,
+): Promise<{ json: Samples; sse: Samples }> {
   const sample = async (call: () => Promise<unknown>): Promise<number> => {
     const start = performance.now();
     for (let i = 0; i < args.calls; i++) await call();
@@ -129,23 +161,17 @@ async function geminiLatency(args: { runs: number; calls: number }) {
   };
   const kinds = [false, true] as const;
   for (const stream of kinds) {
-    await sample(viaProvider(stream));
-    await sample(viaBare(stream));
+    await sample(() => through(stream));
+    await sample(() => reference(stream));
   }
-  const out = {
-    json: { through: [] as number[], bare: [] as number[] },
-    sse: { through: [] as number[], bare: [] as number[] },
-  };
+  const out = { json: { through: [], bare: [] } as Samples, sse: { through: [], bare: [] } as Samples };
   for (let r = 0; r < args.runs; r++) {
     for (const stream of kinds) {
       const into = stream ? out.sse : out.json;
-      into.through.push(await sample(viaProvider(stream)));
-      into.bare.push(await sample(viaBare(stream)));
+      into.through.push(await sample(() => through(stream)));
+      into.bare.push(await sample(() => reference(stream)));
     }
   }
-  await provider.close();
-  await pool.destroy();
-  await server.close();
   return out;
 }
 
@@ -200,31 +226,11 @@ const OPENAI_SSE = [
   .map((event, i) => `event: ${event.type}\ndata: ${JSON.stringify({ ...event, sequence_number: i })}\n\n`)
   .join('');
 
-async function openaiReplayServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      if (body.includes('"stream":true')) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(OPENAI_SSE);
-      } else res.writeHead(200, { 'content-type': 'application/json' }).end(OPENAI_JSON);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
 /** Child task: ms per request through provider-openai (Responses) and the `openai` SDK, streamed and not, interleaved. */
 async function openaiResponsesLatency(args: { runs: number; calls: number }) {
   const { createOpenAIProvider } = await import('@amplifier/provider-openai');
   const { default: OpenAI } = await import('openai');
-  const server = await openaiReplayServer();
+  const server = await replayServer((_url, body) => body.includes('"stream":true'), OPENAI_SSE, OPENAI_JSON);
   const provider = createOpenAIProvider({
     api: 'responses',
     api_key: 'bench',
@@ -245,44 +251,24 @@ async function openaiResponsesLatency(args: { runs: number; calls: number }) {
     store: false,
     include: ['reasoning.encrypted_content' as const],
   };
-  const viaProvider = (stream: boolean) => () =>
-    provider.complete(stream ? request : { ...request, metadata: { stream: false } });
-  const viaSdk = (stream: boolean) => async () => {
+  const viaSdk = async (stream: boolean): Promise<unknown> => {
     if (!stream) return client.responses.create(params);
     const events = await client.responses.create({ ...params, stream: true });
     let last: unknown;
     for await (const event of events) last = event;
     return last;
   };
-  const sample = async (call: () => Promise<unknown>): Promise<number> => {
-    const start = performance.now();
-    for (let i = 0; i < args.calls; i++) await call();
-    return (performance.now() - start) / args.calls;
-  };
-  const kinds = [false, true] as const;
-  for (const stream of kinds) {
-    await sample(viaProvider(stream));
-    await sample(viaSdk(stream));
-  }
-  const out = {
-    json: { through: [] as number[], bare: [] as number[] },
-    sse: { through: [] as number[], bare: [] as number[] },
-  };
-  for (let r = 0; r < args.runs; r++) {
-    for (const stream of kinds) {
-      const into = stream ? out.sse : out.json;
-      into.through.push(await sample(viaProvider(stream)));
-      into.bare.push(await sample(viaSdk(stream)));
-    }
-  }
+  const out = await interleaved(
+    args,
+    (stream) => provider.complete(stream ? request : { ...request, metadata: { stream: false } }),
+    viaSdk,
+  );
   await provider.close();
   await server.close();
   return out;
 }
 
 export const tasks = { geminiLatency, openaiResponsesLatency };
-
-type Samples = { through: number[]; bare: number[] };
 
 function ratioRow(what: string, samples: Samples, runs: number, reference?: string): Row {
   const ratios = summarize(samples.through.map((x, i) => x / samples.bare[i]!));
