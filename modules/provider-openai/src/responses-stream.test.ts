@@ -51,7 +51,7 @@ describe('malformed Responses events', () => {
     ]);
     expect(response.content.filter((b) => b.type === 'text')).toEqual([]);
     // A call with a name that is not a string: an unknown tool '' the orchestrator reports to the model.
-    expect(response.tool_calls).toEqual([{ id: 'call_0', name: '', arguments: { path: 'a' } }]);
+    expect(response.tool_calls).toEqual([{ id: 'call_7', name: '', arguments: { path: 'a' } }]);
     expect(response.usage).toBeUndefined();
   });
 

@@ -169,6 +169,8 @@ export class ResponsesStreamReader {
         }
         if (entry.type === 'function_call') {
           const id = callId(item, index);
+          // The response names the call as its events did, also when the wire gave it no id.
+          entry.item = { ...item, call_id: id };
           const name = String(item.name ?? '');
           if (!known) events.push({ type: 'tool_call.start', id, name });
           events.push({
