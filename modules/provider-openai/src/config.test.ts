@@ -43,3 +43,34 @@ describe('the config type is derived from the schema (issue 38, point 5)', () =>
     expect(resolveConfig({ organization: '' }, {}).headers).toEqual({});
   });
 });
+
+describe('the Responses keys', () => {
+  it('are resolved into `responses` (defaults: summary auto, stateless) and checked at creation', () => {
+    expect(resolveConfig({}, {}).responses).toEqual({ reasoningSummary: 'auto', store: false });
+    expect(
+      resolveConfig(
+        {
+          reasoning_effort: 'max',
+          reasoning_summary: 'detailed',
+          store: true,
+          prompt_cache_key: 'team-a',
+          prompt_cache_retention: '24h',
+          truncation: 'disabled',
+        },
+        {},
+      ).responses,
+    ).toEqual({
+      reasoningEffort: 'max',
+      reasoningSummary: 'detailed',
+      store: true,
+      promptCacheKey: 'team-a',
+      promptCacheRetention: '24h',
+      truncation: 'disabled',
+    });
+    expect(() => createOpenAIProvider({ api: 'soap' as 'chat' })).toThrow(/api must be one of/);
+    expect(() => createOpenAIProvider({ reasoning_summary: 'verbose' as 'auto' })).toThrow(
+      /reasoning_summary must be one of/,
+    );
+    expect(() => createOpenAIProvider({ prompt_cache_key: 'k'.repeat(65) })).toThrow(/prompt_cache_key/);
+  });
+});

@@ -35,7 +35,7 @@ export interface BodyOptions {
 }
 
 /** `data:` URL for base64 images, the URL itself for URL images. */
-function imageUrl(source: ImageSource): string | undefined {
+export function imageUrl(source: ImageSource): string | undefined {
   if (source.type === 'base64' && typeof source.data === 'string') {
     return `data:${String(source.media_type ?? 'image/png')};base64,${source.data}`;
   }
@@ -43,19 +43,56 @@ function imageUrl(source: ImageSource): string | undefined {
   return undefined;
 }
 
-/** User content: a string, or parts (text, image_url) when it has images. */
-function userContent(content: Message['content']): string | Json[] {
+/** The parts of a user message with images, in an API's form (Chat Completions: `text`, `image_url`). */
+export interface PartForms {
+  text(text: string): Json;
+  image(url: string): Json;
+}
+
+const CHAT_PARTS: PartForms = {
+  text: (text) => ({ type: 'text', text }),
+  image: (url) => ({ type: 'image_url', image_url: { url } }),
+};
+
+/** User content: a string, or parts (text, image) when it has images. */
+export function userContent(content: Message['content'], forms: PartForms = CHAT_PARTS): string | Json[] {
   if (typeof content === 'string') return content;
   if (!content.some((b) => b?.type === 'image')) return responseText(content);
   const parts: Json[] = [];
   for (const block of content) {
-    if (block?.type === 'text') parts.push({ type: 'text', text: block.text });
+    if (block?.type === 'text') parts.push(forms.text(block.text));
     else if (block?.type === 'image') {
       const url = imageUrl(block.source);
-      if (url !== undefined) parts.push({ type: 'image_url', image_url: { url } });
+      if (url !== undefined) parts.push(forms.image(url));
     }
   }
   return parts;
+}
+
+/**
+ * A user message's `tool_result` blocks (`{id, output}`, output as text) and
+ * the content left beside them (undefined: nothing else to send).
+ */
+export function userToolResults(message: Message): {
+  results: { id: string; output: string }[];
+  rest: Message['content'] | undefined;
+} {
+  const blocks = Array.isArray(message.content) ? message.content : [];
+  const results = blocks
+    .filter((block) => block?.type === 'tool_result')
+    .map((block) => ({ id: block.tool_call_id, output: toolResultText(block.output) }));
+  const rest = Array.isArray(message.content)
+    ? message.content.filter((b) => b?.type !== 'tool_result')
+    : message.content;
+  return {
+    results,
+    rest: typeof rest === 'string' || rest.length > 0 || blocks.length === 0 ? rest : undefined,
+  };
+}
+
+/** A tool message's text: its content, or its blocks' results and text. */
+export function toolMessageText(message: Message): string {
+  return typeof message.content === 'string' ? message.content : toolBlocksText(message.content);
 }
 
 /**
@@ -103,25 +140,13 @@ export function toWireMessages(messages: readonly Message[]): Json[] {
         out.push({
           role: 'tool',
           tool_call_id: message.tool_call_id ?? '',
-          content: typeof message.content === 'string' ? message.content : toolBlocksText(message.content),
+          content: toolMessageText(message),
         });
         break;
       default: {
-        const blocks = Array.isArray(message.content) ? message.content : [];
-        for (const block of blocks) {
-          if (block?.type === 'tool_result') {
-            out.push({
-              role: 'tool',
-              tool_call_id: block.tool_call_id,
-              content: toolResultText(block.output),
-            });
-          }
-        }
-        const rest = Array.isArray(message.content)
-          ? message.content.filter((b) => b?.type !== 'tool_result')
-          : message.content;
-        if (typeof rest === 'string' || rest.length > 0 || blocks.length === 0)
-          out.push({ role: 'user', content: userContent(rest), ...named });
+        const { results, rest } = userToolResults(message);
+        for (const { id, output } of results) out.push({ role: 'tool', tool_call_id: id, content: output });
+        if (rest !== undefined) out.push({ role: 'user', content: userContent(rest), ...named });
       }
     }
   }

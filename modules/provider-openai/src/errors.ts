@@ -9,6 +9,7 @@ import type { ApiErrorStyle } from '@amplifier/provider-http';
 
 const KIND_BY_CODE: Readonly<Record<string, LLMErrorKind>> = {
   insufficient_quota: 'quota_exceeded',
+  billing_hard_limit_reached: 'quota_exceeded',
   context_length_exceeded: 'context_length',
   exceed_context_size_error: 'context_length',
   string_above_max_length: 'context_length',
@@ -17,6 +18,9 @@ const KIND_BY_CODE: Readonly<Record<string, LLMErrorKind>> = {
   model_not_found: 'not_found',
   content_filter: 'content_filter',
   content_policy_violation: 'content_filter',
+  // Codes of a failed Responses API response (`response.failed`) and in-stream `error` events.
+  invalid_prompt: 'invalid_request',
+  previous_response_not_found: 'not_found',
 };
 
 /** OpenAI's reset durations: `1s`, `6m0s`, `20ms`, `1h2m3.5s`. */

@@ -105,6 +105,7 @@ describe('mount', () => {
       'llm:stream_block_delta',
       'llm:stream_block_end',
       'llm:stream_aborted',
+      'provider:response_chain_invalidated',
     ]);
     await cleanup?.();
     await expect(provider.complete({ messages: [{ role: 'user', content: 'again' }] })).rejects.toMatchObject(

@@ -1,7 +1,8 @@
 /**
- * @amplifier/provider-openai: the OpenAI Chat Completions API, and every
- * server that speaks it (Ollama, vLLM, llama.cpp server, LM Studio,
- * OpenRouter), as an Amplifier provider named `openai`.
+ * @amplifier/provider-openai: OpenAI's Responses API (the default for
+ * api.openai.com) and the Chat Completions API of OpenAI and every server
+ * that speaks it (Ollama, vLLM, llama.cpp server, LM Studio, OpenRouter), as
+ * an Amplifier provider named `openai`.
  */
 import type { Cleanup, Coordinator } from '@amplifier/core';
 import {
@@ -12,7 +13,7 @@ import {
 } from '@amplifier/provider-http';
 import { isAzureConfig, mountAzure } from './azure.js';
 import { CONFIG_SCHEMA, type OpenAIConfig, resolveConfig } from './config.js';
-import { OpenAIProvider } from './provider.js';
+import { CHAIN_INVALIDATED_EVENT, OpenAIProvider } from './provider.js';
 
 export type {
   AzureAuth,
@@ -42,10 +43,11 @@ export type { OpenAIConfig, ResolvedConfig } from './config.js';
 export { CONFIG_SCHEMA, DEFAULT_BASE_URL, DEFAULT_MODEL, isLocalUrl, resolveConfig } from './config.js';
 export type { ModelLimits, ModelPrice } from './models.js';
 export { BUILTIN_MODELS, BUILTIN_PRICES } from './models.js';
-export { OpenAIProvider } from './provider.js';
+export type { OpenAIProviderOptions } from './provider.js';
+export { CHAIN_INVALIDATED_EVENT, OpenAIProvider } from './provider.js';
 
 /** Events this provider emits beyond the canonical set (declared on `observability.events`). */
-export const EXTRA_EVENTS: readonly string[] = PROVIDER_STREAM_EVENTS;
+export const EXTRA_EVENTS: readonly string[] = [...PROVIDER_STREAM_EVENTS, CHAIN_INVALIDATED_EVENT];
 
 /** A provider built in code (not mounted): same config as the mount plan's, validated. */
 export function createOpenAIProvider(config: OpenAIConfig = {}): OpenAIProvider {
@@ -75,7 +77,8 @@ export async function mount(
       isLocalUrl(baseUrl)
         ? undefined
         : `no API key for ${baseUrl.href}. Set OPENAI_API_KEY or the provider's api_key config (a local server such as http://localhost:11434/v1 needs none).`,
-    create: (resolved, options) => new OpenAIProvider(resolved, options),
+    create: (resolved, options) =>
+      new OpenAIProvider(resolved, { ...options, sessionId: coordinator.sessionId }),
     events: EXTRA_EVENTS,
   });
 }

@@ -325,7 +325,8 @@ export function retryAfterFrom(
 ): { seconds: number; source: string } | undefined {
   for (const name of ['retry-after-ms', 'x-ms-retry-after-ms']) {
     const ms = header(headers, name);
-    if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim())) return { seconds: Number(ms) / 1000, source: name };
+    if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms.trim()))
+      return { seconds: Number(ms) / 1000, source: name };
   }
   const value = header(headers, 'retry-after')?.trim();
   if (value === undefined || value === '') return undefined;
