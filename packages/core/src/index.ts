@@ -40,6 +40,16 @@ export type {
   ToolDeniedListener,
 } from './coordinator.js';
 export { Coordinator } from './coordinator.js';
+// Typed tools
+export type {
+  StandardJSONSchemaV1,
+  StandardSchemaIssue,
+  StandardSchemaResult,
+  StandardSchemaV1,
+  ToolDefinition,
+  ToolInputOf,
+} from './define-tool.js';
+export { defineTool } from './define-tool.js';
 // Errors
 export type {
   AmplifierErrorOptions,
@@ -210,6 +220,8 @@ export {
   toMessageToolCall,
   toToolCallBlock,
 } from './messages.js';
+export type { ModuleObject } from './module-objects.js';
+export { moduleObjectLoader } from './module-objects.js';
 export type {
   ConfigField,
   ModelInfo,
