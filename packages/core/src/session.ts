@@ -25,6 +25,7 @@ import {
 } from './events.js';
 import { ModuleLoader } from './loader/loader.js';
 import { defaultLogger } from './logger.js';
+import { type ModuleObject, moduleObjectLoader } from './module-objects.js';
 import type { ModuleType, SessionStatus } from './module-types.js';
 import { journaled } from './mount-journal.js';
 import {
@@ -61,6 +62,13 @@ export interface SessionOptions {
   isResumed?: boolean;
   /** Directory modules are resolved from (its package.json and node_modules). Default: cwd. */
   baseDir?: string;
+  /**
+   * Modules as objects, by the id the plan names them with (`{ 'loop-basic':
+   * loopBasic }` after `import * as loopBasic from '@amplifier/loop-basic'`, or a
+   * tool from `defineTool`): mounted from the object, never looked for on disk.
+   * Other ids go to `loader`. Sub-sessions sharing this session's loader see them too.
+   */
+  modules?: Readonly<Record<string, ModuleObject>>;
   /** Registered as the `session.working_dir` capability. Default: cwd. */
   workingDir?: string;
 }
@@ -164,8 +172,9 @@ export class AmplifierSession {
     this.#logger = options.logger ?? defaultLogger;
     this.#workingDir = options.workingDir ?? process.cwd();
     this.status = { session_id: this.sessionId, started_at: new Date().toISOString(), status: 'running' };
-    this.loader =
+    const loader = (): ModuleLoaderLike =>
       options.loader ?? new ModuleLoader({ baseDir: options.baseDir ?? process.cwd(), logger: this.#logger });
+    this.loader = options.modules ? moduleObjectLoader(options.modules, loader) : loader();
     this.coordinator = new Coordinator({
       sessionId: this.sessionId,
       parentId: this.parentId,
