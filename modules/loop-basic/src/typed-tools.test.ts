@@ -63,4 +63,19 @@ describe('typed tools in the loop', () => {
     expect(log).toEqual([]);
     expect(toolMessages(h.context)[0]![1]).toMatch(/invalid input for tool 'transfer': cents/);
   });
+
+  it('offers a tool that opts into strict mode as strict, and others without the flag', async () => {
+    const strict = defineTool({
+      name: 'pick',
+      description: 'Picks.',
+      input: z.object({ n: z.number() }),
+      strict: true,
+      execute: ({ n }) => n,
+    });
+    const h = harness([text('ok')], { tools: [strict, transfer([])] });
+    await h.run();
+    const offered = h.provider.requests[0]!.tools!;
+    expect(offered.find((t) => t.name === 'pick')).toMatchObject({ strict: true });
+    expect(offered.find((t) => t.name === 'transfer')).not.toHaveProperty('strict');
+  });
 });

@@ -82,6 +82,21 @@ describe('defineTool with zod 4', () => {
     }
   });
 
+  it('carries strict, the execution profile and aliases onto the Tool, and nothing it was not given', () => {
+    const profile = { resourceKeys: () => [] };
+    const tool = defineTool({
+      name: 'strict_one',
+      description: 'Strict.',
+      input: z.object({}),
+      strict: true,
+      executionProfile: profile,
+      aliases: ['StrictOne'],
+      execute: () => null,
+    });
+    expect(tool).toMatchObject({ strict: true, executionProfile: profile, aliases: ['StrictOne'] });
+    expect(Object.keys(weather).sort()).toEqual(['description', 'execute', 'inputSchema', 'name']);
+  });
+
   it('passes the call options through to execute', async () => {
     const seen: ToolCallOptions[] = [];
     const tool = defineTool({

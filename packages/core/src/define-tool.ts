@@ -64,6 +64,8 @@ export interface ToolDefinition<S> {
   readonly jsonSchema?: JSONSchema;
   readonly executionProfile?: ExecutionProfile;
   readonly aliases?: readonly string[];
+  /** Ask providers with a strict mode to constrain the model's input to the schema (`Tool.strict`). */
+  readonly strict?: boolean;
   /**
    * Runs a call with the validated input; what it returns is the call's
    * `output`. A throw (or a returned Error) is a failed call the model reads.
@@ -110,6 +112,7 @@ export function defineTool<const S extends StandardSchemaV1 | JSONSchema>(
     inputSchema,
     ...(definition.executionProfile && { executionProfile: definition.executionProfile }),
     ...(definition.aliases && { aliases: definition.aliases }),
+    ...(definition.strict !== undefined && { strict: definition.strict }),
     execute:
       standard === undefined
         ? (value, options) => run(value, options)
