@@ -314,6 +314,7 @@ export {
 } from './spawn.js';
 export type { StepInfo, StepRunner } from './step.js';
 export { STEP_CAPABILITY } from './step.js';
+export { FINAL_ANSWER_TOOL, StructuredOutputError } from './structured-output.js';
 export type {
   TurnBlockEnd,
   TurnCompaction,

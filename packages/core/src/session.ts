@@ -14,6 +14,7 @@ import type {
   Provider,
 } from './contracts.js';
 import { Coordinator } from './coordinator.js';
+import type { StandardSchemaV1, ToolInputOf } from './define-tool.js';
 import { AmplifierError, errorMessage } from './errors.js';
 import {
   CANCEL_COMPLETED,
@@ -25,6 +26,7 @@ import {
 } from './events.js';
 import { ModuleLoader } from './loader/loader.js';
 import { defaultLogger } from './logger.js';
+import type { JSONSchema } from './messages.js';
 import { type ModuleObject, moduleObjectLoader } from './module-objects.js';
 import type { ModuleType, SessionStatus } from './module-types.js';
 import { journaled } from './mount-journal.js';
@@ -36,6 +38,7 @@ import {
   resolveSessionModule,
 } from './mount-plan.js';
 import { redactSecrets } from './redact.js';
+import { runForOutput } from './structured-output.js';
 import { createTurnStream, type TurnStream, type TurnStreamOptions } from './turn-stream.js';
 
 /**
@@ -77,6 +80,12 @@ export interface SessionOptions {
 export interface ExecuteOptions {
   /** Aborting it cancels the turn immediately. */
   signal?: AbortSignal;
+  /**
+   * Answer with a value of this schema (an object schema: any Standard Schema
+   * with a JSON Schema converter, or a JSON Schema) instead of text, given
+   * through a `final_answer` tool mounted for the turn (see structured-output.ts).
+   */
+  output?: StandardSchemaV1 | JSONSchema;
 }
 
 /** A module that failed to load or mount during `initialize()` (non-fatal sections only). */
@@ -379,10 +388,24 @@ export class AmplifierSession {
    * `session:resume`) on the first call only. Aborting `signal` cancels
    * immediately. Never swallows the orchestrator's errors.
    */
-  async execute(prompt: string, options: ExecuteOptions = {}): Promise<string> {
+  execute(prompt: string, options?: ExecuteOptions & { output?: undefined }): Promise<string>;
+  /**
+   * Run one turn (and at most one repair turn) whose answer is a value of
+   * `options.output`, typed from it; the model gives it through a
+   * `final_answer` tool (validated like any typed tool) and may use every
+   * other tool in the same turn. No valid answer: `StructuredOutputError`.
+   */
+  execute<const S extends StandardSchemaV1 | JSONSchema>(
+    prompt: string,
+    options: ExecuteOptions & { output: S },
+  ): Promise<ToolInputOf<S>>;
+  async execute(prompt: string, options: ExecuteOptions = {}): Promise<unknown> {
     this.#turns++;
     try {
-      return await this.#execute(prompt, options);
+      const { output, ...turn } = options;
+      if (output === undefined) return await this.#execute(prompt, turn);
+      await this.initialize();
+      return await runForOutput(this.coordinator.get('tools'), prompt, output, (p) => this.#execute(p, turn));
     } finally {
       this.#turns--;
     }
