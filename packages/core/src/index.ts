@@ -290,7 +290,7 @@ export {
   loadSchema,
 } from './schemas.js';
 // Session and mount plan
-export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
+export type { ExecuteOptions, ExecuteOutputOptions, ModuleFailure, SessionOptions } from './session.js';
 export { AmplifierSession } from './session.js';
 export type {
   ModuleInheritance,

@@ -80,12 +80,15 @@ export interface SessionOptions {
 export interface ExecuteOptions {
   /** Aborting it cancels the turn immediately. */
   signal?: AbortSignal;
-  /**
-   * Answer with a value of this schema (an object schema: any Standard Schema
-   * with a JSON Schema converter, or a JSON Schema) instead of text, given
-   * through a `final_answer` tool mounted for the turn (see structured-output.ts).
-   */
-  output?: StandardSchemaV1 | JSONSchema;
+}
+
+/**
+ * Options of `session.execute` for a typed answer: `output` is an object
+ * schema (any Standard Schema with a JSON Schema converter, or a JSON Schema);
+ * the model gives the answer through a `final_answer` tool mounted for the turn.
+ */
+export interface ExecuteOutputOptions<S extends StandardSchemaV1 | JSONSchema> extends ExecuteOptions {
+  output: S;
 }
 
 /** A module that failed to load or mount during `initialize()` (non-fatal sections only). */
@@ -384,12 +387,6 @@ export class AmplifierSession {
   }
 
   /**
-   * Run one turn. Initializes first if needed; emits `session:start` (or
-   * `session:resume`) on the first call only. Aborting `signal` cancels
-   * immediately. Never swallows the orchestrator's errors.
-   */
-  execute(prompt: string, options?: ExecuteOptions & { output?: undefined }): Promise<string>;
-  /**
    * Run one turn (and at most one repair turn) whose answer is a value of
    * `options.output`, typed from it; the model gives it through a
    * `final_answer` tool (validated like any typed tool) and may use every
@@ -397,9 +394,18 @@ export class AmplifierSession {
    */
   execute<const S extends StandardSchemaV1 | JSONSchema>(
     prompt: string,
-    options: ExecuteOptions & { output: S },
+    options: ExecuteOutputOptions<S>,
   ): Promise<ToolInputOf<S>>;
-  async execute(prompt: string, options: ExecuteOptions = {}): Promise<unknown> {
+  /**
+   * Run one turn. Initializes first if needed; emits `session:start` (or
+   * `session:resume`) on the first call only. Aborting `signal` cancels
+   * immediately. Never swallows the orchestrator's errors.
+   */
+  execute(prompt: string, options?: ExecuteOptions): Promise<string>;
+  async execute(
+    prompt: string,
+    options: ExecuteOptions & { output?: StandardSchemaV1 | JSONSchema } = {},
+  ): Promise<unknown> {
     this.#turns++;
     try {
       const { output, ...turn } = options;
