@@ -126,6 +126,32 @@ describe('defineTool with zod 4', () => {
     await expect(tool.execute({})).rejects.toThrow('disk full');
   });
 
+  it('turns a synchronous throw of execute or of validate into a rejection, never a throw', async () => {
+    const syncThrow = defineTool({
+      name: 'sync',
+      description: 'Throws.',
+      input: z.object({}),
+      execute: () => {
+        throw new Error('sync boom');
+      },
+    });
+    const pending = syncThrow.execute({});
+    expect(pending).toBeInstanceOf(Promise);
+    await expect(pending).rejects.toThrow('sync boom');
+    const badSchema = {
+      '~standard': {
+        version: 1,
+        vendor: 'broken',
+        validate: () => {
+          throw new Error('validator crashed');
+        },
+        jsonSchema: { input: () => ({ type: 'object' }), output: () => ({ type: 'object' }) },
+      },
+    } as StandardSchemaV1;
+    const broken = defineTool({ name: 'b', description: 'B.', input: badSchema, execute: () => null });
+    await expect(broken.execute({})).rejects.toThrow('validator crashed');
+  });
+
   it('types execute’s input as the schema’s output', () => {
     defineTool({
       name: 't',

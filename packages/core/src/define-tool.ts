@@ -5,7 +5,7 @@
  * spec, standardschema.dev): core depends on no schema library.
  */
 import type { ExecutionProfile, Tool, ToolCallOptions } from './contracts.js';
-import { ModuleValidationError } from './errors.js';
+import { errorMessage, ModuleValidationError } from './errors.js';
 import type { FromSchema } from './from-schema.js';
 import type { JSONSchema } from './messages.js';
 import { failureType, type ToolResult } from './results.js';
@@ -104,35 +104,28 @@ export function defineTool<const S extends StandardSchemaV1 | JSONSchema>(
   const inputSchema =
     definition.jsonSchema ??
     (standard ? jsonSchemaOf(name, input as StandardSchemaV1) : (input as JSONSchema));
-  const run = (value: unknown, options: ToolCallOptions | undefined): Promise<ToolResult> =>
-    Promise.resolve(execute(value as ToolInputOf<S>, options ?? {})).then(succeed);
-  const tool: Tool = {
+  return {
     name,
     description,
     inputSchema,
     ...(definition.executionProfile && { executionProfile: definition.executionProfile }),
     ...(definition.aliases && { aliases: definition.aliases }),
     ...(definition.strict !== undefined && { strict: definition.strict }),
-    execute:
-      standard === undefined
-        ? (value, options) => run(value, options)
-        : (value, options) => {
-            const checked = standard.validate(value);
-            if (checked instanceof Promise) return checked.then((c) => settle(name, c, run, options));
-            return settle(name, checked, run, options);
-          },
+    // Promise chains, not async/await: a call with a sync schema and a sync execute costs one tick.
+    execute(raw, options) {
+      const run = (value: unknown): Promise<ToolResult> =>
+        Promise.resolve(execute(value as ToolInputOf<S>, options ?? {})).then(succeed);
+      const settle = (checked: StandardSchemaResult<unknown>): Promise<ToolResult> =>
+        checked.issues ? Promise.resolve(invalid(name, checked.issues)) : run(checked.value);
+      try {
+        if (standard === undefined) return run(raw);
+        const checked = standard.validate(raw);
+        return checked instanceof Promise ? checked.then(settle) : settle(checked);
+      } catch (error) {
+        return Promise.reject(error); // a throw of execute or validate is a rejection, never a sync throw
+      }
+    },
   };
-  return tool;
-}
-
-function settle(
-  name: string,
-  checked: StandardSchemaResult<unknown>,
-  run: (value: unknown, options: ToolCallOptions | undefined) => Promise<ToolResult>,
-  options: ToolCallOptions | undefined,
-): Promise<ToolResult> {
-  if (checked.issues) return Promise.resolve(invalid(name, checked.issues));
-  return run(checked.value, options);
 }
 
 function succeed(output: unknown): ToolResult {
@@ -185,7 +178,7 @@ function jsonSchemaOf(name: string, schema: StandardSchemaV1): JSONSchema {
   } catch (error) {
     throw new ModuleValidationError(
       name,
-      `defineTool '${name}': the ${props.vendor} schema cannot be converted to JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
+      `defineTool '${name}': the ${props.vendor} schema cannot be converted to JSON Schema: ${errorMessage(error)}`,
       { cause: error, fix: 'use types JSON Schema can describe, or pass jsonSchema to defineTool' },
     );
   }
