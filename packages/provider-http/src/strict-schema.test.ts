@@ -99,7 +99,8 @@ describe('strictToolSchema', () => {
     ],
     [{ type: 'object', properties: { a: { oneOf: [] } } }, 'a.oneOf'],
     [{ type: 'object', properties: { a: { type: 'string', not: {} } } }, 'a.not'],
-    [{ type: 'object', if: {}, then: {} }, 'if: strict mode does not accept if'],
+    [{ type: 'object', if: {}, else: {} }, 'if: strict mode does not accept if'],
+    [JSON.parse('{"type": "object", "then": {}}'), 'then: strict mode does not accept then'],
     [{ type: 'object', patternProperties: {} }, 'patternProperties'],
     [{ type: 'object', properties: { l: { type: 'array', prefixItems: [] } } }, 'l.prefixItems'],
     [
@@ -131,7 +132,11 @@ describe('strictToolSchema', () => {
     });
     const deep: Record<string, unknown> = {};
     let at = deep;
-    for (let i = 0; i < 10_000; i++) at = (at.a = {}) as Record<string, unknown>;
+    for (let i = 0; i < 10_000; i++) {
+      const next: Record<string, unknown> = {};
+      at.a = next;
+      at = next;
+    }
     expect(() => restore(deep)).not.toThrow();
     expect(restore({ a: 'not an object', __proto__: null })).toEqual({ a: 'not an object' });
     expect(restore({ a: [null] })).toEqual({ a: [null] });

@@ -137,7 +137,8 @@ function closeObject(
       converted[name] = target;
     } else {
       converted[name] = nullable(target);
-      (plan.optional ??= new Set()).add(name);
+      plan.optional ??= new Set();
+      plan.optional.add(name);
     }
   }
   out.properties = converted;
