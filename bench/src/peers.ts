@@ -143,7 +143,7 @@ async function run(options: GroupOptions): Promise<Row[]> {
   }
 
   options.log('peers: cold start, fresh processes, interleaved');
-  const coldSystems = systems.filter((id) => id !== 'amplifier-logging');
+  const coldSystems = systems.filter((id) => id !== 'amplifier-logging' && id !== 'amplifier-typed');
   const cold: Record<string, number[]> = Object.fromEntries(coldSystems.map((id) => [id, []]));
   let coldModules = '';
   for (let round = 0; round < runs; round++) {
@@ -228,6 +228,19 @@ function rows(
       what: `loop-basic + context-simple overhead per step over the plain loop, ${key.startsWith('8') ? 8 : 1} tool call(s)/step, 1,000 steps`,
       value: `${fmt(overhead)} µs`,
       note: 'session median minus plain-loop median, same run',
+    });
+  }
+  // Issue 40: what typing a tool costs (defineTool + zod validation on top of the loop's own checks).
+  for (const key of ['1x1000', '8x1000']) {
+    const all = summaries(key);
+    const ratio = all.get('amplifier-typed')!.median / all.get('amplifier')!.median;
+    out.push({
+      group: GROUP,
+      what: `typed tool (defineTool + zod) over the module echo tool, per step, ${key.startsWith('8') ? 8 : 1} tool call(s)/step`,
+      value: `${fmt(ratio)}×`,
+      target: '≤ 1.10×',
+      meets: meets(ratio, 1.1),
+      note: 'amplifier-typed median over amplifier median, same run',
     });
   }
   return out;

@@ -10,9 +10,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AmplifierSession, type ModuleSpec, type MountPlan } from '@amplifier/core';
+import { AmplifierSession, defineTool, type ModuleSpec, type MountPlan, type Tool } from '@amplifier/core';
+import { z } from 'zod';
 import { SCRIPT_CAPABILITY } from '../modules/scripted-provider.js';
-import { type Adapter, ECHO_ARGS, FINAL_TEXT, PROMPT } from './scenario.js';
+import {
+  type Adapter,
+  ECHO_ARGS,
+  FINAL_TEXT,
+  PROMPT,
+  type Script,
+  TOOL_DESCRIPTION,
+  TOOL_NAME,
+} from './scenario.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The bench package: its package.json declares our modules, so the loader finds them from here. */
@@ -30,6 +39,22 @@ export interface PlanOptions {
   defaultBudget?: boolean;
   /** The echo tool without an execution profile (as most third-party tools). */
   noProfile?: boolean;
+  /** The echo tool written with `defineTool` and zod, passed as a module object (`options.modules`). */
+  typedTool?: boolean;
+}
+
+/** The id of the typed echo tool in the plan and in `options.modules`. */
+const TYPED_ECHO = 'bench-typed-echo';
+
+/** The echo tool as an app writes it with core's defineTool and zod; `script()` is the current conversation's. */
+function typedEcho(script: () => Script | undefined): Tool {
+  return defineTool({
+    name: TOOL_NAME,
+    description: TOOL_DESCRIPTION,
+    input: z.object({ text: z.string() }),
+    executionProfile: { resourceKeys: () => [] },
+    execute: ({ text }) => script()?.echo(text) ?? text,
+  });
 }
 
 /** The mount plan of the headline runs. */
@@ -43,13 +68,15 @@ export function headlinePlan(logDir?: string, options: PlanOptions = {}): MountP
         ...(options.defaultBudget && { config: { limits: false } }),
       },
     ],
-    tools: [
-      {
-        module: 'bench-echo-tool',
-        source: ECHO_SOURCE,
-        ...(options.noProfile && { config: { profile: false } }),
-      },
-    ],
+    tools: options.typedTool
+      ? [{ module: TYPED_ECHO }]
+      : [
+          {
+            module: 'bench-echo-tool',
+            source: ECHO_SOURCE,
+            ...(options.noProfile && { config: { profile: false } }),
+          },
+        ],
     hooks:
       logDir === undefined
         ? []
@@ -75,10 +102,13 @@ export async function createAdapter(options: PlanOptions & { logging?: boolean }
   }
   const plan = headlinePlan(logDir, options);
   let session: AmplifierSession | undefined;
+  let conversation: Script | undefined;
+  const modules = options.typedTool ? { [TYPED_ECHO]: typedEcho(() => conversation) } : undefined;
   return {
-    name: options.logging ? 'amplifier+logging' : 'amplifier',
+    name: options.logging ? 'amplifier+logging' : options.typedTool ? 'amplifier+typed-tool' : 'amplifier',
     async prepare(script) {
-      session = new AmplifierSession(plan, { baseDir: BENCH_DIR });
+      conversation = script;
+      session = new AmplifierSession(plan, { baseDir: BENCH_DIR, ...(modules && { modules }) });
       session.coordinator.registerCapability(SCRIPT_CAPABILITY, script);
       await session.initialize();
       if (session.failures.length > 0) {

@@ -27,6 +27,11 @@ export const SYSTEMS: readonly System[] = [
     load: async () => (await import('./amplifier.js')).createAdapter({ logging: true }),
   },
   {
+    id: 'amplifier-typed',
+    label: 'Amplifier, the echo tool from `defineTool` + zod (a module object)',
+    load: async () => (await import('./amplifier.js')).createAdapter({ typedTool: true }),
+  },
+  {
     id: 'ai-sdk',
     label: 'Vercel AI SDK 7 `generateText` + `stopWhen`',
     load: async () => (await import('./ai-sdk.js')).createAdapter(),

@@ -92,6 +92,7 @@ export class ToolTable {
         name,
         description: tool.description ?? '',
         parameters: tool.inputSchema ?? EMPTY_OBJECT_SCHEMA,
+        ...(tool.strict !== undefined && { strict: tool.strict }),
       };
       this.#specs.push(spec);
     }

@@ -104,6 +104,13 @@ export interface Tool {
    * that gives a name.
    */
   readonly subSessions?: SubSessions;
+  /**
+   * Ask a provider with a strict mode (OpenAI) to constrain the model's input
+   * to `inputSchema`, offered as the request's `tools[].strict`. The provider
+   * applies its vendor's rules to the schema, or sends the tool non-strict
+   * when the schema cannot follow them. Default: not strict.
+   */
+  readonly strict?: boolean;
   /** Never throws for a bad call: returns `{ success: false, error: { message } }`. */
   execute(input: Record<string, unknown>, options?: ToolCallOptions): Promise<ToolResult>;
 }

@@ -115,6 +115,7 @@ namespace Was {
     name: string;
     parameters: JSONSchema;
     description?: string;
+    strict?: boolean;
   }
   export type ResponseFormat =
     | { type: 'text' }

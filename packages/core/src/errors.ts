@@ -122,6 +122,10 @@ export const ERROR_CODES = {
   CONFIG_REFUSED: { name: 'ConfigRefusedError', description: 'a config key refused as less safe' },
   DATA_INVALID: { name: 'DataValidationError', description: 'data or a schema is invalid (`errors`)' },
   LLM_ERROR: { name: 'LLMError', description: 'a provider failure; `kind` says which' },
+  OUTPUT_INVALID: {
+    name: 'StructuredOutputError',
+    description: 'a turn with `output` gave no valid answer, repair turn included (`text`, `attempts`)',
+  },
 } as const;
 defineErrors(ERROR_CODES); // checks and freezes the rows
 

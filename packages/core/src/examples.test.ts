@@ -19,7 +19,16 @@ const SRC = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURES = path.join(SRC, '__fixtures__/readme');
 const README = readFileSync(path.join(SRC, '../README.md'), 'utf8');
 
-const PACKAGE_IMPORTS: Record<string, string> = { [path.join(SRC, 'index.js')]: '@amplifier/core' };
+const PACKAGE_IMPORTS: Record<string, string> = {
+  [path.join(SRC, 'index.js')]: '@amplifier/core',
+  // Stand-ins for the modules the composed-session example imports.
+  ...Object.fromEntries(
+    ['context-simple', 'loop-basic', 'provider-mock'].map((id) => [
+      path.join(FIXTURES, 'modules', `${id}.js`),
+      `@amplifier/${id}`,
+    ]),
+  ),
+};
 const shown = (file: string): string => shownExample(path.join(FIXTURES, file), PACKAGE_IMPORTS);
 const blocks = codeBlocks(README);
 
@@ -28,6 +37,8 @@ describe('README', () => {
     'hook.ts',
     'events.ts',
     'tool.ts',
+    'typed-tool.ts',
+    'composed-session.ts',
     'module/package.json',
     'module/index.ts',
     'session.ts',
@@ -75,6 +86,21 @@ describe('README examples run', () => {
     expect(forTheModel).toBe('{"words":3}');
     expect(bad).toEqual({ success: false, error: { message: 'text is required and must be a string' } });
     await expect(wordCount.execute({ text: 'x' }, { signal: AbortSignal.abort() })).rejects.toThrow();
+  });
+
+  it('a typed tool: typed from zod, validated, the failure tells the model what to fix', async () => {
+    const { bad, result, wordCount } = await import('./__fixtures__/readme/typed-tool.js');
+    expect(result).toEqual({ success: true, output: { words: 3 } });
+    expect(bad).toMatchObject({ success: false, error: { type: 'ValidationError' } });
+    expect(bad.error?.message).toMatch(
+      /^invalid input for tool 'word_count': text: Too small.*call it again\.$/,
+    );
+    expect(wordCount.inputSchema).toMatchObject({ type: 'object', required: ['text'] });
+  });
+
+  it('a composed session: module objects and a defined tool, no loader', async () => {
+    const { composed } = await import('./__fixtures__/readme/composed-session.js');
+    expect(await composed('hello')).toBe('HELLO');
   });
 
   it('cancellation: graceful then immediate, one event per change, the signal aborts with CancelledError', async () => {

@@ -40,6 +40,16 @@ export type {
   ToolDeniedListener,
 } from './coordinator.js';
 export { Coordinator } from './coordinator.js';
+// Typed tools
+export type {
+  StandardJSONSchemaV1,
+  StandardSchemaIssue,
+  StandardSchemaResult,
+  StandardSchemaV1,
+  ToolDefinition,
+  ToolInputOf,
+} from './define-tool.js';
+export { defineTool } from './define-tool.js';
 // Errors
 export type {
   AmplifierErrorOptions,
@@ -210,6 +220,8 @@ export {
   toMessageToolCall,
   toToolCallBlock,
 } from './messages.js';
+export type { ModuleObject } from './module-objects.js';
+export { moduleObjectLoader } from './module-objects.js';
 export type {
   ConfigField,
   ModelInfo,
@@ -278,7 +290,7 @@ export {
   loadSchema,
 } from './schemas.js';
 // Session and mount plan
-export type { ExecuteOptions, ModuleFailure, SessionOptions } from './session.js';
+export type { ExecuteOptions, ExecuteOutputOptions, ModuleFailure, SessionOptions } from './session.js';
 export { AmplifierSession } from './session.js';
 export type {
   ModuleInheritance,
@@ -302,4 +314,5 @@ export {
 } from './spawn.js';
 export type { StepInfo, StepRunner } from './step.js';
 export { STEP_CAPABILITY } from './step.js';
+export { FINAL_ANSWER_TOOL, StructuredOutputError } from './structured-output.js';
 export { VERSION } from './version.js';

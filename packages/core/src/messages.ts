@@ -185,6 +185,7 @@ export const CHAT_REQUEST_SCHEMA = {
           name: { type: 'string', minLength: 1 },
           parameters: { type: 'object' },
           description: { type: ['string', 'null'] },
+          strict: { type: ['boolean', 'null'] },
         },
       },
     },

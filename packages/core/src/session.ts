@@ -14,6 +14,7 @@ import type {
   Provider,
 } from './contracts.js';
 import { Coordinator } from './coordinator.js';
+import type { StandardSchemaV1, ToolInputOf } from './define-tool.js';
 import { AmplifierError, errorMessage } from './errors.js';
 import {
   CANCEL_COMPLETED,
@@ -25,6 +26,8 @@ import {
 } from './events.js';
 import { ModuleLoader } from './loader/loader.js';
 import { defaultLogger } from './logger.js';
+import type { JSONSchema } from './messages.js';
+import { type ModuleObject, moduleObjectLoader } from './module-objects.js';
 import type { ModuleType, SessionStatus } from './module-types.js';
 import { journaled } from './mount-journal.js';
 import {
@@ -35,6 +38,7 @@ import {
   resolveSessionModule,
 } from './mount-plan.js';
 import { redactSecrets } from './redact.js';
+import { runForOutput } from './structured-output.js';
 
 /**
  * Options of `new AmplifierSession()` and `AmplifierSession.create()`, all
@@ -60,6 +64,13 @@ export interface SessionOptions {
   isResumed?: boolean;
   /** Directory modules are resolved from (its package.json and node_modules). Default: cwd. */
   baseDir?: string;
+  /**
+   * Modules as objects, by the id the plan names them with (`{ 'loop-basic':
+   * loopBasic }` after `import * as loopBasic from '@amplifier/loop-basic'`, or a
+   * tool from `defineTool`): mounted from the object, never looked for on disk.
+   * Other ids go to `loader`. Sub-sessions sharing this session's loader see them too.
+   */
+  modules?: Readonly<Record<string, ModuleObject>>;
   /** Registered as the `session.working_dir` capability. Default: cwd. */
   workingDir?: string;
 }
@@ -68,6 +79,15 @@ export interface SessionOptions {
 export interface ExecuteOptions {
   /** Aborting it cancels the turn immediately. */
   signal?: AbortSignal;
+}
+
+/**
+ * Options of `session.execute` for a typed answer: `output` is an object
+ * schema (any Standard Schema with a JSON Schema converter, or a JSON Schema);
+ * the model gives the answer through a `final_answer` tool mounted for the turn.
+ */
+export interface ExecuteOutputOptions<S extends StandardSchemaV1 | JSONSchema> extends ExecuteOptions {
+  output: S;
 }
 
 /** A module that failed to load or mount during `initialize()` (non-fatal sections only). */
@@ -163,8 +183,9 @@ export class AmplifierSession {
     this.#logger = options.logger ?? defaultLogger;
     this.#workingDir = options.workingDir ?? process.cwd();
     this.status = { session_id: this.sessionId, started_at: new Date().toISOString(), status: 'running' };
-    this.loader =
+    const loader = (): ModuleLoaderLike =>
       options.loader ?? new ModuleLoader({ baseDir: options.baseDir ?? process.cwd(), logger: this.#logger });
+    this.loader = options.modules ? moduleObjectLoader(options.modules, loader) : loader();
     this.coordinator = new Coordinator({
       sessionId: this.sessionId,
       parentId: this.parentId,
@@ -370,14 +391,31 @@ export class AmplifierSession {
   }
 
   /**
+   * Run one turn (and at most one repair turn) whose answer is a value of
+   * `options.output`, typed from it; the model gives it through a
+   * `final_answer` tool (validated like any typed tool) and may use every
+   * other tool in the same turn. No valid answer: `StructuredOutputError`.
+   */
+  execute<const S extends StandardSchemaV1 | JSONSchema>(
+    prompt: string,
+    options: ExecuteOutputOptions<S>,
+  ): Promise<ToolInputOf<S>>;
+  /**
    * Run one turn. Initializes first if needed; emits `session:start` (or
    * `session:resume`) on the first call only. Aborting `signal` cancels
    * immediately. Never swallows the orchestrator's errors.
    */
-  async execute(prompt: string, options: ExecuteOptions = {}): Promise<string> {
+  execute(prompt: string, options?: ExecuteOptions): Promise<string>;
+  async execute(
+    prompt: string,
+    options: ExecuteOptions & { output?: StandardSchemaV1 | JSONSchema } = {},
+  ): Promise<unknown> {
     this.#turns++;
     try {
-      return await this.#execute(prompt, options);
+      const { output, ...turn } = options;
+      if (output === undefined) return await this.#execute(prompt, turn);
+      await this.initialize();
+      return await runForOutput(this.coordinator.get('tools'), prompt, output, (p) => this.#execute(p, turn));
     } finally {
       this.#turns--;
     }

@@ -68,6 +68,8 @@ export type { RetryOptions } from './retry.js';
 export { computeRetryDelay, retryWithBackoff } from './retry.js';
 export type { SseMessage } from './sse.js';
 export { sseEvents, sseJson } from './sse.js';
+export type { StrictToolSchema } from './strict-schema.js';
+export { strictToolSchema } from './strict-schema.js';
 export type { ToolSequenceRepair, ToolSequenceRepairResult } from './tool-sequence.js';
 export {
   missingToolResultText,
