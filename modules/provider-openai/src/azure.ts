@@ -158,6 +158,9 @@ export function resolveAzureConfig(
   return {
     ...settings,
     maxTokensField: config.max_tokens_field ?? 'max_completion_tokens',
+    // The Azure flavour speaks Chat Completions; its Responses mode (azureApiPath('responses')) is not wired yet.
+    api: 'chat',
+    responses: { reasoningSummary: 'auto', store: false },
     azure: {
       endpoint,
       apiVersion,
