@@ -77,6 +77,11 @@ export async function repl(runner: SessionRunner): Promise<number> {
   });
   rl.on('history', (history: string[]) => saveHistory(history));
   const usage = meterUsage(runner.session.coordinator.hooks);
+  // Finished answers as Markdown on a terminal with colours (loaded here: a one-shot run never loads it).
+  const markdown = await import('./markdown.js');
+  if (markdown.rendersMarkdown(process.stdout) && !display.json) {
+    display.markdown = await markdown.markdownRenderer(process.stdout.columns || 80).catch(() => undefined);
+  }
 
   // Approval questions during a turn go through this readline (one reader of stdin).
   let answerInterrupted: (() => void) | undefined;
