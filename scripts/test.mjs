@@ -17,7 +17,12 @@ const env = {
   PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
 };
 const turbo = join(bin, 'turbo');
-const ROOT_TESTS = ['scripts/check-deps.test.mjs', 'scripts/readme.test.mjs', 'scripts/bundle-dist.test.mjs'];
+const ROOT_TESTS = [
+  'scripts/check-deps.test.mjs',
+  'scripts/readme.test.mjs',
+  'scripts/bundle-dist.test.mjs',
+  'scripts/build.test.mjs',
+];
 
 function run(command, args) {
   const result = spawnSync(command, args, { cwd: root, env, stdio: 'inherit' });

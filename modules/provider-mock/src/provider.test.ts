@@ -474,6 +474,17 @@ describe('events', () => {
     });
     expect((res.usage as Record<string, unknown>).total_tokens).toBeUndefined();
   });
+
+  it("llm:response carries a scripted price (usage.cost_usd), as the HTTP providers' does", async () => {
+    const { provider, recorder } = await mounted({
+      script: [{ text: 'a', usage: { cost_usd: '0.0125' } }, { text: 'b' }],
+    });
+    await provider.complete(request('x'));
+    await provider.complete(request('y'));
+    const usages = recorder.getEvents('llm:response').map(([, data]) => (data as { usage: object }).usage);
+    expect(usages[0]).toMatchObject({ cost_usd: '0.0125' });
+    expect(usages[1]).not.toHaveProperty('cost_usd');
+  });
 });
 
 describe('stream', () => {

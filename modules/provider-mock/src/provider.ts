@@ -261,6 +261,7 @@ export class ScriptedProvider implements Provider {
       output_tokens = 0,
       cache_read_tokens,
       cache_write_tokens,
+      cost_usd,
     } = response.usage ?? {};
     await this.#emit(events.LLM_RESPONSE, {
       provider: this.name,
@@ -272,6 +273,7 @@ export class ScriptedProvider implements Provider {
         output_tokens,
         ...(cache_read_tokens ? { cache_read_tokens } : {}),
         ...(cache_write_tokens ? { cache_write_tokens } : {}),
+        ...(typeof cost_usd === 'string' ? { cost_usd } : {}),
       },
     });
   }

@@ -331,6 +331,72 @@ describe('amplifier run --bundle', () => {
     expect(result.stdout).toContain('The offline demo cannot answer it');
   });
 
+  it('git module sources: the run says once which package stands in for each; bundle show lists them', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const git = (id: string) => `git+https://github.com/microsoft/amplifier-module-${id}@main`;
+    const file = writeFile(
+      path.join(cwd, 'minimal.yaml'),
+      [
+        'bundle: {name: minimal-git}',
+        'session:',
+        `  orchestrator: {module: loop-basic, source: "${git('loop-basic')}"}`,
+        `  context: {module: context-simple, source: "${git('context-simple')}"}`,
+        'providers:',
+        `  - {module: provider-mock, source: "${git('provider-mock')}", config: {script: ["Done."]}}`,
+        `tools: [{module: tool-filesystem, source: "${git('tool-filesystem')}"}]`,
+        '',
+      ].join('\n'),
+    );
+    const run = await runCli(['run', '--bundle', file, 'hi'], { cwd, env: cliEnv(home) });
+    expect(run.code, run.stderr).toBe(0);
+    const notices = run.stderr.split('\n').filter((l) => l.includes('stand in'));
+    expect(notices).toHaveLength(1);
+    for (const id of ['loop-basic', 'context-simple', 'provider-mock', 'tool-filesystem']) {
+      expect(notices[0]).toMatch(
+        new RegExp(`amplifier-module-${id}@main → @amplifier/${id} \\d+\\.\\d+\\.\\d+`),
+      );
+    }
+    const show = await runCli(['bundle', 'show', file], { cwd, env: cliEnv(home) });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stderr).toMatch(
+      new RegExp(
+        `module 'tool-filesystem': @amplifier/tool-filesystem \\S+ stands in for ${git('tool-filesystem').replace(/[+.]/g, '\\$&')}`,
+      ),
+    );
+    // A plan entry without a source, or with a path source, stands in for nothing: no notice.
+    const plain = await runCli(['run', '--bundle', mockBundle(cwd, ['Plain.']), 'hi'], {
+      cwd,
+      env: cliEnv(home),
+    });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).not.toContain('stand in');
+  });
+
+  it('a git module source nothing installed stands in for: show says so, the run fails naming the source', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const source = 'git+https://github.com/example/amplifier-module-tool-nowhere@v2';
+    const file = writeFile(
+      path.join(cwd, 'b.yaml'),
+      [
+        'bundle: {name: nowhere}',
+        'session: {orchestrator: loop-basic, context: context-simple}',
+        'providers: [{module: provider-mock, config: {script: ["x"]}}]',
+        `tools: [{module: tool-nowhere, source: "${source}"}]`,
+        '',
+      ].join('\n'),
+    );
+    const show = await runCli(['bundle', 'show', file], { cwd, env: cliEnv(home) });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stderr).toContain(`module 'tool-nowhere': nothing installed stands in for ${source}`);
+    const run = await runCli(['run', '--bundle', file, 'hi'], { cwd, env: cliEnv(home) });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("Could not load tool 'tool-nowhere'");
+    expect(run.stderr).toContain(`Its source ${source} is not fetched`);
+    expect(run.stderr).toContain('Fix: npm install @amplifier/tool-nowhere');
+  });
+
   it('a behavior cannot run alone; --plan and --bundle together is a usage error', async () => {
     const home = tempDir();
     const behavior = path.join(REALWORLD, 'foundation-behaviors-logging.yaml');

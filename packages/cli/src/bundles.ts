@@ -23,7 +23,7 @@ import { validateMountPlan } from '@amplifier/core';
 import { stringify } from 'yaml';
 import type { Display } from './display.js';
 import { CliError, EXIT_OK, EXIT_USAGE } from './errors.js';
-import { CLI_PACKAGE_DIR } from './modules.js';
+import { CLI_PACKAGE_DIR, createLoader, type StandIn, sourceStandIns } from './modules.js';
 import { expandEnv, type UnsetVariable, unsetVariableWarnings } from './plan.js';
 import { type IgnoredKey, restrictProjectPlanData } from './project-config.js';
 import { amplifierHome } from './sessions.js';
@@ -315,6 +315,7 @@ export async function showBundle(
   for (const item of ignored) display.warn(`${item.file}: ${item.key} ignored: ${item.why}`);
   const reason = notRunnableReason(bundle);
   if (reason !== undefined) display.warn(`not runnable on its own: ${reason}`);
+  for (const line of standInLines(await sourceStandIns(data, createLoader(options.cwd)))) display.warn(line);
   if (options.instructions) {
     const prompt = await buildSystemPrompt(
       bundle,
@@ -325,6 +326,15 @@ export async function showBundle(
   }
   out.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : stringify(data, { lineWidth: 0 }));
   return EXIT_OK;
+}
+
+/** `bundle show`'s line for each module source that is not fetched: what stands in, or that nothing does. */
+function standInLines(standIns: readonly StandIn[]): string[] {
+  return standIns.map((s) =>
+    s.package !== undefined
+      ? `module '${s.module}': ${s.package} stands in for ${s.source} (module sources are not fetched)`
+      : `module '${s.module}': nothing installed stands in for ${s.source} (module sources are not fetched), so a run fails. Fix: npm install @amplifier/${s.module}, or give the entry a source: "<path or package name>"`,
+  );
 }
 
 /** One row of `bundle list`. */

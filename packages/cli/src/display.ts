@@ -97,6 +97,22 @@ export const STREAM_EVENTS: readonly EventName[] = Object.freeze([
   'llm:stream_aborted',
 ]);
 
+/** Turns a finished answer into what the terminal shows (markdown.ts makes one). */
+export type MarkdownRenderer = (text: string) => string;
+
+/** Terminal rows `text` takes at `columns` (escape sequences take none; wide characters two cells). */
+export function rowsOf(text: string, columns: number): number {
+  const plain = text.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)/g, '');
+  const lines = plain.endsWith('\n') ? plain.slice(0, -1).split('\n') : plain.split('\n');
+  let rows = 0;
+  for (const line of lines) {
+    let cells = 0;
+    for (const ch of line) cells += (ch.codePointAt(0) ?? 0) >= 0x1100 ? 2 : 1;
+    rows += Math.max(1, Math.ceil(cells / Math.max(1, columns)));
+  }
+  return rows;
+}
+
 /** Colours only on a terminal, never with `NO_COLOR` (non-empty), always with `FORCE_COLOR` (not 0). */
 export function useColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
@@ -263,6 +279,7 @@ export class Display implements DisplaySystem {
   answer(text: string): void {
     this.#stopSpinner();
     if (this.json) return;
+    if (this.markdown !== undefined && this.#answerAsMarkdown(text, this.markdown)) return;
     if (this.#streamedText !== '') {
       this.#endStdoutLine();
       this.#streamedText = '';
@@ -274,6 +291,41 @@ export class Display implements DisplaySystem {
     const safe = this.safeText(text);
     this.#stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
     this.#stdoutAtLineStart = true;
+  }
+
+  /**
+   * Renders finished answers (the REPL sets it on a terminal with colours:
+   * markdown.ts). A streamed answer stays raw while it streams, then is
+   * redrawn rendered when all of it is still on the screen.
+   */
+  markdown: MarkdownRenderer | undefined;
+
+  /** The answer rendered; false when it cannot be (left as the plain path prints it). */
+  #answerAsMarkdown(text: string, render: MarkdownRenderer): boolean {
+    const screen = this.#stdout as { columns?: number; rows?: number };
+    const streamed = this.#streamedText;
+    let rendered: string;
+    try {
+      rendered = render(this.safeText(text));
+    } catch {
+      return false;
+    }
+    if (streamed !== '') {
+      const rows = rowsOf(streamed, screen.columns || 80);
+      // Scrolled off the screen: what streamed stays as it is.
+      if (rows >= (screen.rows || 24) - 1) return false;
+      const up = this.#stdoutAtLineStart && streamed.endsWith('\n') ? rows : rows - 1;
+      const extra = this.#stdoutAtLineStart && !streamed.endsWith('\n') ? 1 : 0;
+      // Back to the first row of the streamed text, erase to the end of the screen, draw it rendered.
+      this.#stdout.write(`\r${up + extra > 0 ? `\x1b[${up + extra}A` : ''}\x1b[J`);
+      this.#streamedText = '';
+    } else if (this.#shown) {
+      this.#stderr.write('\n');
+    }
+    this.#shown = false;
+    this.#stdout.write(rendered);
+    this.#stdoutAtLineStart = true;
+    return true;
   }
 
   /** The text the last provider call streamed so far (the partial answer of an interrupted turn). */

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  AmplifierError,
   type Coordinator,
   type Logger,
   MODULE_TYPES,
@@ -201,4 +202,79 @@ export async function validateCommand(
     out.write(`${report}\n`);
   }
   return result.passed ? EXIT_OK : EXIT_ERROR;
+}
+
+/** A module entry of a plan whose `source` the loader does not use (a git URL...), and what stands in for it. */
+export interface StandIn {
+  module: string;
+  source: string;
+  /** `@amplifier/tool-filesystem 1.0.0`, or undefined when nothing installed stands in. */
+  package?: string;
+  /** Why nothing stands in (the loader's not-found message). */
+  problem?: string;
+}
+
+/** `{ module, source }` of every entry of a plan (plain data: a bundle's, before validation). */
+function sourcedEntries(plan: unknown): Array<{ module: string; source: string }> {
+  const data = (plan ?? {}) as Record<string, unknown>;
+  const session = (data.session ?? {}) as Record<string, unknown>;
+  const entries = [
+    session.orchestrator,
+    session.context,
+    ...['providers', 'tools', 'hooks'].flatMap((key) => (Array.isArray(data[key]) ? data[key] : [])),
+  ];
+  return entries.flatMap((entry) => {
+    const { module, source } = (entry ?? {}) as { module?: unknown; source?: unknown };
+    return typeof module === 'string' && typeof source === 'string' ? [{ module, source }] : [];
+  });
+}
+
+/**
+ * The entries of `plan` whose source the loader cannot use (a `git+https://...`
+ * URL: module code is never fetched; a package name not installed) with the
+ * installed package found by the module id instead, or the reason none is.
+ * Resolving reads package.json files only: nothing is imported.
+ */
+export async function sourceStandIns(plan: unknown, loader: ModuleLoader): Promise<StandIn[]> {
+  const standIns: StandIn[] = [];
+  for (const { module, source } of sourcedEntries(plan)) {
+    try {
+      const resolved = await loader.resolve(module, { source });
+      if (resolved.standsInFor === undefined) continue;
+      const pkg = resolved.package;
+      standIns.push({
+        module,
+        source,
+        package: pkg === undefined ? resolved.entry : `${pkg.packageName} ${pkg.version}`,
+      });
+    } catch (error) {
+      // Other problems (a bad manifest...) are the run's to report, with their own message.
+      if (!AmplifierError.is(error, 'MODULE_NOT_FOUND')) continue;
+      standIns.push({ module, source, problem: error.message });
+    }
+  }
+  return standIns;
+}
+
+/** `git+https://github.com/microsoft/amplifier-module-loop-basic@main` → `amplifier-module-loop-basic@main`. */
+function shortSource(source: string): string {
+  if (!source.includes('://')) return source;
+  const last = source
+    .replace(/[#?].*$/, '')
+    .replace(/\/+$/, '')
+    .split('/')
+    .pop();
+  return last === undefined || last === '' ? source : last;
+}
+
+/**
+ * The one-line notice of a run: which installed package stands in for each
+ * source that is not fetched (undefined when there is none).
+ */
+export function standInNotice(standIns: readonly StandIn[]): string | undefined {
+  const found = standIns.filter((s) => s.package !== undefined);
+  if (found.length === 0) return undefined;
+  return `module sources are not fetched; installed packages stand in (amplifier bundle show lists them): ${found
+    .map((s) => `${shortSource(s.source)} → ${s.package}`)
+    .join(', ')}`;
 }

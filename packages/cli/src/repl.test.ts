@@ -9,6 +9,7 @@ import {
   removeTempDirs,
   sessionDirs,
   tempDir,
+  writeFile,
   writeMockPlan,
 } from './__fixtures__/cli.js';
 
@@ -103,6 +104,91 @@ describe('REPL', () => {
     expect(fs.readFileSync(path.join(dir!, 'transcript.jsonl'), 'utf8')).toBe('');
     const history = fs.readFileSync(path.join(home, 'repl_history'), 'utf8');
     expect(history.split('\n')).toContain('ping');
+  });
+
+  it('/model shows and switches the model, /cost sums the calls, /agents lists the roster, /compact compacts', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const long = (n: number): string => `answer ${n} ${'word '.repeat(600)}`;
+    const plan = writeFile(
+      path.join(cwd, 'plan.json'),
+      JSON.stringify({
+        session: { orchestrator: 'loop-basic', context: 'context-simple' },
+        providers: [
+          {
+            module: 'provider-mock',
+            config: {
+              script: [
+                { text: long(1), usage: { input_tokens: 1200, output_tokens: 34, cost_usd: '0.0105' } },
+                { text: long(2), usage: { input_tokens: 800, output_tokens: 66, cost_usd: '0.002' } },
+                { text: long(3), usage: { input_tokens: 10, output_tokens: 5 } },
+              ],
+            },
+          },
+        ],
+        tools: [{ module: 'tool-delegate' }],
+        hooks: [{ module: 'hooks-logging' }],
+        agents: {
+          reviewer: { description: 'Reviews a change.\nSecond line not shown.' },
+          'docs-writer': { meta: { description: 'Writes the docs.' } },
+        },
+      }),
+    );
+    const cli = repl(home, cwd, ['--plan', plan]);
+    let n = 1;
+    const next = async (line: string, shows: string | RegExp): Promise<void> => {
+      await prompt(cli, n++);
+      cli.write(`${line}\r`);
+      await cli.waitFor('stdout', shows);
+    };
+    await next('/help', '/cost');
+    await next('/model', /model {5}mock-model \(mock\)/);
+    await next('/cost', /calls {5}0 model calls[\s\S]*cost {6}\$0/);
+    await next('first question', 'answer 1');
+    await next('/model tiny-2', 'Model: tiny-2 (mock); the next turn uses it.');
+    await next('second question', 'answer 2');
+    await next('/status', 'provider  mock, model tiny-2');
+    await next('third question', 'answer 3');
+    await next(
+      '/cost',
+      /tokens {4}2,010 in, 105 out[\s\S]*cost {6}\$0\.0125 \(1 call without a price not counted\)/,
+    );
+    await next('/agents', /docs-writer {2}Writes the docs\.[\s\S]*reviewer {5}Reviews a change\./);
+    await next('/compact', /Compacted: 6 → \d+ messages, about \d+ → \d+ tokens/);
+    await prompt(cli, n++);
+    cli.write('/exit\r');
+    const exit = await cli.done();
+    expect(exit.code, exit.stdout).toBe(0);
+    expect(exit.stdout).not.toContain('Second line not shown');
+    const [dir] = sessionDirs(home);
+    const metadata = JSON.parse(fs.readFileSync(path.join(dir!, 'metadata.json'), 'utf8'));
+    // The switch is remembered (continue uses it); the transcript keeps every message after /compact.
+    expect(metadata.model).toBe('tiny-2');
+    const transcript = fs.readFileSync(path.join(dir!, 'transcript.jsonl'), 'utf8').trim().split('\n');
+    expect(transcript).toHaveLength(6);
+    // The model the provider was asked for: the events of the calls after the switch.
+    const events = fs.readFileSync(path.join(dir!, 'events.jsonl'), 'utf8');
+    const models = events
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.event === 'llm:response')
+      .map((e) => e.data.model);
+    expect(models).toEqual(['mock-model', 'tiny-2', 'tiny-2']);
+  });
+
+  it('/agents without the delegate tool says the model cannot delegate', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const plan = writeMockPlan(cwd, ['x'], { tools: [] });
+    const cli = repl(home, cwd, ['--plan', plan]);
+    await prompt(cli, 1);
+    cli.write('/agents\r');
+    await cli.waitFor('stdout', 'The delegate tool is not mounted');
+    await cli.waitFor('stdout', 'No agents in this session');
+    await prompt(cli, 2);
+    cli.write('/exit\r');
+    expect((await cli.done()).code).toBe(0);
   });
 
   it('Ctrl+C cancels the running turn and the REPL goes on; Ctrl+C twice at an empty prompt leaves (130)', async () => {

@@ -6,8 +6,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import type { Message } from '@amplifier/core';
+import type { ContextManager, Message } from '@amplifier/core';
 import { describeError, EXIT_CANCELLED, EXIT_OK } from './errors.js';
+import {
+  agentLines,
+  compactNow,
+  costLines,
+  currentProvider,
+  meterUsage,
+  modelOf,
+  switchModel,
+  type UsageTotals,
+} from './repl-commands.js';
 import type { SessionRunner } from './runner.js';
 import { sandboxLines } from './sandbox-status.js';
 import { amplifierHome } from './sessions.js';
@@ -16,6 +26,10 @@ const COMMANDS: ReadonlyArray<[string, string]> = [
   ['/help', 'show this list'],
   ['/tools', 'list the mounted tools'],
   ['/status', 'session, provider, model, turns, working directory, sandbox'],
+  ['/model [name]', "show the current provider's model and the ones it lists; with a name, switch to it"],
+  ['/compact', 'compact the conversation now (the transcript on disk keeps every message)'],
+  ['/agents', 'the agents the model can delegate to'],
+  ['/cost', 'tokens and cost of the model calls so far'],
   ['/clear', 'forget the conversation (context and transcript)'],
   ['/save [file]', 'write the conversation to a JSON file'],
   ['/exit', 'leave (also Ctrl+D)'],
@@ -62,6 +76,12 @@ export async function repl(runner: SessionRunner): Promise<number> {
     prompt: `${c.cyan('›')} `,
   });
   rl.on('history', (history: string[]) => saveHistory(history));
+  const usage = meterUsage(runner.session.coordinator.hooks);
+  // Finished answers as Markdown on a terminal with colours (loaded here: a one-shot run never loads it).
+  const markdown = await import('./markdown.js');
+  if (markdown.rendersMarkdown(process.stdout) && !display.json) {
+    display.markdown = await markdown.markdownRenderer(process.stdout.columns || 80).catch(() => undefined);
+  }
 
   // Approval questions during a turn go through this readline (one reader of stdin).
   let answerInterrupted: (() => void) | undefined;
@@ -122,6 +142,7 @@ export async function repl(runner: SessionRunner): Promise<number> {
       display.line('');
       // Left normally: the session ended well, whatever its last turn did (a failed turn was answered in the REPL).
       if (exitCode === EXIT_OK) runner.record.saveMetadata({ status: 'completed' });
+      usage.stop();
       resolve(exitCode);
     });
     rl.on('line', (line) => {
@@ -153,7 +174,7 @@ export async function repl(runner: SessionRunner): Promise<number> {
           rl.close();
           return;
         }
-        await slashCommand(runner, command, rest.join(' '));
+        await slashCommand(runner, command, rest.join(' '), usage.totals);
         return;
       }
       // During the turn the terminal handles Ctrl+C itself (a real SIGINT reaches the run's handler).
@@ -171,13 +192,18 @@ export async function repl(runner: SessionRunner): Promise<number> {
   });
 }
 
-async function slashCommand(runner: SessionRunner, command: string, argument: string): Promise<void> {
+async function slashCommand(
+  runner: SessionRunner,
+  command: string,
+  argument: string,
+  usage: UsageTotals,
+): Promise<void> {
   const { display, session, record } = runner;
   const c = display.colors;
   const out = (text: string): void => display.line(text);
   switch (command) {
     case '/help':
-      for (const [name, what] of COMMANDS) out(`  ${c.bold(name.padEnd(13))} ${what}`);
+      for (const [name, what] of COMMANDS) out(`  ${c.bold(name.padEnd(14))} ${what}`);
       out(c.dim('  Anything else is sent to the model. Ctrl+C cancels a running turn (twice: at once).'));
       return;
     case '/tools': {
@@ -192,8 +218,11 @@ async function slashCommand(runner: SessionRunner, command: string, argument: st
         session.coordinator.get('context') as { getMessages(): Promise<Message[]> }
       ).getMessages();
       const m = record.metadata;
+      const current = currentProvider(session.coordinator, runner.resolved.provider.name);
       out(`  session   ${m.session_id}`);
-      out(`  provider  ${m.provider}${m.model ? ` (${m.model})` : ''}`);
+      out(
+        `  provider  ${current?.name ?? m.provider}, model ${current === undefined ? (m.model ?? 'unknown') : modelOf(current.provider, runner.resolved.model, usage.lastModel)}`,
+      );
       out(`  cwd       ${m.cwd}`);
       out(`  turns     ${m.turn_count}, ${messages.length} messages in context`);
       out(`  tools     ${session.coordinator.get('tools').size} mounted`);
@@ -217,6 +246,44 @@ async function slashCommand(runner: SessionRunner, command: string, argument: st
       out(`Saved ${messages.length} messages to ${file}`);
       return;
     }
+    case '/model': {
+      const current = currentProvider(session.coordinator, runner.resolved.provider.name);
+      if (current === undefined) {
+        out('No provider is mounted.');
+        return;
+      }
+      if (argument !== '') {
+        switchModel(session.coordinator, current.name, argument);
+        record.saveMetadata({ model: argument });
+        out(`Model: ${argument} (${current.name}); the next turn uses it.`);
+        return;
+      }
+      out(
+        `  model     ${modelOf(current.provider, runner.resolved.model, usage.lastModel)} (${current.name})`,
+      );
+      const listed = await current.provider.listModels().catch(() => []);
+      if (listed.length > 0) out(`  listed    ${listed.map((model) => model.id).join(', ')}`);
+      out(c.dim('  /model <name> switches the model of this provider for the next turns.'));
+      return;
+    }
+    case '/compact': {
+      const context = session.coordinator.get('context') as ContextManager;
+      const current = currentProvider(session.coordinator, runner.resolved.provider.name);
+      const { before, after, messages } = await compactNow(context, current?.provider);
+      out(
+        after < before
+          ? `Compacted: ${messages[0]} → ${messages[1]} messages, about ${before} → ${after} tokens (the transcript on disk keeps every message).`
+          : `Nothing to compact: the context manager kept all ${messages[0]} messages (about ${before} tokens).`,
+      );
+      return;
+    }
+    case '/agents':
+      for (const line of agentLines(session.config, session.coordinator.get('tools').has('delegate')))
+        out(line);
+      return;
+    case '/cost':
+      for (const line of costLines(usage)) out(line);
+      return;
     default:
       out(`Unknown command ${command}; /help lists them.`);
   }

@@ -18,7 +18,7 @@ import { streamTurn } from '@amplifier/server/stream';
 import { CliApproval, terminalCanAsk } from './approval.js';
 import type { Display } from './display.js';
 import { CliError, EXIT_CANCELLED, noProviderMessage } from './errors.js';
-import { CLI_VERSION, createLoader } from './modules.js';
+import { CLI_VERSION, createLoader, sourceStandIns, standInNotice } from './modules.js';
 import { planSummary, type ResolvedPlan } from './plan.js';
 import { repairToolCalls, type SessionRecord, type SessionStore, storedText } from './sessions.js';
 import { registerSpawn } from './spawn.js';
@@ -150,6 +150,11 @@ export class SessionRunner {
     try {
       await session.initialize();
       checkModules(session, warnings, await moduleSuggestions(session, loader));
+      // A git source (Amplifier's bundles) is never fetched: say once what stands in for it.
+      if (session.coordinator.get('module-source-resolver') === undefined) {
+        const notice = standInNotice(await sourceStandIns(resolved.plan, loader));
+        if (notice !== undefined) warnings.push(notice);
+      }
     } catch (error) {
       await session.cleanup().catch(() => {});
       // A run that never started leaves no session behind (hooks-logging may have opened its log).

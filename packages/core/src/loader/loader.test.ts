@@ -117,6 +117,36 @@ describe('the source hint', () => {
     expect(viaGit.packageName).toBe('@amplifier/hint-fallthrough');
   });
 
+  it('a module found by its id instead of its source says which source it stands in for', async () => {
+    installNpm(root, [{ name: '@amplifier/hint-standin' }, { name: '@acme/hint-used', id: 'hint-used' }]);
+    const loader = loaderAt(root);
+    const git = 'git+https://github.com/microsoft/amplifier-module-hint-standin@main';
+    const viaGit = await loader.resolve('hint-standin', { source: git });
+    expect(viaGit).toMatchObject({ via: '@amplifier/hint-standin', standsInFor: git });
+    expect((await loader.resolve('hint-standin', { source: '@acme/gone' })).standsInFor).toBe('@acme/gone');
+    // A source that was used, or none at all, stands in for nothing.
+    expect((await loader.resolve('hint-used', { source: '@acme/hint-used' })).standsInFor).toBeUndefined();
+    expect((await loader.resolve('hint-standin')).standsInFor).toBeUndefined();
+  });
+
+  it('a git source that nothing installed stands in for fails, saying the source is not fetched', async () => {
+    for (const source of [
+      'git+https://github.com/microsoft/amplifier-module-tool-nowhere@main',
+      'git+ssh://git@github.com/org/amplifier-module-tool-nowhere.git',
+      'https://example.invalid/tool-nowhere.tgz',
+    ]) {
+      const error = await rejection(loaderAt(root).load('tool-nowhere', {}, { source }));
+      expect(error).toBeInstanceOf(ModuleNotFoundError);
+      expect(error.message).toContain(`Its source ${source} is not fetched`);
+      expect(error.message).toContain('no installed package stands in for it');
+      expect(error.message).toContain('"amplifier": { "module": "tool-nowhere" }');
+      expect(error.message).toContain('Fix: npm install @amplifier/tool-nowhere');
+    }
+    // A path or package-name source gets no such note (nothing is fetched for them).
+    const plain = await rejection(loaderAt(root).load('tool-nowhere', {}, { source: '@acme/nowhere' }));
+    expect(plain.message).not.toContain('is not fetched');
+  });
+
   it('a path that does not exist fails, naming it', async () => {
     const error = await rejection(loaderAt(root).load('hint-missing', {}, { source: './nowhere' }));
     expect(error).toBeInstanceOf(ModuleNotFoundError);

@@ -76,6 +76,12 @@ export interface ResolvedModule {
   package?: ModulePackage;
   /** How it was found, for messages (`source hint`, `@amplifier/tool-bash`, `discovery`, ...). */
   via: string;
+  /**
+   * The source hint this module stands in for: set when the plan's `source` (a
+   * `git+https://...` URL, or a package name that is not installed) could not be
+   * used and the module was found by its id instead. Apps say so to the user.
+   */
+  standsInFor?: string;
 }
 
 const CORE_PACKAGE = '@amplifier/core';
@@ -90,6 +96,15 @@ function isPathLike(hint: string): boolean {
     path.isAbsolute(hint) ||
     path.win32.isAbsolute(hint)
   );
+}
+
+/**
+ * For a not-found module whose source is a URL (`git+https://...`): the loader
+ * fetches no code, so it says what would stand in for that source.
+ */
+function fetchedSourceNote(id: string, hint: string | undefined): string {
+  if (hint === undefined || isPathLike(hint) || PACKAGE_NAME.test(hint)) return '';
+  return `Its source ${hint} is not fetched (modules are npm packages here, and no module-source-resolver is mounted), and no installed package stands in for it: one would be a package declaring "amplifier": { "module": "${id}" }.\n`;
 }
 
 function isNotFound(error: unknown): boolean {
@@ -237,8 +252,14 @@ export class ModuleLoader implements ModuleLoaderLike {
     return this.#fromPath(id, location, 'module-source-resolver');
   }
 
-  /** The source hint, the conventional names, then discovery. */
+  /** The source hint, the conventional names, then discovery (a hint it could not use is `standsInFor`). */
   #resolveDirect(id: string, hint: string | undefined, searched: string[]): ResolvedModule {
+    const resolved = this.#resolveFrom(id, hint, searched);
+    if (hint === undefined || resolved.via.startsWith('source ')) return resolved;
+    return { ...resolved, standsInFor: hint };
+  }
+
+  #resolveFrom(id: string, hint: string | undefined, searched: string[]): ResolvedModule {
     if (hint !== undefined) {
       if (isPathLike(hint)) return this.#fromPath(id, hint, `source '${hint}'`);
       if (PACKAGE_NAME.test(hint)) {
@@ -302,7 +323,7 @@ export class ModuleLoader implements ModuleLoaderLike {
         problems.length > 0
           ? `Problems met while looking:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`
           : ''
-      }Fix: npm install @amplifier/${id}   (or give its mount plan entry a source: "<path or package name>")`,
+      }${fetchedSourceNote(id, hint)}Fix: npm install @amplifier/${id}   (or give its mount plan entry a source: "<path or package name>")`,
       searched,
     );
   }

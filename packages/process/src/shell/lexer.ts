@@ -68,6 +68,10 @@ export class Scanner {
         cmd.input = group.input;
       }
     };
+    // What each open compound command is (`case`, `if`, `(`...): after `;;` in a `case`, a pattern follows.
+    const kinds: string[] = [];
+    // Reading a `case` pattern (after `in`, `;;`, `;&` or `;;&`, up to its `)`): words, not a command.
+    let casePattern = false;
     let pipedNext = false;
     let pendingOp: string | null = null;
     let lastWordEnd = -1;
@@ -103,6 +107,8 @@ export class Scanner {
       } else if (c === '\n') {
         this.i++;
         if (arrayMode) continue;
+        // A pattern ends at its `)` on the same line: words left open are read as a command (fail closed).
+        if (casePattern && cmd.words.length > 0) casePattern = false;
         end();
         this.#readHeredocs(heredocs);
         for (const waiter of waiting.splice(0)) finishCommand(waiter, this.#origin, this.#ctx);
@@ -114,6 +120,13 @@ export class Scanner {
           arrayMode = false;
           continue;
         }
+        if (casePattern) {
+          // The pattern's words match text, they run nothing (their substitutions were read as commands).
+          casePattern = false;
+          cmd = builder(false);
+          intoGroup();
+          continue;
+        }
         end();
         if (parens === 0 && nested) {
           closed = true;
@@ -122,10 +135,12 @@ export class Scanner {
         if (parens > 0) {
           parens--;
           groups.pop();
+          kinds.pop();
         }
       } else if (c === '(') {
         const last = cmd.words.at(-1);
         this.i++;
+        if (casePattern && cmd.words.length === 0) continue; // `(pattern)`: the optional opening paren
         if (
           last &&
           lastWordEnd === this.i - 1 &&
@@ -139,6 +154,7 @@ export class Scanner {
         end();
         parens++;
         groups.push(pipedInto);
+        kinds.push('(');
         intoGroup();
       } else if (c === '<' || c === '>' || c === ';' || c === '&' || c === '|') {
         if ((c === '<' || c === '>') && src[this.i + 1] === '(') {
@@ -147,6 +163,7 @@ export class Scanner {
           continue;
         }
         const op = this.#operator();
+        if (casePattern && op === '|') continue; // `a|b)`: alternatives of one pattern
         if (op.startsWith('<') || op.startsWith('>') || op.startsWith('&>')) {
           let fd = '';
           const last = cmd.words.at(-1);
@@ -162,20 +179,45 @@ export class Scanner {
             cmd.piped = true;
             cmd.input = ended;
           }
+          if ((op === ';;' || op === ';&' || op === ';;&') && kinds.at(-1) === 'case') casePattern = true;
         }
       } else {
         const first = cmd.words.length === 0 && pendingOp === null && !arrayMode;
         lastWordEnd = this.#addWords(cmd, pendingOp, heredocs, arrayMode);
         pendingOp = null;
         const word = cmd.words[0];
+        if (casePattern) {
+          // `esac` where a pattern could start ends the case; anything else is pattern text.
+          if (!(first && word !== undefined && !word.quoted && word.value === 'esac')) continue;
+          casePattern = false;
+        }
         if (first && word !== undefined && !word.quoted) {
-          if (GROUP_OPENERS.has(word.value)) groups.push(cmd.piped ? cmd : undefined);
-          else if (GROUP_CLOSERS.has(word.value)) groups.pop();
+          if (GROUP_OPENERS.has(word.value)) {
+            groups.push(cmd.piped ? cmd : undefined);
+            kinds.push(word.value);
+          } else if (GROUP_CLOSERS.has(word.value)) {
+            groups.pop();
+            kinds.pop();
+          }
+        }
+        const keyword = cmd.words[2];
+        if (
+          word?.value === 'case' &&
+          !word.quoted &&
+          keyword?.value === 'in' &&
+          !keyword.quoted &&
+          cmd.words.length === 3 &&
+          kinds.at(-1) === 'case'
+        ) {
+          // `case WORD in`: what follows, up to `)`, is the first pattern.
+          end();
+          casePattern = true;
         }
       }
     }
     if (this.i >= src.length) {
       at = src.length;
+      casePattern = false; // an unclosed pattern's words are read as a command (fail closed)
       end();
     }
     for (const waiter of waiting) finishCommand(waiter, this.#origin, this.#ctx);
