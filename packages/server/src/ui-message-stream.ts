@@ -65,15 +65,20 @@ class ChunkFolder {
     switch (event.type) {
       case 'text_delta':
       case 'thinking_delta':
-        return this.#delta(event, out);
+        this.#delta(event, out);
+        return;
       case 'tool_call':
-        return this.#toolCall(event, out);
+        this.#toolCall(event, out);
+        return;
       case 'tool_result':
-        return this.#toolResult(event, out);
+        this.#toolResult(event, out);
+        return;
       case 'tool_error':
-        return this.#toolError(event, out);
+        this.#toolError(event, out);
+        return;
       case 'tool_denied':
-        return this.#toolDenied(event, out);
+        this.#toolDenied(event, out);
+        return;
       case 'usage':
         if (this.#afterTools) this.#newStep(undefined, out);
         this.#closePart(out);
