@@ -178,7 +178,8 @@ describe.skipIf(missing !== null)(
       const output = p.locator('details.tool-call[data-tool-call-id="live_1"] .tool-output');
       await output.waitFor({ timeout: 20_000 });
       await expect(output.textContent()).resolves.toContain('LIVE-OUTPUT-MARKER');
-      await p.locator('.cost-chart figcaption', { hasText: '$0.0125' }).waitFor();
+      // The scripted run's four calls cost $0.0290 (provider-mock reports its script's cost_usd); the live call adds $0.0125.
+      await p.locator('.cost-chart figcaption', { hasText: '$0.0415' }).waitFor();
       expect(await p.locator('.timeline .bar.provider').count()).toBe(5);
       expect(Number(await p.locator('.event-count').textContent())).toBeGreaterThanOrEqual(before);
       await p.screenshot({ path: path.join(ARTIFACTS, 'live.png'), fullPage: true });
