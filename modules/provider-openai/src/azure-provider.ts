@@ -40,6 +40,7 @@ import { fromWireCompletion, toWireBody } from './convert.js';
 import { ERROR_STYLE } from './errors.js';
 import { BUILTIN_PRICES, MODEL_TABLE } from './models.js';
 import { chunkEvents, responseEvents } from './stream.js';
+import { restoreStrictCalls, restoreStrictStream } from './strict-tools.js';
 
 type Json = Record<string, unknown>;
 
@@ -173,13 +174,13 @@ export class AzureOpenAIProvider extends HttpLlmProvider<AzureResolvedConfig> {
 
   /** One completion; a `parallel` wrapper call the request did not declare is expanded into its calls. */
   override async complete(request: ChatRequest, options: CompleteOptions = {}): Promise<ChatResponse> {
-    const response = await super.complete(request, options);
+    const response = restoreStrictCalls(request, await super.complete(request, options));
     return wrapperUndeclared(request.tools) ? expandParallelResponse(response) : response;
   }
 
   /** The response as events, a `parallel` wrapper call the request did not declare expanded into its calls. */
   override stream(request: ChatRequest, options: CompleteOptions = {}): AsyncIterable<StreamEvent> {
-    const events = super.stream(request, options);
+    const events = restoreStrictStream(request, super.stream(request, options));
     return wrapperUndeclared(request.tools) ? expandParallelEvents(events) : events;
   }
 }

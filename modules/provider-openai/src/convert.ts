@@ -9,6 +9,7 @@ import {
   type ChatResponse,
   type ContentBlock,
   type ImageSource,
+  type JSONSchema,
   type Message,
   messageToolCalls,
   readToolCall,
@@ -20,6 +21,7 @@ import {
 } from '@amplifier/core';
 import { toolBlocksText, toolResultText } from '@amplifier/provider-http';
 import { filterMetadata } from './content-filters.js';
+import { wireParameters } from './strict-tools.js';
 
 type Json = Record<string, unknown>;
 
@@ -157,6 +159,14 @@ function wireToolChoice(choice: ToolChoice): unknown {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
+/** A Chat Completions tool's `parameters`, and `strict: true` only for a strict tool (servers that imitate the API may not know the key). */
+function strictFields(wire: { parameters: JSONSchema; strict: boolean }): {
+  parameters: JSONSchema;
+  strict?: true;
+} {
+  return wire.strict ? { parameters: wire.parameters, strict: true } : { parameters: wire.parameters };
+}
+
 /** The Chat Completions request body for `request`. */
 export function toWireBody(request: ChatRequest, messages: readonly Message[], options: BodyOptions): Json {
   const body: Json = { model: options.model, messages: toWireMessages(messages) };
@@ -166,10 +176,7 @@ export function toWireBody(request: ChatRequest, messages: readonly Message[], o
       function: {
         name: tool.name,
         ...(tool.description !== undefined && { description: tool.description }),
-        parameters:
-          Object.keys(tool.parameters ?? {}).length > 0
-            ? tool.parameters
-            : { type: 'object', properties: {} },
+        ...strictFields(wireParameters(tool)),
       },
     }));
   }

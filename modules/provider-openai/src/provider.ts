@@ -15,6 +15,8 @@ import {
   type EventSink,
   LLMError,
   type Logger,
+  type StreamEvent,
+  silentLogger,
 } from '@amplifier/core';
 import { HttpLlmProvider, providerParts, streamPayloadError } from '@amplifier/provider-http';
 import { Pool } from 'undici';
@@ -29,6 +31,7 @@ import { chainLink, NO_CHAIN_KEY } from './responses-convert.js';
 export const CHAIN_INVALIDATED_EVENT = 'provider:response_chain_invalidated';
 
 import { chunkEvents, responseEvents } from './stream.js';
+import { restoreStrictCalls, restoreStrictStream, warnUnstrict } from './strict-tools.js';
 
 /** What an app or a test may hand the provider beyond its config. */
 export interface OpenAIProviderOptions {
@@ -41,6 +44,7 @@ export interface OpenAIProviderOptions {
 /** The OpenAI provider (Responses or Chat Completions). `mount` builds one; apps and tests may build their own. */
 export class OpenAIProvider extends HttpLlmProvider<ResolvedConfig> {
   readonly #hooks: EventSink | undefined;
+  readonly #logger: Logger;
 
   constructor(config: ResolvedConfig, options: OpenAIProviderOptions = {}) {
     const parts = providerParts(config, {
@@ -111,6 +115,7 @@ export class OpenAIProvider extends HttpLlmProvider<ResolvedConfig> {
       options,
     );
     this.#hooks = options.hooks;
+    this.#logger = options.logger ?? silentLogger;
   }
 
   /**
@@ -121,6 +126,17 @@ export class OpenAIProvider extends HttpLlmProvider<ResolvedConfig> {
    * after `provider:response_chain_invalidated`.
    */
   override async complete(request: ChatRequest, options: CompleteOptions = {}): Promise<ChatResponse> {
+    warnUnstrict(request, this.#logger);
+    return restoreStrictCalls(request, await this.#complete(request, options));
+  }
+
+  /** `stream()`, with the arguments of strict tools' calls restored in the response it ends with. */
+  override stream(request: ChatRequest, options: CompleteOptions = {}): AsyncIterable<StreamEvent> {
+    warnUnstrict(request, this.#logger);
+    return restoreStrictStream(request, super.stream(request, options));
+  }
+
+  async #complete(request: ChatRequest, options: CompleteOptions): Promise<ChatResponse> {
     const chained =
       this.config.api === 'responses' &&
       this.config.responses.store &&

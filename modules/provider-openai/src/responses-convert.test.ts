@@ -67,7 +67,13 @@ describe('the request body (R2, R3, R4, R15, R19)', () => {
         parameters: { type: 'object', properties: { p: {} } },
         strict: false,
       },
-      { type: 'function', name: 'now', parameters: { type: 'object', properties: {} }, strict: true },
+      // A strict tool's schema is the strict rewrite (strict-tools.ts): closed, every property required.
+      {
+        type: 'function',
+        name: 'now',
+        parameters: { type: 'object', properties: {}, required: [], additionalProperties: false },
+        strict: true,
+      },
     ]);
     expect(sent.tool_choice).toEqual({ type: 'function', name: 'read' });
     expect(sent.text).toEqual({

@@ -24,6 +24,7 @@ import {
 import type { RequestContext } from '@amplifier/provider-http';
 import type { ResponsesSettings } from './config.js';
 import { type PartForms, toolMessageText, userContent, userToolResults } from './convert.js';
+import { wireParameters } from './strict-tools.js';
 
 type Json = Record<string, unknown>;
 
@@ -208,10 +209,8 @@ export function toResponsesBody(
       type: 'function',
       name: tool.name,
       ...(tool.description != null && { description: tool.description }),
-      parameters:
-        Object.keys(tool.parameters ?? {}).length > 0 ? tool.parameters : { type: 'object', properties: {} },
-      // Omitted is not false: the API would make the schema strict and fill every optional property.
-      strict: (tool as { strict?: unknown }).strict === true,
+      // `strict` is always sent: omitted, the API would make the schema strict and fill every optional property.
+      ...wireParameters(tool),
     }));
   }
   const choice = request.tool_choice;
