@@ -125,7 +125,7 @@ test("pnpm is told about @scarf/scarf's install script (no 'Ignored build script
     (new RegExp(`^${key}:\\n((?:  - .*\\n)+)`, 'm').exec(text)?.[1] ?? '')
       .split('\n')
       .filter(Boolean)
-      .map((line) => line.replace(/^ {2}- /, '').replace(/^'(.*)'$/, '$1'));
+      .map((line) => line.replace(/^ {2}- /, '').replace(/^(['"])(.*)\1$/, '$2'));
   assert.ok(list('ignoredBuiltDependencies').includes('@scarf/scarf'), text);
   const built = new Set(list('onlyBuiltDependencies'));
   assert.ok(built.has('esbuild'), text);
