@@ -29,7 +29,19 @@ function move(from, to) {
         error.code !== 'EEXIST'
       )
         throw error;
-      fs.rmSync(at(to), { recursive: true, force: true });
+      removeStray(to);
+    }
+  }
+}
+
+/** Remove a stray entry; a tool may be writing into it meanwhile (ENOTEMPTY): try again. */
+function removeStray(name) {
+  for (;;) {
+    try {
+      fs.rmSync(at(name), { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if (error.code !== 'ENOTEMPTY') throw error;
     }
   }
 }
