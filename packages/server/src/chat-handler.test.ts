@@ -293,6 +293,7 @@ describe('hostile requests get a clear 4xx and run nothing', () => {
     expect((await fetch(api, { method: 'PUT' })).status).toBe(405);
     expect((await fetch(`${api}/x/y`)).status).toBe(404);
     expect((await fetch(`${api}/a%20b/stream`)).status).toBe(404);
+    expect((await fetch(`${api}/%E0%A4%A/stream`)).status).toBe(404); // malformed escapes
     const first = await post(api, { id: 'c', messages: [userMessage('go')] });
     await readFrames(first, (frames) => frames.some((f) => f.includes('"text-delta"')));
     const second = await post(api, { id: 'c', messages: [userMessage('again')] });

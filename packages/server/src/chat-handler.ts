@@ -40,6 +40,15 @@ export interface ChatHandlerOptions {
 const CHAT_ID = /^[\w.:-]{1,200}$/;
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
+/** A path segment decoded, or undefined when its escapes are malformed (`%E0%A4%A`). */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A JSON error response: `{ error: { code, message } }`. */
 function refuse(status: number, code: string, message: string): Response {
   return Response.json({ error: { code, message } }, { status });
@@ -157,7 +166,7 @@ export function createChatHandler(options: ChatHandlerOptions): (request: Reques
     const path = new URL(request.url).pathname;
     if (request.method === 'GET') {
       const match = /\/([^/]+)\/stream$/.exec(path);
-      const chatId = match === null ? undefined : decodeURIComponent(match[1]!);
+      const chatId = match === null ? undefined : decoded(match[1]!);
       if (chatId === undefined || !CHAT_ID.test(chatId) || chatId === '.' || chatId === '..') {
         return refuse(404, 'NOT_FOUND', 'GET …/<chatId>/stream resumes a chat; POST runs a turn.');
       }
