@@ -267,6 +267,35 @@ describe('hostile requests get a clear 4xx and run nothing', () => {
     await session.cleanup();
   });
 
+  it('a page of another origin can start or resume nothing (403), even as a text/plain POST; its own origin and a listed one can', async () => {
+    const { session, provider } = streamingSession([{ blocks: [{ text: ['ok'] }] }]);
+    const { api } = await serve(session, { allowedOrigins: ['https://app.example'] });
+    const body = JSON.stringify({ id: 'c', messages: [userMessage('x')] });
+    for (const origin of ['https://evil.example', 'null', 'http://127.0.0.1:1']) {
+      const posted = await fetch(api, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'text/plain' },
+        body,
+      });
+      expect(posted.status).toBe(403);
+      expect(((await posted.json()) as { error: { code: string } }).error.code).toBe('FOREIGN_ORIGIN');
+      expect((await fetch(`${api}/c/stream`, { headers: { origin } })).status).toBe(403);
+    }
+    expect(provider.calls).toBe(0);
+    const own = new URL(api).origin;
+    const allowed = await post(api, { id: 'c', messages: [userMessage('x')] }, { origin: own });
+    expect(allowed.status).toBe(200);
+    await allowed.text();
+    const listed = await post(
+      api,
+      { id: 'd', messages: [userMessage('y')] },
+      { origin: 'https://app.example' },
+    );
+    expect(listed.status).toBe(200);
+    await listed.text();
+    await session.cleanup();
+  });
+
   it('a body over the limit is refused with 413, declared or not', async () => {
     const { session, provider } = streamingSession([]);
     const { api } = await serve(session, { maxBodyBytes: 1000 });

@@ -33,6 +33,13 @@ export interface ChatHandlerOptions {
   format?: 'ui' | 'events';
   /** The largest request body read, in bytes (default 1 MiB); a larger one is refused with 413. */
   maxBodyBytes?: number;
+  /**
+   * Origins besides the request's own whose pages may call the handler
+   * (`https://app.example`). A request with any other `Origin` is refused with
+   * 403 before anything runs: a page elsewhere cannot start a turn with the
+   * user's cookies (a `text/plain` POST needs no CORS preflight).
+   */
+  allowedOrigins?: readonly string[];
   /** The text a client sees for a failed turn (default: the error's class, never its message). */
   errorText?: UIMessageStreamOptions['errorText'];
 }
@@ -117,6 +124,12 @@ export function createChatHandler(options: ChatHandlerOptions): (request: Reques
   const buffers = options.resumable === false ? undefined : (options.resumable ?? new StreamBuffers());
   const format = options.format ?? 'ui';
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const origins = new Set(options.allowedOrigins ?? []);
+  /** A browser's request from a page of another origin than the handler's and not allowed. */
+  const foreign = (request: Request): boolean => {
+    const origin = request.headers.get('origin');
+    return origin !== null && origin !== new URL(request.url).origin && !origins.has(origin);
+  };
 
   const resume = (request: Request, chatId: string): Response => {
     const frames = buffers?.read(chatId, lastEventId(request.headers), request.signal);
@@ -163,6 +176,13 @@ export function createChatHandler(options: ChatHandlerOptions): (request: Reques
   };
 
   return async (request) => {
+    if (foreign(request)) {
+      return refuse(
+        403,
+        'FOREIGN_ORIGIN',
+        'Requests from this origin are refused: list it in allowedOrigins.',
+      );
+    }
     const path = new URL(request.url).pathname;
     if (request.method === 'GET') {
       const match = /\/([^/]+)\/stream$/.exec(path);
